@@ -1,0 +1,118 @@
+/* Internal to the frontend: the state shared by the lexer, the parser's
+ * actions and the semantic checks. */
+#ifndef HLOPLAN_FRONT_H
+#define HLOPLAN_FRONT_H
+
+#include "frontend/frontend.h"
+
+/* flex names the bison types YYSTYPE and YYLTYPE; bison prefixes them. */
+#define YYSTYPE HLO_STYPE
+#define YYLTYPE HLO_LTYPE
+
+/* A source span: line/column for messages, byte offsets for slices. */
+struct span {
+	int first_line, first_column, last_line, last_column;
+	size_t first_off, last_off;	/* [first_off, last_off) */
+};
+
+struct lexstate {
+	struct diags *ds;
+	const char *src;
+	int line, col;
+	size_t off;
+	struct span open;		/* where the open comment began */
+	struct span brackets[64];	/* innermost open brackets */
+	char bracket_ch[64];
+	int depth;
+	int last_bad_line;
+	size_t after_rbracket;		/* offset just past the last ']' */
+};
+
+/* A token's text, as a slice of the source. */
+struct tok {
+	size_t off, len;
+};
+
+/* An operand as written: its name and where. */
+struct opnd {
+	const char *name;
+	struct loc loc;
+};
+
+struct opnds {
+	int n, cap;
+	struct opnd *v;
+};
+
+struct attrs {
+	int n, cap;
+	struct attr *v;
+};
+
+struct shapes {
+	int n, cap;
+	struct shape *v;
+};
+
+/* Layout parts: minor-to-major, and items like T(8,128)(2,1) or S(1). */
+struct ints {
+	int n, cap;
+	int64_t *v;
+};
+
+struct layout_item {
+	const char *name;
+	struct loc loc;
+	int ngroup, cap;
+	struct ints *groups;
+};
+
+struct layout {
+	struct ints m2m;
+	int nitem, cap;
+	struct layout_item *items;
+	struct loc loc;
+};
+
+struct parser {
+	struct hlofile *file;
+	struct diags *ds;
+	struct pool *pool;
+	const char *src;
+	struct module *mod;	/* the module being parsed */
+	struct comp *comp;	/* the computation being parsed */
+	int nroot;		/* ROOTs seen in comp */
+	struct loc rootloc;
+	int syntax_errors;
+};
+
+void lex_step(struct lexstate *ls, struct span *loc, const char *text,
+	      size_t len);
+void lex_error(struct lexstate *ls, struct span loc, const char *msg);
+int lex_open(struct lexstate *ls, struct span loc, char c);
+int lex_close(struct lexstate *ls, struct span loc, char c);
+int lex_bad(struct lexstate *ls, void *scanner, struct span loc,
+	    unsigned char c);
+
+struct loc span_loc(struct span s);
+
+/* Parser actions (frontend.c). */
+void act_module(struct parser *P, struct tok name, struct span loc);
+void act_module_attr(struct parser *P, struct attr *a);
+void act_comp(struct parser *P, int entry, struct tok name, struct span loc);
+void act_comp_end(struct parser *P, struct attrs *attrs);
+void act_instr(struct parser *P, int root, struct tok name, struct span nloc,
+	       struct shape *shape, struct tok opc, struct span oploc,
+	       struct opnds *ops, struct span argspan, struct attrs *attrs);
+struct attr *act_attr(struct parser *P, struct tok key, struct span kloc,
+		      struct span vspan);
+struct shape *act_array(struct parser *P, struct tok type, struct span loc,
+			struct ints *dims,
+			struct layout *layout);
+struct shape *act_tuple(struct parser *P, struct shapes *elems);
+const char *tok_name(struct parser *P, struct tok t);
+
+/* Semantic checks after a module parsed cleanly (sema.c). */
+void sema_module(struct parser *P, struct module *m);
+
+#endif

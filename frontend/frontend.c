@@ -1,0 +1,250 @@
+/* The frontend's glue: the lexer's location tracking, the parser's actions
+ * that build the IR, and frontend_parse, which runs them over a file. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/front.h"
+#include "parser.h"
+#include "lexer.h"
+
+struct loc
+span_loc(struct span s)
+{
+	struct loc l = {s.first_line, s.first_column};
+	return l;
+}
+
+void
+lex_step(struct lexstate *ls, struct span *loc, const char *text, size_t len)
+{
+	loc->first_line = ls->line;
+	loc->first_column = ls->col;
+	loc->first_off = ls->off;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n') {
+			ls->line++;
+			ls->col = 1;
+		} else {
+			ls->col++;
+		}
+	}
+	ls->off += len;
+	loc->last_line = ls->line;
+	loc->last_column = ls->col;
+	loc->last_off = ls->off;
+}
+
+void
+lex_error(struct lexstate *ls, struct span loc, const char *msg)
+{
+	diag_error(ls->ds, span_loc(loc), "%s", msg);
+}
+
+/* '{' right after ']' opens a layout; any other '{' opens a group. */
+int
+lex_open(struct lexstate *ls, struct span loc, char c)
+{
+	if (ls->depth < 64) {
+		ls->brackets[ls->depth] = loc;
+		ls->bracket_ch[ls->depth] = c;
+	}
+	ls->depth++;
+	if (c == '{' && loc.first_off == ls->after_rbracket)
+		return T_LAYOUT;
+	return c;
+}
+
+int
+lex_close(struct lexstate *ls, struct span loc, char c)
+{
+	if (ls->depth > 0)
+		ls->depth--;
+	if (c == ']')
+		ls->after_rbracket = loc.last_off;
+	return c;
+}
+
+/* A byte that starts no token: one message per line, then error recovery. */
+int
+lex_bad(struct lexstate *ls, void *scanner, struct span loc, unsigned char c)
+{
+	(void)scanner;
+	if (ls->last_bad_line != loc.first_line) {
+		if (c >= 33 && c < 127)
+			diag_error(ls->ds, span_loc(loc),
+				   "unexpected character '%c'", c);
+		else
+			diag_error(ls->ds, span_loc(loc),
+				   "unexpected byte 0x%02x", c);
+		ls->last_bad_line = loc.first_line;
+	}
+	return HLO_error;
+}
+
+/* A name token without its leading '%', copied into the pool. */
+const char *
+tok_name(struct parser *P, struct tok t)
+{
+	const char *s = P->src + t.off;
+	size_t n = t.len;
+
+	if (n && *s == '%') {
+		s++;
+		n--;
+	}
+	return pool_strndup(P->pool, s, n);
+}
+
+void
+act_module(struct parser *P, struct tok name, struct span loc)
+{
+	struct hlofile *f = P->file;
+
+	P->mod = VEC_PUSH(P->pool, f->mods, f->nmod, f->cap);
+	P->mod->name = tok_name(P, name);
+	P->mod->loc = span_loc(loc);
+	P->mod->entry = -1;
+	P->comp = NULL;
+}
+
+void
+act_module_attr(struct parser *P, struct attr *a)
+{
+	struct module *m = P->mod;
+	struct attrs l = {m->nattr, m->nattr, m->attrs};
+
+	*VEC_PUSH(P->pool, l.v, l.n, l.cap) = *a;
+	m->attrs = l.v;
+	m->nattr = l.n;
+}
+
+void
+act_comp(struct parser *P, int entry, struct tok name, struct span loc)
+{
+	struct module *m = P->mod;
+
+	P->comp = VEC_PUSH(P->pool, m->comps, m->ncomp, m->cap);
+	P->comp->name = tok_name(P, name);
+	P->comp->loc = span_loc(loc);
+	P->comp->is_entry = entry;
+	P->comp->root = -1;
+	P->nroot = 0;
+}
+
+void
+act_comp_end(struct parser *P, struct attrs *attrs)
+{
+	struct comp *c = P->comp;
+
+	if (!c)
+		return;
+	c->nattr = attrs->n;
+	c->attrs = attrs->v;
+	if (c->root < 0)
+		c->root = c->ninstr - 1;	/* XLA: no ROOT, last is root */
+	P->comp = NULL;
+}
+
+struct attr *
+act_attr(struct parser *P, struct tok key, struct span kloc, struct span v)
+{
+	struct attr *a = pool_alloc(P->pool, sizeof *a);
+
+	a->key = tok_name(P, key);
+	a->val = P->src + v.first_off;
+	a->vlen = (int)(v.last_off - v.first_off);
+	a->loc = span_loc(kloc);
+	return a;
+}
+
+void
+act_instr(struct parser *P, int root, struct tok name, struct span nloc,
+	  struct shape *shape, struct tok opc, struct span oploc,
+	  struct opnds *ops, struct span args, struct attrs *attrs)
+{
+	struct comp *c = P->comp;
+	struct instr *in = VEC_PUSH(P->pool, c->instrs, c->ninstr, c->cap);
+	const char *ocs = P->src + opc.off;
+
+	in->name = tok_name(P, name);
+	in->loc = span_loc(nloc);
+	in->shape = *shape;
+	in->op = opcode_lookup(ocs, opc.len);
+	if (!in->op)
+		diag_error(P->ds, span_loc(oploc), "unknown opcode '%.*s'",
+			   (int)(opc.len > 40 ? 40 : opc.len), ocs);
+	in->nops = ops->n;
+	in->ops = pool_alloc(P->pool, sizeof(int) * (size_t)(ops->n + 1));
+	in->oploc = pool_alloc(P->pool, sizeof(struct loc) * (size_t)(ops->n + 1));
+	in->opname = pool_alloc(P->pool, sizeof(char *) * (size_t)(ops->n + 1));
+	for (int i = 0; i < ops->n; i++) {
+		in->ops[i] = -1;
+		in->opname[i] = ops->v[i].name;
+		in->oploc[i] = ops->v[i].loc;
+	}
+	/* The text between the parentheses: a constant's literal. */
+	in->literal = P->src + args.first_off + 1;
+	in->literal_len = (int)(args.last_off - args.first_off - 2);
+	in->param = -1;
+	in->index = -1;
+	in->nattr = attrs->n;
+	in->attrs = attrs->v;
+	in->is_root = root;
+	if (root) {
+		if (P->nroot++)
+			diag_error(P->ds, span_loc(nloc),
+				   "second ROOT in computation '%s' (the first "
+				   "is at %d:%d)", c->name, P->rootloc.line,
+				   P->rootloc.col);
+		else
+			P->rootloc = span_loc(nloc);
+		c->root = c->ninstr - 1;
+	}
+}
+
+struct shape *
+act_tuple(struct parser *P, struct shapes *elems)
+{
+	struct shape *s = pool_alloc(P->pool, sizeof *s);
+
+	s->type = DT_TUPLE;
+	s->nelem = elems->n;
+	s->elems = elems->v;
+	return s;
+}
+
+struct hlofile *
+frontend_parse(struct pool *pool, const char *text, size_t len,
+	       struct diags *ds)
+{
+	struct hlofile *f = pool_alloc(pool, sizeof *f);
+	struct lexstate ls = {0};
+	struct parser P = {0};
+	yyscan_t scanner;
+
+	f->pool = pool;
+	ls.ds = ds;
+	ls.src = text;
+	ls.line = ls.col = 1;
+	ls.after_rbracket = (size_t)-1;
+	P.file = f;
+	P.ds = ds;
+	P.pool = pool;
+	P.src = text;
+	if (len > (size_t)INT32_MAX) {
+		diag_error(ds, (struct loc){0, 0}, "input larger than 2 GiB");
+		return f;
+	}
+	if (hlo_lex_init_extra(&ls, &scanner))
+		abort();
+	hlo__scan_bytes(text, (int)len, scanner);
+	hlo_parse(scanner, &P);
+	hlo_lex_destroy(scanner);
+	if (ds->n == 0 && f->nmod == 0)
+		diag_error(ds, (struct loc){1, 1},
+			   "no module: expected 'HloModule'");
+	if (ds->n == 0)
+		for (int i = 0; i < f->nmod; i++)
+			sema_module(&P, &f->mods[i]);
+	return f;
+}

@@ -1,0 +1,463 @@
+/* The HLO grammar: a pure, reentrant bison parser with locations (jq's
+ * parser.y).  Actions build the IR directly through act_* in frontend.c.
+ * Attribute values are kept as source slices; a few are read by sema.c. */
+%code requires {
+#include "frontend/front.h"
+#ifndef YY_TYPEDEF_YY_SCANNER_T
+#define YY_TYPEDEF_YY_SCANNER_T
+typedef void *yyscan_t;
+#endif
+}
+
+%code top {
+#include <string.h>
+}
+
+%code {
+#include "lexer.h"
+
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                          \
+	do {                                                                 \
+		if (N) {                                                     \
+			(Cur).first_line = YYRHSLOC(Rhs, 1).first_line;      \
+			(Cur).first_column = YYRHSLOC(Rhs, 1).first_column;  \
+			(Cur).first_off = YYRHSLOC(Rhs, 1).first_off;        \
+			(Cur).last_line = YYRHSLOC(Rhs, N).last_line;        \
+			(Cur).last_column = YYRHSLOC(Rhs, N).last_column;    \
+			(Cur).last_off = YYRHSLOC(Rhs, N).last_off;          \
+		} else {                                                     \
+			(Cur).first_line = (Cur).last_line =                 \
+				YYRHSLOC(Rhs, 0).last_line;                  \
+			(Cur).first_column = (Cur).last_column =             \
+				YYRHSLOC(Rhs, 0).last_column;                \
+			(Cur).first_off = (Cur).last_off =                   \
+				YYRHSLOC(Rhs, 0).last_off;                   \
+		}                                                            \
+	} while (0)
+
+static void hlo_error(struct span *loc, yyscan_t scanner, struct parser *P,
+		      const char *msg);
+
+static struct tok
+T(struct span s)
+{
+	struct tok t = {s.first_off, s.last_off - s.first_off};
+	return t;
+}
+
+static void *
+list_new(struct parser *P, size_t size)
+{
+	return pool_alloc(P->pool, size);
+}
+
+static void
+ints_push(struct parser *P, struct ints *l, int64_t v)
+{
+	*VEC_PUSH(P->pool, l->v, l->n, l->cap) = v;
+}
+
+static int64_t
+tok_int(struct parser *P, struct span s)
+{
+	const char *p = P->src + s.first_off;
+	int neg = *p == '-';
+	int64_t v = 0;
+
+	for (p += neg; p < P->src + s.last_off; p++) {
+		if (v > (INT64_MAX - 9) / 10) {
+			diag_error(P->ds, span_loc(s), "integer out of range");
+			return 0;
+		}
+		v = v * 10 + (*p - '0');
+	}
+	return neg ? -v : v;
+}
+}
+
+%define api.pure full
+%define api.prefix {hlo_}
+%define api.location.type {struct span}
+%define parse.error custom
+%define lr.type ielr
+%locations
+%param {yyscan_t scanner}
+%parse-param {struct parser *P}
+%expect 0
+
+%union {
+	int flag;
+	int64_t num;
+	struct opnd opnd;
+	struct opnds *opnds;
+	struct attr *attr;
+	struct attrs *attrs;
+	struct shape *shape;
+	struct shapes *shapes;
+	struct ints *ints;
+	struct layout *layout;
+	struct layout_item *litem;
+}
+
+%token T_HLOMODULE "'HloModule'"
+%token T_ENTRY "'ENTRY'"
+%token T_ROOT "'ROOT'"
+%token T_NAME "name"
+%token T_INT "integer"
+%token T_FLOAT "number"
+%token T_STRING "string"
+%token T_WORD "attribute word"
+%token T_ARROW "'->'"
+%token T_LE "'<='"
+%token T_ELLIPSIS "'...'"
+%token T_LAYOUT "layout '{'"
+
+%type <flag> entry_opt root_opt
+%type <opnd> operand
+%type <opnds> operands operands_opt args
+%type <attr> attr
+%type <attrs> attrs
+%type <shape> shape
+%type <shapes> shapes shapes_opt
+%type <ints> dims dims_opt ints ints_opt largs largs_opt
+%type <layout> layout_opt layout_body litems
+%type <litem> litem
+
+%%
+
+/* file: module+  (modules may be split by // ----- comments) */
+file:	module
+	| file module
+	;
+
+/* module: 'HloModule' name (',' attr)* computation* */
+module:	T_HLOMODULE T_NAME { act_module(P, T(@2), @1); } mod_attrs comps
+	;
+
+mod_attrs: %empty
+	| mod_attrs ',' attr { act_module_attr(P, $3); }
+	;
+
+comps:	%empty
+	| comps comp
+	;
+
+/* computation: ['ENTRY'] name [signature] '{' instruction* '}' (',' attr)* */
+comp:	comp_head instrs '}' attrs { act_comp_end(P, $4); }
+	| comp_head error '}' attrs { act_comp_end(P, $4); }
+	;
+
+comp_head: entry_opt T_NAME sig_opt '{' { act_comp(P, $1, T(@2), @2); }
+	;
+
+entry_opt: %empty { $$ = 0; }
+	| T_ENTRY { $$ = 1; }
+	;
+
+/* signature: '(' [name ':' shape (',' name ':' shape)*] ')' '->' shape */
+sig_opt: %empty
+	| '(' params_opt ')' T_ARROW shape
+	;
+
+params_opt: %empty
+	| params
+	;
+
+params:	param
+	| params ',' param
+	;
+
+param:	T_NAME ':' shape
+	;
+
+instrs:	%empty
+	| instrs instr
+	;
+
+/* instruction: ['ROOT'] name '=' shape opcode '(' operands ')' (',' attr)* */
+instr:	root_opt T_NAME '=' shape T_NAME args attrs {
+		act_instr(P, $1, T(@2), @2, $4, T(@5), @5, $6, @6, $7);
+	}
+	;
+
+root_opt: %empty { $$ = 0; }
+	| T_ROOT { $$ = 1; }
+	;
+
+args:	'(' operands_opt ')' { $$ = $2; }
+	;
+
+operands_opt: %empty { $$ = list_new(P, sizeof(struct opnds)); }
+	| operands
+	;
+
+operands: operand {
+		$$ = list_new(P, sizeof(struct opnds));
+		*VEC_PUSH(P->pool, $$->v, $$->n, $$->cap) = $1;
+	}
+	| operands ',' operand {
+		*VEC_PUSH(P->pool, $1->v, $1->n, $1->cap) = $3;
+		$$ = $1;
+	}
+	;
+
+/* operand: [shape] name | a literal (for constant) */
+operand: T_NAME { $$.name = tok_name(P, T(@1)); $$.loc = span_loc(@1); }
+	| shape T_NAME { $$.name = tok_name(P, T(@2)); $$.loc = span_loc(@2); }
+	| literal { $$.name = NULL; $$.loc = span_loc(@1); }
+	;
+
+literal: T_INT
+	| T_FLOAT
+	| T_STRING
+	| T_ELLIPSIS
+	| '{' soup '}'
+	| '{' error '}'
+	| '(' literal_elem ',' literal_elems ')'
+	;
+
+literal_elem: literal
+	| T_NAME
+	;
+
+literal_elems: literal_elem
+	| literal_elems ',' literal_elem
+	;
+
+attrs:	%empty { $$ = list_new(P, sizeof(struct attrs)); }
+	| attrs ',' attr {
+		*VEC_PUSH(P->pool, $1->v, $1->n, $1->cap) = *$3;
+		$$ = $1;
+	}
+	;
+
+/* attr: name '=' value, where a value is one word or a bracketed group */
+attr:	T_NAME '=' attr_value { $$ = act_attr(P, T(@1), @1, @3); }
+	;
+
+attr_value: T_NAME groups_opt
+	| T_NAME groups_opt T_INT
+	| T_NAME groups_opt T_FLOAT
+	| T_INT
+	| T_FLOAT
+	| T_STRING
+	| T_WORD
+	| group
+	;
+
+groups_opt: %empty
+	| groups_opt group
+	;
+
+/* A bracketed group whose tokens are kept as text, brackets balanced. */
+group:	'{' soup '}'
+	| T_LAYOUT soup '}'
+	| '[' soup ']'
+	| '(' soup ')'
+	| '{' error '}'
+	| '[' error ']'
+	| '(' error ')'
+	;
+
+soup:	%empty
+	| soup soup_item
+	;
+
+soup_item: T_NAME | T_INT | T_FLOAT | T_STRING | T_WORD | T_ARROW | T_LE
+	| T_ELLIPSIS | T_ENTRY | T_ROOT | T_HLOMODULE
+	| '=' | ',' | ':' | '?' | '*' | '#' | '<' | '>' | '!' | '@' | '+'
+	| '|' | '&' | '^' | '~' | ';' | '$'
+	| group
+	;
+
+/* shape: type '[' dims ']' [layout] | '(' [shape (',' shape)*] ')' */
+shape:	T_NAME '[' dims_opt ']' layout_opt {
+		$$ = act_array(P, T(@1), @1, $3, $5);
+	}
+	| T_NAME '[' dims_opt ']' T_LAYOUT error '}' {
+		$$ = act_array(P, T(@1), @1, $3, NULL);
+	}
+	| '(' shapes_opt ')' { $$ = act_tuple(P, $2); }
+	;
+
+shapes_opt: %empty { $$ = list_new(P, sizeof(struct shapes)); }
+	| shapes
+	;
+
+shapes:	shape {
+		$$ = list_new(P, sizeof(struct shapes));
+		*VEC_PUSH(P->pool, $$->v, $$->n, $$->cap) = *$1;
+	}
+	| shapes ',' shape {
+		*VEC_PUSH(P->pool, $1->v, $1->n, $1->cap) = *$3;
+		$$ = $1;
+	}
+	;
+
+/* dims: dim (',' dim)*, dim: N | '<=' N | '?'; dynamic kinds go in dyns */
+dims_opt: %empty { $$ = list_new(P, sizeof(struct ints)); }
+	| dims
+	;
+
+dims:	T_INT {
+		$$ = list_new(P, sizeof(struct ints));
+		ints_push(P, $$, tok_int(P, @1));
+	}
+	| T_LE T_INT {
+		$$ = list_new(P, sizeof(struct ints));
+		ints_push(P, $$, -1 - tok_int(P, @2));
+	}
+	| '?' {
+		$$ = list_new(P, sizeof(struct ints));
+		ints_push(P, $$, INT64_MIN);
+	}
+	| dims ',' T_INT { ints_push(P, $1, tok_int(P, @3)); $$ = $1; }
+	| dims ',' T_LE T_INT {
+		ints_push(P, $1, -1 - tok_int(P, @4));
+		$$ = $1;
+	}
+	| dims ',' '?' { ints_push(P, $1, INT64_MIN); $$ = $1; }
+	;
+
+/* layout: '{' [N (',' N)*] [':' item*] '}', item: name ('(' args ')')+ */
+layout_opt: %empty { $$ = NULL; }
+	| T_LAYOUT layout_body '}' { $$ = $2; $$->loc = span_loc(@1); }
+	;
+
+layout_body: ints_opt {
+		$$ = list_new(P, sizeof(struct layout));
+		$$->m2m = *$1;
+	}
+	| ints_opt ':' litems { $$ = $3; $$->m2m = *$1; }
+	;
+
+ints_opt: %empty { $$ = list_new(P, sizeof(struct ints)); }
+	| ints
+	;
+
+ints:	T_INT {
+		$$ = list_new(P, sizeof(struct ints));
+		ints_push(P, $$, tok_int(P, @1));
+	}
+	| ints ',' T_INT { ints_push(P, $1, tok_int(P, @3)); $$ = $1; }
+	;
+
+litems:	%empty { $$ = list_new(P, sizeof(struct layout)); }
+	| litems litem {
+		*VEC_PUSH(P->pool, $1->items, $1->nitem, $1->cap) = *$2;
+		$$ = $1;
+	}
+	;
+
+litem:	T_NAME '(' largs_opt ')' {
+		$$ = list_new(P, sizeof(struct layout_item));
+		$$->name = tok_name(P, T(@1));
+		$$->loc = span_loc(@1);
+		*VEC_PUSH(P->pool, $$->groups, $$->ngroup, $$->cap) = *$3;
+	}
+	| '#' '(' largs_opt ')' {
+		$$ = list_new(P, sizeof(struct layout_item));
+		$$->name = "#";
+		$$->loc = span_loc(@1);
+	}
+	| '*' '(' largs_opt ')' {
+		$$ = list_new(P, sizeof(struct layout_item));
+		$$->name = "*";
+		$$->loc = span_loc(@1);
+	}
+	| litem '(' largs_opt ')' {
+		*VEC_PUSH(P->pool, $1->groups, $1->ngroup, $1->cap) = *$3;
+		$$ = $1;
+	}
+	;
+
+largs_opt: %empty { $$ = list_new(P, sizeof(struct ints)); }
+	| largs
+	;
+
+largs:	T_INT {
+		$$ = list_new(P, sizeof(struct ints));
+		ints_push(P, $$, tok_int(P, @1));
+	}
+	| '*' { $$ = list_new(P, sizeof(struct ints)); ints_push(P, $$, -1); }
+	| T_NAME { $$ = list_new(P, sizeof(struct ints)); ints_push(P, $$, 0); }
+	| largs ',' T_INT { ints_push(P, $1, tok_int(P, @3)); $$ = $1; }
+	| largs ',' '*' { ints_push(P, $1, -1); $$ = $1; }
+	| largs ',' T_NAME { ints_push(P, $1, 0); $$ = $1; }
+	;
+
+%%
+
+/* Bison's own errors: only "memory exhausted", for input nested too deep. */
+static void
+hlo_error(struct span *loc, yyscan_t scanner, struct parser *P, const char *msg)
+{
+	(void)scanner;
+	diag_error(P->ds, span_loc(*loc), "%s (nested too deeply?)", msg);
+	P->syntax_errors++;
+}
+
+/* The text of a token for a message: at most 24 bytes, printable. */
+static void
+token_text(struct parser *P, struct span s, char *buf, size_t n)
+{
+	size_t len = s.last_off - s.first_off, k = 0;
+
+	if (len > 24)
+		len = 24;
+	for (size_t i = 0; i < len && k + 1 < n; i++) {
+		unsigned char c = (unsigned char)P->src[s.first_off + i];
+		buf[k++] = c >= 32 && c < 127 ? (char)c : '?';
+	}
+	buf[k] = 0;
+}
+
+static void
+strip_quotes(const char *name, char *buf, size_t n)
+{
+	size_t len = strlen(name);
+
+	if (len >= 2 && name[0] == '"' && name[len - 1] == '"')
+		snprintf(buf, n, "%.*s", (int)(len - 2), name + 1);
+	else
+		snprintf(buf, n, "%s", name);
+}
+
+/* "unexpected X, expected A, B or C", and where an open bracket began. */
+static int
+yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
+		      struct parser *P)
+{
+	yysymbol_kind_t exp[6], tok = yypcontext_token(ctx);
+	const struct span *at = yypcontext_location(ctx);
+	struct lexstate *ls = hlo_get_extra(scanner);
+	int nexp = yypcontext_expected_tokens(ctx, exp, 6);
+	char msg[512], name[64], text[32];
+	size_t k;
+
+	if (tok == YYSYMBOL_YYEOF) {
+		k = (size_t)snprintf(msg, sizeof msg, "unexpected end of file");
+	} else {
+		strip_quotes(yysymbol_name(tok), name, sizeof name);
+		token_text(P, *at, text, sizeof text);
+		k = (size_t)snprintf(msg, sizeof msg, "unexpected %s '%s'",
+				     name, text);
+	}
+	for (int i = 0; i < nexp && nexp < 6 && k < sizeof msg; i++) {
+		strip_quotes(yysymbol_name(exp[i]), name, sizeof name);
+		k += (size_t)snprintf(msg + k, sizeof msg - k, "%s%s",
+				      i == 0 ? ", expected " :
+				      i == nexp - 1 ? " or " : ", ", name);
+	}
+	if (tok == YYSYMBOL_YYEOF && ls->depth > 0 && k < sizeof msg) {
+		struct span o = ls->brackets[ls->depth - 1 < 63 ?
+					     ls->depth - 1 : 63];
+		snprintf(msg + k, sizeof msg - k,
+			 " (to close '%c' opened at %d:%d)",
+			 ls->bracket_ch[ls->depth - 1 < 63 ? ls->depth - 1 : 63],
+			 o.first_line, o.first_column);
+	}
+	diag_error(P->ds, span_loc(*at), "%s", msg);
+	P->syntax_errors++;
+	return 0;
+}

@@ -1,0 +1,365 @@
+/* Semantic checks after parsing, as XLA's parser makes them: names defined
+ * once and before use, called computations exist, one ROOT, one ENTRY.  Also
+ * reads the attributes later passes need (index=, parameter numbers,
+ * input_output_alias, is_scheduled). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/front.h"
+
+/* ---- a string -> index table, open addressing ------------------------- */
+
+struct names {
+	int cap;
+	const char **key;
+	int *val;
+};
+
+static uint32_t
+hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void
+names_init(struct pool *p, struct names *t, int n)
+{
+	t->cap = 16;
+	while (t->cap < 2 * n)
+		t->cap *= 2;
+	t->key = pool_alloc(p, sizeof(char *) * (size_t)t->cap);
+	t->val = pool_alloc(p, sizeof(int) * (size_t)t->cap);
+}
+
+/* The index stored under key, or -1; with add, stores val if absent. */
+static int
+names_find(struct names *t, const char *key, int add, int val)
+{
+	uint32_t i = hash(key) & (uint32_t)(t->cap - 1);
+
+	while (t->key[i]) {
+		if (!strcmp(t->key[i], key))
+			return t->val[i];
+		i = (i + 1) & (uint32_t)(t->cap - 1);
+	}
+	if (add) {
+		t->key[i] = key;
+		t->val[i] = val;
+	}
+	return -1;
+}
+
+/* ---- small readers of attribute text ---------------------------------- */
+
+static int
+read_int(const char **p, const char *end, int64_t *v)
+{
+	const char *s = *p;
+	int neg = 0;
+
+	*v = 0;
+	while (s < end && isspace((unsigned char)*s))
+		s++;
+	if (s < end && *s == '-')
+		neg = 1, s++;
+	if (s >= end || !isdigit((unsigned char)*s))
+		return 0;
+	while (s < end && isdigit((unsigned char)*s)) {
+		if (*v > INT64_MAX / 10 - 1)
+			return 0;
+		*v = *v * 10 + (*s++ - '0');
+	}
+	if (neg)
+		*v = -*v;
+	*p = s;
+	return 1;
+}
+
+static int
+skip_to(const char **p, const char *end, char c)
+{
+	while (*p < end && isspace((unsigned char)**p))
+		(*p)++;
+	if (*p < end && **p == c) {
+		(*p)++;
+		return 1;
+	}
+	return 0;
+}
+
+/* "{1,2}" into a pool array; returns the count or -1. */
+static int
+read_index(struct pool *pool, const char **p, const char *end, int64_t **out)
+{
+	int64_t v, *arr = NULL;
+	int n = 0, cap = 0;
+
+	if (!skip_to(p, end, '{'))
+		return -1;
+	if (skip_to(p, end, '}')) {
+		*out = NULL;
+		return 0;
+	}
+	do {
+		if (!read_int(p, end, &v))
+			return -1;
+		*VEC_PUSH(pool, arr, n, cap) = v;
+	} while (skip_to(p, end, ','));
+	if (!skip_to(p, end, '}'))
+		return -1;
+	*out = arr;
+	return n;
+}
+
+/* input_output_alias={ {out}: (param, {pidx}[, may-alias|must-alias]), ...} */
+static int
+read_aliases(struct pool *pool, struct module *m, const struct attr *a)
+{
+	const char *p = a->val, *end = a->val + a->vlen;
+	int cap = 0;
+
+	if (!skip_to(&p, end, '{'))
+		return 0;
+	if (skip_to(&p, end, '}'))
+		return 1;
+	do {
+		struct alias *al = VEC_PUSH(pool, m->aliases, m->nalias, cap);
+
+		if ((al->nout = read_index(pool, &p, end, &al->out)) < 0 ||
+		    !skip_to(&p, end, ':') || !skip_to(&p, end, '(') ||
+		    !read_int(&p, end, &al->param) || !skip_to(&p, end, ',') ||
+		    (al->npidx = read_index(pool, &p, end, &al->pidx)) < 0)
+			return 0;
+		if (skip_to(&p, end, ',')) {
+			while (p < end && isspace((unsigned char)*p))
+				p++;
+			al->must = end - p >= 10 && !strncmp(p, "must-alias", 10);
+			while (p < end && *p != ')')
+				p++;
+		}
+		if (!skip_to(&p, end, ')'))
+			return 0;
+	} while (skip_to(&p, end, ','));
+	return skip_to(&p, end, '}');
+}
+
+static const struct attr *
+module_attr(const struct module *m, const char *key)
+{
+	for (int i = 0; i < m->nattr; i++)
+		if (!strcmp(m->attrs[i].key, key))
+			return &m->attrs[i];
+	return NULL;
+}
+
+/* ---- checks ----------------------------------------------------------- */
+
+static int
+is_call_attr(const char *k)
+{
+	static const char *const keys[] = {
+		"to_apply", "calls", "body", "condition",
+		"branch_computations", "true_computation",
+		"false_computation", "called_computations", "select",
+		"scatter", "comparator",
+	};
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (!strcmp(k, keys[i]))
+			return 1;
+	return 0;
+}
+
+/* Resolves every computation named in a call attribute's value. */
+static void
+resolve_calls(struct parser *P, struct names *comps, struct instr *in,
+	      const struct attr *a)
+{
+	const char *p = a->val, *end = a->val + a->vlen;
+	int cap = in->ncall;
+
+	while (p < end) {
+		const char *s;
+		char *name;
+		int c;
+
+		if (*p == '%' || isalpha((unsigned char)*p) || *p == '_') {
+			s = p + (*p == '%');
+			p = s;
+			while (p < end && (isalnum((unsigned char)*p) ||
+					   strchr("_.-", *p)))
+				p++;
+			name = pool_strndup(P->pool, s, (size_t)(p - s));
+			c = names_find(comps, name, 0, 0);
+			if (c < 0)
+				diag_error(P->ds, a->loc, "%s: unknown "
+					   "computation '%s'", a->key, name);
+			else
+				*VEC_PUSH(P->pool, in->calls, in->ncall, cap) = c;
+		} else {
+			p++;
+		}
+	}
+}
+
+static void
+check_parameter(struct parser *P, struct comp *c, int i)
+{
+	struct instr *in = &c->instrs[i];
+	const char *p = in->literal, *end = p + in->literal_len;
+
+	if (!read_int(&p, end, &in->param) || p != end || in->param < 0 ||
+	    in->param >= c->ninstr) {
+		diag_error(P->ds, in->loc, "parameter needs its number, "
+			   "from 0 to the number of parameters - 1");
+		in->param = -1;
+		return;
+	}
+	if (c->params[in->param] >= 0)
+		diag_error(P->ds, in->loc, "parameter(%lld) is defined twice",
+			   (long long)in->param);
+	c->params[in->param] = i;
+	if (in->param + 1 > c->nparam)
+		c->nparam = (int)in->param + 1;
+}
+
+static void
+check_gte(struct parser *P, struct comp *c, struct instr *in)
+{
+	const struct attr *a = instr_attr(in, "index");
+	const char *p;
+	const struct shape *t;
+
+	if (!a || (p = a->val, !read_int(&p, a->val + a->vlen, &in->index))) {
+		diag_error(P->ds, in->loc, "get-tuple-element needs index=N");
+		return;
+	}
+	if (in->nops != 1 || in->ops[0] < 0)
+		return;
+	t = &c->instrs[in->ops[0]].shape;
+	if (!shape_is_tuple(t) || in->index < 0 || in->index >= t->nelem)
+		diag_error(P->ds, in->loc, "index=%lld is out of range for "
+			   "operand '%s'", (long long)in->index,
+			   c->instrs[in->ops[0]].name);
+}
+
+static void
+check_operands(struct parser *P, struct names *defs, struct instr *in)
+{
+	if (in->op && (in->op->op == OP_CONSTANT || in->op->op == OP_PARAMETER))
+		return;
+	for (int k = 0; k < in->nops; k++) {
+		if (!in->opname[k]) {
+			diag_error(P->ds, in->oploc[k], "expected an operand "
+				   "name, not a literal");
+			continue;
+		}
+		in->ops[k] = names_find(defs, in->opname[k], 0, 0);
+		if (in->ops[k] < 0)
+			diag_error(P->ds, in->oploc[k], "operand '%s' is not "
+				   "defined before its use in '%s'",
+				   in->opname[k], in->name);
+	}
+}
+
+static void
+check_comp(struct parser *P, struct names *comps, struct comp *c)
+{
+	struct names defs;
+
+	if (c->ninstr == 0) {
+		diag_error(P->ds, c->loc, "computation '%s' has no "
+			   "instructions", c->name);
+		return;
+	}
+	names_init(P->pool, &defs, c->ninstr);
+	c->params = pool_alloc(P->pool, sizeof(int) * (size_t)c->ninstr);
+	for (int i = 0; i < c->ninstr; i++)
+		c->params[i] = -1;
+	for (int i = 0; i < c->ninstr; i++) {
+		struct instr *in = &c->instrs[i];
+
+		check_operands(P, &defs, in);
+		if (names_find(&defs, in->name, 1, i) >= 0)
+			diag_error(P->ds, in->loc, "'%s' is defined twice in "
+				   "computation '%s'", in->name, c->name);
+		for (int k = 0; k < in->nattr; k++)
+			if (is_call_attr(in->attrs[k].key))
+				resolve_calls(P, comps, in, &in->attrs[k]);
+		if (in->op && in->op->op == OP_PARAMETER)
+			check_parameter(P, c, i);
+		else if (in->op && in->op->op == OP_GTE)
+			check_gte(P, c, in);
+	}
+	for (int i = 0; i < c->nparam; i++)
+		if (c->params[i] < 0)
+			diag_error(P->ds, c->loc, "computation '%s' has no "
+				   "parameter(%d)", c->name, i);
+}
+
+static void
+find_entry(struct parser *P, struct module *m)
+{
+	m->entry = -1;
+	for (int i = 0; i < m->ncomp; i++) {
+		if (!m->comps[i].is_entry)
+			continue;
+		if (m->entry >= 0)
+			diag_error(P->ds, m->comps[i].loc, "second ENTRY "
+				   "computation '%s' (the first is '%s')",
+				   m->comps[i].name, m->comps[m->entry].name);
+		else
+			m->entry = i;
+	}
+	if (m->entry < 0) {
+		m->entry = m->ncomp - 1;	/* XLA: the last one */
+		m->comps[m->entry].is_entry = 1;
+	}
+}
+
+static void
+read_module_attrs(struct parser *P, struct module *m)
+{
+	const struct attr *a = module_attr(m, "is_scheduled");
+
+	m->is_scheduled = a && a->vlen == 4 && !strncmp(a->val, "true", 4);
+	a = module_attr(m, "input_output_alias");
+	if (a && !read_aliases(P->pool, m, a))
+		diag_error(P->ds, a->loc, "input_output_alias: expected "
+			   "{ {output index}: (parameter, {index}, kind), ... }");
+	for (int i = 0; i < m->nalias; i++) {
+		const struct comp *e = &m->comps[m->entry];
+		const struct alias *al = &m->aliases[i];
+
+		if (al->param < 0 || al->param >= e->nparam)
+			diag_error(P->ds, a->loc, "input_output_alias names "
+				   "parameter %lld; the entry has %d",
+				   (long long)al->param, e->nparam);
+	}
+}
+
+void
+sema_module(struct parser *P, struct module *m)
+{
+	struct names comps;
+
+	if (m->ncomp == 0) {
+		diag_error(P->ds, m->loc, "module '%s' has no computations",
+			   m->name);
+		return;
+	}
+	names_init(P->pool, &comps, m->ncomp);
+	for (int i = 0; i < m->ncomp; i++)
+		if (names_find(&comps, m->comps[i].name, 1, i) >= 0)
+			diag_error(P->ds, m->comps[i].loc, "computation '%s' "
+				   "is defined twice", m->comps[i].name);
+	for (int i = 0; i < m->ncomp; i++)
+		check_comp(P, &comps, &m->comps[i]);
+	find_entry(P, m);
+	read_module_attrs(P, m);
+}

@@ -1,0 +1,123 @@
+/* Array shapes as the parser meets them: the element type, dimensions
+ * (N, <=N, ?) and the layout's minor-to-major order, tiles T(..), element
+ * size E(n) and memory space S(n); other layout fields are skipped. */
+#include <string.h>
+
+#include "frontend/front.h"
+
+static void
+set_dims(struct parser *P, struct shape *s, struct ints *dims)
+{
+	s->rank = dims->n;
+	s->dims = pool_alloc(P->pool, sizeof(int64_t) * (size_t)(dims->n + 1));
+	for (int i = 0; i < dims->n; i++) {
+		int64_t d = dims->v[i];
+
+		if (d >= 0) {
+			s->dims[i] = d;
+			continue;
+		}
+		if (!s->dyn)
+			s->dyn = pool_alloc(P->pool, (size_t)dims->n + 1);
+		s->dyn[i] = d == INT64_MIN ? DIM_UNKNOWN : DIM_BOUNDED;
+		s->dims[i] = d == INT64_MIN ? 0 : -1 - d;
+	}
+}
+
+static void
+set_tiles(struct parser *P, struct shape *s, struct layout_item *it)
+{
+	s->ntile = it->ngroup;
+	s->tiles = pool_alloc(P->pool, sizeof(struct tile) * (size_t)it->ngroup);
+	for (int g = 0; g < it->ngroup; g++) {
+		struct ints *t = &it->groups[g];
+
+		if (t->n < 1 || t->n > 8) {
+			diag_error(P->ds, it->loc, "a tile has 1 to 8 "
+				   "dimensions, not %d", t->n);
+			return;
+		}
+		s->tiles[g].n = t->n;
+		for (int i = 0; i < t->n; i++) {
+			if (t->v[i] == 0)
+				diag_error(P->ds, it->loc, "a tile dimension "
+					   "must be positive");
+			s->tiles[g].d[i] = t->v[i];
+		}
+	}
+}
+
+/* One number in parentheses: E(n), S(n). */
+static int64_t
+item_number(struct parser *P, struct layout_item *it, int64_t max)
+{
+	if (it->ngroup != 1 || it->groups[0].n != 1 ||
+	    it->groups[0].v[0] < 0 || it->groups[0].v[0] > max) {
+		diag_error(P->ds, it->loc, "%s(...) takes one number from 0 "
+			   "to %lld", it->name, (long long)max);
+		return 0;
+	}
+	return it->groups[0].v[0];
+}
+
+static void
+set_m2m(struct parser *P, struct shape *s, struct layout *l)
+{
+	uint64_t seen = 0;
+
+	if (l->m2m.n != s->rank) {
+		diag_error(P->ds, l->loc, "layout lists %d dimensions, the "
+			   "shape has %d", l->m2m.n, s->rank);
+		return;
+	}
+	s->m2m = pool_alloc(P->pool, sizeof(int) * (size_t)(s->rank + 1));
+	for (int i = 0; i < s->rank; i++) {
+		int64_t d = l->m2m.v[i];
+
+		if (d < 0 || d >= s->rank || (d < 64 && (seen >> d & 1))) {
+			diag_error(P->ds, l->loc, "layout is not a permutation "
+				   "of the shape's %d dimensions", s->rank);
+			return;
+		}
+		if (d < 64)
+			seen |= 1ull << d;
+		s->m2m[i] = (int)d;
+	}
+	s->has_layout = 1;
+}
+
+static void
+set_layout(struct parser *P, struct shape *s, struct layout *l)
+{
+	set_m2m(P, s, l);
+	for (int i = 0; i < l->nitem; i++) {
+		struct layout_item *it = &l->items[i];
+
+		if (!strcmp(it->name, "T"))
+			set_tiles(P, s, it);
+		else if (!strcmp(it->name, "E"))
+			s->elem_bits = (int)item_number(P, it, 1024);
+		else if (!strcmp(it->name, "S"))
+			s->space = (int)item_number(P, it, 1 << 20);
+	}
+}
+
+struct shape *
+act_array(struct parser *P, struct tok type, struct span loc,
+	  struct ints *dims, struct layout *layout)
+{
+	struct shape *s = pool_alloc(P->pool, sizeof *s);
+	const char *name = P->src + type.off;
+
+	s->type = dtype_lookup(name, type.len);
+	if (s->type == DT_INVALID)
+		diag_error(P->ds, span_loc(loc), "unknown element type '%.*s'",
+			   (int)(type.len > 40 ? 40 : type.len), name);
+	set_dims(P, s, dims);
+	if (layout)
+		set_layout(P, s, layout);
+	if (s->type != DT_INVALID && shape_bytes(s) < 0)
+		diag_error(P->ds, span_loc(loc), "shape is too large: its size "
+			   "overflows 64 bits");
+	return s;
+}

@@ -1,0 +1,219 @@
+/* The IR: modules, computations, instructions and shapes, all owned by one
+ * pool that is freed at once.  The frontend fills it; passes read it.
+ * Indices, not pointers, link instructions and computations. */
+#ifndef HLOPLAN_IR_H
+#define HLOPLAN_IR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- pool: one arena that owns everything ---------------------------- */
+
+struct pool;
+
+struct pool *pool_new(void);
+void pool_free(struct pool *p);
+void *pool_alloc(struct pool *p, size_t n);	/* zeroed; aborts when out */
+char *pool_strndup(struct pool *p, const char *s, size_t n);
+char *pool_strdup(struct pool *p, const char *s);
+char *pool_printf(struct pool *p, const char *fmt, ...);
+size_t pool_bytes(const struct pool *p);	/* bytes held, for benchmarks */
+
+/* A growable array living in a pool: call vec_push(p, &arr, &n, &cap, sz). */
+void *vec_grow(struct pool *p, void *arr, int *cap, size_t elem);
+#define VEC_PUSH(pool, arr, n, cap)                                           \
+	(((n) >= (cap) ? (void)((arr) = vec_grow((pool), (arr), &(cap),       \
+					      sizeof *(arr)))          \
+		       : (void)0),                                            \
+	 &(arr)[(n)++])
+
+/* ---- diagnostics: the library never prints on its own ----------------- */
+
+struct loc {
+	int line;	/* 1-based */
+	int col;	/* 1-based, in bytes */
+};
+
+struct diag {
+	struct loc loc;
+	char *msg;
+};
+
+struct diags {
+	struct pool *pool;
+	const char *file;	/* name shown in messages */
+	const char *src;	/* the text, to show the line; may be NULL */
+	size_t srclen;
+	int n, cap;
+	struct diag *d;
+};
+
+void diag_error(struct diags *ds, struct loc loc, const char *fmt, ...);
+/* file:line:col: error: msg, then the source line and a caret. */
+void diag_print(const struct diags *ds, FILE *out);
+
+/* ---- element types and shapes ----------------------------------------- */
+
+enum dtype {
+	DT_INVALID,
+	DT_PRED, DT_S2, DT_S4, DT_S8, DT_S16, DT_S32, DT_S64,
+	DT_U2, DT_U4, DT_U8, DT_U16, DT_U32, DT_U64,
+	DT_F16, DT_BF16, DT_F32, DT_F64, DT_C64, DT_C128,
+	DT_F8E5M2, DT_F8E4M3, DT_F8E4M3FN, DT_F8E4M3B11FNUZ, DT_F8E5M2FNUZ,
+	DT_F8E4M3FNUZ, DT_F8E3M4, DT_F8E8M0FNU, DT_F6E2M3FN, DT_F6E3M2FN,
+	DT_F4E2M1FN,
+	DT_TOKEN, DT_OPAQUE,
+	DT_TUPLE,
+	DT_COUNT
+};
+
+const char *dtype_name(int dt);
+int dtype_bits(int dt);		/* storage bits of one element; 0 for token */
+int dtype_lookup(const char *s, size_t n);	/* DT_INVALID if unknown */
+
+enum { DIM_STATIC, DIM_BOUNDED, DIM_UNKNOWN };	/* N, <=N, ? */
+
+struct tile {
+	int n;
+	int64_t d[8];	/* -1 for '*' (combine) */
+};
+
+struct shape {
+	int type;		/* enum dtype */
+	int rank;
+	int64_t *dims;		/* for '?' the dimension is 0 */
+	uint8_t *dyn;		/* NULL, or a DIM_* per dimension */
+	int has_layout;
+	int *m2m;		/* minor_to_major, rank entries */
+	int ntile;
+	struct tile *tiles;	/* T(...)(...): tiles[0] sets the padding */
+	int elem_bits;		/* E(n); 0 when absent */
+	int space;		/* S(n); 0 when absent */
+	int nelem;		/* tuple elements */
+	struct shape *elems;
+};
+
+int64_t shape_elements(const struct shape *s);	/* -1 on overflow */
+/* Bytes of an array, or of a tuple's index table (8 per element);
+ * -1 on overflow.  Sub-byte types pack by their bit width. */
+int64_t shape_bytes(const struct shape *s);
+int shape_is_tuple(const struct shape *s);
+int shape_equal(const struct shape *a, const struct shape *b);
+/* The leaf or subtuple at a shape index, or NULL when out of range. */
+const struct shape *shape_at(const struct shape *s, const int64_t *idx,
+			     int n);
+
+/* ---- opcodes ---------------------------------------------------------- */
+
+enum opcode {
+	OP_OTHER,		/* a known opcode that passes treat generically */
+	OP_PARAMETER, OP_CONSTANT, OP_GTE, OP_TUPLE, OP_BITCAST, OP_WHILE,
+	OP_CALL, OP_CONDITIONAL, OP_FUSION, OP_DUS, OP_SCATTER,
+	OP_DYNAMIC_SLICE, OP_COPY_START, OP_COPY_DONE, OP_OPT_BARRIER,
+	OP_ADD_DEPENDENCY, OP_DOMAIN, OP_ASYNC_START, OP_ASYNC_UPDATE,
+	OP_ASYNC_DONE, OP_CUSTOM_CALL, OP_REDUCE, OP_MAP, OP_SORT,
+	OP_REDUCE_WINDOW, OP_SELECT_AND_SCATTER, OP_ALL_REDUCE,
+	OP_REDUCE_SCATTER, OP_SCAN, OP_IOTA, OP_AFTER_ALL, OP_INFEED,
+	OP_OUTFEED, OP_SEND, OP_RECV, OP_SEND_DONE, OP_RECV_DONE, OP_RNG,
+	OP_BROADCAST, OP_RESHAPE, OP_TRANSPOSE, OP_SLICE, OP_CONCATENATE,
+	OP_PAD, OP_DOT, OP_CONVERT, OP_COPY, OP_SELECT, OP_COMPARE,
+	OP_CLAMP, OP_REVERSE,
+	OP_COUNT
+};
+
+enum {
+	OPF_ELEMENTWISE = 1,	/* output element i reads only input element i */
+	OPF_SIDE_EFFECT = 2,	/* keeps its place relative to other such ops */
+};
+
+struct opinfo {
+	const char *name;
+	int op;			/* enum opcode */
+	int flags;		/* OPF_* */
+};
+
+/* The entry for an opcode spelling, or NULL when hloplan does not know it. */
+const struct opinfo *opcode_lookup(const char *s, size_t n);
+
+/* ---- instructions, computations, modules ------------------------------ */
+
+/* An attribute as written: key and the raw text of its value. */
+struct attr {
+	const char *key;
+	const char *val;
+	int vlen;
+	struct loc loc;
+};
+
+struct instr {
+	const char *name;	/* without '%' */
+	struct loc loc;
+	struct shape shape;
+	const struct opinfo *op;
+	int nops;
+	int *ops;		/* operand instruction indices in this comp */
+	struct loc *oploc;	/* where each operand was written */
+	const char **opname;	/* operand names as written (for checks) */
+	const char *literal;	/* constant(...): the literal text */
+	int literal_len;
+	int64_t param;		/* parameter(N): N; else -1 */
+	int64_t index;		/* get-tuple-element index=N; else -1 */
+	int nattr;
+	struct attr *attrs;
+	int ncall;
+	int *calls;		/* called computation indices */
+	int is_root;
+};
+
+struct comp {
+	const char *name;
+	struct loc loc;
+	int is_entry;
+	int ninstr, cap;
+	struct instr *instrs;
+	int root;		/* index of the ROOT (or last) instruction */
+	int nparam;
+	int *params;		/* instruction index of parameter(i) */
+	int nattr;		/* after the closing brace */
+	struct attr *attrs;
+};
+
+/* input_output_alias: output {out} may/must share param's {pidx}. */
+struct alias {
+	int nout;
+	int64_t *out;
+	int64_t param;
+	int npidx;
+	int64_t *pidx;
+	int must;
+};
+
+struct module {
+	const char *name;
+	struct loc loc;
+	int nattr;
+	struct attr *attrs;
+	int ncomp, cap;
+	struct comp *comps;
+	int entry;		/* computation index */
+	int is_scheduled;
+	int nalias;
+	struct alias *aliases;
+};
+
+/* Everything parsed from one file: its modules, in order. */
+struct hlofile {
+	struct pool *pool;
+	int nmod, cap;
+	struct module *mods;
+};
+
+const struct attr *instr_attr(const struct instr *in, const char *key);
+int comp_lookup(const struct module *m, const char *name);	/* -1 if none */
+
+/* Prints the module back as HLO text that parses to the same module. */
+void ir_print_module(FILE *out, const struct module *m);
+void ir_print_shape(FILE *out, const struct shape *s);
+
+#endif

@@ -1,0 +1,109 @@
+/* Prints the IR back as HLO text: the --dump=ir view, and the round trip
+ * the tests check (print, re-parse, print again: identical). */
+#include "ir/ir.h"
+
+static void
+print_layout(FILE *out, const struct shape *s)
+{
+	if (!s->has_layout && !s->ntile && !s->elem_bits && !s->space)
+		return;
+	fputc('{', out);
+	for (int i = 0; s->has_layout && i < s->rank; i++)
+		fprintf(out, "%s%d", i ? "," : "", s->m2m[i]);
+	if (s->ntile || s->elem_bits || s->space)
+		fputc(':', out);
+	for (int t = 0; t < s->ntile; t++) {
+		fputs(t ? "(" : "T(", out);
+		for (int i = 0; i < s->tiles[t].n; i++) {
+			int64_t d = s->tiles[t].d[i];
+
+			if (i)
+				fputc(',', out);
+			if (d < 0)
+				fputc('*', out);
+			else
+				fprintf(out, "%lld", (long long)d);
+		}
+		fputc(')', out);
+	}
+	if (s->elem_bits)
+		fprintf(out, "E(%d)", s->elem_bits);
+	if (s->space)
+		fprintf(out, "S(%d)", s->space);
+	fputc('}', out);
+}
+
+void
+ir_print_shape(FILE *out, const struct shape *s)
+{
+	if (shape_is_tuple(s)) {
+		fputc('(', out);
+		for (int i = 0; i < s->nelem; i++) {
+			if (i)
+				fputs(", ", out);
+			ir_print_shape(out, &s->elems[i]);
+		}
+		fputc(')', out);
+		return;
+	}
+	fprintf(out, "%s[", dtype_name(s->type));
+	for (int i = 0; i < s->rank; i++) {
+		int dyn = s->dyn ? s->dyn[i] : DIM_STATIC;
+
+		if (i)
+			fputc(',', out);
+		if (dyn == DIM_UNKNOWN)
+			fputc('?', out);
+		else
+			fprintf(out, "%s%lld", dyn == DIM_BOUNDED ? "<=" : "",
+				(long long)s->dims[i]);
+	}
+	fputc(']', out);
+	print_layout(out, s);
+}
+
+static void
+print_attrs(FILE *out, const struct attr *a, int n)
+{
+	for (int i = 0; i < n; i++)
+		fprintf(out, ", %s=%.*s", a[i].key, a[i].vlen, a[i].val);
+}
+
+static void
+print_instr(FILE *out, const struct comp *c, const struct instr *in)
+{
+	fprintf(out, "  %s%%%s = ", in->is_root ? "ROOT " : "", in->name);
+	ir_print_shape(out, &in->shape);
+	fprintf(out, " %s(", in->op ? in->op->name : "?");
+	if (in->op && (in->op->op == OP_CONSTANT ||
+		       in->op->op == OP_PARAMETER)) {
+		fprintf(out, "%.*s", in->literal_len, in->literal);
+	} else {
+		for (int k = 0; k < in->nops; k++)
+			fprintf(out, "%s%%%s", k ? ", " : "",
+				in->ops[k] >= 0 ? c->instrs[in->ops[k]].name
+						: in->opname[k]);
+	}
+	fputc(')', out);
+	print_attrs(out, in->attrs, in->nattr);
+	fputc('\n', out);
+}
+
+void
+ir_print_module(FILE *out, const struct module *m)
+{
+	fprintf(out, "HloModule %s", m->name);
+	print_attrs(out, m->attrs, m->nattr);
+	fputc('\n', out);
+	for (int i = 0; i < m->ncomp; i++) {
+		const struct comp *c = &m->comps[i];
+
+		fprintf(out, "\n%s%%%s {\n", c->is_entry ? "ENTRY " : "",
+			c->name);
+		for (int k = 0; k < c->ninstr; k++)
+			print_instr(out, c, &c->instrs[k]);
+		fputc('}', out);
+		print_attrs(out, c->attrs, c->nattr);
+		fputc('\n', out);
+	}
+}

@@ -1,0 +1,51 @@
+/* The plan: what the passes produce and codegen writes.  One plan per target;
+ * each buffer lives in the arena of its memory space. */
+#ifndef HLOPLAN_PLAN_H
+#define HLOPLAN_PLAN_H
+
+#include <stdint.h>
+
+enum target { TARGET_GPU, TARGET_TPU };
+
+enum {
+	BUF_PARAM = 1,		/* holds an entry parameter */
+	BUF_OUTPUT = 2,		/* holds (part of) the entry's result */
+	BUF_CONST = 4,		/* a constant: listed, never in the arena */
+	BUF_TABLE = 8,		/* a tuple's index table */
+};
+
+struct buffer {
+	const char *name;	/* HLO name of its first value; "name{1,0}"
+				   for a tuple element */
+	int flags;		/* BUF_*; 0 is a plain temporary */
+	int space;		/* memory space S(n) */
+	int64_t bytes;		/* unpadded bytes of the largest value */
+	int64_t size;		/* bytes reserved: padded for the target, and
+				   slots * stride for a slotted buffer */
+	int32_t start, end;	/* closed live interval, in schedule steps */
+	int slots;		/* 1, or k for a double-buffered block */
+	int64_t stride;		/* bytes between slots (slots > 1) */
+	int in_arena;		/* 0 for constants, and for params/outputs
+				   when they are kept out */
+	int64_t offset;		/* offset in its space's arena (in_arena) */
+};
+
+struct arena {
+	int space;		/* S(n) */
+	int64_t size;		/* bytes: the packed height, aligned */
+	int64_t lower;		/* peak of live bytes: the lower bound */
+	int nbuf;
+};
+
+struct plan {
+	const char *module;	/* HLO module name */
+	int target;		/* enum target */
+	int64_t align;		/* offsets and sizes are multiples of it */
+	int32_t ntime;		/* schedule steps: intervals lie in [0,ntime) */
+	int nbuf;
+	struct buffer *bufs;	/* in definition (schedule) order */
+	int narena;
+	struct arena *arenas;	/* sorted by space */
+};
+
+#endif

@@ -2,11 +2,14 @@
  * ok, 1 bad input, 2 usage or I/O error. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "codegen/codegen.h"
+#include "driver.h"
 #include "frontend/frontend.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
@@ -14,18 +17,119 @@ enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 struct cli {
 	const char *input;
 	const char *output;
-	const char *dump;	/* "ir" prints the parsed module as HLO */
+	const char *dump;	/* a stage to print instead of the plan */
+	const char *prefix;	/* macro prefix; default HLOPLAN */
+	int targets;		/* 1 << TARGET_GPU | 1 << TARGET_TPU */
+	int stats;
+	struct options opt;
 };
 
 static void
 usage(FILE *out)
 {
 	fputs("usage: hloplan [options] FILE.hlo\n"
-	      "  -o FILE        write the plan to FILE ('-' for stdout)\n"
-	      "  --dump=ir      print the parsed module back as HLO text\n"
-	      "  --help         show this help\n"
-	      "  --version      show the version\n"
+	      "  -o FILE          write the plan header to FILE ('-': stdout)\n"
+	      "  --target=T       gpu, tpu, or all (default: both plans in "
+	      "one header)\n"
+	      "  --align=N        offset alignment in bytes (default 256)\n"
+	      "  --tpu-tile=RxC   TPU tile for untiled layouts (default 8x128)\n"
+	      "  --no-reuse       no elementwise reuse of dying operands\n"
+	      "  --io-out-of-arena  keep entry parameters and outputs out of "
+	      "the arena\n"
+	      "  --effort=N       packer work budget in steps\n"
+	      "  --prefix=NAME    macro prefix (default HLOPLAN)\n"
+	      "  --stats          print arena, lower bound and times to "
+	      "stderr\n"
+	      "  --dump=STAGE     print a stage instead of the plan: ir, "
+	      "schedule,\n"
+	      "                   values, plan\n"
+	      "  --help           show this help\n"
+	      "  --version        show the version\n"
 	      "FILE may be '-' for standard input.\n", out);
+}
+
+/* A positive integer with an optional K, M, G, KiB, MiB, GiB suffix. */
+static int
+parse_size(const char *s, int64_t *v)
+{
+	char *end;
+	unsigned long long n;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || n > INT64_MAX)
+		return -1;
+	*v = (int64_t)n;
+	return *end ? -1 : 0;
+}
+
+static int
+bad_value(const char *opt, const char *why)
+{
+	fprintf(stderr, "hloplan: %s: %s\n", opt, why);
+	return 1;
+}
+
+/* One --name or --name=value option. */
+static int
+parse_long(const char *a, struct cli *c)
+{
+	const char *v = strchr(a, '=');
+	int64_t n, r;
+
+	v = v ? v + 1 : "";
+	if (!strcmp(a, "--no-reuse"))
+		c->opt.reuse = 0;
+	else if (!strcmp(a, "--io-out-of-arena"))
+		c->opt.io_in_arena = 0;
+	else if (!strcmp(a, "--stats"))
+		c->stats = 1;
+	else if (!strncmp(a, "--target=", 9)) {
+		if (!strcmp(v, "gpu"))
+			c->targets = 1 << TARGET_GPU;
+		else if (!strcmp(v, "tpu"))
+			c->targets = 1 << TARGET_TPU;
+		else if (!strcmp(v, "all"))
+			c->targets = 1 << TARGET_GPU | 1 << TARGET_TPU;
+		else
+			return bad_value(a, "expected gpu, tpu or all");
+	} else if (!strncmp(a, "--align=", 8)) {
+		if (parse_size(v, &n) || n < 1 || n > (1 << 30) || (n & (n - 1)))
+			return bad_value(a, "expected a power of two from 1 "
+					 "to 2^30");
+		c->opt.align = n;
+	} else if (!strncmp(a, "--tpu-tile=", 11)) {
+		if (sscanf(v, "%" SCNd64 "x%" SCNd64, &r, &n) != 2 || r < 1 ||
+		    n < 1 || r > 4096 || n > 4096)
+			return bad_value(a, "expected RxC, e.g. 8x128");
+		c->opt.tpu_tile[0] = (int)r;
+		c->opt.tpu_tile[1] = (int)n;
+	} else if (!strncmp(a, "--effort=", 9)) {
+		if (parse_size(v, &n) || n > (int64_t)1 << 40)
+			return bad_value(a, "expected a number of steps");
+		c->opt.effort = (long)n;
+	} else if (!strncmp(a, "--prefix=", 9)) {
+		for (const char *s = v; *s; s++)
+			if (!((*s >= 'A' && *s <= 'Z') || *s == '_' ||
+			      (s > v && *s >= '0' && *s <= '9')))
+				return bad_value(a, "expected an upper-case "
+						 "C identifier");
+		if (!*v)
+			return bad_value(a, "expected a name");
+		c->prefix = v;
+	} else if (!strncmp(a, "--dump=", 7)) {
+		if (strcmp(v, "ir") && strcmp(v, "schedule") &&
+		    strcmp(v, "values") && strcmp(v, "plan"))
+			return bad_value(a, "expected ir, schedule, values or "
+					 "plan");
+		c->dump = v;
+	} else {
+		fprintf(stderr, "hloplan: unknown option '%s'\n", a);
+		return 1;
+	}
+	return 0;
 }
 
 /* Parses argv into c; returns -1 to exit 0 (help, version), 1 on a usage
@@ -48,13 +152,9 @@ parse_args(int argc, char **argv, struct cli *c)
 				return 1;
 			}
 			c->output = argv[i];
-		} else if (!strncmp(a, "--dump=", 7)) {
-			c->dump = a + 7;
-			if (strcmp(c->dump, "ir")) {
-				fprintf(stderr, "hloplan: unknown dump '%s' "
-					"(known: ir)\n", c->dump);
+		} else if (!strncmp(a, "--", 2) && a[2]) {
+			if (parse_long(a, c))
 				return 1;
-			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "hloplan: unknown option '%s'\n", a);
 			return 1;
@@ -150,19 +250,155 @@ out_close(struct out *o, int ok)
 	return 0;
 }
 
+/* An upper-case C identifier made from s (for guards and prefixes). */
+static char *
+upper_ident(struct pool *pool, const char *s)
+{
+	char *r = pool_strdup(pool, *s >= '0' && *s <= '9' ? "_" : "");
+
+	r = pool_printf(pool, "%s%s", r, s);
+	for (char *q = r; *q; q++)
+		*q = (*q >= 'a' && *q <= 'z') ? (char)(*q - 32) :
+		     ((*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')) ?
+		     *q : '_';
+	return r;
+}
+
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* PREFIX_GPU, or PREFIX_<MODULE>_GPU when a file holds several modules
+ * (with _<index> when two share a name). */
+static const char *
+plan_prefix(struct pool *pool, const struct cli *c, const struct hlofile *f,
+	    int mod, int target)
+{
+	const char *t = target == TARGET_GPU ? "GPU" : "TPU";
+	const char *base = c->prefix ? c->prefix : "HLOPLAN";
+	int dup = 0;
+
+	if (f->nmod == 1)
+		return pool_printf(pool, "%s_%s", base, t);
+	for (int i = 0; i < f->nmod; i++)
+		dup |= i != mod && !strcmp(f->mods[i].name, f->mods[mod].name);
+	if (dup)
+		return pool_printf(pool, "%s_%s_%d_%s", base,
+				   upper_ident(pool, f->mods[mod].name), mod, t);
+	return pool_printf(pool, "%s_%s_%s", base,
+			   upper_ident(pool, f->mods[mod].name), t);
+}
+
+static void
+print_stats(const struct plan *pl, const char *prefix)
+{
+	int64_t padded = 0, bytes = 0;
+
+	for (int b = 0; b < pl->nbuf; b++)
+		if (pl->bufs[b].in_arena) {
+			padded += pl->bufs[b].size;
+			bytes += pl->bufs[b].bytes;
+		}
+	fprintf(stderr, "%s: module %s, %d buffers, %d steps; buffer bytes "
+		"%lld, padded %lld (+%.1f%%)\n", prefix, pl->module, pl->nbuf,
+		pl->ntime, (long long)bytes, (long long)padded,
+		bytes ? 100.0 * (double)(padded - bytes) / (double)bytes : 0.0);
+	for (int a = 0; a < pl->narena; a++) {
+		const struct arena *x = &pl->arenas[a];
+
+		fprintf(stderr, "%s:   arena S(%d): %lld bytes, lower bound "
+			"%lld, ratio %.4f\n", prefix, x->space,
+			(long long)x->size, (long long)x->lower,
+			x->lower ? (double)x->size / (double)x->lower : 1.0);
+	}
+}
+
+static void
+print_times(const struct stats *st)
+{
+	fputs("hloplan: time", stderr);
+	for (int k = 0; k < NSTAGE; k++)
+		fprintf(stderr, " %s %.2f ms%s", stage_names[k], st->ms[k],
+			k + 1 < NSTAGE ? "," : "\n");
+}
+
+/* Plans every module for every target; -1 on bad input. */
+static int
+plan_all(struct pool *pool, struct diags *ds, const struct cli *c,
+	 const struct hlofile *f, struct driver_opts *d, struct plan **plans,
+	 const char ***prefixes, int *nplan)
+{
+	int n = 0;
+
+	*plans = pool_alloc(pool, sizeof **plans * (size_t)(2 * f->nmod + 1));
+	*prefixes = pool_alloc(pool, sizeof **prefixes *
+					     (size_t)(2 * f->nmod + 1));
+	for (int i = 0; i < f->nmod; i++)
+		for (int t = TARGET_GPU; t <= TARGET_TPU; t++) {
+			struct options o = c->opt;
+
+			if (!(c->targets & (1 << t)))
+				continue;
+			o.target = t;
+			if (plan_module(pool, ds, &f->mods[i], &o, d,
+					&(*plans)[n]) < 0)
+				return -1;
+			(*prefixes)[n++] = plan_prefix(pool, c, f, i, t);
+		}
+	*nplan = n;
+	return 0;
+}
+
+/* Writes the header (or the dump) through a temporary file. */
+static int
+run(struct pool *pool, struct diags *ds, const struct cli *c,
+    const struct hlofile *f, struct out *out, struct stats *st)
+{
+	struct driver_opts d = {c->dump, out->f, c->stats ? st : NULL};
+	struct header_opts ho = {0};
+	struct plan *plans;
+	const char **prefixes;
+	int nplan;
+
+	if (c->dump && !strcmp(c->dump, "ir")) {
+		for (int i = 0; i < f->nmod; i++)
+			ir_print_module(out->f, &f->mods[i]);
+		return 0;
+	}
+	if (plan_all(pool, ds, c, f, &d, &plans, &prefixes, &nplan) < 0)
+		return -1;
+	if (c->stats)
+		for (int i = 0; i < nplan; i++)
+			print_stats(&plans[i], prefixes[i]);
+	if (c->dump)
+		return 0;
+	ho.source = strcmp(c->input, "-") ? base_name(c->input) : "<stdin>";
+	ho.guard = c->output && strcmp(c->output, "-") ?
+		   upper_ident(pool, base_name(c->output)) : "HLOPLAN_PLAN_H";
+	codegen_header(out->f, plans, prefixes, nplan, &ho);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct cli cli = {0};
 	struct pool *pool;
 	struct diags ds = {0};
+	struct stats st = {0};
 	struct hlofile *f;
 	struct out out = {0};
 	char *text;
 	size_t len;
-	int r = parse_args(argc, argv, &cli);
+	int r;
 
-	if (r)
+	options_default(&cli.opt);
+	cli.targets = 1 << TARGET_GPU | 1 << TARGET_TPU;
+	if ((r = parse_args(argc, argv, &cli)))
 		return r < 0 ? 0 : EXIT_USAGE;
 	if (!(text = read_all(cli.input, &len))) {
 		fprintf(stderr, "hloplan: cannot read '%s': %s\n", cli.input,
@@ -184,8 +420,14 @@ main(int argc, char **argv)
 			strerror(errno));
 		return EXIT_USAGE;
 	}
-	for (int i = 0; i < f->nmod; i++)
-		ir_print_module(out.f, &f->mods[i]);
+	r = run(pool, &ds, &cli, f, &out, &st);
+	if (r < 0 || ds.n) {
+		out_close(&out, 0);
+		diag_print(&ds, stderr);
+		return EXIT_INPUT;
+	}
+	if (cli.stats)
+		print_times(&st);
 	if (out_close(&out, 1) < 0) {
 		fprintf(stderr, "hloplan: cannot write '%s': %s\n",
 			cli.output ? cli.output : "-", strerror(errno));

@@ -25,6 +25,7 @@ struct lexstate {
 	char bracket_ch[64];
 	int depth;
 	int last_bad_line;
+	int errors;			/* errors reported by the lexer */
 	size_t after_rbracket;		/* offset just past the last ']' */
 };
 
@@ -89,6 +90,7 @@ struct parser {
 void lex_step(struct lexstate *ls, struct span *loc, const char *text,
 	      size_t len);
 void lex_error(struct lexstate *ls, struct span loc, const char *msg);
+void lex_eof(struct lexstate *ls, struct span *loc);
 int lex_open(struct lexstate *ls, struct span loc, char c);
 int lex_close(struct lexstate *ls, struct span loc, char c);
 int lex_bad(struct lexstate *ls, void *scanner, struct span loc,

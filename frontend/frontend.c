@@ -38,6 +38,26 @@ void
 lex_error(struct lexstate *ls, struct span loc, const char *msg)
 {
 	diag_error(ls->ds, span_loc(loc), "%s", msg);
+	ls->errors++;
+}
+
+/* End of input is reported just past the last token or comment, so that
+ * the caret shows the line where the text stops. */
+void
+lex_eof(struct lexstate *ls, struct span *loc)
+{
+	size_t off = ls->off, start;
+	int line = ls->line;
+
+	while (off > 0 && ls->src[off - 1] && strchr(" \t\r\n",
+						      ls->src[off - 1]))
+		if (ls->src[--off] == '\n')
+			line--;
+	for (start = off; start > 0 && ls->src[start - 1] != '\n'; start--)
+		;
+	loc->first_line = loc->last_line = line;
+	loc->first_column = loc->last_column = (int)(off - start) + 1;
+	loc->first_off = loc->last_off = off;
 }
 
 /* '{' right after ']' opens a layout; any other '{' opens a group. */
@@ -54,14 +74,40 @@ lex_open(struct lexstate *ls, struct span loc, char c)
 	return c;
 }
 
+/* Whether a bracket c is open (beyond 64 deep, assume so). */
+static int
+lex_is_open(const struct lexstate *ls, char c)
+{
+	if (ls->depth > 64)
+		return 1;
+	for (int i = ls->depth - 1; i >= 0; i--)
+		if (ls->bracket_ch[i] == c)
+			return 1;
+	return 0;
+}
+
+/* A '}' closes its '{' and any '(' or '[' left open inside it; a stray
+ * closer closes nothing.  So one missing bracket costs one message, and the
+ * '}' that closes the outermost '{' (T_END) still ends its computation. */
 int
 lex_close(struct lexstate *ls, struct span loc, char c)
 {
-	if (ls->depth > 0)
-		ls->depth--;
+	char open = c == ')' ? '(' : c == ']' ? '[' : '{';
+
 	if (c == ']')
 		ls->after_rbracket = loc.last_off;
-	return c;
+	if (!ls->depth || (c == '}' ? !lex_is_open(ls, '{') :
+			   ls->depth <= 64 &&
+			   ls->bracket_ch[ls->depth - 1] != open))
+		return c;
+	while (ls->depth > 0) {
+		char o = ls->depth <= 64 ? ls->bracket_ch[ls->depth - 1] : open;
+
+		ls->depth--;
+		if (o == open)
+			break;
+	}
+	return c == '}' && ls->depth == 0 ? T_END : c;
 }
 
 /* A byte that starts no token: one message per line, then error recovery. */
@@ -69,6 +115,7 @@ int
 lex_bad(struct lexstate *ls, void *scanner, struct span loc, unsigned char c)
 {
 	(void)scanner;
+	ls->errors++;
 	if (ls->last_bad_line != loc.first_line) {
 		if (c >= 33 && c < 127)
 			diag_error(ls->ds, span_loc(loc),
@@ -240,10 +287,9 @@ frontend_parse(struct pool *pool, const char *text, size_t len,
 	hlo__scan_bytes(text, (int)len, scanner);
 	hlo_parse(scanner, &P);
 	hlo_lex_destroy(scanner);
-	if (ds->n == 0 && f->nmod == 0)
-		diag_error(ds, (struct loc){1, 1},
-			   "no module: expected 'HloModule'");
-	if (ds->n == 0)
+	/* Name checks need the whole tree; unknown types and opcodes do not
+	 * stop them, so that every such error in a file is reported. */
+	if (P.syntax_errors == 0 && ls.errors == 0)
 		for (int i = 0; i < f->nmod; i++)
 			sema_module(&P, &f->mods[i]);
 	return f;

@@ -79,6 +79,7 @@ tok_int(struct parser *P, struct span s)
 %define api.prefix {hlo_}
 %define api.location.type {struct span}
 %define parse.error custom
+%define parse.lac full
 %define lr.type ielr
 %locations
 %param {yyscan_t scanner}
@@ -111,6 +112,7 @@ tok_int(struct parser *P, struct span s)
 %token T_LE "'<='"
 %token T_ELLIPSIS "'...'"
 %token T_LAYOUT "layout '{'"
+%token T_END "'}'"
 
 %type <flag> entry_opt root_opt
 %type <opnd> operand
@@ -143,8 +145,8 @@ comps:	%empty
 	;
 
 /* computation: ['ENTRY'] name [signature] '{' instruction* '}' (',' attr)* */
-comp:	comp_head instrs '}' attrs { act_comp_end(P, $4); }
-	| comp_head error '}' attrs { act_comp_end(P, $4); }
+comp:	comp_head instrs T_END attrs { act_comp_end(P, $4); }
+	| comp_head error T_END attrs { act_comp_end(P, $4); }
 	;
 
 comp_head: entry_opt T_NAME sig_opt '{' { act_comp(P, $1, T(@2), @2); }
@@ -250,13 +252,19 @@ groups_opt: %empty
 	;
 
 /* A bracketed group whose tokens are kept as text, brackets balanced. */
-group:	'{' soup '}'
-	| T_LAYOUT soup '}'
+group:	'{' soup rbrace
+	| T_LAYOUT soup rbrace
 	| '[' soup ']'
 	| '(' soup ')'
-	| '{' error '}'
+	| '{' error rbrace
 	| '[' error ']'
 	| '(' error ')'
+	;
+
+/* The lexer marks the '}' that closes the outermost '{' as T_END, so that
+ * after an error, recovery skips to the end of the computation. */
+rbrace:	'}'
+	| T_END
 	;
 
 soup:	%empty
@@ -274,7 +282,7 @@ soup_item: T_NAME | T_INT | T_FLOAT | T_STRING | T_WORD | T_ARROW | T_LE
 shape:	T_NAME '[' dims_opt ']' layout_opt {
 		$$ = act_array(P, T(@1), @1, $3, $5);
 	}
-	| T_NAME '[' dims_opt ']' T_LAYOUT error '}' {
+	| T_NAME '[' dims_opt ']' T_LAYOUT error rbrace {
 		$$ = act_array(P, T(@1), @1, $3, NULL);
 	}
 	| '(' shapes_opt ')' { $$ = act_tuple(P, $2); }
@@ -321,7 +329,7 @@ dims:	T_INT {
 
 /* layout: '{' [N (',' N)*] [':' item*] '}', item: name ('(' args ')')+ */
 layout_opt: %empty { $$ = NULL; }
-	| T_LAYOUT layout_body '}' { $$ = $2; $$->loc = span_loc(@1); }
+	| T_LAYOUT layout_body rbrace { $$ = $2; $$->loc = span_loc(@1); }
 	;
 
 layout_body: ints_opt {
@@ -412,9 +420,11 @@ token_text(struct parser *P, struct span s, char *buf, size_t n)
 	buf[k] = 0;
 }
 
+/* A token kind as a message names it: "name", "'->'", "'}'". */
 static void
-strip_quotes(const char *name, char *buf, size_t n)
+kind_name(yysymbol_kind_t kind, char *buf, size_t n)
 {
+	const char *name = yysymbol_name(kind);
 	size_t len = strlen(name);
 
 	if (len >= 2 && name[0] == '"' && name[len - 1] == '"')
@@ -423,7 +433,24 @@ strip_quotes(const char *name, char *buf, size_t n)
 		snprintf(buf, n, "%s", name);
 }
 
-/* "unexpected X, expected A, B or C", and where an open bracket began. */
+/* The unexpected token: "end of file", "'}'", or "name 'foo'". */
+static size_t
+unexpected(struct parser *P, yysymbol_kind_t tok, struct span at, char *buf,
+	   size_t n)
+{
+	char name[64], text[32];
+
+	if (tok == YYSYMBOL_YYEOF)
+		return (size_t)snprintf(buf, n, "unexpected end of file");
+	kind_name(tok, name, sizeof name);
+	if (name[0] == '\'')
+		return (size_t)snprintf(buf, n, "unexpected %s", name);
+	token_text(P, at, text, sizeof text);
+	return (size_t)snprintf(buf, n, "unexpected %s '%s'", name, text);
+}
+
+/* "unexpected X, expected A, B or C", and at the end of the file, which
+ * bracket is still open and where it was opened. */
 static int
 yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 		      struct parser *P)
@@ -432,30 +459,22 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 	const struct span *at = yypcontext_location(ctx);
 	struct lexstate *ls = hlo_get_extra(scanner);
 	int nexp = yypcontext_expected_tokens(ctx, exp, 6);
-	char msg[512], name[64], text[32];
-	size_t k;
+	char msg[512], name[64];
+	size_t k = unexpected(P, tok, *at, msg, sizeof msg);
 
-	if (tok == YYSYMBOL_YYEOF) {
-		k = (size_t)snprintf(msg, sizeof msg, "unexpected end of file");
-	} else {
-		strip_quotes(yysymbol_name(tok), name, sizeof name);
-		token_text(P, *at, text, sizeof text);
-		k = (size_t)snprintf(msg, sizeof msg, "unexpected %s '%s'",
-				     name, text);
-	}
-	for (int i = 0; i < nexp && nexp < 6 && k < sizeof msg; i++) {
-		strip_quotes(yysymbol_name(exp[i]), name, sizeof name);
+	for (int i = 0; i < nexp && k < sizeof msg; i++) {
+		kind_name(exp[i], name, sizeof name);
 		k += (size_t)snprintf(msg + k, sizeof msg - k, "%s%s",
 				      i == 0 ? ", expected " :
 				      i == nexp - 1 ? " or " : ", ", name);
 	}
 	if (tok == YYSYMBOL_YYEOF && ls->depth > 0 && k < sizeof msg) {
-		struct span o = ls->brackets[ls->depth - 1 < 63 ?
-					     ls->depth - 1 : 63];
-		snprintf(msg + k, sizeof msg - k,
-			 " (to close '%c' opened at %d:%d)",
-			 ls->bracket_ch[ls->depth - 1 < 63 ? ls->depth - 1 : 63],
-			 o.first_line, o.first_column);
+		int d = ls->depth - 1 < 63 ? ls->depth - 1 : 63;
+
+		snprintf(msg + k, sizeof msg - k, " (the '%c' opened at %d:%d "
+			 "is not closed)", ls->bracket_ch[d],
+			 ls->brackets[d].first_line,
+			 ls->brackets[d].first_column);
 	}
 	diag_error(P->ds, span_loc(*at), "%s", msg);
 	P->syntax_errors++;

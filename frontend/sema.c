@@ -251,8 +251,10 @@ check_gte(struct parser *P, struct comp *c, struct instr *in)
 static void
 check_operands(struct parser *P, struct names *defs, struct instr *in)
 {
-	if (in->op && (in->op->op == OP_CONSTANT || in->op->op == OP_PARAMETER))
+	if (in->op && (in->op->op == OP_CONSTANT || in->op->op == OP_PARAMETER)) {
+		in->nops = 0;	/* what they hold is a literal, not operands */
 		return;
+	}
 	for (int k = 0; k < in->nops; k++) {
 		if (!in->opname[k]) {
 			diag_error(P->ds, in->oploc[k], "expected an operand "

@@ -46,8 +46,9 @@ print_caret(const struct diags *ds, struct loc loc, FILE *out)
 	size_t len, from = 0, col = loc.col > 0 ? (size_t)loc.col - 1 : 0;
 	const char *s;
 
-	if (!ds->src || loc.line <= 0 || !(s = find_line(ds, loc.line, &len)))
-		return;
+	if (!ds->src || loc.line <= 0 ||
+	    !(s = find_line(ds, loc.line, &len)) || len == 0)
+		return;	/* an empty line would show nothing but the caret */
 	if (col > len)
 		col = len;
 	if (col > 60)

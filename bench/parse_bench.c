@@ -1,0 +1,210 @@
+/* The frontend's speed and memory on the corpus: each file is parsed R times
+ * in a child process, which reports the median time; the parent reads the
+ * child's peak RSS with wait4.  Targets: >= 50 MB/s, peak RSS < 10x file. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "frontend/frontend.h"
+
+#ifndef HLOPLAN_CORPUS_DIR
+#define HLOPLAN_CORPUS_DIR "../shared/corpus"
+#endif
+
+enum { R = 5, MAXFILES = 1024 };
+
+/* What a child sends back through its pipe. */
+struct result {
+	long long bytes;
+	long long instrs;
+	double median_ms;
+	int errors;
+};
+
+static double
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The file's bytes in a buffer of exactly its size (NULL on error). */
+static char *
+read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	char *buf = NULL;
+
+	if (f && !fstat(fileno(f), &st) && (buf = malloc((size_t)st.st_size + 1)))
+		*len = fread(buf, 1, (size_t)st.st_size, f);
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static long long
+count_instrs(const struct hlofile *f)
+{
+	long long n = 0;
+
+	for (int m = 0; m < f->nmod; m++)
+		for (int c = 0; c < f->mods[m].ncomp; c++)
+			n += f->mods[m].comps[c].ninstr;
+	return n;
+}
+
+/* One parse into a fresh pool; returns milliseconds. */
+static double
+parse_once(const char *text, size_t len, struct result *r)
+{
+	struct pool *pool = pool_new();
+	struct diags ds = {0};
+	struct hlofile *f;
+	double t0, t1;
+
+	ds.pool = pool;
+	t0 = now_ms();
+	f = frontend_parse(pool, text, len, &ds);
+	t1 = now_ms();
+	r->errors = ds.n;
+	r->instrs = count_instrs(f);
+	pool_free(pool);
+	return t1 - t0;
+}
+
+/* In the child: read, parse R times, report the median. */
+static void
+child(const char *path, int fd)
+{
+	struct result r = {0};
+	double ms[R];
+	size_t len = 0;
+	char *text = read_file(path, &len);
+
+	if (text) {
+		r.bytes = (long long)len;
+		for (int i = 0; i < R; i++)
+			ms[i] = parse_once(text, len, &r);
+		qsort(ms, R, sizeof ms[0], cmp_double);
+		r.median_ms = ms[R / 2];
+	} else {
+		r.errors = -1;
+	}
+	if (write(fd, &r, sizeof r) != (ssize_t)sizeof r)
+		_exit(1);
+	_exit(0);
+}
+
+/* Runs one file in a child; fills r and the child's peak RSS in KiB. */
+static int
+run(const char *path, struct result *r, long *maxrss_kb)
+{
+	struct rusage ru;
+	int fds[2], status;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		close(fds[0]);
+		child(path, fds[1]);
+	}
+	close(fds[1]);
+	if (read(fds[0], r, sizeof *r) != (ssize_t)sizeof *r)
+		r->errors = -1;
+	close(fds[0]);
+	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	*maxrss_kb = ru.ru_maxrss;
+	return 0;
+}
+
+static void
+report(const char *name, const struct result *r, long rss_kb)
+{
+	double mb = (double)r->bytes / 1e6, rss = (double)rss_kb / 1024.0;
+	double rate = r->median_ms > 0 ? mb / (r->median_ms / 1e3) : 0;
+
+	printf("%-40.40s %9lld %7lld %9.2f %8.1f %8.1f %7.1f%s\n", name,
+	       r->bytes, r->instrs, r->median_ms, rate, rss,
+	       r->bytes ? rss * 1048576.0 / (double)r->bytes : 0.0,
+	       r->errors ? "  (errors)" : "");
+}
+
+/* The *.hlo names in dir, sorted; returns the count. */
+static int
+list_hlo(const char *dir, char **names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && n < MAXFILES) {
+		size_t len = strlen(e->d_name);
+
+		if (len > 4 && !strcmp(e->d_name + len - 4, ".hlo"))
+			names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof names[0], cmp_str);
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : HLOPLAN_CORPUS_DIR "/hlo";
+	static char *names[MAXFILES];
+	int n = list_hlo(dir, names);
+
+	if (n < 0) {
+		fprintf(stderr, "parse_bench: cannot open '%s'\n", dir);
+		return 2;
+	}
+	printf("parse_bench: %s, median of %d parses, peak RSS of a child "
+	       "that reads and parses\n", dir, R);
+	printf("%-40s %9s %7s %9s %8s %8s %7s\n", "file", "bytes", "instrs",
+	       "median_ms", "MB/s", "rss_MB", "rss/file");
+	for (int i = 0; i < n; i++) {
+		char path[4096];
+		struct result r = {0};
+		long rss = 0;
+
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		if (run(path, &r, &rss) < 0)
+			printf("%-40.40s failed\n", names[i]);
+		else
+			report(names[i], &r, rss);
+		free(names[i]);
+	}
+	return 0;
+}

@@ -1,0 +1,576 @@
+/* The plan header: per plan, macros for arenas and buffers, a table of the
+ * buffers and compile-time checks, all under the plan's prefix.  Names are
+ * sanitised HLO names; a name already taken gets _2, _3, ... in buffer order. */
+#include <assert.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "ir/ir.h"
+
+/* ---- the identifiers a header defines, to settle clashes -------------- */
+
+struct idset {
+	struct pool *pool;
+	const char **slot;	/* open addressing; NULL is empty */
+	size_t cap;		/* a power of two, over twice the entries */
+};
+
+/* Macro suffixes every plan defines, besides three per arena. */
+static const char *const fixed_names[] = {
+	"ALIGN", "NUM_BUFFERS", "NUM_STEPS", "NUM_ARENAS", "ARENA_SIZE",
+	"ARENA_ALIGN", "CLASS_TEMP", "CLASS_PARAM", "CLASS_OUTPUT",
+	"CLASS_CONST", "CLASS_TABLE", "CHECK",
+};
+enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
+
+/* The macros of a buffer named N: P_<before>N<after>.  All are reserved
+ * for every buffer, so a name does not change with a buffer's class. */
+static const char *const forms[][2] = {
+	{"BUF_", ""}, {"", "_OFFSET"}, {"", "_SIZE"},
+	{"", "_SLOTS"}, {"", "_STRIDE"}, {"", "_SLOT_OFFSET"},
+};
+enum { NFORMS = sizeof forms / sizeof *forms };
+
+static uint32_t
+hash(const char *s)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot holding s, or the empty slot where it would go. */
+static const char **
+idset_slot(const struct idset *set, const char *s)
+{
+	size_t i = hash(s) & (set->cap - 1);
+
+	while (set->slot[i] && strcmp(set->slot[i], s) != 0)
+		i = (i + 1) & (set->cap - 1);
+	return &set->slot[i];
+}
+
+static void
+idset_add(struct idset *set, const char *s)
+{
+	*idset_slot(set, s) = s;
+}
+
+static void
+idset_init(struct idset *set, struct pool *pool, size_t n)
+{
+	set->pool = pool;
+	set->cap = 16;
+	while (set->cap < 2 * n + 1)
+		set->cap *= 2;
+	set->slot = pool_alloc(pool, set->cap * sizeof *set->slot);
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+static int
+is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+/* The HLO name in upper case, each run of other characters than letters and
+ * digits made one '_', none at either end: no "__" (reserved in C++), and
+ * never a leading digit, as every use follows the prefix and a '_'. */
+static const char *
+sanitise(struct pool *pool, const char *s)
+{
+	char *r = pool_alloc(pool, strlen(s) + 1), *q = r;
+
+	for (; *s; s++) {
+		if (is_alnum(*s))
+			*q++ = *s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s;
+		else if (q > r && q[-1] != '_')
+			*q++ = '_';
+	}
+	while (q > r && q[-1] == '_')
+		q--;
+	*q = 0;
+	return *r ? r : "UNNAMED";
+}
+
+static const char *
+form(struct pool *pool, const char *pre, const char *name, int i)
+{
+	return pool_printf(pool, "%s_%s%s%s", pre, forms[i][0], name,
+			   forms[i][1]);
+}
+
+static int
+forms_free(struct idset *set, const char *pre, const char *name)
+{
+	int i;
+
+	for (i = 0; i < NFORMS; i++)
+		if (*idset_slot(set, form(set->pool, pre, name, i)))
+			return 0;
+	return 1;
+}
+
+/* The first of base, base_2, base_3, ... whose macros are all free. */
+static const char *
+pick_name(struct idset *set, const char *pre, const char *base)
+{
+	const char *name = base;
+	int i, k;
+
+	for (k = 2; !forms_free(set, pre, name); k++)
+		name = pool_printf(set->pool, "%s_%d", base, k);
+	for (i = 0; i < NFORMS; i++)
+		idset_add(set, form(set->pool, pre, name, i));
+	return name;
+}
+
+static void
+reserve_fixed(struct idset *set, const char *pre, const struct plan *p)
+{
+	static const char *const arena[] = {"SIZE", "ALIGN", "LOWER"};
+	int i, j;
+
+	for (i = 0; i < NFIXED; i++)
+		idset_add(set, pool_printf(set->pool, "%s_%s", pre,
+					   fixed_names[i]));
+	for (i = 0; i < p->narena; i++)
+		for (j = 0; j < 3; j++)
+			idset_add(set, pool_printf(set->pool, "%s_ARENA_S%d_%s",
+						   pre, p->arenas[i].space,
+						   arena[j]));
+}
+
+/* names[i][j]: the C name of buffer j of plan i.  Every plan's fixed names
+ * go in first, so no buffer takes one, even under another plan's prefix. */
+static const char ***
+name_buffers(struct pool *pool, const struct plan *plans,
+	     const char *const *prefixes, int nplan, const char *guard)
+{
+	const char ***names = pool_alloc(pool, (size_t)nplan * sizeof *names);
+	struct idset set;
+	size_t n = 1;
+	int i, j;
+
+	for (i = 0; i < nplan; i++)
+		n += NFIXED + 3 * (size_t)plans[i].narena +
+		     NFORMS * (size_t)plans[i].nbuf;
+	idset_init(&set, pool, n);
+	idset_add(&set, guard);
+	for (i = 0; i < nplan; i++)
+		reserve_fixed(&set, prefixes[i], &plans[i]);
+	for (i = 0; i < nplan; i++) {
+		names[i] = pool_alloc(pool, (size_t)plans[i].nbuf *
+						    sizeof *names[i] + 1);
+		for (j = 0; j < plans[i].nbuf; j++) {
+			assert(plans[i].bufs[j].name);
+			names[i][j] = pick_name(&set, prefixes[i],
+						sanitise(pool,
+							 plans[i].bufs[j].name));
+		}
+	}
+	return names;
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+/* s inside a comment: no comment delimiters, trigraphs or escapes. */
+static void
+put_comment_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		int bad = c < 0x20 || c > 0x7e || strchr("*/\\?", c);
+
+		fputc(bad ? '_' : c, out);
+	}
+}
+
+/* s as a C string literal; '?' escaped so that no trigraph forms. */
+static void
+put_cstring(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\' || c == '?')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c > 0x7e)
+			fprintf(out, "\\%03o", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void
+put_class(FILE *out, int flags)
+{
+	static const struct {
+		int flag;
+		const char *name;
+	} cls[] = {
+		{BUF_PARAM, "param"}, {BUF_OUTPUT, "output"},
+		{BUF_CONST, "const"}, {BUF_TABLE, "table"},
+	};
+	int i, n = 0;
+
+	for (i = 0; i < (int)(sizeof cls / sizeof *cls); i++)
+		if (flags & cls[i].flag)
+			fprintf(out, "%s%s", n++ ? "+" : "", cls[i].name);
+	if (!n)
+		fputs("temp", out);
+}
+
+static const char *
+target_name(int target)
+{
+	switch (target) {
+	case TARGET_GPU:
+		return "gpu";
+	case TARGET_TPU:
+		return "tpu";
+	}
+	return "unknown";
+}
+
+/* ---- one plan ----------------------------------------------------------- */
+
+struct hdr {
+	FILE *out;
+	const struct plan *p;
+	const char *pre;	/* the plan's prefix */
+	const char **name;	/* the C name of each buffer */
+};
+
+static const struct arena *
+find_arena(const struct plan *p, int space)
+{
+	int i;
+
+	for (i = 0; i < p->narena; i++)
+		if (p->arenas[i].space == space)
+			return &p->arenas[i];
+	return NULL;
+}
+
+static void
+define(struct hdr *h, const char *name, int64_t v)
+{
+	fprintf(h->out, "#define %s_%s %" PRId64 "\n", h->pre, name, v);
+}
+
+static void
+put_arena_macros(struct hdr *h, const struct arena *a)
+{
+	fprintf(h->out, "#define %s_ARENA_S%d_SIZE %" PRId64 "\n", h->pre,
+		a->space, a->size);
+	fprintf(h->out, "#define %s_ARENA_S%d_ALIGN %" PRId64 "\n", h->pre,
+		a->space, h->p->align);
+	fprintf(h->out, "#define %s_ARENA_S%d_LOWER %" PRId64 "\n", h->pre,
+		a->space, a->lower);
+}
+
+static void
+put_plan_macros(struct hdr *h)
+{
+	const struct plan *p = h->p;
+	const struct arena *s0 = find_arena(p, 0);
+	int i;
+
+	define(h, "ALIGN", p->align);
+	define(h, "NUM_BUFFERS", p->nbuf);
+	define(h, "NUM_STEPS", p->ntime);
+	define(h, "NUM_ARENAS", p->narena);
+	define(h, "ARENA_SIZE", s0 ? s0->size : 0);
+	define(h, "ARENA_ALIGN", p->align);
+	for (i = 0; i < p->narena; i++)
+		put_arena_macros(h, &p->arenas[i]);
+	define(h, "CLASS_TEMP", 0);
+	define(h, "CLASS_PARAM", BUF_PARAM);
+	define(h, "CLASS_OUTPUT", BUF_OUTPUT);
+	define(h, "CLASS_CONST", BUF_CONST);
+	define(h, "CLASS_TABLE", BUF_TABLE);
+}
+
+static void
+put_buffer_comment(struct hdr *h, const struct buffer *b)
+{
+	FILE *out = h->out;
+
+	fputs("\n/* ", out);
+	put_comment_text(out, b->name);
+	fputs(": ", out);
+	put_class(out, b->flags);
+	fprintf(out, ", S(%d), live [%" PRId32 ", %" PRId32 "], %" PRId64
+		" bytes", b->space, b->start, b->end, b->bytes);
+	if (b->slots > 1)
+		fprintf(out, ", %d slots", b->slots);
+	if (!b->in_arena)
+		fputs(", not in an arena", out);
+	fputs(" */\n", out);
+}
+
+static void
+put_buffer_macros(struct hdr *h, int i)
+{
+	const struct buffer *b = &h->p->bufs[i];
+	const char *n = h->name[i], *pre = h->pre;
+	FILE *out = h->out;
+
+	put_buffer_comment(h, b);
+	fprintf(out, "#define %s_BUF_%s %d\n", pre, n, i);
+	if (b->in_arena)
+		fprintf(out, "#define %s_%s_OFFSET %" PRId64 "\n", pre, n,
+			b->offset);
+	fprintf(out, "#define %s_%s_SIZE %" PRId64 "\n", pre, n, b->size);
+	if (b->slots <= 1)
+		return;
+	fprintf(out, "#define %s_%s_SLOTS %d\n", pre, n, b->slots);
+	fprintf(out, "#define %s_%s_STRIDE %" PRId64 "\n", pre, n, b->stride);
+	if (b->in_arena)
+		fprintf(out, "#define %s_%s_SLOT_OFFSET(i) "
+			"(%s_%s_OFFSET + ((i) %% %s_%s_SLOTS) * %s_%s_STRIDE)\n",
+			pre, n, pre, n, pre, n, pre, n);
+}
+
+static void
+put_struct(struct hdr *h)
+{
+	fprintf(h->out,
+		"\nstruct %s_buffer {\n"
+		"\tconst char *name;\t/* the HLO name */\n"
+		"\tlong long offset;\t/* in its space's arena; -1 when not in "
+		"one */\n"
+		"\tlong long size;\t\t/* bytes reserved; slots * stride when "
+		"slotted */\n"
+		"\tlong long bytes;\t/* unpadded bytes */\n"
+		"\tlong long stride;\t/* bytes between slots; 0 when slots == 1 "
+		"*/\n"
+		"\tint start, end;\t\t/* closed live interval, in steps */\n"
+		"\tint space;\t\t/* memory space S(n) */\n"
+		"\tint flags;\t\t/* %s_CLASS_* bits; 0 is a temporary */\n"
+		"\tint slots;\t\t/* 1, or the number of slots */\n"
+		"\tint in_arena;\t\t/* 1 when offset is in the arena */\n"
+		"};\n",
+		h->pre, h->pre);
+}
+
+/* Offset, size, slots and stride by their macros, so that the table and the
+ * macros cannot disagree and whoever checks the table checks the macros. */
+static void
+put_row(struct hdr *h, int i)
+{
+	const struct buffer *b = &h->p->bufs[i];
+	const char *n = h->name[i], *pre = h->pre;
+	FILE *out = h->out;
+
+	fputs("\t{", out);
+	put_cstring(out, b->name);
+	if (b->in_arena)
+		fprintf(out, ", %s_%s_OFFSET", pre, n);
+	else
+		fputs(", -1", out);
+	fprintf(out, ", %s_%s_SIZE, %" PRId64, pre, n, b->bytes);
+	if (b->slots > 1)
+		fprintf(out, ", %s_%s_STRIDE", pre, n);
+	else
+		fputs(", 0", out);
+	fprintf(out, ", %" PRId32 ", %" PRId32 ", %d, %d", b->start, b->end,
+		b->space, b->flags);
+	if (b->slots > 1)
+		fprintf(out, ", %s_%s_SLOTS", pre, n);
+	else
+		fputs(", 1", out);
+	fprintf(out, ", %d},\n", b->in_arena ? 1 : 0);
+}
+
+/* The table.  It is static, so each translation unit has its own copy, and
+ * marked unused for GCC and Clang, which otherwise warn when the header is
+ * compiled on its own (-x c-header, as Bazel's parse_headers does). */
+static void
+put_table(struct hdr *h)
+{
+	const char *pre = h->pre;
+	FILE *out = h->out;
+	int i;
+
+	put_struct(h);
+	fprintf(out, "\nstatic const struct %s_buffer %s_buffers[", pre, pre);
+	if (h->p->nbuf)
+		fprintf(out, "%s_NUM_BUFFERS]\n", pre);
+	else
+		fputs("1]\n", out);
+	fputs("#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
+	      "\t= {\n", out);
+	if (h->p->nbuf)
+		fputs("\t/* name, offset, size, bytes, stride, start, end, "
+		      "space, flags, slots, in_arena */\n", out);
+	else
+		fputs("\t/* no buffers: a placeholder */\n"
+		      "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0},\n", out);
+	for (i = 0; i < h->p->nbuf; i++)
+		put_row(h, i);
+	fputs("};\n", out);
+}
+
+/* The assertion macro: static_assert in C++11, _Static_assert in C11, and a
+ * typedef of an array of negative size before; #undef'd after the checks. */
+static void
+put_check_macro(FILE *out, const char *pre)
+{
+	fprintf(out,
+		"\n/* Compile-time checks: arenas aligned, buffers aligned and "
+		"inside their arena. */\n"
+		"#if defined(__cplusplus) && __cplusplus >= 201103L\n"
+		"#define %s_CHECK(what, c) static_assert(c, \"%s: \" #what)\n"
+		"#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && "
+		"__STDC_VERSION__ >= 201112L\n"
+		"#define %s_CHECK(what, c) _Static_assert(c, \"%s: \" #what)\n"
+		"#else\n"
+		"#define %s_CHECK(what, c) typedef char %s_check_##what"
+		"[(c) ? 1 : -1]\n"
+		"#endif\n",
+		pre, pre, pre, pre, pre, pre);
+}
+
+/* Written to overflow nowhere: offset <= arena - size, and
+ * stride <= size / slots rather than slots * stride <= size. */
+static void
+put_buffer_checks(struct hdr *h, int i)
+{
+	const struct buffer *b = &h->p->bufs[i];
+	const char *n = h->name[i], *pre = h->pre;
+	FILE *out = h->out;
+
+	if (!b->in_arena)
+		return;
+	assert(find_arena(h->p, b->space));
+	fprintf(out, "%s_CHECK(%s_fits, %s_%s_OFFSET <= %s_ARENA_S%d_SIZE - "
+		"%s_%s_SIZE);\n", pre, n, pre, n, pre, b->space, pre, n);
+	fprintf(out, "%s_CHECK(%s_aligned, %s_%s_OFFSET %% %s_ALIGN == 0);\n",
+		pre, n, pre, n, pre);
+	if (b->slots > 1)
+		fprintf(out, "%s_CHECK(%s_slots, %s_%s_STRIDE %% %s_ALIGN == 0 "
+			"&& %s_%s_STRIDE <= %s_%s_SIZE / %s_%s_SLOTS);\n",
+			pre, n, pre, n, pre, pre, n, pre, n, pre, n);
+}
+
+static void
+put_checks(struct hdr *h)
+{
+	const struct arena *a;
+	const char *pre = h->pre;
+	int i;
+
+	put_check_macro(h->out, pre);
+	for (a = h->p->arenas; a < h->p->arenas + h->p->narena; a++)
+		fprintf(h->out, "%s_CHECK(arena_s%d_aligned, %s_ARENA_S%d_SIZE "
+			"%% %s_ALIGN == 0);\n", pre, a->space, pre, a->space,
+			pre);
+	for (i = 0; i < h->p->nbuf; i++)
+		put_buffer_checks(h, i);
+	fprintf(h->out, "#undef %s_CHECK\n", pre);
+}
+
+static void
+put_plan(struct hdr *h)
+{
+	int i;
+
+	fprintf(h->out, "\n/* ---- %s: module ", h->pre);
+	put_comment_text(h->out, h->p->module ? h->p->module : "");
+	fprintf(h->out, ", target %s ---- */\n", target_name(h->p->target));
+	put_plan_macros(h);
+	for (i = 0; i < h->p->nbuf; i++)
+		put_buffer_macros(h, i);
+	put_table(h);
+	put_checks(h);
+}
+
+/* ---- the header --------------------------------------------------------- */
+
+static const char preamble[] =
+	" *\n"
+	" * Every name starts with its plan's prefix P.  For each plan:\n"
+	" *   P_ALIGN                  offsets and sizes are multiples of it\n"
+	" *   P_NUM_BUFFERS            entries of P_buffers[], the table\n"
+	" *   P_NUM_STEPS              schedule steps; intervals lie in "
+	"[0, P_NUM_STEPS)\n"
+	" *   P_NUM_ARENAS             arenas, one per memory space in use\n"
+	" *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);"
+	"\n"
+	" *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live "
+	"bytes\n"
+	" *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no "
+	"arena\n"
+	" *   P_BUF_<NAME>             a buffer's index in P_buffers[]\n"
+	" *   P_<NAME>_OFFSET          its offset in its space's arena; only "
+	"for\n"
+	" *                            buffers in an arena (-1 in the table)\n"
+	" *   P_<NAME>_SIZE            bytes reserved for it\n"
+	" *   P_<NAME>_SLOTS, P_<NAME>_STRIDE, P_<NAME>_SLOT_OFFSET(i)\n"
+	" *                            for a buffer of several slots: "
+	"iteration\n"
+	" *                            i >= 0 uses offset + (i % slots) * "
+	"stride\n"
+	" *   P_CLASS_*                bits of P_buffers[].flags; 0 is a "
+	"temporary\n"
+	" *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]\n"
+	" * <NAME> is the HLO name in upper case, each run of other characters"
+	"\n"
+	" * than letters and digits made one '_'; a name already taken gets "
+	"_2,\n"
+	" * _3, ... in buffer order.  Upper-case names are macros; the others "
+	"have\n"
+	" * internal linkage, so any number of C or C++ translation units may "
+	"include\n"
+	" * this header.\n"
+	" */\n";
+
+static void
+put_preamble(FILE *out, const char *source, const char *guard)
+{
+	const char *slash = source ? strrchr(source, '/') : NULL;
+
+	fputs("/* Buffer plan generated by hloplan", out);
+	if (source) {
+		fputs(" from ", out);
+		put_comment_text(out, slash ? slash + 1 : source);
+	}
+	fprintf(out, "; do not edit.\n%s#ifndef %s\n#define %s\n", preamble,
+		guard, guard);
+}
+
+void
+codegen_header(FILE *out, const struct plan *plans,
+	       const char *const *prefixes, int nplan,
+	       const struct header_opts *o)
+{
+	const char *guard = o && o->guard ? o->guard : "HLOPLAN_PLAN_H";
+	struct pool *pool = pool_new();
+	const char ***names;
+	struct hdr h;
+	int i, j;
+
+	for (i = 0; i < nplan; i++) {
+		assert(plans[i].align > 0);
+		for (j = 0; j < i; j++)
+			assert(strcmp(prefixes[i], prefixes[j]) != 0);
+	}
+	names = name_buffers(pool, plans, prefixes, nplan, guard);
+	put_preamble(out, o ? o->source : NULL, guard);
+	for (i = 0; i < nplan; i++) {
+		h = (struct hdr){out, &plans[i], prefixes[i], names[i]};
+		put_plan(&h);
+	}
+	fprintf(out, "\n#endif /* %s */\n", guard);
+	pool_free(pool);
+}

@@ -1,0 +1,80 @@
+/* The compiler at a glance: one straight call per stage, from a parsed
+ * module to a verified plan (QBE's main).  Analyses fill in facts about the
+ * program; transforms build and change the plan; verify checks the result
+ * independently of how it was made. */
+#define _POSIX_C_SOURCE 200809L
+#include <string.h>
+#include <time.h>
+
+#include "driver.h"
+#include "passes/passes.h"
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Times a stage for --stats; never read by the planner itself. */
+#define STAGE(st, k, call)                                                    \
+	do {                                                                  \
+		double t0_ = now_ms();                                        \
+		call;                                                         \
+		if (st)                                                       \
+			(st)->ms[k] += now_ms() - t0_;                        \
+	} while (0)
+
+const char *const stage_names[NSTAGE] = {
+	"parse", "schedule", "values", "liveness", "reuse", "buffers",
+	"packing", "verify", "codegen",
+};
+
+static void
+dump(const struct driver_opts *d, const char *what, const struct prog *p,
+     const struct plan *pl)
+{
+	if (!d->dump || strcmp(d->dump, what))
+		return;
+	if (!strcmp(what, "schedule"))
+		dump_schedule(d->dumpf, p);
+	else if (!strcmp(what, "values"))
+		dump_values(d->dumpf, p);
+	else
+		dump_plan(d->dumpf, pl);
+}
+
+int
+plan_module(struct pool *pool, struct diags *ds, const struct module *m,
+	    const struct options *o, const struct driver_opts *d,
+	    struct plan *pl)
+{
+	struct prog p = {.pool = pool, .ds = ds, .m = m, .opt = *o};
+	struct stats *st = d ? d->stats : NULL;
+	int nerr = ds->n;
+	char err[512];
+
+	STAGE(st, ST_SCHEDULE, fill_schedule(&p));
+	dump(d, "schedule", &p, pl);
+	STAGE(st, ST_VALUES, fill_values(&p));
+	if (ds->n > nerr)
+		return -1;
+	STAGE(st, ST_LIVENESS, fill_liveness(&p));
+	if (o->reuse)
+		STAGE(st, ST_REUSE, share_reuse(&p));
+	STAGE(st, ST_BUFFERS, build_buffers(&p, pl));
+	dump(d, "values", &p, pl);
+	if (ds->n > nerr)
+		return -1;
+	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
+	dump(d, "plan", &p, pl);
+	STAGE(st, ST_VERIFY, nerr = verify_plan(&p, pl, err, sizeof err));
+	if (nerr) {
+		diag_error(ds, m->loc, "internal error: the plan for module "
+			   "'%s' fails verification: %s", m->name, err);
+		return -1;
+	}
+	return 0;
+}

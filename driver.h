@@ -1,0 +1,33 @@
+/* The pipeline from a parsed module to a verified plan (driver.c). */
+#ifndef HLOPLAN_DRIVER_H
+#define HLOPLAN_DRIVER_H
+
+#include <stdio.h>
+
+#include "ir/ir.h"
+#include "passes/passes.h"
+
+enum {
+	ST_PARSE, ST_SCHEDULE, ST_VALUES, ST_LIVENESS, ST_REUSE, ST_BUFFERS,
+	ST_PACKING, ST_VERIFY, ST_CODEGEN, NSTAGE
+};
+
+extern const char *const stage_names[NSTAGE];
+
+struct stats {
+	double ms[NSTAGE];	/* wall time per stage, for --stats only */
+};
+
+struct driver_opts {
+	const char *dump;	/* a stage to dump: schedule, values, plan */
+	FILE *dumpf;
+	struct stats *stats;	/* NULL: no timing */
+};
+
+/* Plans one module; returns 0, or -1 with diagnostics in ds.  A plan that
+ * fails verification is reported as an internal error and not returned. */
+int plan_module(struct pool *pool, struct diags *ds, const struct module *m,
+		const struct options *o, const struct driver_opts *d,
+		struct plan *pl);
+
+#endif

@@ -1,0 +1,113 @@
+/* Buffers: each set of values that share storage becomes one buffer of the
+ * plan, sized for the target, with the hull of its values' intervals, named
+ * after its first value. */
+#include <string.h>
+
+#include "passes/passes.h"
+
+/* "name" for node 0, else "name{i,j}" with the node's index path. */
+static const char *
+value_name(struct prog *p, const struct value *v)
+{
+	const struct instr *in = &p->m->comps[v->comp].instrs[v->instr];
+	const struct shape *s = &in->shape;
+	char buf[512];
+	int node = v->node, first = 1;
+	size_t k;
+
+	if (node == 0)
+		return in->name;
+	k = (size_t)snprintf(buf, sizeof buf, "%.400s{", in->name);
+	while (node > 0 && k < sizeof buf - 24) {
+		int e = 0;
+
+		node -= 1;	/* into the tuple: its elements follow it */
+		while (e < s->nelem && node >= shape_nodes(&s->elems[e]))
+			node -= shape_nodes(&s->elems[e++]);
+		if (e == s->nelem)
+			break;
+		k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%d",
+				      first ? "" : ",", e);
+		first = 0;
+		s = &s->elems[e];
+	}
+	snprintf(buf + k, sizeof buf - k, "}");
+	return pool_strdup(p->pool, buf);
+}
+
+static void
+add_member(struct prog *p, struct buffer *b, const struct value *v)
+{
+	int64_t bytes = shape_bytes(v->shape);
+	int64_t size = target_size(&p->opt, v->shape);
+
+	if (bytes < 0 || size < 0) {
+		diag_error(p->ds, p->m->comps[v->comp].instrs[v->instr].loc,
+			   "the size of '%s' overflows 64 bits",
+			   p->m->comps[v->comp].instrs[v->instr].name);
+		return;
+	}
+	if (bytes > b->bytes)
+		b->bytes = bytes;
+	if (size > b->size)
+		b->size = size;
+	b->flags |= v->flags;
+}
+
+static void
+new_buffer(struct prog *p, struct buffer *b, int v)
+{
+	const struct value *x = &p->values[v];
+
+	memset(b, 0, sizeof *b);
+	b->name = value_name(p, x);
+	b->space = shape_is_tuple(x->shape) ? 0 : x->shape->space;
+	b->start = p->bstart[v];
+	b->end = p->bend[v];
+	b->slots = 1;
+}
+
+/* Constants stay out of the arena, and so do parameters and outputs when
+ * the runtime owns them (XLA's way). */
+static void
+place_class(const struct options *o, struct buffer *b, int all_const)
+{
+	b->in_arena = !all_const;
+	if (!o->io_in_arena && (b->flags & (BUF_PARAM | BUF_OUTPUT)))
+		b->in_arena = 0;
+	if (all_const)
+		b->flags = BUF_CONST | (b->flags & BUF_OUTPUT);
+	else
+		b->flags &= ~BUF_CONST;
+}
+
+void
+build_buffers(struct prog *p, struct plan *pl)
+{
+	int cap = 0, *nonconst;
+
+	p->buf_of = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
+	nonconst = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
+	pl->nbuf = 0;
+	pl->bufs = NULL;
+	for (int v = 0; v < p->nval; v++) {
+		int r = prog_find(p, v);
+
+		if (r == v) {
+			p->buf_of[v] = pl->nbuf;
+			new_buffer(p, VEC_PUSH(p->pool, pl->bufs, pl->nbuf, cap),
+				   v);
+		} else {
+			p->buf_of[v] = p->buf_of[r];
+		}
+		add_member(p, &pl->bufs[p->buf_of[v]], &p->values[v]);
+		if (!(p->values[v].flags & BUF_CONST))
+			nonconst[p->buf_of[v]] = 1;
+	}
+	for (int b = 0; b < pl->nbuf; b++)
+		place_class(&p->opt, &pl->bufs[b], !nonconst[b]);
+	pl->ntime = p->ntime;
+	pl->target = p->opt.target;
+	pl->align = p->opt.align;
+	pl->module = p->m->name;
+}

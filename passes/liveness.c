@@ -1,0 +1,138 @@
+/* Liveness: a closed interval [def, last use] per value over the flattened
+ * schedule (XLA's HloLiveRange).  A value used inside a loop but defined
+ * before it lives to the loop's end; parameters live from step 0 and the
+ * entry's outputs to the last step. */
+#include "passes/passes.h"
+
+/* The innermost loop at each step: loops closed later enclose earlier ones,
+ * so painting from the last closed to the first leaves the innermost. */
+static int *
+loops_at(struct prog *p)
+{
+	int *at = pool_alloc(p->pool, sizeof(int) * (size_t)(p->ntime + 1));
+
+	for (int32_t t = 0; t < p->ntime; t++)
+		at[t] = -1;
+	for (int l = p->nloop - 1; l >= 0; l--)
+		for (int32_t t = p->loops[l].start; t <= p->loops[l].end; t++)
+			at[t] = l;
+	return at;
+}
+
+static void
+use(struct prog *p, const int *at, int v, int32_t t)
+{
+	struct value *x = &p->values[v];
+
+	if (t > x->end)
+		x->end = t;
+	for (int l = at[t]; l >= 0 && x->def < p->loops[l].start;
+	     l = p->loops[l].parent)
+		if (p->loops[l].end > x->end)
+			x->end = p->loops[l].end;
+}
+
+/* Every value at every node of operand k of (c,i) is read at step t. */
+static void
+use_operand(struct prog *p, const int *at, int c, int i, int k, int32_t t)
+{
+	const struct comp *cp = &p->m->comps[c];
+	int o = cp->instrs[i].ops[k], n = shape_nodes(&cp->instrs[o].shape);
+
+	for (int node = 0; node < n; node++)
+		use(p, at, prog_val(p, c, o, node), t);
+}
+
+static void
+use_step(struct prog *p, const int *at, int32_t t)
+{
+	int c = p->steps[t].comp, i = p->steps[t].instr;
+	const struct instr *in = &p->m->comps[c].instrs[i];
+
+	switch (in->op ? in->op->op : OP_OTHER) {
+	case OP_PARAMETER:
+	case OP_CONSTANT:
+	case OP_TUPLE:
+	case OP_BITCAST:
+	case OP_OPT_BARRIER:
+	case OP_ADD_DEPENDENCY:
+	case OP_DOMAIN:
+	case OP_WHILE:
+	case OP_CALL:
+		return;		/* they forward; their users read */
+	case OP_GTE:
+		use(p, at, prog_val(p, c, in->ops[0], 0), t);
+		return;
+	case OP_CONDITIONAL:
+		use_operand(p, at, c, i, 0, t);
+		return;
+	default:
+		for (int k = 0; k < in->nops; k++)
+			use_operand(p, at, c, i, k, t);
+	}
+}
+
+static void
+mark_outputs(struct prog *p)
+{
+	const struct comp *e = &p->m->comps[p->m->entry];
+	int n;
+
+	if (e->root < 0 || p->nodebase[p->m->entry][e->root] < 0)
+		return;
+	n = shape_nodes(&e->instrs[e->root].shape);
+	for (int node = 0; node < n; node++) {
+		struct value *x = &p->values[prog_val(p, p->m->entry, e->root,
+						      node)];
+
+		x->flags |= BUF_OUTPUT;
+		x->end = p->ntime - 1;
+	}
+}
+
+void
+fill_liveness(struct prog *p)
+{
+	int *at = loops_at(p);
+
+	for (int v = 0; v < p->nval; v++) {
+		struct value *x = &p->values[v];
+
+		x->def = x->flags & BUF_PARAM ? 0 : p->time[x->comp][x->instr];
+		x->end = p->time[x->comp][x->instr];
+	}
+	for (int32_t t = 0; t < p->ntime; t++)
+		use_step(p, at, t);
+	mark_outputs(p);
+	for (int v = 0; v < p->nval; v++) {
+		struct value *x = &p->values[v];
+
+		if (!p->wide[x->comp])
+			continue;
+		if (p->lo[x->comp] < x->def)
+			x->def = p->lo[x->comp];
+		if (p->hi[x->comp] > x->end)
+			x->end = p->hi[x->comp];
+	}
+	prog_hulls(p);
+}
+
+/* The interval of each set of sharing values, kept at its root. */
+void
+prog_hulls(struct prog *p)
+{
+	p->bstart = pool_alloc(p->pool, sizeof(int32_t) * (size_t)(p->nval + 1));
+	p->bend = pool_alloc(p->pool, sizeof(int32_t) * (size_t)(p->nval + 1));
+	for (int v = 0; v < p->nval; v++) {
+		p->bstart[v] = INT32_MAX;
+		p->bend[v] = -1;
+	}
+	for (int v = 0; v < p->nval; v++) {
+		int r = prog_find(p, v);
+
+		if (p->values[v].def < p->bstart[r])
+			p->bstart[r] = p->values[v].def;
+		if (p->values[v].end > p->bend[r])
+			p->bend[r] = p->values[v].end;
+	}
+}

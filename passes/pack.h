@@ -1,0 +1,94 @@
+/* Packing: offsets for boxes (size x closed time interval) in a strip of
+ * least height -- offline dynamic storage allocation.  Greedy best fit in
+ * several orders, then a search bounded by work done, never by time. */
+#ifndef HLOPLAN_PACK_H
+#define HLOPLAN_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/boxes.h"
+
+/* The default work budget, in steps (see struct pack_opts). */
+#define PACK_EFFORT_DEFAULT 400000000L
+
+struct pack_stats {
+	int64_t greedy;		/* height after the greedy phase */
+	long steps;		/* work done, in steps */
+	int pieces;		/* independent pieces in time */
+	int searched;		/* pieces handed to the search */
+	int improved;		/* ... of which the search made lower */
+};
+
+struct pack_opts {
+	/* Work budget in steps: one step is one neighbour visited by a greedy
+	 * pass or one unit of bookkeeping in the search.  0 means
+	 * PACK_EFFORT_DEFAULT.  The greedy's first order always runs in full,
+	 * whatever the budget; the same input and effort give the same plan
+	 * on every machine. */
+	long effort;
+	int greedy_only;	/* 1: skip the search phase */
+	struct pack_stats *stats;	/* filled when not NULL */
+};
+
+/* The peak of live bytes: the largest total size of boxes whose closed
+ * intervals share a time step.  No packing is lower.  O(n log n). */
+int64_t pack_lower_bound(const struct boxes *bx);
+
+/* Fills every box's offset, bx->height (the largest offset + size) and
+ * bx->lower (pack_lower_bound).  Boxes with pin >= 0 stay at their pin;
+ * every other offset is a multiple of its box's align.  opt may be NULL.
+ * Sizes plus alignments must sum to at most INT64_MAX, and every end must
+ * be below INT64_MAX (frontend/intervals.c checks both). */
+void pack(struct boxes *bx, const struct pack_opts *opt);
+
+/* An independent check of a packing: positive sizes, non-empty intervals,
+ * offsets aligned, at their pins and inside [0, bx->height), and no two
+ * boxes live at one time sharing a byte.  Returns 0 when valid; otherwise
+ * 1 with one message naming the box(es) by id in err.  O(n log n). */
+int pack_check(const struct boxes *bx, char *err, size_t errlen);
+
+/* ---- shared by pack.c and interfere.c --------------------------------- */
+
+/* Placed boxes of one piece, indexed by rank in start order; a box can be
+ * placed, and the placed boxes live at some time in [s, e] listed, in
+ * O((k + 1) log n) for k of them.  A max-end segment tree. */
+struct pack_tree {
+	int leaves;		/* a power of two */
+	int64_t *mx;		/* largest end of a placed box below a node */
+};
+
+void pack_tree_init(struct pack_tree *t, int n);
+void pack_tree_clear(struct pack_tree *t);
+void pack_tree_free(struct pack_tree *t);
+void pack_tree_place(struct pack_tree *t, int rank, int64_t end);
+/* Appends to out[] the ranks below hi of placed boxes with end >= s;
+ * returns the new count.  out must have room for every placed box. */
+int pack_tree_list(const struct pack_tree *t, int hi, int64_t s, int *out,
+		   int n);
+
+/* The interference graph of a piece (boxes sorted by start), built by a
+ * sweep over the intervals: adjacency in CSR form, and the time sections
+ * (maximal spans with one set of live boxes) each box covers. */
+struct pack_graph {
+	int n;
+	int *first;		/* n + 1 entries: adj[first[i]..first[i+1]) */
+	int *adj;
+	int nsec;		/* sections */
+	int *slo, *shi;		/* box i covers sections [slo[i], shi[i]) */
+	int *sfirst;		/* nsec + 1: boxes of section s in sbox[] */
+	int *sbox;
+};
+
+/* Builds the graph of n boxes given by start[] and end[] (sorted by
+ * start).  Returns 0, or -1 (and builds nothing) when the edges or the
+ * section memberships would exceed limit entries. */
+int pack_graph_build(struct pack_graph *g, int n, const int64_t *start,
+		     const int64_t *end, long limit);
+void pack_graph_free(struct pack_graph *g);
+
+void *pack_xmalloc(size_t n);	/* aborts when out of memory */
+void *pack_xcalloc(size_t n, size_t size);
+void *pack_xrealloc(void *p, size_t n);
+
+#endif

@@ -1,0 +1,455 @@
+/* Values and forced sharing (XLA's HloDataflowAnalysis, without phis): each
+ * instruction output node holds one value, defined there or forwarded from
+ * an operand; while, conditional, call, in-place ops and input_output_alias
+ * join values that must share a buffer. */
+#include <string.h>
+
+#include "passes/passes.h"
+
+int
+shape_nodes(const struct shape *s)
+{
+	int n = 1;
+
+	for (int i = 0; i < s->nelem; i++)
+		n += shape_nodes(&s->elems[i]);
+	return n;
+}
+
+/* The node of element i of a tuple shape, counted from the tuple's node. */
+int
+shape_child(const struct shape *s, int i)
+{
+	int n = 1;
+
+	for (int k = 0; k < i; k++)
+		n += shape_nodes(&s->elems[k]);
+	return n;
+}
+
+/* The node at a shape index path, or -1. */
+static int
+node_of_path(const struct shape *s, const int64_t *idx, int n)
+{
+	int node = 0;
+
+	for (int k = 0; k < n; k++) {
+		if (!shape_is_tuple(s) || idx[k] < 0 || idx[k] >= s->nelem)
+			return -1;
+		node += shape_child(s, (int)idx[k]);
+		s = &s->elems[idx[k]];
+	}
+	return node;
+}
+
+int
+prog_find(struct prog *p, int v)
+{
+	struct value *x = p->values;
+
+	while (x[v].parent != v) {
+		x[v].parent = x[x[v].parent].parent;
+		v = x[v].parent;
+	}
+	return v;
+}
+
+void
+prog_union(struct prog *p, int a, int b)
+{
+	a = prog_find(p, a);
+	b = prog_find(p, b);
+	if (a == b)
+		return;
+	if (a > b) {
+		int t = a;
+		a = b;
+		b = t;
+	}
+	p->values[b].parent = a;	/* the earlier value names it */
+}
+
+int
+prog_val(const struct prog *p, int c, int i, int node)
+{
+	return p->nodeval[p->nodebase[c][i] + node];
+}
+
+int
+called_comp(const struct module *m, const struct instr *in, const char *key)
+{
+	const struct attr *a = instr_attr(in, key);
+	const char *s;
+	size_t n;
+
+	if (!a)
+		return -1;
+	s = a->val + (a->vlen > 0 && a->val[0] == '%');
+	n = (size_t)(a->val + a->vlen - s);
+	for (int j = 0; j < in->ncall; j++) {
+		const char *name = m->comps[in->calls[j]].name;
+
+		if (strlen(name) == n && !memcmp(name, s, n))
+			return in->calls[j];
+	}
+	return -1;
+}
+
+static int
+new_value(struct prog *p, int c, int i, int node, const struct shape *s,
+	  int flags)
+{
+	struct value *v = VEC_PUSH(p->pool, p->values, p->nval, p->valcap);
+
+	v->comp = c;
+	v->instr = i;
+	v->node = node;
+	v->shape = s;
+	v->flags = flags | (shape_is_tuple(s) ? BUF_TABLE : 0);
+	v->parent = p->nval - 1;
+	return p->nval - 1;
+}
+
+/* New values for every node of s, from node `node` on; returns the count. */
+static int
+define_tree(struct prog *p, int c, int i, const struct shape *s, int node,
+	    int flags)
+{
+	int n = 1;
+
+	p->nodeval[p->nodebase[c][i] + node] = new_value(p, c, i, node, s,
+							 flags);
+	for (int k = 0; k < s->nelem; k++)
+		n += define_tree(p, c, i, &s->elems[k], node + n, flags);
+	return n;
+}
+
+static void
+mismatch(struct prog *p, const struct instr *in, const char *what)
+{
+	diag_error(p->ds, in->loc, "the shape of '%s' does not match %s",
+		   in->name, what);
+}
+
+/* Output nodes [dst, dst+n) of (c,i) take the values of operand k's nodes
+ * from src on; a shape mismatch is the input's error. */
+static int
+forward(struct prog *p, int c, int i, int dst, int k, int src, int n)
+{
+	const struct comp *cp = &p->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	int o = in->ops[k], ob = p->nodebase[c][o];
+
+	if (ob < 0 || src + n > shape_nodes(&cp->instrs[o].shape)) {
+		mismatch(p, in, "its operand's");
+		return 0;
+	}
+	memcpy(&p->nodeval[p->nodebase[c][i] + dst], &p->nodeval[ob + src],
+	       sizeof(int) * (size_t)n);
+	return 1;
+}
+
+/* Joins n nodes of two outputs: they must share buffers. */
+static void
+join(struct prog *p, int base_a, int base_b, int n)
+{
+	for (int k = 0; k < n; k++)
+		prog_union(p, p->nodeval[base_a + k], p->nodeval[base_b + k]);
+}
+
+/* Which operand of the calling instruction feeds parameter `param` of
+ * callee d: the while's state, a branch's operand, or a call's argument. */
+static int
+caller_operand(const struct prog *p, const struct instr *call, int d,
+	       int64_t param)
+{
+	if (call->op->op == OP_WHILE)
+		return param == 0 && call->nops == 1 ? 0 : -1;
+	if (call->op->op == OP_CALL)
+		return param < call->nops ? (int)param : -1;
+	for (int j = 0; j < call->ncall; j++)
+		if (call->calls[j] == d)
+			return param == 0 && j + 1 < call->nops ? j + 1 : -1;
+	(void)p;
+	return -1;
+}
+
+static void
+do_parameter(struct prog *p, int c, int i)
+{
+	const struct comp *cp = &p->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	int sc = p->site_comp[c], si = p->site_instr[c], k;
+	const struct comp *caller;
+
+	if (c == p->m->entry || sc < 0) {
+		define_tree(p, c, i, &in->shape, 0, c == p->m->entry ?
+			    BUF_PARAM : 0);
+		return;
+	}
+	caller = &p->m->comps[sc];
+	k = caller_operand(p, &caller->instrs[si], c, in->param);
+	if (k < 0 || shape_nodes(&caller->instrs[caller->instrs[si].ops[k]]
+				 .shape) != shape_nodes(&in->shape)) {
+		mismatch(p, in, "what its caller passes");
+		define_tree(p, c, i, &in->shape, 0, 0);
+		return;
+	}
+	memcpy(&p->nodeval[p->nodebase[c][i]],
+	       &p->nodeval[p->nodebase[sc][caller->instrs[si].ops[k]]],
+	       sizeof(int) * (size_t)shape_nodes(&in->shape));
+}
+
+/* A call site other than the first: the callee's parameters already hold
+ * the first site's values, so this site's operands join them. */
+static void
+join_params(struct prog *p, int c, int i, int d)
+{
+	const struct comp *dc = &p->m->comps[d];
+	const struct instr *call = &p->m->comps[c].instrs[i];
+
+	if (p->site_comp[d] == c && p->site_instr[d] == i)
+		return;
+	for (int k = 0; k < dc->nparam; k++) {
+		int pi = dc->params[k], o = caller_operand(p, call, d, k);
+
+		if (pi < 0 || o < 0 || p->nodebase[d][pi] < 0)
+			continue;
+		if (shape_nodes(&dc->instrs[pi].shape) ==
+		    shape_nodes(&p->m->comps[c].instrs[call->ops[o]].shape))
+			join(p, p->nodebase[d][pi],
+			     p->nodebase[c][call->ops[o]],
+			     shape_nodes(&dc->instrs[pi].shape));
+	}
+}
+
+/* The callee's ROOT output joins (or, for call, becomes) the result. */
+static int
+root_base(const struct prog *p, int d)
+{
+	const struct comp *dc = &p->m->comps[d];
+
+	if (dc->root < 0 || p->nodebase[d][dc->root] < 0)
+		return -1;
+	return p->nodebase[d][dc->root];
+}
+
+static void
+do_while(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	int n = shape_nodes(&in->shape), body = called_comp(p->m, in, "body");
+	int cond = called_comp(p->m, in, "condition"), rb;
+
+	if (in->nops != 1 || body < 0 || cond < 0 ||
+	    !forward(p, c, i, 0, 0, 0, n)) {
+		diag_error(p->ds, in->loc, "while '%s' needs one operand, "
+			   "condition= and body=", in->name);
+		return;
+	}
+	join_params(p, c, i, body);
+	join_params(p, c, i, cond);
+	rb = root_base(p, body);
+	if (rb < 0 || shape_nodes(&p->m->comps[body].instrs[
+			p->m->comps[body].root].shape) != n) {
+		mismatch(p, in, "its body's ROOT");
+		return;
+	}
+	join(p, p->nodebase[c][i], rb, n);
+}
+
+static void
+do_call(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	int n = shape_nodes(&in->shape), rb;
+
+	for (int j = 0; j < in->ncall; j++) {
+		int d = in->calls[j];
+
+		join_params(p, c, i, d);
+		rb = root_base(p, d);
+		if (rb < 0 || shape_nodes(&p->m->comps[d].instrs[
+				p->m->comps[d].root].shape) != n) {
+			mismatch(p, in, "its computation's ROOT");
+			define_tree(p, c, i, &in->shape, 0, 0);
+			return;
+		}
+		if (in->op->op == OP_CALL)
+			memcpy(&p->nodeval[p->nodebase[c][i]], &p->nodeval[rb],
+			       sizeof(int) * (size_t)n);
+		else
+			join(p, p->nodebase[c][i], rb, n);
+	}
+}
+
+static void
+do_tuple(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	int node = 1;
+
+	if (in->nops != in->shape.nelem) {
+		mismatch(p, in, "its operands");
+		define_tree(p, c, i, &in->shape, 0, 0);
+		return;
+	}
+	p->nodeval[p->nodebase[c][i]] = new_value(p, c, i, 0, &in->shape, 0);
+	for (int k = 0; k < in->nops; k++) {
+		int n = shape_nodes(&in->shape.elems[k]);
+		int o = shape_nodes(&p->m->comps[c].instrs[in->ops[k]].shape);
+
+		if (n != o || !forward(p, c, i, node, k, 0, n)) {
+			mismatch(p, in, "its operands");
+			define_tree(p, c, i, &in->shape.elems[k], node, 0);
+		}
+		node += n;
+	}
+}
+
+/* Forwards element `elem` of operand 0's tuple (get-tuple-element, and the
+ * -done half of async pairs); otherwise defines new values. */
+static void
+do_element(struct prog *p, int c, int i, int64_t elem)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	const struct shape *os;
+	int n = shape_nodes(&in->shape);
+
+	if (in->nops >= 1) {
+		os = &p->m->comps[c].instrs[in->ops[0]].shape;
+		if (shape_is_tuple(os) && elem >= 0 && elem < os->nelem &&
+		    shape_nodes(&os->elems[elem]) == n &&
+		    forward(p, c, i, 0, 0, shape_child(os, (int)elem), n))
+			return;
+	}
+	if (in->op->op == OP_GTE)
+		mismatch(p, in, "element index of its operand");
+	define_tree(p, c, i, &in->shape, 0, 0);
+}
+
+/* bitcast, opt-barrier, add-dependency, domain: the output is operand 0. */
+static void
+do_forward(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	int n = shape_nodes(&in->shape);
+
+	if (in->nops < 1 || n != shape_nodes(&p->m->comps[c].instrs[
+				  in->ops[0]].shape) ||
+	    !forward(p, c, i, 0, 0, 0, n))
+		define_tree(p, c, i, &in->shape, 0, 0);
+}
+
+/* dynamic-update-slice and scatter write into operand 0's buffer. */
+static void
+do_in_place(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+
+	define_tree(p, c, i, &in->shape, 0, 0);
+	if (in->nops >= 1 && !shape_is_tuple(&in->shape) &&
+	    !shape_is_tuple(&p->m->comps[c].instrs[in->ops[0]].shape))
+		prog_union(p, prog_val(p, c, i, 0),
+			   prog_val(p, c, in->ops[0], 0));
+}
+
+static void
+do_instr(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+
+	switch (in->op ? in->op->op : OP_OTHER) {
+	case OP_PARAMETER: do_parameter(p, c, i); break;
+	case OP_CONSTANT:
+		define_tree(p, c, i, &in->shape, 0, BUF_CONST);
+		break;
+	case OP_GTE: do_element(p, c, i, in->index); break;
+	case OP_COPY_DONE: do_element(p, c, i, 0); break;
+	case OP_ASYNC_DONE: do_element(p, c, i, 1); break;
+	case OP_TUPLE: do_tuple(p, c, i); break;
+	case OP_BITCAST:
+	case OP_OPT_BARRIER:
+	case OP_ADD_DEPENDENCY:
+	case OP_DOMAIN: do_forward(p, c, i); break;
+	case OP_WHILE: do_while(p, c, i); break;
+	case OP_CALL:
+	case OP_CONDITIONAL:
+		if (in->op->op == OP_CONDITIONAL)
+			define_tree(p, c, i, &in->shape, 0, 0);
+		do_call(p, c, i);
+		break;
+	case OP_DUS:
+	case OP_SCATTER: do_in_place(p, c, i); break;
+	default: define_tree(p, c, i, &in->shape, 0, 0); break;
+	}
+}
+
+/* input_output_alias: the entry's output {out} shares parameter p {pidx}. */
+static void
+join_aliases(struct prog *p)
+{
+	const struct module *m = p->m;
+	const struct comp *e = &m->comps[m->entry];
+
+	for (int k = 0; k < m->nalias; k++) {
+		const struct alias *a = &m->aliases[k];
+		int pi = a->param < e->nparam ? e->params[a->param] : -1;
+		int on, pn;
+
+		if (pi < 0 || e->root < 0)
+			continue;
+		on = node_of_path(&e->instrs[e->root].shape, a->out, a->nout);
+		pn = node_of_path(&e->instrs[pi].shape, a->pidx, a->npidx);
+		if (on < 0 || pn < 0) {
+			diag_error(p->ds, m->loc, "input_output_alias entry "
+				   "%d names an index that does not exist", k);
+			continue;
+		}
+		prog_union(p, prog_val(p, m->entry, e->root, on),
+			   prog_val(p, m->entry, pi, pn));
+	}
+}
+
+static void
+alloc_nodes(struct prog *p)
+{
+	const struct module *m = p->m;
+
+	p->nodebase = pool_alloc(p->pool, sizeof(int *) * (size_t)m->ncomp);
+	for (int c = 0; c < m->ncomp; c++) {
+		p->nodebase[c] = pool_alloc(p->pool, sizeof(int) *
+					    (size_t)(m->comps[c].ninstr + 1));
+		memset(p->nodebase[c], -1,
+		       sizeof(int) * (size_t)m->comps[c].ninstr);
+	}
+	for (int32_t t = 0; t < p->ntime; t++) {
+		const struct step *s = &p->steps[t];
+
+		p->nodebase[s->comp][s->instr] = p->nnode;
+		p->nnode += shape_nodes(&m->comps[s->comp].instrs[s->instr].shape);
+	}
+	p->nodeval = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nnode + 1));
+}
+
+void
+fill_values(struct prog *p)
+{
+	alloc_nodes(p);
+	for (int32_t t = 0; t < p->ntime; t++)
+		do_instr(p, p->steps[t].comp, p->steps[t].instr);
+	join_aliases(p);
+}
+
+void
+dump_values(FILE *out, const struct prog *p)
+{
+	for (int v = 0; v < p->nval; v++) {
+		const struct value *x = &p->values[v];
+
+		fprintf(out, "v%-6d %s/%s node %d  [%d, %d]  buffer v%d\n", v,
+			p->m->comps[x->comp].name,
+			p->m->comps[x->comp].instrs[x->instr].name, x->node,
+			x->def, x->end, x->parent);
+	}
+}

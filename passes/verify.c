@@ -1,0 +1,177 @@
+/* verify: an independent check of a finished plan (DESIGN.md section 8).  It
+ * trusts no pass: bounds, alignment and overlap are checked from the plan's
+ * numbers alone, and every value is checked to have a buffer that is live
+ * wherever the schedule defines or reads it. */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "passes/passes.h"
+
+static int
+fail(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+static const struct arena *
+arena_of(const struct plan *pl, int space)
+{
+	for (int a = 0; a < pl->narena; a++)
+		if (pl->arenas[a].space == space)
+			return &pl->arenas[a];
+	return NULL;
+}
+
+static int
+check_buffer(const struct plan *pl, const struct buffer *b, char *err,
+	     size_t n)
+{
+	const struct arena *a = arena_of(pl, b->space);
+
+	if (b->size < b->bytes && !(b->flags & BUF_CONST))
+		return fail(err, n, "buffer '%s' has %lld bytes, less than its "
+			    "shape's %lld", b->name, (long long)b->size,
+			    (long long)b->bytes);
+	if (b->start < 0 || b->end < b->start || b->end >= pl->ntime)
+		return fail(err, n, "buffer '%s' has a bad interval [%d, %d]",
+			    b->name, b->start, b->end);
+	if (!b->in_arena)
+		return 0;
+	if (!a)
+		return fail(err, n, "buffer '%s' is in S(%d), which has no "
+			    "arena", b->name, b->space);
+	if (b->offset < 0 || b->offset % pl->align ||
+	    b->size > a->size || b->offset > a->size - b->size)
+		return fail(err, n, "buffer '%s' at offset %lld size %lld is "
+			    "not aligned inside its %lld-byte arena", b->name,
+			    (long long)b->offset, (long long)b->size,
+			    (long long)a->size);
+	if (a->size % pl->align)
+		return fail(err, n, "arena S(%d) size is not aligned", a->space);
+	return 0;
+}
+
+static int
+cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Buffers live at one time in one space share no byte: a sweep in start
+ * order against the buffers still live. */
+static int
+check_overlap(const struct plan *pl, char *err, size_t n)
+{
+	uint64_t *order = malloc(sizeof(uint64_t) * (size_t)(pl->nbuf + 1));
+	int *live = malloc(sizeof(int) * (size_t)(pl->nbuf + 1));
+	int norder = 0, nlive = 0, bad = 0;
+
+	if (!order || !live)
+		abort();
+	for (int b = 0; b < pl->nbuf; b++)
+		if (pl->bufs[b].in_arena && pl->bufs[b].size > 0)
+			order[norder++] = (uint64_t)pl->bufs[b].start << 32 |
+					  (uint32_t)b;
+	qsort(order, (size_t)norder, sizeof *order, cmp_u64);
+	for (int k = 0; k < norder && !bad; k++) {
+		int xb = (int)(order[k] & 0xffffffffu);
+		const struct buffer *x = &pl->bufs[xb];
+		int keep = 0;
+
+		for (int j = 0; j < nlive && !bad; j++) {
+			const struct buffer *y = &pl->bufs[live[j]];
+
+			if (y->end < x->start)
+				continue;
+			live[keep++] = live[j];
+			if (y->space == x->space &&
+			    x->offset < y->offset + y->size &&
+			    y->offset < x->offset + x->size)
+				bad = fail(err, n, "buffers '%s' and '%s' are "
+					   "live at once and overlap", y->name,
+					   x->name);
+		}
+		nlive = keep;
+		live[nlive++] = xb;
+	}
+	free(order);
+	free(live);
+	return bad;
+}
+
+static int
+live_at(const struct plan *pl, int b, int32_t t)
+{
+	return pl->bufs[b].start <= t && t <= pl->bufs[b].end;
+}
+
+/* Every value has a buffer that is big enough and covers its interval. */
+static int
+check_values(const struct prog *p, const struct plan *pl, char *err, size_t n)
+{
+	for (int v = 0; v < p->nval; v++) {
+		const struct value *x = &p->values[v];
+		int b = p->buf_of[v];
+
+		if (b < 0 || b >= pl->nbuf)
+			return fail(err, n, "value %d has no buffer", v);
+		if (!live_at(pl, b, x->def) || !live_at(pl, b, x->end) ||
+		    pl->bufs[b].size < target_size(&p->opt, x->shape))
+			return fail(err, n, "buffer '%s' does not hold value "
+				    "%d of '%s'", pl->bufs[b].name, v,
+				    p->m->comps[x->comp].instrs[x->instr].name);
+	}
+	return 0;
+}
+
+/* Re-derives the simplest liveness facts from the schedule: a value is
+ * live where it is defined, and an operand where it is read. */
+static int
+check_steps(const struct prog *p, const struct plan *pl, char *err, size_t n)
+{
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int c = p->steps[t].comp, i = p->steps[t].instr;
+		const struct instr *in = &p->m->comps[c].instrs[i];
+		int v = prog_val(p, c, i, 0), b = p->buf_of[v], op;
+		int own = p->values[v].comp == c && p->values[v].instr == i;
+
+		if (own && !live_at(pl, b, t) && !(pl->bufs[b].flags & BUF_CONST))
+			return fail(err, n, "'%s' is not live at its own step",
+				    in->name);
+		op = in->op ? in->op->op : OP_OTHER;
+		if (op == OP_TUPLE || op == OP_WHILE || op == OP_CALL ||
+		    op == OP_PARAMETER || op == OP_BITCAST || op == OP_DOMAIN ||
+		    op == OP_OPT_BARRIER || op == OP_ADD_DEPENDENCY ||
+		    op == OP_CONDITIONAL)
+			continue;
+		for (int k = 0; k < in->nops; k++) {
+			b = p->buf_of[prog_val(p, c, in->ops[k], 0)];
+			if (!live_at(pl, b, t) &&
+			    !(pl->bufs[b].flags & BUF_CONST))
+				return fail(err, n, "operand '%s' of '%s' is "
+					    "not live where it is read",
+					    p->m->comps[c].instrs[in->ops[k]]
+						    .name, in->name);
+		}
+	}
+	return 0;
+}
+
+int
+verify_plan(const struct prog *p, const struct plan *pl, char *err,
+	    size_t errlen)
+{
+	for (int b = 0; b < pl->nbuf; b++)
+		if (check_buffer(pl, &pl->bufs[b], err, errlen))
+			return 1;
+	return check_overlap(pl, err, errlen) ||
+	       check_values(p, pl, err, errlen) ||
+	       check_steps(p, pl, err, errlen);
+}

@@ -36,7 +36,7 @@ static void
 dump(const struct driver_opts *d, const char *what, const struct prog *p,
      const struct plan *pl)
 {
-	if (!d->dump || strcmp(d->dump, what))
+	if (!d || !d->dump || strcmp(d->dump, what))
 		return;
 	if (!strcmp(what, "schedule"))
 		dump_schedule(d->dumpf, p);

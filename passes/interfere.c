@@ -1,5 +1,5 @@
-/* Interference without an all-pairs scan: a max-end segment tree over boxes
- * in start order lists the placed boxes live during an interval; a sweep
+/* Interference without an all-pairs scan: a segment tree over boxes in
+ * start order lists the placed boxes live at a time; a sweep
  * over sorted intervals builds the graph and its time sections; and
  * pack_check sweeps time with the live boxes ordered by offset. */
 #include <assert.h>
@@ -47,60 +47,65 @@ pack_xrealloc(void *p, size_t n)
 
 /* ---- the placed-box tree ---------------------------------------------- */
 
+/* Calls visit on the nodes that tile [from, to), bottom-up. */
+#define FOR_TILES(t, from, to, v)                                             \
+	for (int l_ = (from) + (t)->leaves, r_ = (to) + (t)->leaves, v;       \
+	     l_ < r_; l_ /= 2, r_ /= 2)                                       \
+		for (int k_ = 0; k_ < 2; k_++)                                \
+			if ((k_ == 0 && (l_ & 1) && ((v = l_++), 1)) ||      \
+			    (k_ == 1 && (r_ & 1) && ((v = --r_), 1)))
+
 void
-pack_tree_init(struct pack_tree *t, int n)
+pack_tree_init(struct pack_tree *t, int n, const int *from, const int *to)
 {
+	size_t nodes;
+
 	t->leaves = 1;
 	while (t->leaves < n)
 		t->leaves *= 2;
-	t->mx = pack_xmalloc(2 * (size_t)t->leaves * sizeof *t->mx);
-	pack_tree_clear(t);
+	nodes = 2 * (size_t)t->leaves;
+	t->first = pack_xcalloc(nodes + 1, sizeof *t->first);
+	t->fill = pack_xcalloc(nodes, sizeof *t->fill);
+	for (int j = 0; j < n; j++)
+		FOR_TILES(t, from[j], to[j], v)
+			t->first[v + 1]++;
+	for (size_t v = 0; v < nodes; v++)
+		t->first[v + 1] += t->first[v];
+	t->slot = pack_xmalloc((size_t)t->first[nodes] * sizeof *t->slot + 1);
 }
 
 void
 pack_tree_clear(struct pack_tree *t)
 {
-	for (int i = 0; i < 2 * t->leaves; i++)
-		t->mx[i] = INT64_MIN;
+	memset(t->fill, 0, 2 * (size_t)t->leaves * sizeof *t->fill);
 }
 
 void
 pack_tree_free(struct pack_tree *t)
 {
-	free(t->mx);
-	t->mx = NULL;
+	free(t->first);
+	free(t->fill);
+	free(t->slot);
+	memset(t, 0, sizeof *t);
 }
 
-/* Ends only grow (a box is placed once per pass), so the walk up stops at
- * the first ancestor that already covers this end. */
 void
-pack_tree_place(struct pack_tree *t, int rank, int64_t end)
+pack_tree_place(struct pack_tree *t, int j, int from, int to)
 {
-	int i = rank + t->leaves;
-
-	t->mx[i] = end;
-	for (i /= 2; i > 0 && t->mx[i] < end; i /= 2)
-		t->mx[i] = end;
-}
-
-static int
-tree_list(const struct pack_tree *t, int node, int lo, int w, int hi,
-	  int64_t s, int *out, int n)
-{
-	if (lo >= hi || t->mx[node] < s)
-		return n;
-	if (w == 1) {
-		out[n++] = lo;
-		return n;
-	}
-	n = tree_list(t, 2 * node, lo, w / 2, hi, s, out, n);
-	return tree_list(t, 2 * node + 1, lo + w / 2, w / 2, hi, s, out, n);
+	FOR_TILES(t, from, to, v)
+		t->slot[t->first[v] + t->fill[v]++] = j;
 }
 
 int
-pack_tree_list(const struct pack_tree *t, int hi, int64_t s, int *out, int n)
+pack_tree_stab(const struct pack_tree *t, int r, int *out, int n)
 {
-	return tree_list(t, 1, 0, t->leaves, hi, s, out, n);
+	for (int v = r + t->leaves; v > 0; v /= 2) {
+		const int *s = t->slot + t->first[v];
+
+		for (int q = 0; q < t->fill[v]; q++)
+			out[n++] = s[q];
+	}
+	return n;
 }
 
 /* ---- the interference graph -------------------------------------------- */

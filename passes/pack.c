@@ -298,7 +298,8 @@ struct greedy {
 	struct pack_tree tree;
 	int *near;		/* ranks of placed neighbours */
 	struct span *sp, *tmp;
-	int64_t *off;		/* offsets of this pass */
+	int *lo, *hi;		/* see rank_bounds */
+	int64_t *off;		/* offsets of this pass; -1 if unplaced */
 	long steps;
 };
 
@@ -396,22 +397,37 @@ best_fit(const struct span *sp, int n, int64_t size, int64_t align)
 	return best >= 0 ? best : align_up(cur, align);
 }
 
+/* The placed neighbours of k: those that started earlier and are still
+ * live (a stab of the tree), and those that start inside k's life (a
+ * slice of ranks, scanned). */
 static int64_t
 fit(struct greedy *G, int k)
 {
 	const struct local *L = G->L;
-	int hi = upper_rank(L->start, L->n, L->end[k]);
-	int m = pack_tree_list(&G->tree, hi, L->start[k], G->near, 0);
+	int m = pack_tree_stab(&G->tree, G->lo[k], G->near, 0);
+	int c = 0;
 
 	for (int q = 0; q < m; q++) {
 		int j = G->near[q];
 
-		G->sp[q].lo = G->off[j];
-		G->sp[q].hi = G->off[j] + L->size[j];
+		G->sp[c].lo = G->off[j];
+		G->sp[c++].hi = G->off[j] + L->size[j];
 	}
-	G->steps += m + 1;
-	return best_fit(sort_spans(G->sp, m, G->tmp), m, L->size[k],
+	for (int j = G->lo[k]; j < G->hi[k]; j++)
+		if (G->off[j] >= 0) {
+			G->sp[c].lo = G->off[j];
+			G->sp[c++].hi = G->off[j] + L->size[j];
+		}
+	G->steps += m + (G->hi[k] - G->lo[k]);
+	return best_fit(sort_spans(G->sp, c, G->tmp), c, L->size[k],
 			L->align[k]);
+}
+
+static void
+place(struct greedy *G, int k, int64_t off)
+{
+	G->off[k] = off;
+	pack_tree_place(&G->tree, k, G->lo[k] + 1, G->hi[k]);
 }
 
 static int64_t
@@ -421,21 +437,33 @@ greedy_pass(struct greedy *G, const int *order, int norder)
 	int64_t h = 0;
 
 	pack_tree_clear(&G->tree);
+	for (int k = 0; k < L->n; k++)
+		G->off[k] = -1;
 	for (int k = 0; k < L->n; k++) {
 		if (L->pin[k] < 0)
 			continue;
-		G->off[k] = L->pin[k];
-		pack_tree_place(&G->tree, k, L->end[k]);
+		place(G, k, L->pin[k]);
 		h = max64(h, L->pin[k] + L->size[k]);
 	}
 	for (int q = 0; q < norder; q++) {
 		int k = order[q];
 
-		G->off[k] = fit(G, k);
-		pack_tree_place(&G->tree, k, L->end[k]);
+		place(G, k, fit(G, k));
 		h = max64(h, G->off[k] + L->size[k]);
 	}
 	return h;
+}
+
+/* lo[k]: the first rank that starts with k; hi[k]: the first that starts
+ * after k ends.  Box j is live when k starts, having started before, iff
+ * lo[j] < lo[k] < hi[j]: the tree files j under [lo[j] + 1, hi[j]). */
+static void
+rank_bounds(const struct local *L, int *lo, int *hi)
+{
+	for (int k = 0; k < L->n; k++) {
+		lo[k] = k > 0 && L->start[k] == L->start[k - 1] ? lo[k - 1] : k;
+		hi[k] = upper_rank(L->start, L->n, L->end[k]);
+	}
 }
 
 /* peak[k]: the most bytes live at one time during box k's life (the
@@ -518,10 +546,15 @@ greedy_order(struct packer *P, struct piece *p, int which)
 	int m = make_order(&L, peak, which, order);
 	int64_t h;
 
-	pack_tree_init(&G.tree, L.n);
 	G.near = pack_xmalloc((size_t)L.n * sizeof *G.near);
 	G.sp = pack_xmalloc((size_t)L.n * sizeof *G.sp);
 	G.tmp = pack_xmalloc((size_t)L.n * sizeof *G.tmp);
+	G.lo = pack_xmalloc((size_t)L.n * sizeof *G.lo);
+	G.hi = pack_xmalloc((size_t)L.n * sizeof *G.hi);
+	rank_bounds(&L, G.lo, G.hi);
+	for (int k = 0; k < L.n; k++)
+		G.near[k] = G.lo[k] + 1;
+	pack_tree_init(&G.tree, L.n, G.near, G.hi);
 	G.off = pack_xmalloc((size_t)L.n * sizeof *G.off);
 	h = greedy_pass(&G, order, m);
 	if (which == 0 || h < p->height) {
@@ -533,6 +566,8 @@ greedy_order(struct packer *P, struct piece *p, int which)
 	free(G.near);
 	free(G.sp);
 	free(G.tmp);
+	free(G.lo);
+	free(G.hi);
 	free(G.off);
 	free(order);
 	free(peak);

@@ -50,22 +50,25 @@ int pack_check(const struct boxes *bx, char *err, size_t errlen);
 
 /* ---- shared by pack.c and interfere.c --------------------------------- */
 
-/* Placed boxes of one piece, indexed by rank in start order; a box can be
- * placed, and the placed boxes live at some time in [s, e] listed, in
- * O((k + 1) log n) for k of them.  A max-end segment tree. */
+/* Placed boxes of one piece, indexed by rank in start order.  Box j
+ * covers the ranks [from[j], to[j]); placing it files it under the
+ * O(log n) nodes that tile that range, and a stab at rank r lists the
+ * placed boxes covering r in O(log n + k).  A segment tree of lists. */
 struct pack_tree {
 	int leaves;		/* a power of two */
-	int64_t *mx;		/* largest end of a placed box below a node */
+	int *first;		/* node v's slots: slot[first[v]..first[v+1]) */
+	int *fill;		/* how many of them are used */
+	int *slot;
 };
 
-void pack_tree_init(struct pack_tree *t, int n);
-void pack_tree_clear(struct pack_tree *t);
+void pack_tree_init(struct pack_tree *t, int n, const int *from,
+		    const int *to);
+void pack_tree_clear(struct pack_tree *t);	/* unplaces every box */
 void pack_tree_free(struct pack_tree *t);
-void pack_tree_place(struct pack_tree *t, int rank, int64_t end);
-/* Appends to out[] the ranks below hi of placed boxes with end >= s;
- * returns the new count.  out must have room for every placed box. */
-int pack_tree_list(const struct pack_tree *t, int hi, int64_t s, int *out,
-		   int n);
+void pack_tree_place(struct pack_tree *t, int j, int from, int to);
+/* Appends to out[n..] the placed boxes covering rank r; returns the new
+ * count.  out must have room for every placed box. */
+int pack_tree_stab(const struct pack_tree *t, int r, int *out, int n);
 
 /* The interference graph of a piece (boxes sorted by start), built by a
  * sweep over the intervals: adjacency in CSR form, and the time sections

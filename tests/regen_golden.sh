@@ -1,0 +1,12 @@
+#!/bin/sh
+# Regenerates the golden plans from the samples: a deliberate act; read the
+# diff (git diff tests/golden) and say in the commit why each change is right.
+# Usage: tests/regen_golden.sh [path/to/hloplan]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+hloplan=${1:-$top/build/hloplan}
+grep -v '^#' "$top/tests/goldens.txt" | while read -r golden sample opts; do
+	[ -n "$golden" ] || continue
+	# Same directory layout as the test, so that paths in the output agree.
+	(cd "$top/tests/golden" && "$hloplan" "$top/samples/$sample" $opts -o "$golden")
+done

@@ -1,0 +1,411 @@
+/* The passes: each aliasing and liveness rule on a small module whose
+ * expected buffers and intervals are written out by hand.  Sizes use
+ * --align=1 so that a buffer's size is its bytes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "driver.h"
+#include "frontend/frontend.h"
+
+struct fixture {
+	struct pool *pool;
+	struct diags ds;
+	struct plan plan;
+};
+
+static struct fixture F;
+
+/* Plans src for the GPU with alignment 1; reuse as given. */
+static int
+plan_text(const char *src, int reuse)
+{
+	struct hlofile *f;
+	struct options o;
+
+	pool_free(F.pool);
+	memset(&F, 0, sizeof F);
+	F.pool = pool_new();
+	F.ds.pool = F.pool;
+	F.ds.file = "test.hlo";
+	F.ds.src = src;
+	F.ds.srclen = strlen(src);
+	f = frontend_parse(F.pool, src, strlen(src), &F.ds);
+	assert_int_equal(F.ds.n, 0);
+	options_default(&o);
+	o.align = 1;
+	o.reuse = reuse;
+	return plan_module(F.pool, &F.ds, &f->mods[0], &o, NULL, &F.plan);
+}
+
+static const struct buffer *
+buf(const char *name)
+{
+	for (int b = 0; b < F.plan.nbuf; b++)
+		if (!strcmp(F.plan.bufs[b].name, name))
+			return &F.plan.bufs[b];
+	fail_msg("no buffer named '%s'", name);
+	return NULL;
+}
+
+static void
+expect(const char *name, int start, int end, int flags)
+{
+	const struct buffer *b = buf(name);
+
+	if (b->start != start || b->end != end || b->flags != flags)
+		fail_msg("%s: [%d, %d] flags %d, expected [%d, %d] flags %d",
+			 name, b->start, b->end, b->flags, start, end, flags);
+}
+
+static int
+has_buffer(const char *name)
+{
+	for (int b = 0; b < F.plan.nbuf; b++)
+		if (!strcmp(F.plan.bufs[b].name, name))
+			return 1;
+	return 0;
+}
+
+static const char straight[] =
+	"HloModule m\n"
+	"ENTRY e {\n"
+	"  a = f32[16] parameter(0)\n"		/* 0 */
+	"  b = f32[16] negate(a)\n"		/* 1 */
+	"  c = f32[16] exponential(b)\n"	/* 2 */
+	"  ROOT d = f32[16] add(c, a)\n"	/* 3 */
+	"}\n";
+
+/* Parameters from step 0, outputs to the last step, temporaries from
+ * definition to last use. */
+static void
+test_straight_line(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(straight, 0), 0);
+	assert_int_equal(F.plan.ntime, 4);
+	expect("a", 0, 3, BUF_PARAM);
+	expect("b", 1, 2, 0);
+	expect("c", 2, 3, 0);
+	expect("d", 3, 3, BUF_OUTPUT);
+	assert_int_equal(buf("b")->size, 64);
+	assert_int_equal(F.plan.arenas[0].lower, 64 * 3);
+}
+
+/* With reuse, c takes over b, which dies at c; d is an output and takes
+ * nothing; a is a parameter and is never taken. */
+static void
+test_reuse(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(straight, 1), 0);
+	expect("b", 1, 3, 0);
+	assert_false(has_buffer("c"));
+	expect("d", 3, 3, BUF_OUTPUT);
+}
+
+/* A tuple forwards its elements: y lives until the negate that reads it
+ * through get-tuple-element; the table lives until the gte. */
+static void
+test_tuple_forwarding(void **state)
+{
+	static const char src[] =
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  x = f32[8] parameter(0)\n"			/* 0 */
+		"  y = f32[8] sine(x)\n"			/* 1 */
+		"  z = f32[8] cosine(x)\n"			/* 2 */
+		"  t = (f32[8], f32[8]) tuple(z, y)\n"		/* 3 */
+		"  w = f32[8] exponential(x)\n"			/* 4 */
+		"  g = f32[8] get-tuple-element(t), index=1\n"	/* 5 */
+		"  ROOT r = f32[8] negate(g)\n"			/* 6 */
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_text(src, 0), 0);
+	expect("y", 1, 6, 0);
+	expect("z", 2, 2, 0);	/* forwarded but never read */
+	expect("t", 3, 5, BUF_TABLE);
+	expect("w", 4, 4, 0);
+	expect("r", 6, 6, BUF_OUTPUT);
+	assert_int_equal(buf("t")->bytes, 16);
+}
+
+/* The while's state: init, body parameter, body ROOT and the result share
+ * one buffer per element, live over the whole loop. */
+static void
+test_while(void **state)
+{
+	static const char src[] =
+		"HloModule m\n"
+		"cond {\n"
+		"  s = (s32[], f32[4]) parameter(0)\n"		/* 4 */
+		"  i = s32[] get-tuple-element(s), index=0\n"	/* 5 */
+		"  n = s32[] constant(3)\n"			/* 6 */
+		"  ROOT lt = pred[] compare(i, n), direction=LT\n" /* 7 */
+		"}\n"
+		"body {\n"
+		"  s = (s32[], f32[4]) parameter(0)\n"		/* 8 */
+		"  i = s32[] get-tuple-element(s), index=0\n"	/* 9 */
+		"  v = f32[4] get-tuple-element(s), index=1\n"	/* 10 */
+		"  k = s32[] constant(1)\n"			/* 11 */
+		"  i1 = s32[] add(i, k)\n"			/* 12 */
+		"  v1 = f32[4] sine(v)\n"			/* 13 */
+		"  ROOT t = (s32[], f32[4]) tuple(i1, v1)\n"	/* 14 */
+		"}\n"
+		"ENTRY e {\n"
+		"  x = f32[4] parameter(0)\n"			/* 0 */
+		"  z = s32[] constant(0)\n"			/* 1 */
+		"  c = f32[4] cosine(x)\n"			/* 2 */
+		"  init = (s32[], f32[4]) tuple(z, c)\n"	/* 3 */
+		"  w = (s32[], f32[4]) while(init), condition=cond, body=body\n"
+								/* 15 */
+		"  ROOT r = f32[4] get-tuple-element(w), index=1\n" /* 16 */
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_text(src, 1), 0);
+	assert_int_equal(F.plan.ntime, 17);
+	/* c, v1 and r share: from c's definition to the end. */
+	expect("c", 2, 16, BUF_OUTPUT);
+	assert_false(has_buffer("v1"));
+	/* The counter: constant z joined with i1 is no longer a constant. */
+	expect("z", 1, 15, 0);
+	assert_false(has_buffer("i1"));
+	/* The tables of init, the body's ROOT and the while share. */
+	expect("init", 3, 16, BUF_TABLE);
+	assert_false(has_buffer("t"));
+	expect("lt", 7, 7, 0);
+	expect("x", 0, 2, BUF_PARAM);
+}
+
+/* A value defined before a loop and read inside it lives to the loop's
+ * end, in nested loops to the end of the outermost loop it is outside. */
+static void
+test_loop_use_lives_to_loop_end(void **state)
+{
+	static const char good[] =
+		"HloModule m\n"
+		"icond {\n"
+		"  s = (f32[4]) parameter(0)\n"
+		"  ROOT p = pred[] constant(false)\n"
+		"}\n"
+		"ibody {\n"
+		"  s = (f32[4]) parameter(0)\n"
+		"  e = f32[4] get-tuple-element(s), index=0\n"
+		"  ROOT t = (f32[4]) tuple(e)\n"
+		"}\n"
+		"ocond {\n"
+		"  s = (f32[4], f32[4]) parameter(0)\n"
+		"  ROOT p = pred[] constant(false)\n"
+		"}\n"
+		"obody {\n"
+		"  s = (f32[4], f32[4]) parameter(0)\n"
+		"  a = f32[4] get-tuple-element(s), index=0\n"
+		"  b = f32[4] get-tuple-element(s), index=1\n"
+		"  it = (f32[4]) tuple(a)\n"
+		"  iw = (f32[4]) while(it), condition=icond, body=ibody\n"
+		"  ie = f32[4] get-tuple-element(iw), index=0\n"
+		"  sum = f32[4] add(ie, b)\n"
+		"  ROOT t = (f32[4], f32[4]) tuple(sum, b)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  x = f32[4] parameter(0)\n"
+		"  y = f32[4] sine(x)\n"
+		"  init = (f32[4], f32[4]) tuple(x, y)\n"
+		"  w = (f32[4], f32[4]) while(init), condition=ocond, body=obody\n"
+		"  ROOT r = f32[4] get-tuple-element(w), index=0\n"
+		"}\n";
+	const struct buffer *y;
+
+	(void)state;
+	assert_int_equal(plan_text(good, 0), 0);
+	/* Steps: x 0, y 1, init 2, ocond 3-4, obody: s 5, a 6, b 7, it 8,
+	 * icond 9-10, ibody 11-13, iw 14, ie 15, sum 16, t 17; w 18, r 19. */
+	assert_int_equal(F.plan.ntime, 20);
+	y = buf("y");
+	assert_int_equal(y->start, 1);
+	assert_int_equal(y->end, 18);	/* state of the outer loop */
+	/* x is the outer state's element 0, joined with sum, and the inner
+	 * loop's state a/e/ie: all one buffer, an output. */
+	expect("x", 0, 19, BUF_PARAM | BUF_OUTPUT);
+	assert_false(has_buffer("sum"));
+}
+
+/* A conditional's branch ROOTs and its result share one buffer; the
+ * branches' parameters are the conditional's operands. */
+static void
+test_conditional(void **state)
+{
+	static const char src[] =
+		"HloModule m\n"
+		"tb {\n"
+		"  a = f32[8] parameter(0)\n"			/* 3 */
+		"  ROOT sq = f32[8] multiply(a, a)\n"		/* 4 */
+		"}\n"
+		"fb {\n"
+		"  b = f32[8] parameter(0)\n"			/* 5 */
+		"  u = f32[8] sine(b)\n"			/* 6 */
+		"  ROOT nb = f32[8] negate(u)\n"		/* 7 */
+		"}\n"
+		"ENTRY e {\n"
+		"  p = pred[] parameter(0)\n"			/* 0 */
+		"  x = f32[8] parameter(1)\n"			/* 1 */
+		"  t = f32[8] tanh(x)\n"			/* 2 */
+		"  y = f32[8] conditional(p, t, t), true_computation=tb, "
+		"false_computation=fb\n"			/* 8 */
+		"  ROOT z = f32[8] add(y, x)\n"			/* 9 */
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_text(src, 0), 0);
+	assert_int_equal(F.plan.ntime, 10);
+	expect("sq", 4, 9, 0);		/* sq, nb and y */
+	assert_false(has_buffer("nb"));
+	assert_false(has_buffer("y"));
+	expect("t", 2, 6, 0);		/* read by both branches */
+	expect("u", 6, 7, 0);
+	expect("p", 0, 8, BUF_PARAM);
+	expect("z", 9, 9, BUF_OUTPUT);
+}
+
+/* dynamic-update-slice and scatter write into operand 0's buffer. */
+static void
+test_in_place(void **state)
+{
+	static const char src[] =
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  c = f32[8,16] parameter(0)\n"		/* 0 */
+		"  u = f32[1,16] parameter(1)\n"		/* 1 */
+		"  i = s32[] parameter(2)\n"			/* 2 */
+		"  z = s32[] constant(0)\n"			/* 3 */
+		"  n = f32[8,16] negate(c)\n"			/* 4 */
+		"  d = f32[8,16] dynamic-update-slice(n, u, i, z)\n" /* 5 */
+		"  ROOT r = f32[8,16] exponential(d)\n"		/* 6 */
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_text(src, 0), 0);
+	expect("n", 4, 6, 0);
+	assert_false(has_buffer("d"));
+	expect("c", 0, 4, BUF_PARAM);
+}
+
+/* input_output_alias joins an entry parameter with an output. */
+static void
+test_input_output_alias(void **state)
+{
+	static const char src[] =
+		"HloModule m, input_output_alias={ {1}: (1, {}, may-alias) }\n"
+		"ENTRY e {\n"
+		"  a = f32[4] parameter(0)\n"			/* 0 */
+		"  b = f32[4] parameter(1)\n"			/* 1 */
+		"  s = f32[4] add(a, b)\n"			/* 2 */
+		"  m = f32[4] multiply(a, b)\n"			/* 3 */
+		"  ROOT t = (f32[4], f32[4]) tuple(s, m)\n"	/* 4 */
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_text(src, 0), 0);
+	expect("b", 0, 4, BUF_PARAM | BUF_OUTPUT);	/* b and m */
+	assert_false(has_buffer("m"));
+	expect("s", 2, 4, BUF_OUTPUT);
+	expect("a", 0, 3, BUF_PARAM);
+	expect("t", 4, 4, BUF_OUTPUT | BUF_TABLE);
+}
+
+/* A call's computation runs as program steps before the call; a fusion's
+ * runs inside one kernel and gets no buffers. */
+static void
+test_call_and_fusion(void **state)
+{
+	static const char src[] =
+		"HloModule m\n"
+		"fused {\n"
+		"  p0 = f32[4] parameter(0)\n"
+		"  ROOT q = f32[4] negate(p0)\n"
+		"}\n"
+		"callee {\n"
+		"  a = f32[4] parameter(0)\n"			/* 2 */
+		"  h = f32[4] sine(a)\n"			/* 3 */
+		"  ROOT g = f32[4] cosine(h)\n"			/* 4 */
+		"}\n"
+		"ENTRY e {\n"
+		"  x = f32[4] parameter(0)\n"			/* 0 */
+		"  f = f32[4] fusion(x), kind=kLoop, calls=fused\n" /* 1 */
+		"  c = f32[4] call(f), to_apply=callee\n"	/* 5 */
+		"  ROOT r = f32[4] add(c, x)\n"			/* 6 */
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_text(src, 0), 0);
+	assert_int_equal(F.plan.ntime, 7);
+	assert_false(has_buffer("q"));
+	assert_false(has_buffer("p0"));
+	expect("f", 1, 3, 0);		/* read in the callee as its a */
+	expect("h", 3, 4, 0);
+	expect("g", 4, 6, 0);		/* the call's result is g */
+	assert_false(has_buffer("c"));
+	expect("x", 0, 6, BUF_PARAM);
+}
+
+/* Constants are listed, not placed; no two live buffers overlap. */
+static void
+test_constants_and_no_overlap(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  k = f32[4] constant({1, 2, 3, 4})\n"
+		"  x = f32[4] parameter(0)\n"
+		"  ROOT y = f32[4] add(x, k)\n"
+		"}\n", 0), 0);
+	assert_int_equal(buf("k")->flags, BUF_CONST);
+	assert_int_equal(buf("k")->in_arena, 0);
+	assert_int_equal(F.plan.arenas[0].size, 32);
+	assert_true(buf("x")->offset != buf("y")->offset);
+}
+
+/* A shape mismatch between a gte and its tuple is the input's error. */
+static void
+test_bad_gte_shape(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  x = (f32[4], f32[4]) parameter(0)\n"
+		"  ROOT g = (f32[4], f32[4]) get-tuple-element(x), index=0\n"
+		"}\n", 0), -1);
+	assert_true(F.ds.n > 0);
+	assert_non_null(strstr(F.ds.d[0].msg, "does not match"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_straight_line),
+		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_tuple_forwarding),
+		cmocka_unit_test(test_while),
+		cmocka_unit_test(test_loop_use_lives_to_loop_end),
+		cmocka_unit_test(test_conditional),
+		cmocka_unit_test(test_in_place),
+		cmocka_unit_test(test_input_output_alias),
+		cmocka_unit_test(test_call_and_fusion),
+		cmocka_unit_test(test_constants_and_no_overlap),
+		cmocka_unit_test(test_bad_gte_shape),
+	};
+	int r;
+
+	r = cmocka_run_group_tests(tests, NULL, NULL);
+	pool_free(F.pool);
+	return r;
+}

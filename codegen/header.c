@@ -466,15 +466,14 @@ put_buffer_checks(struct hdr *h, int i)
 static void
 put_checks(struct hdr *h)
 {
-	const struct arena *a;
 	const char *pre = h->pre;
 	int i;
 
 	put_check_macro(h->out, pre);
-	for (a = h->p->arenas; a < h->p->arenas + h->p->narena; a++)
+	for (i = 0; i < h->p->narena; i++)
 		fprintf(h->out, "%s_CHECK(arena_s%d_aligned, %s_ARENA_S%d_SIZE "
-			"%% %s_ALIGN == 0);\n", pre, a->space, pre, a->space,
-			pre);
+			"%% %s_ALIGN == 0);\n", pre, h->p->arenas[i].space, pre,
+			h->p->arenas[i].space, pre);
 	for (i = 0; i < h->p->nbuf; i++)
 		put_buffer_checks(h, i);
 	fprintf(h->out, "#undef %s_CHECK\n", pre);

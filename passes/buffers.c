@@ -81,6 +81,32 @@ place_class(const struct options *o, struct buffer *b, int all_const)
 		b->flags &= ~BUF_CONST;
 }
 
+static void
+list_positions(struct prog *p, struct plan *pl)
+{
+	int k = 0;
+
+	pl->npos = p->nnode;
+	pl->pos = pool_alloc(p->pool, sizeof(struct plan_pos) *
+					      (size_t)(p->nnode + 1));
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int c = p->steps[t].comp, i = p->steps[t].instr;
+		int n = shape_nodes(&p->m->comps[c].instrs[i].shape);
+
+		for (int node = 0; node < n; node++, k++) {
+			int v = prog_val(p, c, i, node);
+
+			pl->pos[k].comp = c;
+			pl->pos[k].instr = i;
+			pl->pos[k].node = node;
+			pl->pos[k].buf = p->buf_of[v];
+			pl->pos[k].defines = p->values[v].comp == c &&
+					     p->values[v].instr == i &&
+					     p->values[v].node == node;
+		}
+	}
+}
+
 void
 build_buffers(struct prog *p, struct plan *pl)
 {
@@ -106,6 +132,7 @@ build_buffers(struct prog *p, struct plan *pl)
 	}
 	for (int b = 0; b < pl->nbuf; b++)
 		place_class(&p->opt, &pl->bufs[b], !nonconst[b]);
+	list_positions(p, pl);
 	pl->ntime = p->ntime;
 	pl->target = p->opt.target;
 	pl->align = p->opt.align;

@@ -37,6 +37,16 @@ struct arena {
 	int nbuf;
 };
 
+/* Where each output node of each program instruction lives: for tools that
+ * run or inspect the plan (tests/oracle, JSON output). */
+struct plan_pos {
+	int comp, instr;	/* indices in the module */
+	int node;		/* preorder node of the instruction's shape */
+	int buf;		/* the buffer of the value held there */
+	int defines;		/* 1: the instruction defines that value; 0: it
+				   forwards an operand's */
+};
+
 struct plan {
 	const char *module;	/* HLO module name */
 	int target;		/* enum target */
@@ -46,6 +56,8 @@ struct plan {
 	struct buffer *bufs;	/* in definition (schedule) order */
 	int narena;
 	struct arena *arenas;	/* sorted by space */
+	int npos;
+	struct plan_pos *pos;	/* in schedule order, nodes in preorder */
 };
 
 #endif

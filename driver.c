@@ -28,8 +28,8 @@ now_ms(void)
 	} while (0)
 
 const char *const stage_names[NSTAGE] = {
-	"parse", "schedule", "values", "liveness", "reuse", "buffers",
-	"packing", "verify", "codegen",
+	"parse", "schedule", "values", "liveness", "copies", "reuse", "buffers",
+	"double-buffering", "packing", "verify", "codegen",
 };
 
 static void
@@ -62,14 +62,18 @@ plan_module(struct pool *pool, struct diags *ds, const struct module *m,
 	if (ds->n > nerr)
 		return -1;
 	STAGE(st, ST_LIVENESS, fill_liveness(&p));
+	STAGE(st, ST_COPIES, insert_copies(&p));
 	if (o->reuse)
 		STAGE(st, ST_REUSE, share_reuse(&p));
 	STAGE(st, ST_BUFFERS, build_buffers(&p, pl));
 	dump(d, "values", &p, pl);
+	STAGE(st, ST_DBUF, insert_double_buffers(&p, pl));
 	if (ds->n > nerr)
 		return -1;
 	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
 	dump(d, "plan", &p, pl);
+	if (check_capacity(&p, pl) < 0)
+		return -1;
 	STAGE(st, ST_VERIFY, nerr = verify_plan(&p, pl, err, sizeof err));
 	if (nerr) {
 		diag_error(ds, m->loc, "internal error: the plan for module "

@@ -21,6 +21,7 @@ struct cli {
 	const char *prefix;	/* macro prefix; default HLOPLAN */
 	int targets;		/* 1 << TARGET_GPU | 1 << TARGET_TPU */
 	int stats;
+	const char **names;	/* --double-buffer=NAME, malloc'd */
 	struct options opt;
 };
 
@@ -36,6 +37,12 @@ usage(FILE *out)
 	      "  --no-reuse       no elementwise reuse of dying operands\n"
 	      "  --io-out-of-arena  keep entry parameters and outputs out of "
 	      "the arena\n"
+	      "  --capacity=S:B   memory space S holds at most B bytes "
+	      "(e.g. 1:16MiB)\n"
+	      "  --no-double-buffer  no slots for streamed buffers\n"
+	      "  --double-buffer=NAME  give the buffer of instruction NAME "
+	      "slots\n"
+	      "  --slots=K        slots per streamed buffer (default 2)\n"
 	      "  --effort=N       packer work budget in steps\n"
 	      "  --prefix=NAME    macro prefix (default HLOPLAN)\n"
 	      "  --stats          print arena, lower bound and times to "
@@ -48,10 +55,25 @@ usage(FILE *out)
 	      "FILE may be '-' for standard input.\n", out);
 }
 
-/* A positive integer with an optional K, M, G, KiB, MiB, GiB suffix. */
+static int
+bad_value(const char *opt, const char *why)
+{
+	fprintf(stderr, "hloplan: %s: %s\n", opt, why);
+	return 1;
+}
+
+/* A number with an optional suffix: K, M, G (powers of 1000) or KiB,
+ * MiB, GiB (powers of 1024). */
 static int
 parse_size(const char *s, int64_t *v)
 {
+	static const struct {
+		const char *suffix;
+		int64_t scale;
+	} units[] = {
+		{"", 1}, {"K", 1000}, {"M", 1000000}, {"G", 1000000000},
+		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
+	};
 	char *end;
 	unsigned long long n;
 
@@ -61,16 +83,35 @@ parse_size(const char *s, int64_t *v)
 	n = strtoull(s, &end, 10);
 	if (errno || n > INT64_MAX)
 		return -1;
-	*v = (int64_t)n;
-	return *end ? -1 : 0;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(end, units[i].suffix)) {
+			if ((int64_t)n > INT64_MAX / units[i].scale)
+				return -1;
+			*v = (int64_t)n * units[i].scale;
+			return 0;
+		}
+	return -1;
 }
 
+/* --capacity=SPACE:BYTES */
 static int
-bad_value(const char *opt, const char *why)
+parse_capacity(const char *a, const char *v, struct options *o)
 {
-	fprintf(stderr, "hloplan: %s: %s\n", opt, why);
-	return 1;
+	char *end;
+	long space;
+
+	errno = 0;
+	space = strtol(v, &end, 10);
+	if (errno || end == v || *end != ':' || space < 0 || space > 1 << 20)
+		return bad_value(a, "expected SPACE:BYTES, e.g. 1:16MiB");
+	if (o->ncap == (int)(sizeof o->cap / sizeof o->cap[0]))
+		return bad_value(a, "too many capacities");
+	if (parse_size(end + 1, &o->cap[o->ncap].bytes))
+		return bad_value(a, "expected a size in bytes, e.g. 16MiB");
+	o->cap[o->ncap++].space = (int)space;
+	return 0;
 }
+
 
 /* One --name or --name=value option. */
 static int
@@ -86,6 +127,22 @@ parse_long(const char *a, struct cli *c)
 		c->opt.io_in_arena = 0;
 	else if (!strcmp(a, "--stats"))
 		c->stats = 1;
+	else if (!strcmp(a, "--no-double-buffer"))
+		c->opt.double_buffer = 0;
+	else if (!strncmp(a, "--double-buffer=", 16)) {
+		const char **names = realloc(c->names, sizeof(char *) *
+						       (size_t)(c->opt.nname + 1));
+
+		if (!names || !*v)
+			return bad_value(a, "expected an instruction name");
+		c->names = names;
+		c->names[c->opt.nname++] = v;
+		c->opt.names = c->names;
+	} else if (!strncmp(a, "--slots=", 8)) {
+		if (parse_size(v, &n) || n < 2 || n > 64)
+			return bad_value(a, "expected a number from 2 to 64");
+		c->opt.slots = (int)n;
+	}
 	else if (!strncmp(a, "--target=", 9)) {
 		if (!strcmp(v, "gpu"))
 			c->targets = 1 << TARGET_GPU;
@@ -106,6 +163,8 @@ parse_long(const char *a, struct cli *c)
 			return bad_value(a, "expected RxC, e.g. 8x128");
 		c->opt.tpu_tile[0] = (int)r;
 		c->opt.tpu_tile[1] = (int)n;
+	} else if (!strncmp(a, "--capacity=", 11)) {
+		return parse_capacity(a, v, &c->opt);
 	} else if (!strncmp(a, "--effort=", 9)) {
 		if (parse_size(v, &n) || n > (int64_t)1 << 40)
 			return bad_value(a, "expected a number of steps");
@@ -296,17 +355,32 @@ plan_prefix(struct pool *pool, const struct cli *c, const struct hlofile *f,
 static void
 print_stats(const struct plan *pl, const char *prefix)
 {
-	int64_t padded = 0, bytes = 0;
+	int64_t padded = 0, bytes = 0, extra = 0;
+	int slotted = 0;
 
-	for (int b = 0; b < pl->nbuf; b++)
-		if (pl->bufs[b].in_arena) {
-			padded += pl->bufs[b].size;
-			bytes += pl->bufs[b].bytes;
+	for (int b = 0; b < pl->nbuf; b++) {
+		const struct buffer *x = &pl->bufs[b];
+
+		if (!x->in_arena)
+			continue;
+		padded += x->slots > 1 ? x->stride : x->size;
+		bytes += x->bytes;
+		if (x->slots > 1) {
+			slotted++;
+			extra += x->size - x->stride;
 		}
+	}
 	fprintf(stderr, "%s: module %s, %d buffers, %d steps; buffer bytes "
 		"%lld, padded %lld (+%.1f%%)\n", prefix, pl->module, pl->nbuf,
 		pl->ntime, (long long)bytes, (long long)padded,
 		bytes ? 100.0 * (double)(padded - bytes) / (double)bytes : 0.0);
+	if (pl->ncopy)
+		fprintf(stderr, "%s:   copies: %d (values that must share a "
+			"buffer but are live at once)\n", prefix, pl->ncopy);
+	if (slotted)
+		fprintf(stderr, "%s:   double-buffered: %d buffers, %lld more "
+			"bytes reserved in their slots\n", prefix, slotted,
+			(long long)extra);
 	for (int a = 0; a < pl->narena; a++) {
 		const struct arena *x = &pl->arenas[a];
 
@@ -435,5 +509,6 @@ main(int argc, char **argv)
 	}
 	pool_free(pool);
 	free(text);
+	free(cli.names);
 	return 0;
 }

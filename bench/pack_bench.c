@@ -192,6 +192,10 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { 0, 0, 1, 1, NULL };
+
+#ifdef HLOPLAN_CORPUS_DIR
+	o.dir = HLOPLAN_CORPUS_DIR "/intervals";
+#endif
 	int bad = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -208,7 +212,7 @@ main(int argc, char **argv)
 	}
 	if (!o.dir && o.corpus) {
 		fputs("usage: pack_bench [--effort N] [--greedy] "
-		      "[--corpus-only|--synthetic-only] INTERVALS_DIR\n",
+		      "[--corpus-only|--synthetic-only] [INTERVALS_DIR]\n",
 		      stderr);
 		return 2;
 	}

@@ -59,7 +59,8 @@ read_file(const char *path, size_t *len)
 	struct stat st;
 	char *buf = NULL;
 
-	if (f && !fstat(fileno(f), &st) && (buf = malloc((size_t)st.st_size + 1)))
+	if (f && !fstat(fileno(f), &st) &&
+	    (buf = malloc((size_t)st.st_size + 1)))
 		*len = fread(buf, 1, (size_t)st.st_size, f);
 	if (f)
 		fclose(f);

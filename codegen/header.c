@@ -21,7 +21,7 @@ struct idset {
 static const char *const fixed_names[] = {
 	"ALIGN", "NUM_BUFFERS", "NUM_STEPS", "NUM_ARENAS", "ARENA_SIZE",
 	"ARENA_ALIGN", "CLASS_TEMP", "CLASS_PARAM", "CLASS_OUTPUT",
-	"CLASS_CONST", "CLASS_TABLE", "CHECK",
+	"CLASS_CONST", "CLASS_TABLE", "CHECK", "NUM_COPIES",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
@@ -289,6 +289,7 @@ put_plan_macros(struct hdr *h)
 	define(h, "NUM_BUFFERS", p->nbuf);
 	define(h, "NUM_STEPS", p->ntime);
 	define(h, "NUM_ARENAS", p->narena);
+	define(h, "NUM_COPIES", p->ncopy);
 	define(h, "ARENA_SIZE", s0 ? s0->size : 0);
 	define(h, "ARENA_ALIGN", p->align);
 	for (i = 0; i < p->narena; i++)
@@ -479,6 +480,38 @@ put_checks(struct hdr *h)
 	fprintf(h->out, "#undef %s_CHECK\n", pre);
 }
 
+/* The copies the runtime makes where two values that must share a buffer
+ * are live at once: P_copies[], in the order to run them. */
+static void
+put_copies(struct hdr *h)
+{
+	const char *pre = h->pre;
+	FILE *out = h->out;
+
+	fprintf(out,
+		"\nstruct %s_copy {\n"
+		"\tint src, dst;\t\t/* %s_BUF_* ids: copy src into dst */\n"
+		"\tint step;\t\t/* at this step, */\n"
+		"\tint after;\t\t/* before it runs (0) or after (1) */\n"
+		"\tlong long bytes;\t/* bytes to copy */\n"
+		"};\n"
+		"\nstatic const struct %s_copy %s_copies[%s%s]\n"
+		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
+		"\t= {\n", pre, pre, pre, pre, h->p->ncopy ? pre : "1",
+		h->p->ncopy ? "_NUM_COPIES" : "");
+	if (!h->p->ncopy)
+		fputs("\t/* no copies: a placeholder */\n"
+		      "\t{-1, -1, 0, 0, 0},\n", out);
+	for (int k = 0; k < h->p->ncopy; k++) {
+		const struct plan_copy *c = &h->p->copies[k];
+
+		fprintf(out, "\t{%s_BUF_%s, %s_BUF_%s, %" PRId32 ", %d, %"
+			PRId64 "},\n", pre, h->name[c->src], pre,
+			h->name[c->dst], c->step, c->after, c->bytes);
+	}
+	fputs("};\n", out);
+}
+
 static void
 put_plan(struct hdr *h)
 {
@@ -491,6 +524,7 @@ put_plan(struct hdr *h)
 	for (i = 0; i < h->p->nbuf; i++)
 		put_buffer_macros(h, i);
 	put_table(h);
+	put_copies(h);
 	put_checks(h);
 }
 
@@ -523,6 +557,10 @@ static const char preamble[] =
 	" *   P_CLASS_*                bits of P_buffers[].flags; 0 is a "
 	"temporary\n"
 	" *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]\n"
+	" *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where\n"
+	" *                            two values that must share a buffer are\n"
+	" *                            live at once: src into dst, before or\n"
+	" *                            after a step (a placeholder when none)\n"
 	" * <NAME> is the HLO name in upper case, each run of other characters"
 	"\n"
 	" * than letters and digits made one '_'; a name already taken gets "

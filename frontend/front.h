@@ -18,6 +18,7 @@ struct span {
 struct lexstate {
 	struct diags *ds;
 	const char *src;
+	size_t len, fed;		/* bytes of src, and given to flex */
 	int line, col;
 	size_t off;
 	struct span open;		/* where the open comment began */
@@ -27,6 +28,11 @@ struct lexstate {
 	int last_bad_line;
 	int errors;			/* errors reported by the lexer */
 	size_t after_rbracket;		/* offset just past the last ']' */
+	/* The last closer that did not match its innermost bracket: its
+	 * offset + 1, and that bracket ('\0' when none was open). */
+	size_t bad_close;
+	char unclosed_ch;
+	struct span unclosed;
 };
 
 /* A token's text, as a slice of the source. */
@@ -75,10 +81,15 @@ struct layout {
 	struct loc loc;
 };
 
+enum { TMP_LIMIT = 2 << 20 };	/* bytes of scratch kept between instructions */
+
 struct parser {
 	struct hlofile *file;
 	struct diags *ds;
 	struct pool *pool;
+	struct pool *tmp;	/* lists until an action copies them out */
+	struct instr *ibuf;	/* the computation's instructions (malloc) */
+	int ibuf_cap;
 	const char *src;
 	struct module *mod;	/* the module being parsed */
 	struct comp *comp;	/* the computation being parsed */
@@ -89,6 +100,7 @@ struct parser {
 
 void lex_step(struct lexstate *ls, struct span *loc, const char *text,
 	      size_t len);
+int lex_input(struct lexstate *ls, char *buf, int max);
 void lex_error(struct lexstate *ls, struct span loc, const char *msg);
 void lex_eof(struct lexstate *ls, struct span *loc);
 int lex_open(struct lexstate *ls, struct span loc, char c);

@@ -1,5 +1,6 @@
 /* The frontend's glue: the lexer's location tracking, the parser's actions
  * that build the IR, and frontend_parse, which runs them over a file. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,20 @@ lex_step(struct lexstate *ls, struct span *loc, const char *text, size_t len)
 	loc->last_line = ls->line;
 	loc->last_column = ls->col;
 	loc->last_off = ls->off;
+}
+
+/* flex's YY_INPUT: the next piece of the text, so that flex keeps a small
+ * buffer instead of a copy of the whole input. */
+int
+lex_input(struct lexstate *ls, char *buf, int max)
+{
+	size_t n = ls->len - ls->fed;
+
+	if (n > (size_t)max)
+		n = (size_t)max;
+	memcpy(buf, ls->src + ls->fed, n);
+	ls->fed += n;
+	return (int)n;
 }
 
 void
@@ -86,6 +101,18 @@ lex_is_open(const struct lexstate *ls, char c)
 	return 0;
 }
 
+/* Remembers a closer that does not match, for the parser's message. */
+static void
+note_unclosed(struct lexstate *ls, struct span closer)
+{
+	ls->bad_close = closer.first_off + 1;
+	ls->unclosed_ch = 0;
+	if (ls->depth > 0 && ls->depth <= 64) {
+		ls->unclosed_ch = ls->bracket_ch[ls->depth - 1];
+		ls->unclosed = ls->brackets[ls->depth - 1];
+	}
+}
+
 /* A '}' closes its '{' and any '(' or '[' left open inside it; a stray
  * closer closes nothing.  So one missing bracket costs one message, and the
  * '}' that closes the outermost '{' (T_END) still ends its computation. */
@@ -98,8 +125,14 @@ lex_close(struct lexstate *ls, struct span loc, char c)
 		ls->after_rbracket = loc.last_off;
 	if (!ls->depth || (c == '}' ? !lex_is_open(ls, '{') :
 			   ls->depth <= 64 &&
-			   ls->bracket_ch[ls->depth - 1] != open))
+			   ls->bracket_ch[ls->depth - 1] != open)) {
+		note_unclosed(ls, loc);
+		if (ls->unclosed_ch == '{')
+			ls->unclosed_ch = 0;	/* an extra ')' or ']' */
 		return c;
+	}
+	if (ls->depth <= 64 && ls->bracket_ch[ls->depth - 1] != open)
+		note_unclosed(ls, loc);		/* '}' closes a '(' too */
 	while (ls->depth > 0) {
 		char o = ls->depth <= 64 ? ls->bracket_ch[ls->depth - 1] : open;
 
@@ -178,6 +211,75 @@ act_comp(struct parser *P, int entry, struct tok name, struct span loc)
 	P->nroot = 0;
 }
 
+static void
+oom(void)
+{
+	fputs("hloplan: out of memory\n", stderr);
+	abort();
+}
+
+/* A zeroed instruction at the end of the computation being parsed.  They
+ * gather in a malloc'd buffer that comp_finish copies to the pool at its
+ * exact size: growing them in the pool would leave every old copy behind. */
+static struct instr *
+new_instr(struct parser *P)
+{
+	struct comp *c = P->comp;
+	struct instr *in;
+
+	if (c->ninstr == P->ibuf_cap) {
+		if (P->ibuf_cap > INT32_MAX / 2)
+			oom();
+		P->ibuf_cap = P->ibuf_cap ? 2 * P->ibuf_cap : 256;
+		P->ibuf = realloc(P->ibuf, sizeof *in * (size_t)P->ibuf_cap);
+		if (!P->ibuf)
+			oom();	/* aborts: the old buffer need not be freed */
+	}
+	in = &P->ibuf[c->ninstr++];
+	memset(in, 0, sizeof *in);
+	return in;
+}
+
+/* Ends the computation being parsed: its instructions move to the pool. */
+static void
+comp_finish(struct parser *P)
+{
+	struct comp *c = P->comp;
+	size_t n = sizeof(struct instr) * (size_t)c->ninstr;
+
+	c->instrs = pool_alloc(P->pool, n ? n : 1);
+	if (n)
+		memcpy(c->instrs, P->ibuf, n);
+	c->cap = c->ninstr;
+	if (c->root < 0)
+		c->root = c->ninstr - 1;	/* XLA: no ROOT, last is root */
+	P->comp = NULL;
+}
+
+/* A list of attributes, copied out of the scratch pool. */
+static struct attr *
+keep_attrs(struct parser *P, const struct attrs *l)
+{
+	struct attr *v;
+
+	if (!l->n)
+		return NULL;
+	v = pool_alloc(P->pool, sizeof *v * (size_t)l->n);
+	memcpy(v, l->v, sizeof *v * (size_t)l->n);
+	return v;
+}
+
+/* Between instructions nothing points into the scratch pool, so it is
+ * emptied once it holds more than a couple of blocks. */
+static void
+trim_tmp(struct parser *P)
+{
+	if (pool_bytes(P->tmp) < TMP_LIMIT)
+		return;
+	pool_free(P->tmp);
+	P->tmp = pool_new();
+}
+
 void
 act_comp_end(struct parser *P, struct attrs *attrs)
 {
@@ -186,16 +288,14 @@ act_comp_end(struct parser *P, struct attrs *attrs)
 	if (!c)
 		return;
 	c->nattr = attrs->n;
-	c->attrs = attrs->v;
-	if (c->root < 0)
-		c->root = c->ninstr - 1;	/* XLA: no ROOT, last is root */
-	P->comp = NULL;
+	c->attrs = keep_attrs(P, attrs);
+	comp_finish(P);
 }
 
 struct attr *
 act_attr(struct parser *P, struct tok key, struct span kloc, struct span v)
 {
-	struct attr *a = pool_alloc(P->pool, sizeof *a);
+	struct attr *a = pool_alloc(P->tmp, sizeof *a);
 
 	a->key = tok_name(P, key);
 	a->val = P->src + v.first_off;
@@ -210,7 +310,7 @@ act_instr(struct parser *P, int root, struct tok name, struct span nloc,
 	  struct opnds *ops, struct span args, struct attrs *attrs)
 {
 	struct comp *c = P->comp;
-	struct instr *in = VEC_PUSH(P->pool, c->instrs, c->ninstr, c->cap);
+	struct instr *in = new_instr(P);
 	const char *ocs = P->src + opc.off;
 
 	in->name = tok_name(P, name);
@@ -222,7 +322,8 @@ act_instr(struct parser *P, int root, struct tok name, struct span nloc,
 			   (int)(opc.len > 40 ? 40 : opc.len), ocs);
 	in->nops = ops->n;
 	in->ops = pool_alloc(P->pool, sizeof(int) * (size_t)(ops->n + 1));
-	in->oploc = pool_alloc(P->pool, sizeof(struct loc) * (size_t)(ops->n + 1));
+	in->oploc = pool_alloc(P->pool,
+			       sizeof(struct loc) * (size_t)(ops->n + 1));
 	in->opname = pool_alloc(P->pool, sizeof(char *) * (size_t)(ops->n + 1));
 	for (int i = 0; i < ops->n; i++) {
 		in->ops[i] = -1;
@@ -235,7 +336,7 @@ act_instr(struct parser *P, int root, struct tok name, struct span nloc,
 	in->param = -1;
 	in->index = -1;
 	in->nattr = attrs->n;
-	in->attrs = attrs->v;
+	in->attrs = keep_attrs(P, attrs);
 	in->is_root = root;
 	if (root) {
 		if (P->nroot++)
@@ -247,16 +348,21 @@ act_instr(struct parser *P, int root, struct tok name, struct span nloc,
 			P->rootloc = span_loc(nloc);
 		c->root = c->ninstr - 1;
 	}
+	trim_tmp(P);
 }
 
 struct shape *
 act_tuple(struct parser *P, struct shapes *elems)
 {
-	struct shape *s = pool_alloc(P->pool, sizeof *s);
+	struct shape *s = pool_alloc(P->tmp, sizeof *s);
+	size_t n = sizeof(struct shape) * (size_t)elems->n;
 
 	s->type = DT_TUPLE;
 	s->nelem = elems->n;
-	s->elems = elems->v;
+	if (n) {
+		s->elems = pool_alloc(P->pool, n);
+		memcpy(s->elems, elems->v, n);
+	}
 	return s;
 }
 
@@ -272,21 +378,27 @@ frontend_parse(struct pool *pool, const char *text, size_t len,
 	f->pool = pool;
 	ls.ds = ds;
 	ls.src = text;
+	ls.len = len;
 	ls.line = ls.col = 1;
 	ls.after_rbracket = (size_t)-1;
 	P.file = f;
 	P.ds = ds;
 	P.pool = pool;
+	P.tmp = pool_new();
 	P.src = text;
 	if (len > (size_t)INT32_MAX) {
 		diag_error(ds, (struct loc){0, 0}, "input larger than 2 GiB");
+		pool_free(P.tmp);
 		return f;
 	}
 	if (hlo_lex_init_extra(&ls, &scanner))
 		abort();
-	hlo__scan_bytes(text, (int)len, scanner);
 	hlo_parse(scanner, &P);
 	hlo_lex_destroy(scanner);
+	if (P.comp)
+		comp_finish(&P);	/* cut short by an error */
+	free(P.ibuf);
+	pool_free(P.tmp);
 	/* Name checks need the whole tree; unknown types and opcodes do not
 	 * stop them, so that every such error in a file is reported. */
 	if (P.syntax_errors == 0 && ls.errors == 0)

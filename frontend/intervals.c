@@ -22,6 +22,11 @@ struct field {
 	int len, col;
 };
 
+struct idslot {
+	const char *s;		/* NULL: free */
+	int len, line;
+};
+
 struct reader {
 	struct pool *pool;
 	struct diags *ds;
@@ -31,8 +36,8 @@ struct reader {
 	int at[NCOL];		/* field index of each column, or -1 */
 	int ncol;		/* fields on every line */
 	int64_t total;		/* sizes plus alignment slack so far */
-	int *slot, mask;	/* id hash table: row + 1, or 0 */
-	int *rowline;
+	struct idslot *slot;	/* hash table of the ids seen */
+	int mask;
 	int64_t *idval;
 	int allint;
 };
@@ -282,27 +287,24 @@ hash(const char *s, int len)
 	return h;
 }
 
-/* Enters row's id in the table; 1 (and an error) if it was there. */
+/* Enters an id in the table; 1 (and an error) if it was there. */
 static int
-enter_id(struct reader *r, const struct intervals *iv, const struct field *f,
-	 int row)
+enter_id(struct reader *r, const struct field *f)
 {
 	uint32_t h = hash(f->s, f->len);
+	struct idslot *e;
 
 	for (;; h++) {
-		int *e = &r->slot[h & (uint32_t)r->mask];
-		const char *id;
-
-		if (*e == 0) {
-			*e = row + 1;
+		e = &r->slot[h & (uint32_t)r->mask];
+		if (!e->s) {
+			*e = (struct idslot){ f->s, f->len, r->line };
 			return 0;
 		}
-		id = iv->ids[*e - 1];
-		if (strlen(id) == (size_t)f->len && !memcmp(id, f->s, f->len))
+		if (e->len == f->len && !memcmp(e->s, f->s, f->len))
 			break;
 	}
 	error(r, f->col, "duplicate id '%.*s' (first on line %d)", f->len,
-	      f->s, r->rowline[r->slot[h & (uint32_t)r->mask] - 1]);
+	      f->s, e->line);
 	return 1;
 }
 
@@ -314,7 +316,6 @@ add_box(struct reader *r, struct intervals *iv, const struct field *id,
 	struct box *b = &iv->bx.b[row];
 
 	iv->ids[row] = pool_strndup(r->pool, id->s, (size_t)id->len);
-	r->rowline[row] = r->line;
 	if (parse_int(id, &r->idval[row]) != 0)
 		r->allint = 0;
 	b->start = v[C_LOWER];
@@ -344,8 +345,8 @@ read_row(struct reader *r, struct intervals *iv, const char *s, int len)
 		error(r, id->col, "empty id");
 		return;
 	}
-	if (row_values(r, f, v) || check_offset(r, f, v) ||
-	    check_total(r, f, v) || enter_id(r, iv, id, iv->bx.n))
+	if (enter_id(r, id) || row_values(r, f, v) || check_offset(r, f, v) ||
+	    check_total(r, f, v))
 		return;
 	add_box(r, iv, id, v);
 }
@@ -369,11 +370,10 @@ alloc_rows(struct reader *r, struct intervals *iv, const char *text,
 		cap *= 2;
 	iv->bx.b = pool_alloc(r->pool, rows * sizeof *iv->bx.b);
 	iv->ids = pool_alloc(r->pool, rows * sizeof *iv->ids);
-	r->rowline = malloc(rows * sizeof *r->rowline + 1);
 	r->idval = malloc(rows * sizeof *r->idval + 1);
 	r->slot = calloc(cap, sizeof *r->slot);
 	r->mask = (int)(cap - 1);
-	if (!r->rowline || !r->idval || !r->slot) {
+	if (!r->idval || !r->slot) {
 		fputs("hloplan: out of memory\n", stderr);
 		abort();
 	}
@@ -398,7 +398,6 @@ intervals_read(struct pool *pool, const char *text, size_t len,
 				read_row(&r, iv, s, n);
 	for (int i = 0; i < iv->bx.n && r.allint; i++)
 		iv->bx.b[i].id = r.idval[i];
-	free(r.rowline);
 	free(r.idval);
 	free(r.slot);
 	return r.nerr;

@@ -45,16 +45,17 @@ T(struct span s)
 	return t;
 }
 
+/* The parser's lists live in the scratch pool; actions copy what they keep. */
 static void *
 list_new(struct parser *P, size_t size)
 {
-	return pool_alloc(P->pool, size);
+	return pool_alloc(P->tmp, size);
 }
 
 static void
 ints_push(struct parser *P, struct ints *l, int64_t v)
 {
-	*VEC_PUSH(P->pool, l->v, l->n, l->cap) = v;
+	*VEC_PUSH(P->tmp, l->v, l->n, l->cap) = v;
 }
 
 static int64_t
@@ -195,10 +196,10 @@ operands_opt: %empty { $$ = list_new(P, sizeof(struct opnds)); }
 
 operands: operand {
 		$$ = list_new(P, sizeof(struct opnds));
-		*VEC_PUSH(P->pool, $$->v, $$->n, $$->cap) = $1;
+		*VEC_PUSH(P->tmp, $$->v, $$->n, $$->cap) = $1;
 	}
 	| operands ',' operand {
-		*VEC_PUSH(P->pool, $1->v, $1->n, $1->cap) = $3;
+		*VEC_PUSH(P->tmp, $1->v, $1->n, $1->cap) = $3;
 		$$ = $1;
 	}
 	;
@@ -228,7 +229,7 @@ literal_elems: literal_elem
 
 attrs:	%empty { $$ = list_new(P, sizeof(struct attrs)); }
 	| attrs ',' attr {
-		*VEC_PUSH(P->pool, $1->v, $1->n, $1->cap) = *$3;
+		*VEC_PUSH(P->tmp, $1->v, $1->n, $1->cap) = *$3;
 		$$ = $1;
 	}
 	;
@@ -294,10 +295,10 @@ shapes_opt: %empty { $$ = list_new(P, sizeof(struct shapes)); }
 
 shapes:	shape {
 		$$ = list_new(P, sizeof(struct shapes));
-		*VEC_PUSH(P->pool, $$->v, $$->n, $$->cap) = *$1;
+		*VEC_PUSH(P->tmp, $$->v, $$->n, $$->cap) = *$1;
 	}
 	| shapes ',' shape {
-		*VEC_PUSH(P->pool, $1->v, $1->n, $1->cap) = *$3;
+		*VEC_PUSH(P->tmp, $1->v, $1->n, $1->cap) = *$3;
 		$$ = $1;
 	}
 	;
@@ -352,7 +353,7 @@ ints:	T_INT {
 
 litems:	%empty { $$ = list_new(P, sizeof(struct layout)); }
 	| litems litem {
-		*VEC_PUSH(P->pool, $1->items, $1->nitem, $1->cap) = *$2;
+		*VEC_PUSH(P->tmp, $1->items, $1->nitem, $1->cap) = *$2;
 		$$ = $1;
 	}
 	;
@@ -361,7 +362,7 @@ litem:	T_NAME '(' largs_opt ')' {
 		$$ = list_new(P, sizeof(struct layout_item));
 		$$->name = tok_name(P, T(@1));
 		$$->loc = span_loc(@1);
-		*VEC_PUSH(P->pool, $$->groups, $$->ngroup, $$->cap) = *$3;
+		*VEC_PUSH(P->tmp, $$->groups, $$->ngroup, $$->cap) = *$3;
 	}
 	| '#' '(' largs_opt ')' {
 		$$ = list_new(P, sizeof(struct layout_item));
@@ -374,7 +375,7 @@ litem:	T_NAME '(' largs_opt ')' {
 		$$->loc = span_loc(@1);
 	}
 	| litem '(' largs_opt ')' {
-		*VEC_PUSH(P->pool, $1->groups, $1->ngroup, $1->cap) = *$3;
+		*VEC_PUSH(P->tmp, $1->groups, $1->ngroup, $1->cap) = *$3;
 		$$ = $1;
 	}
 	;
@@ -401,7 +402,8 @@ static void
 hlo_error(struct span *loc, yyscan_t scanner, struct parser *P, const char *msg)
 {
 	(void)scanner;
-	diag_error(P->ds, span_loc(*loc), "%s (nested too deeply?)", msg);
+	diag_error(P->ds, span_loc(*loc), "brackets nested too deeply (%s)",
+		   msg);
 	P->syntax_errors++;
 }
 
@@ -449,8 +451,16 @@ unexpected(struct parser *P, yysymbol_kind_t tok, struct span at, char *buf,
 	return (size_t)snprintf(buf, n, "unexpected %s '%s'", name, text);
 }
 
-/* "unexpected X, expected A, B or C", and at the end of the file, which
- * bracket is still open and where it was opened. */
+/* " (the '(' opened at 3:5 is not closed)" */
+static void
+open_note(char *buf, size_t n, char ch, struct span s)
+{
+	snprintf(buf, n, " (the '%c' opened at %d:%d is not closed)", ch,
+		 s.first_line, s.first_column);
+}
+
+/* "unexpected X, expected A, B or C"; at the end of the file or at a closer
+ * that does not match, which bracket is still open and where it opened. */
 static int
 yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 		      struct parser *P)
@@ -459,9 +469,18 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 	const struct span *at = yypcontext_location(ctx);
 	struct lexstate *ls = hlo_get_extra(scanner);
 	int nexp = yypcontext_expected_tokens(ctx, exp, 6);
+	int bad_close = tok != YYSYMBOL_YYEOF &&
+			ls->bad_close == at->first_off + 1;
 	char msg[512], name[64];
 	size_t k = unexpected(P, tok, *at, msg, sizeof msg);
 
+	if (bad_close && !ls->unclosed_ch) {
+		char c = P->src[at->first_off];
+
+		snprintf(msg + k, sizeof msg - k, " (no '%c' is open)",
+			 c == ')' ? '(' : c == ']' ? '[' : '{');
+		nexp = 0;
+	}
 	for (int i = 0; i < nexp && k < sizeof msg; i++) {
 		kind_name(exp[i], name, sizeof name);
 		k += (size_t)snprintf(msg + k, sizeof msg - k, "%s%s",
@@ -471,10 +490,11 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 	if (tok == YYSYMBOL_YYEOF && ls->depth > 0 && k < sizeof msg) {
 		int d = ls->depth - 1 < 63 ? ls->depth - 1 : 63;
 
-		snprintf(msg + k, sizeof msg - k, " (the '%c' opened at %d:%d "
-			 "is not closed)", ls->bracket_ch[d],
-			 ls->brackets[d].first_line,
-			 ls->brackets[d].first_column);
+		open_note(msg + k, sizeof msg - k, ls->bracket_ch[d],
+			  ls->brackets[d]);
+	} else if (bad_close && ls->unclosed_ch && k < sizeof msg) {
+		open_note(msg + k, sizeof msg - k, ls->unclosed_ch,
+			  ls->unclosed);
 	}
 	diag_error(P->ds, span_loc(*at), "%s", msg);
 	P->syntax_errors++;

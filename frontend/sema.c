@@ -138,7 +138,8 @@ read_aliases(struct pool *pool, struct module *m, const struct attr *a)
 		if (skip_to(&p, end, ',')) {
 			while (p < end && isspace((unsigned char)*p))
 				p++;
-			al->must = end - p >= 10 && !strncmp(p, "must-alias", 10);
+			al->must = end - p >= 10 &&
+				   !strncmp(p, "must-alias", 10);
 			while (p < end && *p != ')')
 				p++;
 		}
@@ -200,7 +201,8 @@ resolve_calls(struct parser *P, struct names *comps, struct instr *in,
 				diag_error(P->ds, a->loc, "%s: unknown "
 					   "computation '%s'", a->key, name);
 			else
-				*VEC_PUSH(P->pool, in->calls, in->ncall, cap) = c;
+				*VEC_PUSH(P->pool, in->calls, in->ncall,
+					  cap) = c;
 		} else {
 			p++;
 		}
@@ -248,10 +250,30 @@ check_gte(struct parser *P, struct comp *c, struct instr *in)
 			   c->instrs[in->ops[0]].name);
 }
 
+/* An operand that names no earlier instruction: used too early, or never
+ * defined at all. */
 static void
-check_operands(struct parser *P, struct names *defs, struct instr *in)
+undefined_operand(struct parser *P, const struct comp *c,
+		  const struct instr *in, int k)
 {
-	if (in->op && (in->op->op == OP_CONSTANT || in->op->op == OP_PARAMETER)) {
+	for (const struct instr *d = in + 1; d < c->instrs + c->ninstr; d++)
+		if (!strcmp(d->name, in->opname[k])) {
+			diag_error(P->ds, in->oploc[k], "operand '%s' of '%s' "
+				   "is used before its definition at %d:%d",
+				   in->opname[k], in->name, d->loc.line,
+				   d->loc.col);
+			return;
+		}
+	diag_error(P->ds, in->oploc[k], "operand '%s' of '%s' is not defined "
+		   "in computation '%s'", in->opname[k], in->name, c->name);
+}
+
+static void
+check_operands(struct parser *P, struct names *defs, const struct comp *c,
+	       struct instr *in)
+{
+	if (in->op &&
+	    (in->op->op == OP_CONSTANT || in->op->op == OP_PARAMETER)) {
 		in->nops = 0;	/* what they hold is a literal, not operands */
 		return;
 	}
@@ -263,9 +285,7 @@ check_operands(struct parser *P, struct names *defs, struct instr *in)
 		}
 		in->ops[k] = names_find(defs, in->opname[k], 0, 0);
 		if (in->ops[k] < 0)
-			diag_error(P->ds, in->oploc[k], "operand '%s' is not "
-				   "defined before its use in '%s'",
-				   in->opname[k], in->name);
+			undefined_operand(P, c, in, k);
 	}
 }
 
@@ -286,7 +306,7 @@ check_comp(struct parser *P, struct names *comps, struct comp *c)
 	for (int i = 0; i < c->ninstr; i++) {
 		struct instr *in = &c->instrs[i];
 
-		check_operands(P, &defs, in);
+		check_operands(P, &defs, c, in);
 		if (names_find(&defs, in->name, 1, i) >= 0)
 			diag_error(P->ds, in->loc, "'%s' is defined twice in "
 				   "computation '%s'", in->name, c->name);
@@ -324,16 +344,98 @@ find_entry(struct parser *P, struct module *m)
 	}
 }
 
+/* Gives an entry parameter the tiles, element size and memory space that
+ * entry_computation_layout states for it, where its own layout has none. */
+static void
+apply_layout(struct shape *dst, const struct shape *src)
+{
+	if (shape_is_tuple(dst) || shape_is_tuple(src)) {
+		for (int i = 0; i < dst->nelem && dst->nelem == src->nelem; i++)
+			apply_layout(&dst->elems[i], &src->elems[i]);
+		return;
+	}
+	if (dst->rank != src->rank || dst->ntile || !src->has_layout)
+		return;
+	for (int i = 0; i < dst->rank; i++)
+		if (dst->dims[i] != src->dims[i] ||
+		    (dst->has_layout && dst->m2m[i] != src->m2m[i]))
+			return;
+	dst->has_layout = 1;
+	dst->m2m = src->m2m;
+	dst->ntile = src->ntile;
+	dst->tiles = src->tiles;
+	if (!dst->elem_bits)
+		dst->elem_bits = src->elem_bits;
+	if (!dst->space)
+		dst->space = src->space;
+}
+
+/* The top-level "->" of "(params)->result", or NULL. */
+static const char *
+find_arrow(const char *s, const char *end)
+{
+	int depth = 0;
+
+	for (; s + 1 < end; s++) {
+		if (strchr("({[", *s))
+			depth++;
+		else if (strchr(")}]", *s))
+			depth--;
+		else if (depth == 0 && s[0] == '-' && s[1] == '>')
+			return s;
+	}
+	return NULL;
+}
+
+/* entry_computation_layout={(p0, p1, ...)->result}: read with the real
+ * grammar, as the shapes of two parameters of a small module. */
+static void
+read_entry_layout(struct parser *P, struct module *m, const struct attr *a)
+{
+	const char *v = a->val, *end = a->val + a->vlen, *arrow;
+	struct diags ds = {.pool = P->pool, .file = "entry_computation_layout"};
+	struct hlofile *f;
+	struct comp *e = &m->comps[m->entry], *le;
+	char *text;
+
+	if (a->vlen < 2 || v[0] != '{' || end[-1] != '}' ||
+	    !(arrow = find_arrow(v + 1, end - 1)))
+		goto bad;
+	text = pool_printf(P->pool, "HloModule l\nENTRY e {\n  p = %.*s "
+			   "parameter(0)\n  ROOT r = %.*s parameter(1)\n}\n",
+			   (int)(arrow - v - 1), v + 1,
+			   (int)(end - 1 - arrow - 2), arrow + 2);
+	f = frontend_parse(P->pool, text, strlen(text), &ds);
+	if (ds.n || f->nmod != 1)
+		goto bad;
+	le = &f->mods[0].comps[0];
+	if (!shape_is_tuple(&le->instrs[0].shape))
+		goto bad;
+	for (int i = 0; i < e->nparam && i < le->instrs[0].shape.nelem; i++)
+		if (e->params[i] >= 0)
+			apply_layout(&e->instrs[e->params[i]].shape,
+				     &le->instrs[0].shape.elems[i]);
+	if (e->root >= 0)
+		apply_layout(&e->instrs[e->root].shape, &le->instrs[1].shape);
+	return;
+bad:
+	diag_error(P->ds, a->loc, "entry_computation_layout: expected "
+		   "{(parameter shapes)->result shape}");
+}
+
 static void
 read_module_attrs(struct parser *P, struct module *m)
 {
 	const struct attr *a = module_attr(m, "is_scheduled");
 
 	m->is_scheduled = a && a->vlen == 4 && !strncmp(a->val, "true", 4);
+	if ((a = module_attr(m, "entry_computation_layout")))
+		read_entry_layout(P, m, a);
 	a = module_attr(m, "input_output_alias");
 	if (a && !read_aliases(P->pool, m, a))
 		diag_error(P->ds, a->loc, "input_output_alias: expected "
-			   "{ {output index}: (parameter, {index}, kind), ... }");
+			   "{ {output index}: (parameter, {index}, kind), "
+			   "... }");
 	for (int i = 0; i < m->nalias; i++) {
 		const struct comp *e = &m->comps[m->entry];
 		const struct alias *al = &m->aliases[i];

@@ -28,7 +28,8 @@ static void
 set_tiles(struct parser *P, struct shape *s, struct layout_item *it)
 {
 	s->ntile = it->ngroup;
-	s->tiles = pool_alloc(P->pool, sizeof(struct tile) * (size_t)it->ngroup);
+	s->tiles = pool_alloc(P->pool,
+			      sizeof(struct tile) * (size_t)it->ngroup);
 	for (int g = 0; g < it->ngroup; g++) {
 		struct ints *t = &it->groups[g];
 
@@ -106,7 +107,7 @@ struct shape *
 act_array(struct parser *P, struct tok type, struct span loc,
 	  struct ints *dims, struct layout *layout)
 {
-	struct shape *s = pool_alloc(P->pool, sizeof *s);
+	struct shape *s = pool_alloc(P->tmp, sizeof *s);
 	const char *name = P->src + type.off;
 
 	s->type = dtype_lookup(name, type.len);

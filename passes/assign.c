@@ -1,6 +1,7 @@
 /* Offsets: the in-arena buffers of each memory space become one packing
  * problem (passes/pack.c); its height, aligned, is that space's arena. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "passes/pack.h"
 #include "passes/passes.h"
@@ -80,6 +81,95 @@ assign_offsets(struct prog *p, struct plan *pl)
 	list_arenas(p, pl);
 	for (int a = 0; a < pl->narena; a++)
 		pack_space(p, pl, &pl->arenas[a]);
+}
+
+/* The step where the most bytes of a space are live. */
+static int32_t
+peak_step(struct prog *p, const struct plan *pl, int space)
+{
+	int64_t *delta = pool_alloc(p->pool, sizeof(int64_t) *
+						     (size_t)(pl->ntime + 2));
+	int64_t live = 0, best = -1;
+	int32_t at = 0;
+
+	for (int b = 0; b < pl->nbuf; b++) {
+		const struct buffer *x = &pl->bufs[b];
+
+		if (x->in_arena && x->space == space) {
+			delta[x->start] += x->size;
+			delta[x->end + 1] -= x->size;
+		}
+	}
+	for (int32_t t = 0; t < pl->ntime; t++) {
+		live += delta[t];
+		if (live > best) {
+			best = live;
+			at = t;
+		}
+	}
+	return at;
+}
+
+static int
+cmp_size_desc(const void *a, const void *b)
+{
+	const struct buffer *x = *(const struct buffer *const *)a;
+	const struct buffer *y = *(const struct buffer *const *)b;
+
+	if (x->size != y->size)
+		return (x->size < y->size) - (x->size > y->size);
+	return strcmp(x->name, y->name);
+}
+
+/* "S(1) needs N bytes, over its capacity C; live at step T: a (n), ..." */
+static void
+over_capacity(struct prog *p, const struct plan *pl, const struct arena *a,
+	      int64_t cap)
+{
+	int32_t t = peak_step(p, pl, a->space);
+	const struct buffer **live = pool_alloc(
+		p->pool, sizeof(struct buffer *) * (size_t)(pl->nbuf + 1));
+	char list[1024];
+	size_t k = 0;
+	int n = 0;
+
+	for (int b = 0; b < pl->nbuf; b++) {
+		const struct buffer *x = &pl->bufs[b];
+
+		if (x->in_arena && x->space == a->space && x->start <= t &&
+		    t <= x->end)
+			live[n++] = x;
+	}
+	qsort(live, (size_t)n, sizeof *live, cmp_size_desc);
+	list[0] = 0;
+	for (int i = 0; i < n && i < 8 && k < sizeof list; i++)
+		k += (size_t)snprintf(list + k, sizeof list - k, "%s'%s' (%lld)",
+				      i ? ", " : "", live[i]->name,
+				      (long long)live[i]->size);
+	if (n > 8 && k < sizeof list)
+		snprintf(list + k, sizeof list - k, " and %d more", n - 8);
+	diag_error(p->ds, p->m->loc, "module '%s', target %s: memory "
+		   "space S(%d) needs %lld bytes (lower bound %lld), over its "
+		   "capacity of %lld; live at step %d, the peak: %s",
+		   pl->module, pl->target == TARGET_TPU ? "tpu" : "gpu",
+		   a->space, (long long)a->size, (long long)a->lower,
+		   (long long)cap, t, list);
+}
+
+int
+check_capacity(struct prog *p, const struct plan *pl)
+{
+	int bad = 0;
+
+	for (int a = 0; a < pl->narena; a++)
+		for (int c = 0; c < p->opt.ncap; c++)
+			if (p->opt.cap[c].space == pl->arenas[a].space &&
+			    pl->arenas[a].size > p->opt.cap[c].bytes) {
+				over_capacity(p, pl, &pl->arenas[a],
+					      p->opt.cap[c].bytes);
+				bad = 1;
+			}
+	return bad ? -1 : 0;
 }
 
 void

@@ -51,7 +51,7 @@ add_member(struct prog *p, struct buffer *b, const struct value *v)
 		b->bytes = bytes;
 	if (size > b->size)
 		b->size = size;
-	b->flags |= v->flags;
+	b->flags |= v->flags & (BUF_PARAM | BUF_OUTPUT | BUF_CONST | BUF_TABLE);
 }
 
 static void
@@ -107,6 +107,24 @@ list_positions(struct prog *p, struct plan *pl)
 	}
 }
 
+static void
+list_copies(struct prog *p, struct plan *pl)
+{
+	pl->ncopy = p->ncopy;
+	pl->copies = pool_alloc(p->pool, sizeof(struct plan_copy) *
+						 (size_t)(p->ncopy + 1));
+	for (int k = 0; k < p->ncopy; k++) {
+		const struct copy *c = &p->copies[k];
+		struct plan_copy *pc = &pl->copies[k];
+
+		pc->src = p->buf_of[c->src];
+		pc->dst = p->buf_of[c->dst];
+		pc->step = c->step;
+		pc->after = c->after;
+		pc->bytes = target_bytes(&p->opt, p->values[c->src].shape);
+	}
+}
+
 void
 build_buffers(struct prog *p, struct plan *pl)
 {
@@ -133,6 +151,7 @@ build_buffers(struct prog *p, struct plan *pl)
 	for (int b = 0; b < pl->nbuf; b++)
 		place_class(&p->opt, &pl->bufs[b], !nonconst[b]);
 	list_positions(p, pl);
+	list_copies(p, pl);
 	pl->ntime = p->ntime;
 	pl->target = p->opt.target;
 	pl->align = p->opt.align;

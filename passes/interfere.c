@@ -47,13 +47,21 @@ pack_xrealloc(void *p, size_t n)
 
 /* ---- the placed-box tree ---------------------------------------------- */
 
-/* Calls visit on the nodes that tile [from, to), bottom-up. */
-#define FOR_TILES(t, from, to, v)                                             \
-	for (int l_ = (from) + (t)->leaves, r_ = (to) + (t)->leaves, v;       \
-	     l_ < r_; l_ /= 2, r_ /= 2)                                       \
-		for (int k_ = 0; k_ < 2; k_++)                                \
-			if ((k_ == 0 && (l_ & 1) && ((v = l_++), 1)) ||      \
-			    (k_ == 1 && (r_ & 1) && ((v = --r_), 1)))
+/* The nodes that tile the ranks [from, to), at most two per level. */
+static int
+tiles(const struct pack_tree *t, int from, int to, int *v)
+{
+	int n = 0;
+
+	for (int l = from + t->leaves, r = to + t->leaves; l < r;
+	     l /= 2, r /= 2) {
+		if (l & 1)
+			v[n++] = l++;
+		if (r & 1)
+			v[n++] = --r;
+	}
+	return n;
+}
 
 void
 pack_tree_init(struct pack_tree *t, int n, const int *from, const int *to)
@@ -66,9 +74,12 @@ pack_tree_init(struct pack_tree *t, int n, const int *from, const int *to)
 	nodes = 2 * (size_t)t->leaves;
 	t->first = pack_xcalloc(nodes + 1, sizeof *t->first);
 	t->fill = pack_xcalloc(nodes, sizeof *t->fill);
-	for (int j = 0; j < n; j++)
-		FOR_TILES(t, from[j], to[j], v)
-			t->first[v + 1]++;
+	for (int j = 0; j < n; j++) {
+		int v[64], nv = tiles(t, from[j], to[j], v);
+
+		for (int q = 0; q < nv; q++)
+			t->first[v[q] + 1]++;
+	}
 	for (size_t v = 0; v < nodes; v++)
 		t->first[v + 1] += t->first[v];
 	t->slot = pack_xmalloc((size_t)t->first[nodes] * sizeof *t->slot + 1);
@@ -92,8 +103,10 @@ pack_tree_free(struct pack_tree *t)
 void
 pack_tree_place(struct pack_tree *t, int j, int from, int to)
 {
-	FOR_TILES(t, from, to, v)
-		t->slot[t->first[v] + t->fill[v]++] = j;
+	int v[64], nv = tiles(t, from, to, v);
+
+	for (int q = 0; q < nv; q++)
+		t->slot[t->first[v[q]] + t->fill[v[q]]++] = j;
 }
 
 int

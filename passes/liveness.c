@@ -19,6 +19,20 @@ loops_at(struct prog *p)
 	return at;
 }
 
+/* For each while's step, the step where its loop starts. */
+static int32_t *
+loop_starts(struct prog *p)
+{
+	int32_t *start = pool_alloc(p->pool, sizeof(int32_t) *
+						     (size_t)(p->ntime + 1));
+
+	for (int32_t t = 0; t < p->ntime; t++)
+		start[t] = t;
+	for (int l = 0; l < p->nloop; l++)
+		start[p->loops[l].end] = p->loops[l].start;
+	return start;
+}
+
 static void
 use(struct prog *p, const int *at, int v, int32_t t)
 {
@@ -32,19 +46,23 @@ use(struct prog *p, const int *at, int v, int32_t t)
 			x->end = p->loops[l].end;
 }
 
-/* Every value at every node of operand k of (c,i) is read at step t. */
+typedef void readfn(struct prog *p, void *arg, int v, int32_t t);
+
+/* Every value at every node of operand k of (c,i) is read. */
 static void
-use_operand(struct prog *p, const int *at, int c, int i, int k, int32_t t)
+read_operand(struct prog *p, int c, int i, int k, int32_t t, readfn *fn,
+	     void *arg)
 {
 	const struct comp *cp = &p->m->comps[c];
 	int o = cp->instrs[i].ops[k], n = shape_nodes(&cp->instrs[o].shape);
 
 	for (int node = 0; node < n; node++)
-		use(p, at, prog_val(p, c, o, node), t);
+		fn(p, arg, prog_val(p, c, o, node), t);
 }
 
+/* Calls fn for each value the instruction at step t reads. */
 static void
-use_step(struct prog *p, const int *at, int32_t t)
+reads_at(struct prog *p, int32_t t, readfn *fn, void *arg)
 {
 	int c = p->steps[t].comp, i = p->steps[t].instr;
 	const struct instr *in = &p->m->comps[c].instrs[i];
@@ -57,19 +75,42 @@ use_step(struct prog *p, const int *at, int32_t t)
 	case OP_OPT_BARRIER:
 	case OP_ADD_DEPENDENCY:
 	case OP_DOMAIN:
-	case OP_WHILE:
 	case OP_CALL:
 		return;		/* they forward; their users read */
+	case OP_WHILE:
+		/* The state is live until the loop ends. */
+		for (int node = 0; node < shape_nodes(&in->shape); node++)
+			fn(p, arg, prog_val(p, c, i, node), t);
+		return;
 	case OP_GTE:
-		use(p, at, prog_val(p, c, in->ops[0], 0), t);
+		fn(p, arg, prog_val(p, c, in->ops[0], 0), t);
 		return;
 	case OP_CONDITIONAL:
-		use_operand(p, at, c, i, 0, t);
+		read_operand(p, c, i, 0, t, fn, arg);
 		return;
 	default:
 		for (int k = 0; k < in->nops; k++)
-			use_operand(p, at, c, i, k, t);
+			read_operand(p, c, i, k, t, fn, arg);
 	}
+}
+
+static void
+use_fn(struct prog *p, void *at, int v, int32_t t)
+{
+	use(p, at, v, t);
+}
+
+static void
+last_fn(struct prog *p, void *last, int v, int32_t t)
+{
+	(void)p;
+	((int32_t *)last)[v] = t;
+}
+
+void
+step_reads(struct prog *p, int32_t t, int32_t *last)
+{
+	reads_at(p, t, last_fn, last);
 }
 
 static void
@@ -94,15 +135,18 @@ void
 fill_liveness(struct prog *p)
 {
 	int *at = loops_at(p);
+	int32_t *start = loop_starts(p);
 
 	for (int v = 0; v < p->nval; v++) {
 		struct value *x = &p->values[v];
 
 		x->def = x->flags & BUF_PARAM ? 0 : p->time[x->comp][x->instr];
 		x->end = p->time[x->comp][x->instr];
+		if (x->flags & VAL_PHI)
+			x->def = start[x->def];
 	}
 	for (int32_t t = 0; t < p->ntime; t++)
-		use_step(p, at, t);
+		reads_at(p, t, use_fn, at);
 	mark_outputs(p);
 	for (int v = 0; v < p->nval; v++) {
 		struct value *x = &p->values[v];
@@ -121,8 +165,11 @@ fill_liveness(struct prog *p)
 void
 prog_hulls(struct prog *p)
 {
-	p->bstart = pool_alloc(p->pool, sizeof(int32_t) * (size_t)(p->nval + 1));
-	p->bend = pool_alloc(p->pool, sizeof(int32_t) * (size_t)(p->nval + 1));
+	/* Copy insertion may add a value per join. */
+	size_t n = (size_t)(p->nval + p->njoin + 1);
+
+	p->bstart = pool_alloc(p->pool, sizeof(int32_t) * n);
+	p->bend = pool_alloc(p->pool, sizeof(int32_t) * n);
 	for (int v = 0; v < p->nval; v++) {
 		p->bstart[v] = INT32_MAX;
 		p->bend[v] = -1;

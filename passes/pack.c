@@ -678,66 +678,101 @@ bb_push(struct bb *s, int m)
 }
 
 static int
-cmp_ent(const void *pa, const void *pb)
+ent_less(const struct ent *a, const struct ent *b)
 {
-	const struct ent *a = pa, *b = pb;
+	return a->off < b->off || (a->off == b->off && a->pidx < b->pidx);
+}
 
-	if (a->off != b->off)
-		return a->off < b->off ? -1 : 1;
-	return (a->pidx > b->pidx) - (a->pidx < b->pidx);
+/* The parent's run was sorted and offsets only rose since: insertion sort
+ * costs little more than a pass. */
+static void
+sort_ents(struct ent *a, int n)
+{
+	for (int i = 1; i < n; i++) {
+		struct ent t = a[i];
+		int j = i;
+
+		for (; j > 0 && ent_less(&t, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = t;
+	}
 }
 
 /* Raises the floor of the sections whose unplaced boxes all start higher
- * (minimalloc's "unallocated floor"). */
+ * (minimalloc's "unallocated floor"); one box at or below the floor ends
+ * the scan. */
 static void
 bb_raise_floors(struct bb *s, int naff)
 {
 	const struct pack_graph *g = &s->g;
 
 	for (int a = 0; a < naff; a++) {
-		int sec = s->aff[a];
-		int64_t mn = INT64_MAX;
+		int sec = s->aff[a], q = g->sfirst[sec];
+		int64_t mn = INT64_MAX, fl = s->floor[sec];
 
-		for (int q = g->sfirst[sec]; q < g->sfirst[sec + 1]; q++) {
+		for (; q < g->sfirst[sec + 1] && mn > fl; q++) {
 			int j = g->sbox[q];
 
 			if (s->off[j] < 0 && s->minoff[j] < mn)
 				mn = s->minoff[j];
 		}
-		s->steps += g->sfirst[sec + 1] - g->sfirst[sec];
-		if (mn != INT64_MAX && s->floor[sec] < mn)
+		s->steps += q - g->sfirst[sec];
+		if (mn != INT64_MAX && fl < mn)
 			bb_set(s, &s->floor[sec], mn);
 	}
 }
 
-static void
+enum { PL_HATLESS = 1, PL_PINNED_OUT = 2 };
+
+/* Marks the sections of box j whose floor is below its new lowest offset:
+ * only there can the unallocated floor rise. */
+static int
+bb_mark(struct bb *s, int j, int naff)
+{
+	const struct pack_graph *g = &s->g;
+
+	for (int sec = g->slo[j]; sec < g->shi[j]; sec++)
+		if (s->floor[sec] < s->minoff[j] && s->stamp[sec] != s->epoch) {
+			s->stamp[sec] = s->epoch;
+			s->aff[naff++] = sec;
+		}
+	s->steps += g->shi[j] - g->slo[j];
+	return naff;
+}
+
+/* Places box i at o: its unplaced neighbours now start above it.  Returns
+ * PL_HATLESS when it has none, PL_PINNED_OUT when one is pushed above its
+ * pin. */
+static int
 bb_place(struct bb *s, int i, int64_t o)
 {
 	const struct pack_graph *g = &s->g;
 	const struct local *L = s->L;
 	int64_t top = o + L->size[i];
-	int naff = 0;
+	int naff = 0, flags = PL_HATLESS;
 
 	s->off[i] = o;
 	s->epoch++;
-	for (int a = g->first[i]; a < g->first[i + 1]; a++) {
-		int j = g->adj[a];
-
-		if (s->off[j] >= 0 || s->minoff[j] >= top)
-			continue;
-		bb_set(s, &s->minoff[j], align_up(top, L->align[j]));
-		for (int sec = g->slo[j]; sec < g->shi[j]; sec++)
-			if (s->stamp[sec] != s->epoch) {
-				s->stamp[sec] = s->epoch;
-				s->aff[naff++] = sec;
-			}
-	}
 	for (int sec = g->slo[i]; sec < g->shi[i]; sec++) {
 		bb_set(s, &s->floor[sec], top);
 		bb_set(s, &s->total[sec], s->total[sec] - L->size[i]);
 	}
-	s->steps += g->first[i + 1] - g->first[i] + 2 * naff;
+	for (int a = g->first[i]; a < g->first[i + 1]; a++) {
+		int j = g->adj[a];
+
+		if (s->off[j] >= 0)
+			continue;
+		flags &= ~PL_HATLESS;
+		if (s->minoff[j] >= top)
+			continue;
+		bb_set(s, &s->minoff[j], align_up(top, L->align[j]));
+		if (L->pin[j] >= 0 && s->minoff[j] > L->pin[j])
+			flags |= PL_PINNED_OUT;
+		naff = bb_mark(s, j, naff);
+	}
+	s->steps += g->first[i + 1] - g->first[i] + g->shi[i] - g->slo[i];
 	bb_raise_floors(s, naff);
+	return flags;
 }
 
 static int
@@ -765,7 +800,7 @@ bb_order(struct bb *s, int from, int m, int *k)
 		e.off = s->minoff[e.box];
 		s->ent[at + c++] = e;
 	}
-	qsort(s->ent + at, c, sizeof *s->ent, cmp_ent);
+	sort_ents(s->ent + at, c);
 	s->nent = at + c;
 	s->steps += m;
 	*k = c;
@@ -835,16 +870,21 @@ bb_split(struct bb *s, const struct part *p, int at, int k, struct ent e)
 	return r;
 }
 
+/* Places e and searches on; *hatless tells whether e met no unplaced box
+ * (then no other choice here can do better: minimalloc's hatless
+ * pruning). */
 static int
-bb_try(struct bb *s, const struct part *p, int at, int k, struct ent e)
+bb_try(struct bb *s, const struct part *p, int at, int k, struct ent e,
+       int *hatless)
 {
 	int mark = s->nlog, r = BB_NONE;
+	int flags = bb_place(s, e.box, e.off);
 
-	bb_place(s, e.box, e.off);
-	if (bb_check(s, p, e.off))
+	if (!(flags & PL_PINNED_OUT) && bb_check(s, p, e.off))
 		r = bb_split(s, p, at, k, e);
 	bb_undo(s, mark);
 	s->off[e.box] = -1;
+	*hatless = flags & PL_HATLESS;
 	return r;
 }
 
@@ -852,7 +892,7 @@ static int
 bb_search(struct bb *s, const struct part *p, int from, int m,
 	  int64_t lastoff, int lastp)
 {
-	int save = s->nent, r = BB_NONE, k, at;
+	int save = s->nent, r = BB_NONE, k, at, hatless = 0;
 	int64_t minh = INT64_MAX;
 
 	if (--s->nodes < 0 || s->steps >= s->budget)
@@ -870,14 +910,16 @@ bb_search(struct bb *s, const struct part *p, int from, int m,
 		if (e->off + s->L->size[e->box] < minh)
 			minh = e->off + s->L->size[e->box];
 	}
-	for (int q = 0; q < k && r == BB_NONE; q++) {
+	for (int q = 0; q < k && r == BB_NONE && !hatless; q++) {
 		struct ent e = s->ent[at + q];
 
 		if (e.off >= minh)	/* dominated: a gap another box fits */
 			break;
 		if (e.off < lastoff || (e.off == lastoff && e.pidx < lastp))
 			continue;	/* not canonical */
-		r = bb_try(s, p, at, k, e);
+		if (s->L->pin[e.box] >= 0 && e.off != s->L->pin[e.box])
+			continue;
+		r = bb_try(s, p, at, k, e, &hatless);
 	}
 	s->nent = save;
 	return r;
@@ -928,7 +970,7 @@ bb_reset(struct bb *s)
 
 	for (int i = 0; i < s->n; i++) {
 		s->off[i] = -1;
-		s->minoff[i] = 0;
+		s->minoff[i] = s->L->pin[i] >= 0 ? s->L->pin[i] : 0;
 	}
 	memset(s->floor, 0, (size_t)nsec * sizeof *s->floor);
 	memcpy(s->total, s->total0, (size_t)nsec * sizeof *s->total);
@@ -1046,7 +1088,7 @@ search_piece(struct packer *P, struct piece *p, long budget)
 	while (lo < best && s.steps < budget) {
 		int64_t cap = first ? lo : lo + (best - lo) / 2;
 
-		s.budget = s.steps + (budget - s.steps) / 2;
+		s.budget = s.steps + (budget - s.steps) / (first ? 4 : 2) * (first ? 3 : 1);
 		if (bb_attempt(&s, cap) == BB_FOUND) {
 			best = bb_height(&s);
 			memcpy(L.off, s.sol, (size_t)L.n * sizeof *s.sol);
@@ -1062,19 +1104,9 @@ search_piece(struct packer *P, struct piece *p, long budget)
 	return improved;
 }
 
-static int
-cmp_height(const void *pa, const void *pb)
-{
-	const struct kv *a = pa, *b = pb;
-
-	if (a->key != b->key)
-		return a->key > b->key ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
-}
-
-/* The pieces above the target, highest first, share what is left of the
- * budget.  Pieces with pins or too large for the search keep their greedy
- * plan. */
+/* The pieces above the target share what is left of the budget, smallest
+ * first so that what a piece leaves goes to the larger ones.  Pieces too
+ * large for the search keep their greedy plan. */
 static void
 search(struct packer *P, struct pack_stats *st)
 {
@@ -1084,11 +1116,10 @@ search(struct packer *P, struct pack_stats *st)
 	for (int i = 0; i < P->npiece; i++) {
 		const struct piece *p = &P->piece[i];
 
-		if (p->height > P->target && p->npin == 0 &&
-		    p->n <= SEARCH_MAX_BOXES)
-			todo[nt++] = (struct kv){ p->height, i };
+		if (p->height > P->target && p->n <= SEARCH_MAX_BOXES)
+			todo[nt++] = (struct kv){ p->n, i };
 	}
-	qsort(todo, nt, sizeof *todo, cmp_height);
+	qsort(todo, nt, sizeof *todo, cmp_kv);
 	for (int q = 0; q < nt && P->steps < P->budget; q++) {
 		long share = (P->budget - P->steps) / (nt - q);
 

@@ -15,6 +15,15 @@ struct options {
 	int io_in_arena;	/* entry parameters and outputs in the arena */
 	int tpu_tile[2];	/* default TPU tile (rows, columns) */
 	long effort;		/* packer work budget; 0: the default */
+	int double_buffer;	/* give streamed buffers slots */
+	int slots;		/* k: slots per streamed buffer */
+	int nname;		/* --double-buffer=NAME */
+	const char **names;
+	int ncap;		/* --capacity=SPACE:BYTES limits */
+	struct {
+		int space;
+		int64_t bytes;
+	} cap[16];
 };
 
 void options_default(struct options *o);
@@ -30,6 +39,33 @@ struct value {
 	int parent;		/* union-find: values that must share */
 };
 
+/* A value's flag beside BUF_*: the state of a while loop, defined where the
+ * loop starts (XLA's phi). */
+enum { VAL_PHI = 1 << 8 };
+
+/* Sharing the model asks for; copies.c joins the two values, or, when they
+ * are live at once, keeps them apart and has the runtime copy one into the
+ * other (XLA's copy insertion). */
+enum { J_WHILE_INIT, J_WHILE_ROOT, J_BRANCH, J_IN_PLACE, J_ALIAS, J_ALIAS_MUST };
+
+struct join {
+	int kind;		/* J_* */
+	int a, b;		/* a goes into b's buffer */
+	int comp, instr;	/* the instruction that asks: while,
+				   conditional, in-place op; -1 for aliases */
+	int callee;		/* the body or branch whose ROOT gives a */
+};
+
+/* A copy the runtime makes: src's bytes into dst, before step `step`
+ * (after = 0) or after it (after = 1). */
+struct copy {
+	int src, dst;		/* values, then buffers in the plan */
+	int32_t step;
+	int after;
+	int phase;		/* at one point, phase 0 copies run first:
+				   they save state that phase 1 overwrites */
+};
+
 /* A step of the flattened schedule: one instruction of a program
  * computation. */
 struct step {
@@ -40,6 +76,7 @@ struct step {
 struct loop {
 	int32_t start, end;
 	int parent;		/* the enclosing loop, or -1 */
+	int body;		/* the body computation */
 };
 
 /* The facts the analyses fill in about one module. */
@@ -66,6 +103,11 @@ struct prog {
 	int nval, valcap;
 	struct value *values;
 	int32_t *bstart, *bend;	/* per union-find root: the hull */
+	int ***phi;		/* phi[c][i]: a while's state values, per node */
+	int njoin, joincap;
+	struct join *joins;
+	int ncopy, copycap;
+	struct copy *copies;
 	int *buf_of;		/* value -> buffer index in the plan */
 };
 
@@ -75,6 +117,9 @@ int shape_nodes(const struct shape *s);
 int shape_child(const struct shape *s, int i);
 
 int prog_find(struct prog *p, int v);
+/* A new value held at `node` of (c,i)'s output; returns its id. */
+int prog_new_value(struct prog *p, int c, int i, int node,
+		   const struct shape *s, int flags);
 void prog_union(struct prog *p, int a, int b);
 /* The value at a node of an instruction's output. */
 int prog_val(const struct prog *p, int c, int i, int node);
@@ -91,6 +136,10 @@ void fill_values(struct prog *p);
 /* liveness.c: a closed interval per value. */
 void fill_liveness(struct prog *p);
 void prog_hulls(struct prog *p);
+/* Sets last[v] = t for each value v the instruction at step t reads. */
+void step_reads(struct prog *p, int32_t t, int32_t *last);
+/* copies.c: the sharing asked for, or copies where values overlap. */
+void insert_copies(struct prog *p);
 /* reuse.c: an elementwise output takes a dying operand's buffer. */
 void share_reuse(struct prog *p);
 /* buffers.c: buffers from the sets of values that share, sized for the
@@ -98,8 +147,15 @@ void share_reuse(struct prog *p);
 void build_buffers(struct prog *p, struct plan *pl);
 int64_t target_bytes(const struct options *o, const struct shape *s);
 int64_t target_size(const struct options *o, const struct shape *s);
+/* dbuf.c: streamed buffers get k slots, live over their loop. */
+void insert_double_buffers(struct prog *p, struct plan *pl);
 /* assign.c: offsets in one arena per memory space. */
 void assign_offsets(struct prog *p, struct plan *pl);
+/* dbuf.c: streamed buffers get k slots, live over their loop. */
+void insert_double_buffers(struct prog *p, struct plan *pl);
+/* assign.c: an arena over its space's capacity is an error naming the
+ * buffers live at its peak; returns -1 then. */
+int check_capacity(struct prog *p, const struct plan *pl);
 /* verify.c: an independent check; 0 when sound, else 1 with a message. */
 int verify_plan(const struct prog *p, const struct plan *pl, char *err,
 		size_t errlen);

@@ -47,6 +47,17 @@ struct plan_pos {
 				   forwards an operand's */
 };
 
+/* A copy the runtime makes: `bytes` from buffer src into buffer dst, just
+ * before step `step` runs (after == 0) or just after it (after == 1).  Where
+ * two values must share a buffer but are live at once, they stay apart and
+ * one is copied into the other (copy insertion). */
+struct plan_copy {
+	int src, dst;		/* buffer indices */
+	int32_t step;
+	int after;
+	int64_t bytes;
+};
+
 struct plan {
 	const char *module;	/* HLO module name */
 	int target;		/* enum target */
@@ -58,6 +69,8 @@ struct plan {
 	struct arena *arenas;	/* sorted by space */
 	int npos;
 	struct plan_pos *pos;	/* in schedule order, nodes in preorder */
+	int ncopy;
+	struct plan_copy *copies;	/* by step */
 };
 
 #endif

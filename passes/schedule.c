@@ -74,10 +74,11 @@ layout_callees(struct prog *p, int c, int i, int depth)
 }
 
 static void
-add_loop(struct prog *p, int32_t start)
+add_loop(struct prog *p, int32_t start, int body)
 {
 	struct loop *l = VEC_PUSH(p->pool, p->loops, p->nloop, p->loopcap);
 
+	l->body = body;
 	l->start = start;
 	l->end = p->ntime;
 	l->parent = -1;
@@ -100,7 +101,8 @@ layout(struct prog *p, int c, int depth)
 
 		layout_callees(p, c, i, depth);
 		if (cp->instrs[i].op && cp->instrs[i].op->op == OP_WHILE)
-			add_loop(p, start);
+			add_loop(p, start, called_comp(p->m, &cp->instrs[i],
+						      "body"));
 		p->time[c][i] = p->ntime;
 		s = VEC_PUSH(p->pool, p->steps, p->ntime, p->stepcap);
 		s->comp = c;
@@ -122,7 +124,7 @@ widen(struct prog *p)
 		for (int j = 0; j < n; j++) {
 			int d = callees[j];
 
-			if (d < 0)
+			if (d < 0 || (!p->wide[d] && !p->wide[s->comp]))
 				continue;
 			if (t < p->lo[d])
 				p->lo[d] = t;

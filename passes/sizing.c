@@ -2,11 +2,14 @@
  * stored in tiles: the layout's first tile, or the default (8,128), pads
  * the most-minor dimensions (XLA's ShapeUtil::ArraySize).  Both then round
  * up to the offset alignment. */
+#include <string.h>
+
 #include "passes/passes.h"
 
 void
 options_default(struct options *o)
 {
+	memset(o, 0, sizeof *o);
 	o->target = TARGET_GPU;
 	o->align = 256;
 	o->reuse = 1;
@@ -14,6 +17,8 @@ options_default(struct options *o)
 	o->tpu_tile[0] = 8;
 	o->tpu_tile[1] = 128;
 	o->effort = 0;
+	o->double_buffer = 1;
+	o->slots = 2;
 }
 
 static int64_t

@@ -95,9 +95,9 @@ called_comp(const struct module *m, const struct instr *in, const char *key)
 	return -1;
 }
 
-static int
-new_value(struct prog *p, int c, int i, int node, const struct shape *s,
-	  int flags)
+int
+prog_new_value(struct prog *p, int c, int i, int node, const struct shape *s,
+	       int flags)
 {
 	struct value *v = VEC_PUSH(p->pool, p->values, p->nval, p->valcap);
 
@@ -110,18 +110,59 @@ new_value(struct prog *p, int c, int i, int node, const struct shape *s,
 	return p->nval - 1;
 }
 
-/* New values for every node of s, from node `node` on; returns the count. */
+/* New values for every node of s, from node `node` on, into row[];
+ * returns the count. */
+static int
+define_into(struct prog *p, int c, int i, const struct shape *s, int node,
+	    int flags, int *row)
+{
+	int n = 1;
+
+	row[node] = prog_new_value(p, c, i, node, s, flags);
+	for (int k = 0; k < s->nelem; k++)
+		n += define_into(p, c, i, &s->elems[k], node + n, flags, row);
+	return n;
+}
+
+/* New values for the nodes of (c,i)'s output from node `node` on. */
 static int
 define_tree(struct prog *p, int c, int i, const struct shape *s, int node,
 	    int flags)
 {
-	int n = 1;
+	return define_into(p, c, i, s, node, flags,
+			   &p->nodeval[p->nodebase[c][i]]);
+}
 
-	p->nodeval[p->nodebase[c][i] + node] = new_value(p, c, i, node, s,
-							 flags);
-	for (int k = 0; k < s->nelem; k++)
-		n += define_tree(p, c, i, &s->elems[k], node + n, flags);
-	return n;
+/* The state values of while (c,i), one per node, made on first need. */
+static int *
+while_phis(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	int n = shape_nodes(&in->shape);
+	int **row;
+
+	if (!p->phi[c])
+		p->phi[c] = pool_alloc(p->pool, sizeof(int *) *
+				       (size_t)(p->m->comps[c].ninstr + 1));
+	row = &p->phi[c][i];
+	if (*row)
+		return *row;
+	*row = pool_alloc(p->pool, sizeof(int) * (size_t)n);
+	define_into(p, c, i, &in->shape, 0, VAL_PHI, *row);
+	return *row;
+}
+
+static void
+add_join(struct prog *p, int kind, int a, int b, int c, int i, int callee)
+{
+	struct join *j = VEC_PUSH(p->pool, p->joins, p->njoin, p->joincap);
+
+	j->kind = kind;
+	j->a = a;
+	j->b = b;
+	j->comp = c;
+	j->instr = i;
+	j->callee = callee;
 }
 
 static void
@@ -195,6 +236,12 @@ do_parameter(struct prog *p, int c, int i)
 		define_tree(p, c, i, &in->shape, 0, 0);
 		return;
 	}
+	if (caller->instrs[si].op->op == OP_WHILE) {
+		/* A loop's condition and body read its state, not its init. */
+		memcpy(&p->nodeval[p->nodebase[c][i]], while_phis(p, sc, si),
+		       sizeof(int) * (size_t)shape_nodes(&in->shape));
+		return;
+	}
 	memcpy(&p->nodeval[p->nodebase[c][i]],
 	       &p->nodeval[p->nodebase[sc][caller->instrs[si].ops[k]]],
 	       sizeof(int) * (size_t)shape_nodes(&in->shape));
@@ -241,21 +288,32 @@ do_while(struct prog *p, int c, int i)
 	int n = shape_nodes(&in->shape), body = called_comp(p->m, in, "body");
 	int cond = called_comp(p->m, in, "condition"), rb;
 
+	int *phi, ib;
+
 	if (in->nops != 1 || body < 0 || cond < 0 ||
-	    !forward(p, c, i, 0, 0, 0, n)) {
-		diag_error(p->ds, in->loc, "while '%s' needs one operand, "
-			   "condition= and body=", in->name);
+	    shape_nodes(&p->m->comps[c].instrs[in->ops[0]].shape) != n) {
+		diag_error(p->ds, in->loc, "while '%s' needs one operand of "
+			   "its shape, condition= and body=", in->name);
+		define_tree(p, c, i, &in->shape, 0, 0);
 		return;
 	}
+	phi = while_phis(p, c, i);
+	memcpy(&p->nodeval[p->nodebase[c][i]], phi, sizeof(int) * (size_t)n);
 	join_params(p, c, i, body);
 	join_params(p, c, i, cond);
+	ib = p->nodebase[c][in->ops[0]];
+	for (int k = 0; k < n; k++)
+		add_join(p, J_WHILE_INIT, p->nodeval[ib + k], phi[k], c, i, -1);
 	rb = root_base(p, body);
 	if (rb < 0 || shape_nodes(&p->m->comps[body].instrs[
 			p->m->comps[body].root].shape) != n) {
 		mismatch(p, in, "its body's ROOT");
 		return;
 	}
-	join(p, p->nodebase[c][i], rb, n);
+	for (int k = 0; k < n; k++)
+		if (p->nodeval[rb + k] != phi[k])
+			add_join(p, J_WHILE_ROOT, p->nodeval[rb + k], phi[k],
+				 c, i, body);
 }
 
 static void
@@ -275,11 +333,14 @@ do_call(struct prog *p, int c, int i)
 			define_tree(p, c, i, &in->shape, 0, 0);
 			return;
 		}
-		if (in->op->op == OP_CALL)
+		if (in->op->op == OP_CALL) {
 			memcpy(&p->nodeval[p->nodebase[c][i]], &p->nodeval[rb],
 			       sizeof(int) * (size_t)n);
-		else
-			join(p, p->nodebase[c][i], rb, n);
+			continue;
+		}
+		for (int k = 0; k < n; k++)
+			add_join(p, J_BRANCH, p->nodeval[rb + k],
+				 p->nodeval[p->nodebase[c][i] + k], c, i, d);
 	}
 }
 
@@ -294,7 +355,7 @@ do_tuple(struct prog *p, int c, int i)
 		define_tree(p, c, i, &in->shape, 0, 0);
 		return;
 	}
-	p->nodeval[p->nodebase[c][i]] = new_value(p, c, i, 0, &in->shape, 0);
+	p->nodeval[p->nodebase[c][i]] = prog_new_value(p, c, i, 0, &in->shape, 0);
 	for (int k = 0; k < in->nops; k++) {
 		int n = shape_nodes(&in->shape.elems[k]);
 		int o = shape_nodes(&p->m->comps[c].instrs[in->ops[k]].shape);
@@ -328,6 +389,22 @@ do_element(struct prog *p, int c, int i, int64_t elem)
 	define_tree(p, c, i, &in->shape, 0, 0);
 }
 
+/* copy-start defines (destination, source, context); the source is
+ * operand 0 itself, so it stays live until the copy-done. */
+static void
+do_copy_start(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	int n;
+
+	define_tree(p, c, i, &in->shape, 0, 0);
+	if (in->nops < 1 || !shape_is_tuple(&in->shape) || in->shape.nelem < 2)
+		return;
+	n = shape_nodes(&in->shape.elems[1]);
+	if (n == shape_nodes(&p->m->comps[c].instrs[in->ops[0]].shape))
+		forward(p, c, i, shape_child(&in->shape, 1), 0, 0, n);
+}
+
 /* bitcast, opt-barrier, add-dependency, domain: the output is operand 0. */
 static void
 do_forward(struct prog *p, int c, int i)
@@ -350,8 +427,8 @@ do_in_place(struct prog *p, int c, int i)
 	define_tree(p, c, i, &in->shape, 0, 0);
 	if (in->nops >= 1 && !shape_is_tuple(&in->shape) &&
 	    !shape_is_tuple(&p->m->comps[c].instrs[in->ops[0]].shape))
-		prog_union(p, prog_val(p, c, i, 0),
-			   prog_val(p, c, in->ops[0], 0));
+		add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[0], 0),
+			 prog_val(p, c, i, 0), c, i, -1);
 }
 
 static void
@@ -365,6 +442,7 @@ do_instr(struct prog *p, int c, int i)
 		define_tree(p, c, i, &in->shape, 0, BUF_CONST);
 		break;
 	case OP_GTE: do_element(p, c, i, in->index); break;
+	case OP_COPY_START: do_copy_start(p, c, i); break;
 	case OP_COPY_DONE: do_element(p, c, i, 0); break;
 	case OP_ASYNC_DONE: do_element(p, c, i, 1); break;
 	case OP_TUPLE: do_tuple(p, c, i); break;
@@ -406,8 +484,9 @@ join_aliases(struct prog *p)
 				   "%d names an index that does not exist", k);
 			continue;
 		}
-		prog_union(p, prog_val(p, m->entry, e->root, on),
-			   prog_val(p, m->entry, pi, pn));
+		add_join(p, a->must ? J_ALIAS_MUST : J_ALIAS,
+			 prog_val(p, m->entry, e->root, on),
+			 prog_val(p, m->entry, pi, pn), -1, -1, -1);
 	}
 }
 
@@ -436,6 +515,7 @@ void
 fill_values(struct prog *p)
 {
 	alloc_nodes(p);
+	p->phi = pool_alloc(p->pool, sizeof(int **) * (size_t)(p->m->ncomp + 1));
 	for (int32_t t = 0; t < p->ntime; t++)
 		do_instr(p, p->steps[t].comp, p->steps[t].instr);
 	join_aliases(p);

@@ -40,6 +40,13 @@ check_buffer(const struct plan *pl, const struct buffer *b, char *err,
 	if (b->start < 0 || b->end < b->start || b->end >= pl->ntime)
 		return fail(err, n, "buffer '%s' has a bad interval [%d, %d]",
 			    b->name, b->start, b->end);
+	if (b->slots < 1 || (b->slots > 1 &&
+			     (b->stride < b->bytes || b->stride % pl->align ||
+			      b->stride > b->size / b->slots ||
+			      b->stride * b->slots != b->size)))
+		return fail(err, n, "buffer '%s' has %d slots of stride %lld "
+			    "that do not hold it in %lld bytes", b->name,
+			    b->slots, (long long)b->stride, (long long)b->size);
 	if (!b->in_arena)
 		return 0;
 	if (!a)
@@ -164,6 +171,28 @@ check_steps(const struct prog *p, const struct plan *pl, char *err, size_t n)
 	return 0;
 }
 
+/* A copy's two buffers are live where it happens and hold its bytes. */
+static int
+check_copies(const struct plan *pl, char *err, size_t n)
+{
+	for (int k = 0; k < pl->ncopy; k++) {
+		const struct plan_copy *c = &pl->copies[k];
+
+		if (c->src < 0 || c->src >= pl->nbuf || c->dst < 0 ||
+		    c->dst >= pl->nbuf || c->src == c->dst)
+			return fail(err, n, "copy %d has bad buffers", k);
+		if (!live_at(pl, c->src, c->step) ||
+		    !live_at(pl, c->dst, c->step) ||
+		    pl->bufs[c->src].size < c->bytes ||
+		    pl->bufs[c->dst].size < c->bytes)
+			return fail(err, n, "copy of '%s' into '%s' at step %d: "
+				    "a buffer is not live there or too small",
+				    pl->bufs[c->src].name,
+				    pl->bufs[c->dst].name, c->step);
+	}
+	return 0;
+}
+
 int
 verify_plan(const struct prog *p, const struct plan *pl, char *err,
 	    size_t errlen)
@@ -172,6 +201,7 @@ verify_plan(const struct prog *p, const struct plan *pl, char *err,
 		if (check_buffer(pl, &pl->bufs[b], err, errlen))
 			return 1;
 	return check_overlap(pl, err, errlen) ||
+	       check_copies(pl, err, errlen) ||
 	       check_values(p, pl, err, errlen) ||
 	       check_steps(p, pl, err, errlen);
 }

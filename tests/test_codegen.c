@@ -70,7 +70,7 @@ static struct buffer three_bufs[] = {
 };
 static struct arena three_arenas[] = {{0, 2048, 2048, 3}};
 static const struct plan three = {"jit_f", TARGET_GPU, 256, 4, 3, three_bufs,
-				  1, three_arenas, 0, NULL};
+				  1, three_arenas, 0, NULL, 0, NULL};
 
 static void
 test_layout(void **state)
@@ -86,6 +86,7 @@ test_layout(void **state)
 	       "#define HLOPLAN_GPU_NUM_BUFFERS 3\n"
 	       "#define HLOPLAN_GPU_NUM_STEPS 4\n"
 	       "#define HLOPLAN_GPU_NUM_ARENAS 1\n"
+	       "#define HLOPLAN_GPU_NUM_COPIES 0\n"
 	       "#define HLOPLAN_GPU_ARENA_SIZE 2048\n"
 	       "#define HLOPLAN_GPU_ARENA_ALIGN 256\n"
 	       "#define HLOPLAN_GPU_ARENA_S0_SIZE 2048\n"
@@ -129,7 +130,7 @@ test_not_in_arena(void **state)
 		{"constant.7", BUF_CONST, 0, 64, 64, 0, 1, 1, 0, 0, -1},
 	};
 	struct arena a[] = {{0, 256, 256, 1}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -143,6 +144,25 @@ test_not_in_arena(void **state)
 	free(t);
 }
 
+/* Copies: a table of buffer ids, steps and byte counts, in order. */
+static void
+test_copies(void **state)
+{
+	struct buffer b[] = {TEMP("s.1", 0), TEMP("root{1}", 1)};
+	struct arena a[] = {{0, 512, 512, 2}};
+	struct plan_copy c[] = {{1, 0, 7, 1, 200}};
+	struct plan p = {"m", TARGET_GPU, 256, 9, LEN(b), b, LEN(a), a, 0, NULL,
+			 LEN(c), c};
+	char *t = emit(&p);
+
+	(void)state;
+	has(t, "#define HLOPLAN_GPU_NUM_COPIES 1\n");
+	has(t, "static const struct HLOPLAN_GPU_copy "
+	       "HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES]\n");
+	has(t, "\t{HLOPLAN_GPU_BUF_ROOT_1, HLOPLAN_GPU_BUF_S_1, 7, 1, 200},\n");
+	free(t);
+}
+
 static void
 test_slotted(void **state)
 {
@@ -150,7 +170,7 @@ test_slotted(void **state)
 		{"dynamic-slice.3", 0, 1, 3000, 6144, 2, 9, 2, 3072, 1, 512},
 	};
 	struct arena a[] = {{1, 6656, 6144, 1}};
-	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL};
+	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -194,7 +214,7 @@ test_sanitise(void **state)
 		TEMP("na\xc3\xafve", 5), TEMP("a..b", 6), TEMP("MiXed", 7),
 	};
 	struct arena a[] = {{0, 2048, 2048, 8}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -223,7 +243,7 @@ test_collisions(void **state)
 		TEMP("align", 12), TEMP("plan", 13),
 	};
 	struct arena a[] = {{0, 256 * 14, 256 * 14, 14}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"HLOPLAN_GPU_PLAN_SIZE", NULL};
 	char *t = NULL;
@@ -259,8 +279,8 @@ test_collisions_across_plans(void **state)
 	struct buffer h[] = {TEMP("gpu_arena", 0), TEMP("gpu.x", 1)};
 	struct arena a[] = {{0, 512, 512, 2}};
 	struct plan p[] = {
-		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL},
-		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL},
+		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL},
+		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN"};
 	char *t = emit_n(p, pre, 2, "m.hlo");
@@ -280,7 +300,7 @@ test_escape(void **state)
 		TEMP("?\?=", 3), TEMP("\xc3\xaf", 4),
 	};
 	struct arena a[] = {{0, 1280, 1280, 5}};
-	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL};
+	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	char *t = emit_n(&p, pre, 1, "dir/we*/ird.hlo");
 
@@ -336,7 +356,7 @@ test_two_plans(void **state)
 	};
 	struct arena ta[] = {{0, 1024, 1024, 1}, {1, 512, 512, 1}};
 	struct plan p[] = {three, {"jit_f", TARGET_TPU, 512, 4, LEN(tb), tb,
-				   LEN(ta), ta, 0, NULL}};
+				   LEN(ta), ta, 0, NULL, 0, NULL}};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
 	char *t = emit_n(p, pre, 2, "m.hlo");
 
@@ -364,7 +384,7 @@ test_two_plans(void **state)
 static void
 test_empty(void **state)
 {
-	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL};
+	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -383,6 +403,7 @@ main(void)
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_not_in_arena),
 		cmocka_unit_test(test_slotted),
+		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_sanitise),
 		cmocka_unit_test(test_collisions),
 		cmocka_unit_test(test_collisions_across_plans),

@@ -1,2 +1,1014 @@
-/* placeholder replaced below */
-int main(void) { return 0; }
+/* Unit tests of the frontend: HLO snippets parsed into IR, the IR checked
+ * field by field, each semantic error's exact message, and the print/parse
+ * round trip. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "frontend/frontend.h"
+
+/* One parse: the pool that owns it, its diagnostics, and the file. */
+struct fx {
+	struct pool *pool;
+	struct diags ds;
+	struct hlofile *f;
+};
+
+static struct fx *
+parse_len(const char *text, size_t len)
+{
+	struct fx *x = calloc(1, sizeof *x);
+
+	assert_non_null(x);
+	x->pool = pool_new();
+	x->ds.pool = x->pool;
+	x->ds.file = "t.hlo";
+	x->ds.src = text;
+	x->ds.srclen = len;
+	x->f = frontend_parse(x->pool, text, len, &x->ds);
+	return x;
+}
+
+static struct fx *
+parse(const char *text)
+{
+	return parse_len(text, strlen(text));
+}
+
+/* The diagnostics as the CLI prints them, in a string owned by x's pool. */
+static char *
+rendered(struct fx *x)
+{
+	char *buf = NULL, *r;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	diag_print(&x->ds, m);
+	fclose(m);
+	r = pool_strdup(x->pool, buf);
+	free(buf);
+	return r;
+}
+
+/* Parses text that must be free of errors (the errors are shown if not). */
+static struct fx *
+parse_ok(const char *text)
+{
+	struct fx *x = parse(text);
+
+	if (x->ds.n)
+		fputs(rendered(x), stderr);
+	assert_int_equal(x->ds.n, 0);
+	return x;
+}
+
+static void
+done(struct fx *x)
+{
+	pool_free(x->pool);
+	free(x);
+}
+
+/* Parses text that has errors; compares the whole rendered output. */
+static void
+expect_errors_len(const char *text, size_t len, const char *want)
+{
+	struct fx *x = parse_len(text, len);
+
+	assert_true(x->ds.n > 0);
+	assert_string_equal(rendered(x), want);
+	done(x);
+}
+
+static void
+expect_errors(const char *text, const char *want)
+{
+	expect_errors_len(text, strlen(text), want);
+}
+
+static const struct module *
+mod0(const struct fx *x)
+{
+	assert_true(x->f->nmod >= 1);
+	return &x->f->mods[0];
+}
+
+static const struct comp *
+comp_named(const struct module *m, const char *name)
+{
+	int i = comp_lookup(m, name);
+
+	assert_true(i >= 0);
+	return &m->comps[i];
+}
+
+static int
+instr_index(const struct comp *c, const char *name)
+{
+	for (int i = 0; i < c->ninstr; i++)
+		if (!strcmp(c->instrs[i].name, name))
+			return i;
+	fail_msg("no instruction '%s' in '%s'", name, c->name);
+	return -1;
+}
+
+static const struct instr *
+instr_named(const struct comp *c, const char *name)
+{
+	return &c->instrs[instr_index(c, name)];
+}
+
+/* The shape of an instruction of the entry computation. */
+static const struct shape *
+shape_of(const struct fx *x, const char *name)
+{
+	const struct module *m = mod0(x);
+
+	return &instr_named(&m->comps[m->entry], name)->shape;
+}
+
+static void
+assert_dims(const struct shape *s, int rank, ...)
+{
+	va_list ap;
+
+	assert_int_equal(s->rank, rank);
+	va_start(ap, rank);
+	for (int i = 0; i < rank; i++)
+		assert_int_equal(s->dims[i], va_arg(ap, int));
+	va_end(ap);
+}
+
+static void
+assert_attr(const struct instr *in, const char *key, const char *val)
+{
+	const struct attr *a = instr_attr(in, key);
+
+	assert_non_null(a);
+	assert_int_equal(a->vlen, strlen(val));
+	assert_memory_equal(a->val, val, strlen(val));
+}
+
+/* ---- shapes ----------------------------------------------------------- */
+
+static void
+test_element_types(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule types\n"
+		"ENTRY e {\n"
+		"  a = f8e4m3fn[16]{0} parameter(0)\n"
+		"  b = s4[8,2]{1,0} parameter(1)\n"
+		"  c = token[] after-all()\n"
+		"  d = pred[] parameter(2)\n"
+		"  e = u2[4] parameter(3)\n"
+		"  f = bf16[3] parameter(4)\n"
+		"  g = c128[] parameter(5)\n"
+		"  h = f4e2m1fn[32] parameter(6)\n"
+		"  i = f8e5m2[2] parameter(7)\n"
+		"  ROOT t = (f8e4m3fn[16]{0}, s4[8,2]{1,0}, token[]) "
+		"tuple(a, b, c)\n"
+		"}\n");
+	const struct shape *t = shape_of(x, "t");
+
+	(void)state;
+	assert_int_equal(shape_of(x, "a")->type, DT_F8E4M3FN);
+	assert_dims(shape_of(x, "a"), 1, 16);
+	assert_int_equal(shape_of(x, "b")->type, DT_S4);
+	assert_dims(shape_of(x, "b"), 2, 8, 2);
+	assert_int_equal(shape_bytes(shape_of(x, "b")), 8);
+	assert_int_equal(shape_of(x, "c")->type, DT_TOKEN);
+	assert_int_equal(shape_of(x, "c")->rank, 0);
+	assert_int_equal(shape_of(x, "d")->type, DT_PRED);
+	assert_int_equal(shape_of(x, "e")->type, DT_U2);
+	assert_int_equal(shape_of(x, "f")->type, DT_BF16);
+	assert_int_equal(shape_of(x, "g")->type, DT_C128);
+	assert_int_equal(shape_of(x, "h")->type, DT_F4E2M1FN);
+	assert_int_equal(shape_of(x, "i")->type, DT_F8E5M2);
+	assert_int_equal(t->type, DT_TUPLE);
+	assert_int_equal(t->nelem, 3);
+	assert_int_equal(t->elems[0].type, DT_F8E4M3FN);
+	assert_int_equal(t->elems[1].type, DT_S4);
+	assert_int_equal(t->elems[2].type, DT_TOKEN);
+	done(x);
+}
+
+static void
+test_dynamic_dims(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule dyn\n"
+		"ENTRY e {\n"
+		"  a = f32[<=8,?,3]{2,1,0} parameter(0)\n"
+		"  ROOT b = f32[2,3] parameter(1)\n"
+		"}\n");
+	const struct shape *a = shape_of(x, "a");
+
+	(void)state;
+	assert_dims(a, 3, 8, 0, 3);
+	assert_non_null(a->dyn);
+	assert_int_equal(a->dyn[0], DIM_BOUNDED);
+	assert_int_equal(a->dyn[1], DIM_UNKNOWN);
+	assert_int_equal(a->dyn[2], DIM_STATIC);
+	assert_null(shape_of(x, "b")->dyn);
+	assert_int_equal(shape_of(x, "b")->has_layout, 0);
+	done(x);
+}
+
+static void
+test_layouts(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule lay\n"
+		"ENTRY e {\n"
+		"  a = f32[8,128]{0,1:T(8,128)(2,1)E(4)S(1)} parameter(0)\n"
+		"  b = f32[4,256]{1,0:T(8,128)#(u32)*(u32)S(2)} parameter(1)\n"
+		"  c = f32[2,3,4]{2,0,1} parameter(2)\n"
+		"  ROOT d = f32[] parameter(3)\n"
+		"}\n");
+	const struct shape *a = shape_of(x, "a"), *b = shape_of(x, "b");
+	const struct shape *c = shape_of(x, "c");
+
+	(void)state;
+	assert_true(a->has_layout);
+	assert_int_equal(a->m2m[0], 0);
+	assert_int_equal(a->m2m[1], 1);
+	assert_int_equal(a->ntile, 2);
+	assert_int_equal(a->tiles[0].n, 2);
+	assert_int_equal(a->tiles[0].d[0], 8);
+	assert_int_equal(a->tiles[0].d[1], 128);
+	assert_int_equal(a->tiles[1].n, 2);
+	assert_int_equal(a->tiles[1].d[0], 2);
+	assert_int_equal(a->tiles[1].d[1], 1);
+	assert_int_equal(a->elem_bits, 4);
+	assert_int_equal(a->space, 1);
+	/* other layout fields are skipped */
+	assert_int_equal(b->m2m[0], 1);
+	assert_int_equal(b->ntile, 1);
+	assert_int_equal(b->space, 2);
+	assert_int_equal(b->elem_bits, 0);
+	assert_int_equal(c->m2m[0], 2);
+	assert_int_equal(c->m2m[1], 0);
+	assert_int_equal(c->m2m[2], 1);
+	assert_int_equal(c->ntile, 0);
+	assert_int_equal(c->space, 0);
+	assert_true(shape_of(x, "d")->has_layout == 0);
+	done(x);
+}
+
+static void
+test_tuple_shapes(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule tup\n"
+		"ENTRY e {\n"
+		"  p = ((f32[2]{0}, s32[]), pred[], ()) parameter(0)\n"
+		"  ROOT g = (f32[2]{0}, s32[]) get-tuple-element(p), index=0\n"
+		"}\n");
+	const struct shape *p = shape_of(x, "p");
+
+	(void)state;
+	assert_int_equal(p->type, DT_TUPLE);
+	assert_int_equal(p->nelem, 3);
+	assert_int_equal(p->elems[0].type, DT_TUPLE);
+	assert_int_equal(p->elems[0].nelem, 2);
+	assert_int_equal(p->elems[0].elems[0].type, DT_F32);
+	assert_dims(&p->elems[0].elems[0], 1, 2);
+	assert_int_equal(p->elems[0].elems[1].type, DT_S32);
+	assert_int_equal(p->elems[1].type, DT_PRED);
+	assert_int_equal(p->elems[2].type, DT_TUPLE);
+	assert_int_equal(p->elems[2].nelem, 0);
+	assert_int_equal(instr_named(&mod0(x)->comps[0], "g")->index, 0);
+	done(x);
+}
+
+/* ---- instructions ----------------------------------------------------- */
+
+static void
+test_operands_and_names(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule ops\n"
+		"ENTRY %e {\n"
+		"  %a = f32[2]{0} parameter(0)\n"
+		"  b.1 = f32[2]{0} parameter(1)\n"
+		"  %c-2 = f32[2]{0} add(f32[2]{0} %a, b.1)\n"
+		"  ROOT d = f32[2]{0} subtract(%c-2, a)\n"
+		"}\n");
+	const struct comp *e = comp_named(mod0(x), "e");
+	const struct instr *c = instr_named(e, "c-2");
+	const struct instr *d = instr_named(e, "d");
+
+	(void)state;
+	assert_string_equal(e->instrs[0].name, "a");
+	assert_int_equal(c->nops, 2);
+	assert_int_equal(c->ops[0], instr_index(e, "a"));
+	assert_int_equal(c->ops[1], instr_index(e, "b.1"));
+	assert_int_equal(d->ops[0], instr_index(e, "c-2"));
+	assert_int_equal(d->ops[1], instr_index(e, "a"));
+	assert_int_equal(c->op->op, OP_OTHER);
+	assert_string_equal(c->op->name, "add");
+	assert_int_equal(c->loc.line, 5);
+	assert_int_equal(c->loc.col, 3);
+	assert_int_equal(c->oploc[1].line, 5);
+	assert_int_equal(c->oploc[1].col, 38);
+	done(x);
+}
+
+static void
+test_attributes_raw(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule attrs\n"
+		"ENTRY e {\n"
+		"  a = f32[1,8,8,3]{3,2,1,0} parameter(0)\n"
+		"  k = f32[3,3,3,4]{3,2,1,0} parameter(1)\n"
+		"  ROOT c = f32[1,8,8,4]{3,2,1,0} convolution(a, k), "
+		"window={size=3x3 pad=0_1x1_1}, dim_labels=b01f_01io->b01f, "
+		"metadata={op_name=\"conv\" source_line=12}, "
+		"backend_config={\"x\":{\"y\":[1,2]}}, "
+		"frontend_attributes={_xla=\"a,b\"}, "
+		"slice={[0:2], [1:3]}, feature_group_count=1, "
+		"custom_call_target=\"tpu.x\", sharding={devices=[2,1]<=[2]}\n"
+		"}\n");
+	const struct instr *c = instr_named(&mod0(x)->comps[0], "c");
+
+	(void)state;
+	assert_int_equal(c->nattr, 9);
+	assert_attr(c, "window", "{size=3x3 pad=0_1x1_1}");
+	assert_attr(c, "dim_labels", "b01f_01io->b01f");
+	assert_attr(c, "metadata", "{op_name=\"conv\" source_line=12}");
+	assert_attr(c, "backend_config", "{\"x\":{\"y\":[1,2]}}");
+	assert_attr(c, "frontend_attributes", "{_xla=\"a,b\"}");
+	assert_attr(c, "slice", "{[0:2], [1:3]}");
+	assert_attr(c, "feature_group_count", "1");
+	assert_attr(c, "custom_call_target", "\"tpu.x\"");
+	assert_attr(c, "sharding", "{devices=[2,1]<=[2]}");
+	assert_null(instr_attr(c, "nothere"));
+	done(x);
+}
+
+static void
+test_constants(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule consts\n"
+		"ENTRY e {\n"
+		"  a = f32[3]{0} constant({1, 2.5, -3e2})\n"
+		"  b = f32[] constant(-inf)\n"
+		"  c = (s32[], f32[]) constant((1, 2))\n"
+		"  d = f32[1024]{0} constant({...})\n"
+		"  e = f32[2,2]{1,0} constant({ { 1, 2 }, { 3, 4 } })\n"
+		"  f = pred[] constant(true)\n"
+		"  ROOT g = f32[] constant(nan)\n"
+		"}\n");
+	const struct comp *c = &mod0(x)->comps[0];
+	static const char *const lit[] = {
+		"{1, 2.5, -3e2}", "-inf", "(1, 2)", "{...}",
+		"{ { 1, 2 }, { 3, 4 } }", "true", "nan",
+	};
+
+	(void)state;
+	assert_int_equal(c->ninstr, 7);
+	for (int i = 0; i < c->ninstr; i++) {
+		assert_int_equal(c->instrs[i].op->op, OP_CONSTANT);
+		assert_int_equal(c->instrs[i].literal_len, strlen(lit[i]));
+		assert_memory_equal(c->instrs[i].literal, lit[i],
+				    strlen(lit[i]));
+		assert_int_equal(c->instrs[i].nops, 0);
+	}
+	assert_int_equal(c->instrs[2].shape.nelem, 2);
+	done(x);
+}
+
+static void
+test_parameters_and_gte(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule params\n"
+		"ENTRY e {\n"
+		"  b = s32[] parameter(1)\n"
+		"  p = (f32[2], s32[], pred[]) parameter(0)\n"
+		"  g = pred[] get-tuple-element(p), index=2\n"
+		"  ROOT h = f32[2] get-tuple-element("
+		"(f32[2], s32[], pred[]) p), index=0\n"
+		"}\n");
+	const struct comp *e = &mod0(x)->comps[0];
+
+	(void)state;
+	assert_int_equal(e->nparam, 2);
+	assert_int_equal(e->params[0], instr_index(e, "p"));
+	assert_int_equal(e->params[1], instr_index(e, "b"));
+	assert_int_equal(instr_named(e, "b")->param, 1);
+	assert_int_equal(instr_named(e, "p")->param, 0);
+	assert_int_equal(instr_named(e, "g")->param, -1);
+	assert_int_equal(instr_named(e, "g")->index, 2);
+	assert_int_equal(instr_named(e, "h")->index, 0);
+	assert_int_equal(instr_named(e, "h")->ops[0], instr_index(e, "p"));
+	assert_int_equal(instr_named(e, "p")->index, -1);
+	done(x);
+}
+
+/* ---- computations and modules ----------------------------------------- */
+
+static const char calls_hlo[] =
+	"HloModule calls, is_scheduled=true\n"
+	"\n"
+	"add {\n"
+	"  x = f32[] parameter(0)\n"
+	"  y = f32[] parameter(1)\n"
+	"  ROOT s = f32[] add(x, y)\n"
+	"}\n"
+	"\n"
+	"cond (c.p: (s32[], f32[4])) -> pred[] {\n"
+	"  c.p = (s32[], f32[4]) parameter(0)\n"
+	"  c.i = s32[] get-tuple-element(c.p), index=0\n"
+	"  c.n = s32[] constant(10)\n"
+	"  ROOT c.lt = pred[] compare(c.i, c.n), direction=LT\n"
+	"}\n"
+	"\n"
+	"body {\n"
+	"  b.p = (s32[], f32[4]) parameter(0)\n"
+	"  ROOT b.t = (s32[], f32[4]) copy(b.p)\n"
+	"}\n"
+	"\n"
+	"ENTRY main {\n"
+	"  a = f32[4] parameter(0)\n"
+	"  z = f32[] constant(0)\n"
+	"  r = f32[] reduce(a, z), dimensions={0}, to_apply=add\n"
+	"  i = s32[] constant(0)\n"
+	"  t = (s32[], f32[4]) tuple(i, a)\n"
+	"  w = (s32[], f32[4]) while(t), condition=cond, body=%body\n"
+	"  k = f32[] call(r, r), calls=add\n"
+	"  sel = s32[] parameter(1)\n"
+	"  ROOT br = (s32[], f32[4]) conditional(sel, t, w), "
+	"branch_computations={body, %body}\n"
+	"  after = f32[] add(k, k)\n"
+	"}, execution_thread=\"main\"\n";
+
+static void
+test_called_computations(void **state)
+{
+	struct fx *x = parse_ok(calls_hlo);
+	const struct module *m = mod0(x);
+	const struct comp *e = comp_named(m, "main");
+	const struct instr *w = instr_named(e, "w");
+	const struct instr *br = instr_named(e, "br");
+
+	(void)state;
+	assert_int_equal(m->ncomp, 4);
+	assert_int_equal(m->entry, 3);
+	assert_true(m->is_scheduled);
+	assert_int_equal(instr_named(e, "r")->ncall, 1);
+	assert_int_equal(instr_named(e, "r")->calls[0], comp_lookup(m, "add"));
+	assert_int_equal(instr_named(e, "k")->calls[0], comp_lookup(m, "add"));
+	assert_int_equal(w->ncall, 2);
+	assert_int_equal(w->calls[0], comp_lookup(m, "cond"));
+	assert_int_equal(w->calls[1], comp_lookup(m, "body"));
+	assert_int_equal(br->ncall, 2);
+	assert_int_equal(br->calls[0], comp_lookup(m, "body"));
+	assert_int_equal(br->calls[1], comp_lookup(m, "body"));
+	/* ROOT in the middle is the root; attributes after the brace kept */
+	assert_int_equal(e->root, instr_index(e, "br"));
+	assert_true(br->is_root);
+	assert_int_equal(e->nattr, 1);
+	assert_string_equal(e->attrs[0].key, "execution_thread");
+	/* the signature is read and dropped; the body defines c.p */
+	assert_int_equal(comp_named(m, "cond")->nparam, 1);
+	done(x);
+}
+
+static void
+test_entry_rules(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule m1\n"
+		"a {\n  ROOT p = f32[] parameter(0)\n}\n"
+		"ENTRY b {\n  ROOT p = f32[] parameter(0)\n}\n"
+		"c {\n  ROOT p = f32[] parameter(0)\n}\n"
+		"// -----\n"
+		"HloModule m2\n"
+		"a {\n  ROOT p = f32[] parameter(0)\n}\n"
+		"c {\n  p = f32[] parameter(0)\n  q = f32[] negate(p)\n}\n");
+	const struct module *m1 = &x->f->mods[0], *m2 = &x->f->mods[1];
+
+	(void)state;
+	assert_int_equal(x->f->nmod, 2);
+	assert_string_equal(m1->name, "m1");
+	assert_int_equal(m1->entry, 1);
+	assert_true(m1->comps[1].is_entry);
+	assert_false(m1->comps[2].is_entry);
+	assert_false(m1->is_scheduled);
+	/* no ENTRY: the last computation is the entry */
+	assert_string_equal(m2->name, "m2");
+	assert_int_equal(m2->entry, 1);
+	assert_true(m2->comps[1].is_entry);
+	assert_false(m2->comps[0].is_entry);
+	/* no ROOT: the last instruction is the root */
+	assert_int_equal(m2->comps[1].root, 1);
+	assert_false(m2->comps[1].instrs[1].is_root);
+	done(x);
+}
+
+static void
+test_comments(void **state)
+{
+	struct fx *x = parse_ok(
+		"// RUN: hlo-opt %s\n"
+		"HloModule cm /* a block\n comment */\n"
+		"ENTRY e { // the entry\n"
+		"  p = (f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[]) "
+		"parameter(0)\n"
+		"  a = f32[] get-tuple-element(p), index=5 // last\n"
+		"  ROOT t = (f32[], f32[]) tuple(a, /*index=1*/a)\n"
+		"}\n"
+		"/* trailing */\n");
+	const struct comp *e = &mod0(x)->comps[0];
+
+	(void)state;
+	assert_int_equal(e->ninstr, 3);
+	assert_int_equal(instr_named(e, "p")->shape.nelem, 6);
+	assert_int_equal(instr_named(e, "t")->nops, 2);
+	assert_int_equal(instr_named(e, "a")->index, 5);
+	done(x);
+}
+
+static void
+test_input_output_alias(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule al, input_output_alias={ {0}: (0, {}, may-alias), "
+		"{1, 2}: (1, {1}, must-alias), {3}: (0, {}) }, "
+		"entry_computation_layout={(f32[2]{0}, (s32[], f32[2]{0}))->"
+		"f32[2]{0}}\n"
+		"ENTRY e {\n"
+		"  a = f32[2]{0} parameter(0)\n"
+		"  b = (s32[], f32[2]{0}) parameter(1)\n"
+		"  ROOT r = f32[2]{0} negate(a)\n"
+		"}\n");
+	const struct module *m = mod0(x);
+
+	(void)state;
+	assert_int_equal(m->nattr, 2);
+	assert_int_equal(m->nalias, 3);
+	assert_int_equal(m->aliases[0].nout, 1);
+	assert_int_equal(m->aliases[0].out[0], 0);
+	assert_int_equal(m->aliases[0].param, 0);
+	assert_int_equal(m->aliases[0].npidx, 0);
+	assert_false(m->aliases[0].must);
+	assert_int_equal(m->aliases[1].nout, 2);
+	assert_int_equal(m->aliases[1].out[1], 2);
+	assert_int_equal(m->aliases[1].param, 1);
+	assert_int_equal(m->aliases[1].npidx, 1);
+	assert_int_equal(m->aliases[1].pidx[0], 1);
+	assert_true(m->aliases[1].must);
+	assert_false(m->aliases[2].must);
+	done(x);
+
+	x = parse_ok("HloModule f, input_output_alias={{}: (0, {}, "
+		     "must-alias)}\nENTRY f {\n  a = s32[10] parameter(0)\n"
+		     "  ROOT s = s32[10] add(a, a)\n}\n");
+	assert_int_equal(mod0(x)->nalias, 1);
+	assert_int_equal(mod0(x)->aliases[0].nout, 0);
+	assert_true(mod0(x)->aliases[0].must);
+	done(x);
+}
+
+/* Bytes the lexer cannot start a token with, and a NUL inside a string. */
+static void
+test_bytes(void **state)
+{
+	static const char nul[] = "HloModule m\nENTRY e {\n"
+				  "  ROOT a = f32[] parameter(0), "
+				  "metadata={op_name=\"x\0y\"}\n}\n";
+	static const char ff[] = "HloModule m\nENTRY e {\n"
+				 "  ROOT a = f32[] parameter(0)\xff\n}\n";
+	static const char meta[] = "{op_name=\"x\0y\"}";
+	struct fx *x = parse_len(nul, sizeof nul - 1);
+	const struct attr *a;
+
+	(void)state;
+	assert_int_equal(x->ds.n, 0);
+	a = instr_attr(&mod0(x)->comps[0].instrs[0], "metadata");
+	assert_non_null(a);
+	assert_int_equal(a->vlen, sizeof meta - 1);
+	assert_memory_equal(a->val, meta, sizeof meta - 1);
+	done(x);
+	expect_errors_len(ff, sizeof ff - 1,
+			  "t.hlo:3:30: error: unexpected byte 0xff\n"
+			  "    ROOT a = f32[] parameter(0)?\n"
+			  "                               ^\n");
+}
+
+/* ---- diagnostics ------------------------------------------------------ */
+
+static void
+test_error_undefined_operand(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[2] parameter(0)\n"
+		"  ROOT b = f32[2] add(a, c)\n"
+		"}\n",
+		"t.hlo:4:26: error: operand 'c' of 'b' is not defined in "
+		"computation 'e'\n"
+		"    ROOT b = f32[2] add(a, c)\n"
+		"                           ^\n");
+}
+
+static void
+test_error_used_before_defined(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  b = f32[2] negate(a)\n"
+		"  a = f32[2] parameter(0)\n"
+		"}\n",
+		"t.hlo:3:21: error: operand 'a' of 'b' is used before its "
+		"definition at 4:3\n"
+		"    b = f32[2] negate(a)\n"
+		"                      ^\n");
+}
+
+static void
+test_error_duplicate_name(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[2] parameter(0)\n"
+		"  %a = f32[2] negate(a)\n"
+		"}\n",
+		"t.hlo:4:3: error: 'a' is defined twice in computation 'e'\n"
+		"    %a = f32[2] negate(a)\n"
+		"    ^\n");
+	expect_errors(
+		"HloModule m\n"
+		"f {\n  ROOT a = f32[2] parameter(0)\n}\n"
+		"ENTRY f {\n  ROOT a = f32[2] parameter(0)\n}\n",
+		"t.hlo:5:7: error: computation 'f' is defined twice\n"
+		"  ENTRY f {\n"
+		"        ^\n");
+}
+
+static void
+test_error_unknown_computation(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[2] parameter(0)\n"
+		"  ROOT w = f32[2] while(a), condition=c, body=b\n"
+		"}\n",
+		"t.hlo:4:29: error: condition: unknown computation 'c'\n"
+		"    ROOT w = f32[2] while(a), condition=c, body=b\n"
+		"                              ^\n"
+		"t.hlo:4:42: error: body: unknown computation 'b'\n"
+		"    ROOT w = f32[2] while(a), condition=c, body=b\n"
+		"                                           ^\n");
+}
+
+static void
+test_error_two_roots(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  ROOT a = f32[2] parameter(0)\n"
+		"  ROOT b = f32[2] negate(a)\n"
+		"}\n",
+		"t.hlo:4:8: error: second ROOT in computation 'e' (the first "
+		"is at 3:8)\n"
+		"    ROOT b = f32[2] negate(a)\n"
+		"         ^\n");
+}
+
+static void
+test_error_two_entries(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n  ROOT a = f32[2] parameter(0)\n}\n"
+		"ENTRY g {\n  ROOT a = f32[2] parameter(0)\n}\n",
+		"t.hlo:5:7: error: second ENTRY computation 'g' (the first is "
+		"'e')\n"
+		"  ENTRY g {\n"
+		"        ^\n");
+}
+
+static void
+test_error_element_type(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  ROOT a = f31[2] parameter(0)\n"
+		"}\n",
+		"t.hlo:3:12: error: unknown element type 'f31'\n"
+		"    ROOT a = f31[2] parameter(0)\n"
+		"             ^\n");
+}
+
+static void
+test_error_layout(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[2,3]{1,1} parameter(0)\n"
+		"  ROOT b = f32[2,3]{2,0,1} parameter(1)\n"
+		"}\n",
+		"t.hlo:3:15: error: layout is not a permutation of the shape's "
+		"2 dimensions\n"
+		"    a = f32[2,3]{1,1} parameter(0)\n"
+		"                ^\n"
+		"t.hlo:4:20: error: layout lists 3 dimensions, the shape "
+		"has 2\n"
+		"    ROOT b = f32[2,3]{2,0,1} parameter(1)\n"
+		"                     ^\n");
+}
+
+static void
+test_error_opcode(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[2] parameter(0)\n"
+		"  ROOT b = f32[2] frobnicate(a)\n"
+		"}\n",
+		"t.hlo:4:19: error: unknown opcode 'frobnicate'\n"
+		"    ROOT b = f32[2] frobnicate(a)\n"
+		"                    ^\n");
+}
+
+static void
+test_error_gte_index(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  p = (f32[2], s32[]) parameter(0)\n"
+		"  g = s32[] get-tuple-element(p), index=2\n"
+		"  ROOT h = s32[] get-tuple-element(p)\n"
+		"}\n",
+		"t.hlo:4:3: error: index=2 is out of range for operand 'p'\n"
+		"    g = s32[] get-tuple-element(p), index=2\n"
+		"    ^\n"
+		"t.hlo:5:8: error: get-tuple-element needs index=N\n"
+		"    ROOT h = s32[] get-tuple-element(p)\n"
+		"         ^\n");
+}
+
+static void
+test_error_parameter_number(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[2] parameter()\n"
+		"  ROOT b = f32[2] parameter(x)\n"
+		"}\n",
+		"t.hlo:3:3: error: parameter needs its number, from 0 to the "
+		"number of parameters - 1\n"
+		"    a = f32[2] parameter()\n"
+		"    ^\n"
+		"t.hlo:4:8: error: parameter needs its number, from 0 to the "
+		"number of parameters - 1\n"
+		"    ROOT b = f32[2] parameter(x)\n"
+		"         ^\n");
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[2] parameter(0)\n"
+		"  b = f32[2] parameter(2)\n"
+		"  ROOT c = f32[2] add(a, b)\n"
+		"}\n",
+		"t.hlo:2:7: error: computation 'e' has no parameter(1)\n"
+		"  ENTRY e {\n"
+		"        ^\n");
+}
+
+/* Name errors in different computations are all reported, along with an
+ * unknown opcode elsewhere: each is a genuine error with its own line. */
+static void
+test_error_several(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"f {\n"
+		"  x = f32[] parameter(0)\n"
+		"  ROOT y = f32[] add(x, z)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  a = f32[] parameter(0)\n"
+		"  b = f32[] bogus(a)\n"
+		"  ROOT c = f32[] call(a), to_apply=g\n"
+		"}\n",
+		"t.hlo:8:13: error: unknown opcode 'bogus'\n"
+		"    b = f32[] bogus(a)\n"
+		"              ^\n"
+		"t.hlo:4:25: error: operand 'z' of 'y' is not defined in "
+		"computation 'f'\n"
+		"    ROOT y = f32[] add(x, z)\n"
+		"                          ^\n"
+		"t.hlo:9:27: error: to_apply: unknown computation 'g'\n"
+		"    ROOT c = f32[] call(a), to_apply=g\n"
+		"                            ^\n");
+}
+
+/* A syntax error in each computation: one message each, even though the
+ * first one's recovery has to skip braces inside attributes. */
+static void
+test_error_syntax_recovery(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"f {\n"
+		"  x = f32[] parameter(0) oops\n"
+		"  ROOT y = f32[4] broadcast(x), dimensions={}\n"
+		"  z = f32[4] negate(y), metadata={op_name=\"n\"}\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  a = f32[] parameter(0)\n"
+		"  ROOT c = f32[] call(a a), to_apply=f\n"
+		"}\n",
+		"t.hlo:4:3: error: unexpected 'ROOT', expected '='\n"
+		"    ROOT y = f32[4] broadcast(x), dimensions={}\n"
+		"    ^\n"
+		"t.hlo:9:25: error: unexpected name 'a', expected ',', ')' or "
+		"'['\n"
+		"    ROOT c = f32[] call(a a), to_apply=f\n"
+		"                          ^\n");
+}
+
+static void
+test_error_truncated(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[2] parameter(0)\n"
+		"  b = f32[2] add(a,\n",
+		"t.hlo:4:20: error: unexpected end of file (the '(' opened at "
+		"4:17 is not closed)\n"
+		"    b = f32[2] add(a,\n"
+		"                     ^\n");
+}
+
+/* Nesting deeper than the parser's stack is one message, not a crash. */
+static void
+test_error_nesting(void **state)
+{
+	enum { DEPTH = 20000 };
+	static const char head[] = "HloModule m\nENTRY e {\n"
+				   "  ROOT a = f32[] parameter(0), x=";
+	char *text = malloc(sizeof head + 2 * DEPTH + 4);
+	struct fx *x;
+	size_t n = sizeof head - 1;
+
+	(void)state;
+	assert_non_null(text);
+	memcpy(text, head, n);
+	memset(text + n, '{', DEPTH);
+	memset(text + n + DEPTH, '}', DEPTH);
+	memcpy(text + n + 2 * DEPTH, "\n}\n", 4);
+	x = parse_len(text, n + 2 * DEPTH + 3);
+	assert_int_equal(x->ds.n, 1);
+	assert_int_equal(x->ds.d[0].loc.line, 3);
+	assert_string_equal(x->ds.d[0].msg,
+			    "brackets nested too deeply (memory exhausted)");
+	done(x);
+	free(text);
+}
+
+/* ---- round trip ------------------------------------------------------- */
+
+static char *
+printed(struct fx *x)
+{
+	char *buf = NULL, *r;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	for (int i = 0; i < x->f->nmod; i++)
+		ir_print_module(m, &x->f->mods[i]);
+	fclose(m);
+	r = pool_strdup(x->pool, buf);
+	free(buf);
+	return r;
+}
+
+static void
+round_trip(const char *text)
+{
+	struct fx *a = parse_ok(text), *b, *c;
+	char *pa = printed(a), *pb, *pc;
+
+	b = parse_ok(pa);
+	pb = printed(b);
+	c = parse_ok(pb);
+	pc = printed(c);
+	assert_string_equal(pa, pb);
+	assert_string_equal(pb, pc);
+	assert_int_equal(a->f->nmod, b->f->nmod);
+	for (int i = 0; i < a->f->nmod; i++) {
+		const struct module *ma = &a->f->mods[i], *mb = &b->f->mods[i];
+
+		assert_int_equal(ma->ncomp, mb->ncomp);
+		assert_int_equal(ma->entry, mb->entry);
+		assert_int_equal(ma->nalias, mb->nalias);
+		for (int k = 0; k < ma->ncomp; k++)
+			assert_int_equal(ma->comps[k].root, mb->comps[k].root);
+	}
+	done(a);
+	done(b);
+	done(c);
+}
+
+static void
+test_round_trip(void **state)
+{
+	(void)state;
+	round_trip(calls_hlo);
+	round_trip(
+		"HloModule rt, input_output_alias={ {0}: (0, {}, may-alias) }\n"
+		"ENTRY e {\n"
+		"  a = f32[8,128]{0,1:T(8,128)(2,1)E(4)S(1)} parameter(0)\n"
+		"  d = f32[<=8,?]{1,0} parameter(1)\n"
+		"  c = (s32[], f32[]) constant((1, 2))\n"
+		"  k = f32[2,2]{1,0} constant({ { 1, 2 }, { 3, 4 } })\n"
+		"  n = f32[] constant(-inf)\n"
+		"  ROOT r = f32[8,128]{0,1:T(8,128)(2,1)E(4)S(1)} "
+		"negate(f32[8,128]{0,1} a), metadata={op_name=\"x\"}\n"
+		"}\n"
+		"// -----\n"
+		"HloModule two\n"
+		"g {\n"
+		"  p = (f32[2], /*index=1*/s4[4]) parameter(0)\n"
+		"  q = s4[4] get-tuple-element(p), index=1\n"
+		"}\n");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_element_types),
+		cmocka_unit_test(test_dynamic_dims),
+		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_tuple_shapes),
+		cmocka_unit_test(test_operands_and_names),
+		cmocka_unit_test(test_attributes_raw),
+		cmocka_unit_test(test_constants),
+		cmocka_unit_test(test_parameters_and_gte),
+		cmocka_unit_test(test_called_computations),
+		cmocka_unit_test(test_entry_rules),
+		cmocka_unit_test(test_comments),
+		cmocka_unit_test(test_input_output_alias),
+		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_error_undefined_operand),
+		cmocka_unit_test(test_error_used_before_defined),
+		cmocka_unit_test(test_error_duplicate_name),
+		cmocka_unit_test(test_error_unknown_computation),
+		cmocka_unit_test(test_error_two_roots),
+		cmocka_unit_test(test_error_two_entries),
+		cmocka_unit_test(test_error_element_type),
+		cmocka_unit_test(test_error_layout),
+		cmocka_unit_test(test_error_opcode),
+		cmocka_unit_test(test_error_gte_index),
+		cmocka_unit_test(test_error_parameter_number),
+		cmocka_unit_test(test_error_several),
+		cmocka_unit_test(test_error_syntax_recovery),
+		cmocka_unit_test(test_error_truncated),
+		cmocka_unit_test(test_error_nesting),
+		cmocka_unit_test(test_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

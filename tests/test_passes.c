@@ -173,9 +173,16 @@ test_while(void **state)
 	/* c, v1 and r share: from c's definition to the end. */
 	expect("c", 2, 16, BUF_OUTPUT);
 	assert_false(has_buffer("v1"));
-	/* The counter: constant z joined with i1 is no longer a constant. */
-	expect("z", 1, 15, 0);
+	/* The counter: the loop's state w{0} holds i1 in place; the constant
+	 * z is read-only, so it is copied in before the loop starts. */
+	expect("z", 1, 4, BUF_CONST);
+	expect("w{0}", 4, 15, 0);
 	assert_false(has_buffer("i1"));
+	assert_int_equal(F.plan.ncopy, 1);
+	assert_int_equal(F.plan.copies[0].src, buf("z") - F.plan.bufs);
+	assert_int_equal(F.plan.copies[0].dst, buf("w{0}") - F.plan.bufs);
+	assert_int_equal(F.plan.copies[0].step, 4);
+	assert_int_equal(F.plan.copies[0].after, 0);
 	/* The tables of init, the body's ROOT and the while share. */
 	expect("init", 3, 16, BUF_TABLE);
 	assert_false(has_buffer("t"));
@@ -372,6 +379,116 @@ test_constants_and_no_overlap(void **state)
 	assert_true(buf("x")->offset != buf("y")->offset);
 }
 
+/* dynamic-update-slice whose operand is read afterwards: the two cannot
+ * share, so the operand is copied into the output just before the update. */
+static void
+test_copy_in_place(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  c = f32[8] parameter(0)\n"			/* 0 */
+		"  u = f32[1] parameter(1)\n"			/* 1 */
+		"  i = s32[] parameter(2)\n"			/* 2 */
+		"  n = f32[8] negate(c)\n"			/* 3 */
+		"  d = f32[8] dynamic-update-slice(n, u, i)\n"	/* 4 */
+		"  s = f32[8] sine(n)\n"			/* 5 */
+		"  ROOT r = f32[8] add(d, s)\n"			/* 6 */
+		"}\n", 0), 0);
+	expect("n", 3, 5, 0);
+	expect("d", 4, 6, 0);
+	assert_int_equal(F.plan.ncopy, 1);
+	assert_int_equal(F.plan.copies[0].src, buf("n") - F.plan.bufs);
+	assert_int_equal(F.plan.copies[0].dst, buf("d") - F.plan.bufs);
+	assert_int_equal(F.plan.copies[0].step, 4);
+	assert_int_equal(F.plan.copies[0].after, 0);
+	assert_int_equal(F.plan.copies[0].bytes, 32);
+}
+
+static const char swap_loop[] =
+	"HloModule m\n"
+	"cond {\n"
+	"  s = (f32[4], f32[4]) parameter(0)\n"		/* 2 */
+	"  ROOT p = pred[] constant(false)\n"		/* 3 */
+	"}\n"
+	"body {\n"
+	"  s = (f32[4], f32[4]) parameter(0)\n"		/* 4 */
+	"  a = f32[4] get-tuple-element(s), index=0\n"	/* 5 */
+	"  b = f32[4] get-tuple-element(s), index=1\n"	/* 6 */
+	"  ROOT t = (f32[4], f32[4]) tuple(b, a)\n"	/* 7 */
+	"}\n"
+	"ENTRY e {\n"
+	"  x = f32[4] parameter(0)\n"			/* 0 */
+	"  init = (f32[4], f32[4]) tuple(x, x)\n"	/* 1 */
+	"  w = (f32[4], f32[4]) while(init), condition=cond, body=body\n"
+	"  ROOT r = f32[4] get-tuple-element(w), index=0\n"
+	"}\n";
+
+/* A loop that swaps its two state elements: each is saved to a buffer of
+ * its own first (phase 0), then written back crosswise, all after the
+ * body's last step; x feeds both elements, so one gets a copy in. */
+static void
+test_copy_swap(void **state)
+{
+	const struct plan_copy *c;
+
+	(void)state;
+	assert_int_equal(plan_text(swap_loop, 0), 0);
+	assert_int_equal(F.plan.ncopy, 5);
+	c = F.plan.copies;
+	/* x joins element 0; element 1 gets a copy of x at the loop start. */
+	assert_int_equal(c[0].src, buf("x") - F.plan.bufs);
+	assert_int_equal(c[0].dst, buf("w{1}") - F.plan.bufs);
+	assert_int_equal(c[0].step, 2);
+	/* Save both elements, then write them crosswise, after step 7. */
+	assert_int_equal(c[1].src, buf("x") - F.plan.bufs);
+	assert_int_equal(c[1].dst, buf("t{1}") - F.plan.bufs);
+	assert_int_equal(c[2].src, buf("w{1}") - F.plan.bufs);
+	assert_int_equal(c[2].dst, buf("t{0}") - F.plan.bufs);
+	assert_int_equal(c[3].src, buf("t{0}") - F.plan.bufs);
+	assert_int_equal(c[3].dst, buf("x") - F.plan.bufs);
+	assert_int_equal(c[4].src, buf("t{1}") - F.plan.bufs);
+	assert_int_equal(c[4].dst, buf("w{1}") - F.plan.bufs);
+	for (int k = 1; k < 5; k++) {
+		assert_int_equal(c[k].step, 7);
+		assert_int_equal(c[k].after, 1);
+	}
+}
+
+/* A loop whose new state is a dot of the old: the dot cannot write where
+ * it reads, so its result is copied into the state after the body. */
+static void
+test_copy_while_dot(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m\n"
+		"cond {\n"
+		"  s = (f32[4,4]) parameter(0)\n"
+		"  ROOT p = pred[] constant(false)\n"
+		"}\n"
+		"body {\n"
+		"  s = (f32[4,4]) parameter(0)\n"			/* 4 */
+		"  h = f32[4,4] get-tuple-element(s), index=0\n"	/* 5 */
+		"  d = f32[4,4] dot(h, h), lhs_contracting_dims={1}, "
+		"rhs_contracting_dims={0}\n"				/* 6 */
+		"  ROOT t = (f32[4,4]) tuple(d)\n"			/* 7 */
+		"}\n"
+		"ENTRY e {\n"
+		"  x = f32[4,4] parameter(0)\n"			/* 0 */
+		"  init = (f32[4,4]) tuple(x)\n"			/* 1 */
+		"  w = (f32[4,4]) while(init), condition=cond, body=body\n"
+		"  ROOT r = f32[4,4] get-tuple-element(w), index=0\n"
+		"}\n", 0), 0);
+	expect("d", 6, 7, 0);
+	assert_int_equal(F.plan.ncopy, 1);
+	assert_int_equal(F.plan.copies[0].src, buf("d") - F.plan.bufs);
+	assert_int_equal(F.plan.copies[0].dst, buf("x") - F.plan.bufs);
+	assert_int_equal(F.plan.copies[0].step, 7);
+	assert_int_equal(F.plan.copies[0].after, 1);
+}
+
 /* A shape mismatch between a gte and its tuple is the input's error. */
 static void
 test_bad_gte_shape(void **state)
@@ -401,6 +518,9 @@ main(void)
 		cmocka_unit_test(test_input_output_alias),
 		cmocka_unit_test(test_call_and_fusion),
 		cmocka_unit_test(test_constants_and_no_overlap),
+		cmocka_unit_test(test_copy_in_place),
+		cmocka_unit_test(test_copy_swap),
+		cmocka_unit_test(test_copy_while_dot),
 		cmocka_unit_test(test_bad_gte_shape),
 	};
 	int r;

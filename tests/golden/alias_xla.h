@@ -17,6 +17,10 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
+ *                            two values that must share a buffer are
+ *                            live at once: src into dst, before or
+ *                            after a step (a placeholder when none)
  * <NAME> is the HLO name in upper case, each run of other characters
  * than letters and digits made one '_'; a name already taken gets _2,
  * _3, ... in buffer order.  Upper-case names are macros; the others have
@@ -31,6 +35,7 @@
 #define HLOPLAN_GPU_NUM_BUFFERS 9
 #define HLOPLAN_GPU_NUM_STEPS 12
 #define HLOPLAN_GPU_NUM_ARENAS 1
+#define HLOPLAN_GPU_NUM_COPIES 0
 #define HLOPLAN_GPU_ARENA_SIZE 1048576
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 1048576
@@ -107,6 +112,22 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1},
 	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0},
 	{"out", -1, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 0},
+};
+
+struct HLOPLAN_GPU_copy {
+	int src, dst;		/* HLOPLAN_GPU_BUF_* ids: copy src into dst */
+	int step;		/* at this step, */
+	int after;		/* before it runs (0) or after (1) */
+	long long bytes;	/* bytes to copy */
+};
+
+static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no copies: a placeholder */
+	{-1, -1, 0, 0, 0},
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */

@@ -17,6 +17,10 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
+ *                            two values that must share a buffer are
+ *                            live at once: src into dst, before or
+ *                            after a step (a placeholder when none)
  * <NAME> is the HLO name in upper case, each run of other characters
  * than letters and digits made one '_'; a name already taken gets _2,
  * _3, ... in buffer order.  Upper-case names are macros; the others have
@@ -31,6 +35,7 @@
 #define HLOPLAN_GPU_NUM_BUFFERS 5
 #define HLOPLAN_GPU_NUM_STEPS 9
 #define HLOPLAN_GPU_NUM_ARENAS 1
+#define HLOPLAN_GPU_NUM_COPIES 0
 #define HLOPLAN_GPU_ARENA_SIZE 786688
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 786688
@@ -93,6 +98,22 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	{"z", HLOPLAN_GPU_Z_OFFSET, HLOPLAN_GPU_Z_SIZE, 262144, 0, 8, 8, 0, 2, 1, 1},
 };
 
+struct HLOPLAN_GPU_copy {
+	int src, dst;		/* HLOPLAN_GPU_BUF_* ids: copy src into dst */
+	int step;		/* at this step, */
+	int after;		/* before it runs (0) or after (1) */
+	long long bytes;	/* bytes to copy */
+};
+
+static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no copies: a placeholder */
+	{-1, -1, 0, 0, 0},
+};
+
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */
 #if defined(__cplusplus) && __cplusplus >= 201103L
 #define HLOPLAN_GPU_CHECK(what, c) static_assert(c, "HLOPLAN_GPU: " #what)
@@ -119,6 +140,7 @@ HLOPLAN_GPU_CHECK(Z_aligned, HLOPLAN_GPU_Z_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_BUFFERS 5
 #define HLOPLAN_TPU_NUM_STEPS 9
 #define HLOPLAN_TPU_NUM_ARENAS 1
+#define HLOPLAN_TPU_NUM_COPIES 0
 #define HLOPLAN_TPU_ARENA_SIZE 786688
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 786688
@@ -179,6 +201,22 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	{"t", HLOPLAN_TPU_T_OFFSET, HLOPLAN_TPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1},
 	{"sq", HLOPLAN_TPU_SQ_OFFSET, HLOPLAN_TPU_SQ_SIZE, 262144, 0, 4, 8, 0, 0, 1, 1},
 	{"z", HLOPLAN_TPU_Z_OFFSET, HLOPLAN_TPU_Z_SIZE, 262144, 0, 8, 8, 0, 2, 1, 1},
+};
+
+struct HLOPLAN_TPU_copy {
+	int src, dst;		/* HLOPLAN_TPU_BUF_* ids: copy src into dst */
+	int step;		/* at this step, */
+	int after;		/* before it runs (0) or after (1) */
+	long long bytes;	/* bytes to copy */
+};
+
+static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no copies: a placeholder */
+	{-1, -1, 0, 0, 0},
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */

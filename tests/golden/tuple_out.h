@@ -17,6 +17,10 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
+ *                            two values that must share a buffer are
+ *                            live at once: src into dst, before or
+ *                            after a step (a placeholder when none)
  * <NAME> is the HLO name in upper case, each run of other characters
  * than letters and digits made one '_'; a name already taken gets _2,
  * _3, ... in buffer order.  Upper-case names are macros; the others have
@@ -31,6 +35,7 @@
 #define HLOPLAN_GPU_NUM_BUFFERS 6
 #define HLOPLAN_GPU_NUM_STEPS 6
 #define HLOPLAN_GPU_NUM_ARENAS 1
+#define HLOPLAN_GPU_NUM_COPIES 0
 #define HLOPLAN_GPU_ARENA_SIZE 65536
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 65536
@@ -99,6 +104,22 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1},
 };
 
+struct HLOPLAN_GPU_copy {
+	int src, dst;		/* HLOPLAN_GPU_BUF_* ids: copy src into dst */
+	int step;		/* at this step, */
+	int after;		/* before it runs (0) or after (1) */
+	long long bytes;	/* bytes to copy */
+};
+
+static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no copies: a placeholder */
+	{-1, -1, 0, 0, 0},
+};
+
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */
 #if defined(__cplusplus) && __cplusplus >= 201103L
 #define HLOPLAN_GPU_CHECK(what, c) static_assert(c, "HLOPLAN_GPU: " #what)
@@ -127,6 +148,7 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_BUFFERS 6
 #define HLOPLAN_TPU_NUM_STEPS 6
 #define HLOPLAN_TPU_NUM_ARENAS 1
+#define HLOPLAN_TPU_NUM_COPIES 0
 #define HLOPLAN_TPU_ARENA_SIZE 131072
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 131072
@@ -193,6 +215,22 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	{"prod", HLOPLAN_TPU_PROD_OFFSET, HLOPLAN_TPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1},
 	{"c", HLOPLAN_TPU_C_OFFSET, HLOPLAN_TPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1},
 	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1},
+};
+
+struct HLOPLAN_TPU_copy {
+	int src, dst;		/* HLOPLAN_TPU_BUF_* ids: copy src into dst */
+	int step;		/* at this step, */
+	int after;		/* before it runs (0) or after (1) */
+	long long bytes;	/* bytes to copy */
+};
+
+static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no copies: a placeholder */
+	{-1, -1, 0, 0, 0},
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */

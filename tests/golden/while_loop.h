@@ -17,6 +17,10 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
+ *                            two values that must share a buffer are
+ *                            live at once: src into dst, before or
+ *                            after a step (a placeholder when none)
  * <NAME> is the HLO name in upper case, each run of other characters
  * than letters and digits made one '_'; a name already taken gets _2,
  * _3, ... in buffer order.  Upper-case names are macros; the others have
@@ -28,9 +32,10 @@
 
 /* ---- HLOPLAN_GPU: module while_loop, target gpu ---- */
 #define HLOPLAN_GPU_ALIGN 256
-#define HLOPLAN_GPU_NUM_BUFFERS 8
+#define HLOPLAN_GPU_NUM_BUFFERS 9
 #define HLOPLAN_GPU_NUM_STEPS 18
 #define HLOPLAN_GPU_NUM_ARENAS 1
+#define HLOPLAN_GPU_NUM_COPIES 1
 #define HLOPLAN_GPU_ARENA_SIZE 8704
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 8704
@@ -47,36 +52,40 @@
 #define HLOPLAN_GPU_X_OFFSET 0
 #define HLOPLAN_GPU_X_SIZE 4096
 
-/* zero: temp, S(0), live [1, 15], 4 bytes */
+/* zero: const, S(0), live [1, 3], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_ZERO 1
-#define HLOPLAN_GPU_ZERO_OFFSET 8192
 #define HLOPLAN_GPU_ZERO_SIZE 256
 
 /* init: table, S(0), live [2, 16], 16 bytes */
 #define HLOPLAN_GPU_BUF_INIT 2
-#define HLOPLAN_GPU_INIT_OFFSET 8448
+#define HLOPLAN_GPU_INIT_OFFSET 8192
 #define HLOPLAN_GPU_INIT_SIZE 256
 
+/* loop{0}: temp, S(0), live [3, 15], 4 bytes */
+#define HLOPLAN_GPU_BUF_LOOP_0 3
+#define HLOPLAN_GPU_LOOP_0_OFFSET 8448
+#define HLOPLAN_GPU_LOOP_0_SIZE 256
+
 /* n: const, S(0), live [5, 6], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_N 3
+#define HLOPLAN_GPU_BUF_N 4
 #define HLOPLAN_GPU_N_SIZE 256
 
 /* lt: temp, S(0), live [6, 6], 1 bytes */
-#define HLOPLAN_GPU_BUF_LT 4
+#define HLOPLAN_GPU_BUF_LT 5
 #define HLOPLAN_GPU_LT_OFFSET 4096
 #define HLOPLAN_GPU_LT_SIZE 256
 
 /* one: const, S(0), live [10, 11], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_ONE 5
+#define HLOPLAN_GPU_BUF_ONE 6
 #define HLOPLAN_GPU_ONE_SIZE 256
 
 /* step: temp, S(0), live [12, 13], 4096 bytes */
-#define HLOPLAN_GPU_BUF_STEP 6
+#define HLOPLAN_GPU_BUF_STEP 7
 #define HLOPLAN_GPU_STEP_OFFSET 4096
 #define HLOPLAN_GPU_STEP_SIZE 4096
 
 /* out: output, S(0), live [17, 17], 4096 bytes */
-#define HLOPLAN_GPU_BUF_OUT 7
+#define HLOPLAN_GPU_BUF_OUT 8
 #define HLOPLAN_GPU_OUT_OFFSET 4096
 #define HLOPLAN_GPU_OUT_SIZE 4096
 
@@ -100,13 +109,29 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
 	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1},
-	{"zero", HLOPLAN_GPU_ZERO_OFFSET, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 1, 15, 0, 0, 1, 1},
+	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0},
 	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1},
+	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1},
 	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0},
 	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1},
 	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0},
 	{"step", HLOPLAN_GPU_STEP_OFFSET, HLOPLAN_GPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1},
 	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1},
+};
+
+struct HLOPLAN_GPU_copy {
+	int src, dst;		/* HLOPLAN_GPU_BUF_* ids: copy src into dst */
+	int step;		/* at this step, */
+	int after;		/* before it runs (0) or after (1) */
+	long long bytes;	/* bytes to copy */
+};
+
+static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 3, 0, 4},
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */
@@ -120,10 +145,10 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 HLOPLAN_GPU_CHECK(arena_s0_aligned, HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0);
 HLOPLAN_GPU_CHECK(X_fits, HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE);
 HLOPLAN_GPU_CHECK(X_aligned, HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0);
-HLOPLAN_GPU_CHECK(ZERO_fits, HLOPLAN_GPU_ZERO_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_ZERO_SIZE);
-HLOPLAN_GPU_CHECK(ZERO_aligned, HLOPLAN_GPU_ZERO_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 HLOPLAN_GPU_CHECK(INIT_fits, HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE);
 HLOPLAN_GPU_CHECK(INIT_aligned, HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
+HLOPLAN_GPU_CHECK(LOOP_0_fits, HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE);
+HLOPLAN_GPU_CHECK(LOOP_0_aligned, HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 HLOPLAN_GPU_CHECK(LT_fits, HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE);
 HLOPLAN_GPU_CHECK(LT_aligned, HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 HLOPLAN_GPU_CHECK(STEP_fits, HLOPLAN_GPU_STEP_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_STEP_SIZE);
@@ -134,9 +159,10 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 
 /* ---- HLOPLAN_TPU: module while_loop, target tpu ---- */
 #define HLOPLAN_TPU_ALIGN 256
-#define HLOPLAN_TPU_NUM_BUFFERS 8
+#define HLOPLAN_TPU_NUM_BUFFERS 9
 #define HLOPLAN_TPU_NUM_STEPS 18
 #define HLOPLAN_TPU_NUM_ARENAS 1
+#define HLOPLAN_TPU_NUM_COPIES 1
 #define HLOPLAN_TPU_ARENA_SIZE 8960
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 8960
@@ -153,9 +179,8 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_X_OFFSET 0
 #define HLOPLAN_TPU_X_SIZE 4096
 
-/* zero: temp, S(0), live [1, 15], 4 bytes */
+/* zero: const, S(0), live [1, 3], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_ZERO 1
-#define HLOPLAN_TPU_ZERO_OFFSET 8192
 #define HLOPLAN_TPU_ZERO_SIZE 512
 
 /* init: table, S(0), live [2, 16], 16 bytes */
@@ -163,26 +188,31 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_INIT_OFFSET 8704
 #define HLOPLAN_TPU_INIT_SIZE 256
 
+/* loop{0}: temp, S(0), live [3, 15], 4 bytes */
+#define HLOPLAN_TPU_BUF_LOOP_0 3
+#define HLOPLAN_TPU_LOOP_0_OFFSET 8192
+#define HLOPLAN_TPU_LOOP_0_SIZE 512
+
 /* n: const, S(0), live [5, 6], 4 bytes, not in an arena */
-#define HLOPLAN_TPU_BUF_N 3
+#define HLOPLAN_TPU_BUF_N 4
 #define HLOPLAN_TPU_N_SIZE 512
 
 /* lt: temp, S(0), live [6, 6], 1 bytes */
-#define HLOPLAN_TPU_BUF_LT 4
+#define HLOPLAN_TPU_BUF_LT 5
 #define HLOPLAN_TPU_LT_OFFSET 4096
 #define HLOPLAN_TPU_LT_SIZE 256
 
 /* one: const, S(0), live [10, 11], 4 bytes, not in an arena */
-#define HLOPLAN_TPU_BUF_ONE 5
+#define HLOPLAN_TPU_BUF_ONE 6
 #define HLOPLAN_TPU_ONE_SIZE 512
 
 /* step: temp, S(0), live [12, 13], 4096 bytes */
-#define HLOPLAN_TPU_BUF_STEP 6
+#define HLOPLAN_TPU_BUF_STEP 7
 #define HLOPLAN_TPU_STEP_OFFSET 4096
 #define HLOPLAN_TPU_STEP_SIZE 4096
 
 /* out: output, S(0), live [17, 17], 4096 bytes */
-#define HLOPLAN_TPU_BUF_OUT 7
+#define HLOPLAN_TPU_BUF_OUT 8
 #define HLOPLAN_TPU_OUT_OFFSET 4096
 #define HLOPLAN_TPU_OUT_SIZE 4096
 
@@ -206,13 +236,29 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
 	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1},
-	{"zero", HLOPLAN_TPU_ZERO_OFFSET, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 1, 15, 0, 0, 1, 1},
+	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0},
 	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1},
+	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1},
 	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0},
 	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1},
 	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0},
 	{"step", HLOPLAN_TPU_STEP_OFFSET, HLOPLAN_TPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1},
 	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1},
+};
+
+struct HLOPLAN_TPU_copy {
+	int src, dst;		/* HLOPLAN_TPU_BUF_* ids: copy src into dst */
+	int step;		/* at this step, */
+	int after;		/* before it runs (0) or after (1) */
+	long long bytes;	/* bytes to copy */
+};
+
+static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_TPU_BUF_ZERO, HLOPLAN_TPU_BUF_LOOP_0, 3, 0, 512},
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */
@@ -226,10 +272,10 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 HLOPLAN_TPU_CHECK(arena_s0_aligned, HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0);
 HLOPLAN_TPU_CHECK(X_fits, HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE);
 HLOPLAN_TPU_CHECK(X_aligned, HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0);
-HLOPLAN_TPU_CHECK(ZERO_fits, HLOPLAN_TPU_ZERO_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_ZERO_SIZE);
-HLOPLAN_TPU_CHECK(ZERO_aligned, HLOPLAN_TPU_ZERO_OFFSET % HLOPLAN_TPU_ALIGN == 0);
 HLOPLAN_TPU_CHECK(INIT_fits, HLOPLAN_TPU_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_INIT_SIZE);
 HLOPLAN_TPU_CHECK(INIT_aligned, HLOPLAN_TPU_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0);
+HLOPLAN_TPU_CHECK(LOOP_0_fits, HLOPLAN_TPU_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_0_SIZE);
+HLOPLAN_TPU_CHECK(LOOP_0_aligned, HLOPLAN_TPU_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0);
 HLOPLAN_TPU_CHECK(LT_fits, HLOPLAN_TPU_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LT_SIZE);
 HLOPLAN_TPU_CHECK(LT_aligned, HLOPLAN_TPU_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0);
 HLOPLAN_TPU_CHECK(STEP_fits, HLOPLAN_TPU_STEP_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_STEP_SIZE);

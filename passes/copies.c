@@ -1,0 +1,254 @@
+/* Copy insertion: each sharing the model asks for (while state, branch
+ * results, in-place ops, input_output_alias) is made when the two values can
+ * hold one buffer; when they would be live at once, they stay apart and the
+ * runtime copies one into the other where the second takes over (XLA's
+ * copy insertion, decided on live intervals). */
+#include <stdlib.h>
+#include "passes/passes.h"
+
+/* A parameter that input_output_alias gives to an output: writable. */
+enum { DONATED = 1 << 9 };
+
+struct cx {
+	struct prog *p;
+	int *flags;		/* per union-find root: BUF_* of the set */
+	int32_t *last;		/* per value: last read inside the current
+				   while body, or -1 */
+	int lastc, lasti;	/* the while `last` was filled for */
+};
+
+static int
+root(struct cx *x, int v)
+{
+	return prog_find(x->p, v);
+}
+
+static void
+join_sets(struct cx *x, int a, int b)
+{
+	struct prog *p = x->p;
+	int ra = root(x, a), rb = root(x, b), r;
+	int32_t s = p->bstart[ra] < p->bstart[rb] ? p->bstart[ra] : p->bstart[rb];
+	int32_t e = p->bend[ra] > p->bend[rb] ? p->bend[ra] : p->bend[rb];
+	int f = x->flags[ra] | x->flags[rb];
+
+	prog_union(p, ra, rb);
+	r = root(x, ra);
+	p->bstart[r] = s;
+	p->bend[r] = e;
+	x->flags[r] = f;
+}
+
+/* A set that may not be written: constants, and parameters the runtime
+ * owns when they are kept out of the arena. */
+static int
+read_only(struct cx *x, int v)
+{
+	int f = x->flags[root(x, v)];
+
+	return (f & BUF_CONST) ||
+	       ((f & BUF_PARAM) && !(f & DONATED) && !x->p->opt.io_in_arena);
+}
+
+static void
+add_copy(struct cx *x, int src, int dst, int32_t step, int after, int phase)
+{
+	struct prog *p = x->p;
+	struct copy *c = VEC_PUSH(p->pool, p->copies, p->ncopy, p->copycap);
+	int rs = root(x, src), rd = root(x, dst);
+
+	c->src = src;
+	c->dst = dst;
+	c->step = step;
+	c->after = after;
+	c->phase = phase;
+	/* Both are live where the copy happens. */
+	if (p->bend[rs] < step)
+		p->bend[rs] = step;
+	if (p->bstart[rs] > step)
+		p->bstart[rs] = step;
+	if (p->bstart[rd] > step)
+		p->bstart[rd] = step;
+	if (p->bend[rd] < step)
+		p->bend[rd] = step;
+}
+
+/* Fills x->last for the state of while (c,i): the last step of its body
+ * that reads each state value. */
+static void
+fill_last_reads(struct cx *x, int c, int i, int body)
+{
+	struct prog *p = x->p;
+
+	if (x->lastc == c && x->lasti == i)
+		return;
+	for (int v = 0; v < p->nval; v++)
+		x->last[v] = -1;
+	for (int32_t t = p->lo[body]; t >= 0 && t <= p->hi[body]; t++)
+		step_reads(p, t, x->last);
+	x->lastc = c;
+	x->lasti = i;
+}
+
+/* The state takes the body's new value in place when the old one is no
+ * longer read where the new one is made (or is read there by an
+ * elementwise op, in place). */
+static int
+root_fits(struct cx *x, const struct join *j)
+{
+	struct prog *p = x->p;
+	const struct value *r = &p->values[j->a];
+	const struct instr *def = &p->m->comps[r->comp].instrs[r->instr];
+	int32_t last, start = p->bstart[root(x, j->a)];
+
+	if (start < p->lo[j->callee])
+		return 0;	/* not made in this iteration: another state */
+	fill_last_reads(x, j->comp, j->instr, j->callee);
+	last = x->last[j->b];
+	if (start > last)
+		return 1;
+	return start == last && r->def == last && r->node == 0 && def->op &&
+	       (def->op->flags & OPF_ELEMENTWISE);
+}
+
+/* The body's new state element a goes into s by a copy after the body's
+ * last step.  When a was not made in this iteration (it is another state
+ * element: a rotation or swap), it is saved to a buffer of its own first,
+ * before any state is overwritten (phase 0, then phase 1). */
+static void
+copy_root(struct cx *x, const struct join *j)
+{
+	struct prog *p = x->p;
+	int32_t end = p->hi[j->callee];
+	const struct comp *body = &p->m->comps[j->callee];
+	const struct value *a = &p->values[j->a];
+	int t;
+
+	if (p->bstart[root(x, j->a)] >= p->lo[j->callee]) {
+		add_copy(x, j->a, j->b, end, 1, 1);
+		return;
+	}
+	t = prog_new_value(p, j->callee, body->root, p->values[j->b].node,
+			   a->shape, 0);
+	p->values[t].def = p->values[t].end = end;
+	p->bstart[t] = p->bend[t] = end;
+	x->flags[t] = 0;
+	add_copy(x, j->a, t, end, 1, 0);
+	add_copy(x, t, j->b, end, 1, 1);
+}
+
+/* Two sets between which a copy was decided stay apart for good. */
+static int
+copied_apart(struct cx *x, int ra, int rb)
+{
+	for (int k = 0; k < x->p->ncopy; k++) {
+		int s = root(x, x->p->copies[k].src);
+		int d = root(x, x->p->copies[k].dst);
+
+		if ((s == ra && d == rb) || (s == rb && d == ra))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+do_join(struct cx *x, const struct join *j)
+{
+	struct prog *p = x->p;
+	int ra = root(x, j->a), rb = root(x, j->b);
+	int32_t bdef = p->values[j->b].def;
+
+	if (ra == rb)
+		return;
+	if (copied_apart(x, ra, rb)) {
+		if (j->kind == J_WHILE_ROOT)
+			copy_root(x, j);
+		else if (j->kind == J_WHILE_INIT || j->kind == J_IN_PLACE)
+			add_copy(x, j->a, j->b, bdef, 0, 1);
+		else if (j->kind == J_BRANCH)
+			add_copy(x, j->a, j->b, p->hi[j->callee], 1, 1);
+		else if (j->kind == J_ALIAS_MUST)
+			add_copy(x, j->a, j->b, p->ntime - 1, 1, 1);
+		return;
+	}
+	switch (j->kind) {
+	case J_WHILE_INIT:
+		if (read_only(x, j->a) || p->bend[ra] > bdef)
+			add_copy(x, j->a, j->b, bdef, 0, 1);
+		else
+			join_sets(x, j->a, j->b);
+		return;
+	case J_WHILE_ROOT:
+		if (read_only(x, j->a) || !root_fits(x, j))
+			copy_root(x, j);
+		else
+			join_sets(x, j->a, j->b);
+		return;
+	case J_BRANCH:
+		if (read_only(x, j->a) || p->bend[ra] > bdef)
+			add_copy(x, j->a, j->b, p->hi[j->callee], 1, 1);
+		else
+			join_sets(x, j->a, j->b);
+		return;
+	case J_IN_PLACE:
+		if (read_only(x, j->a) || p->bend[ra] > bdef)
+			add_copy(x, j->a, j->b, bdef, 0, 1);
+		else
+			join_sets(x, j->a, j->b);
+		return;
+	case J_ALIAS:
+	case J_ALIAS_MUST:
+		/* a: the output; b: the parameter it may take over. */
+		if (p->bend[rb] <= p->bstart[ra] && !read_only(x, j->a))
+			join_sets(x, j->a, j->b);
+		else if (j->kind == J_ALIAS_MUST)
+			add_copy(x, j->a, j->b, p->ntime - 1, 1, 1);
+		return;
+	}
+}
+
+/* The runtime's order: by step, before the step then after it, and at one
+ * point the saving copies first; otherwise as decided. */
+static int
+cmp_copy(const void *a, const void *b)
+{
+	const struct copy *x = a, *y = b;
+
+	if (x->step != y->step)
+		return (x->step > y->step) - (x->step < y->step);
+	if (x->after != y->after)
+		return x->after - y->after;
+	if (x->phase != y->phase)
+		return x->phase - y->phase;
+	return (x->src > y->src) - (x->src < y->src);
+}
+
+static void
+dump_copy(struct prog *p, const struct copy *c)
+{
+	const struct value *a = &p->values[c->src], *b = &p->values[c->dst];
+	fprintf(stderr, "copy %s/%s{%d} -> %s/%s{%d} at %d\n",
+		p->m->comps[a->comp].name, p->m->comps[a->comp].instrs[a->instr].name, a->node,
+		p->m->comps[b->comp].name, p->m->comps[b->comp].instrs[b->instr].name, b->node, c->step);
+}
+
+void
+insert_copies(struct prog *p)
+{
+	struct cx x = {.p = p, .lastc = -1, .lasti = -1};
+	size_t n = (size_t)(p->nval + p->njoin + 1);
+
+	x.flags = pool_alloc(p->pool, sizeof(int) * n);
+	x.last = pool_alloc(p->pool, sizeof(int32_t) * n);
+	for (int v = 0; v < p->nval; v++)
+		x.flags[root(&x, v)] |= p->values[v].flags;
+	for (int k = 0; k < p->njoin; k++)
+		if (p->joins[k].kind == J_ALIAS || p->joins[k].kind == J_ALIAS_MUST)
+			x.flags[root(&x, p->joins[k].b)] |= DONATED;
+	for (int k = 0; k < p->njoin; k++)
+		do_join(&x, &p->joins[k]);
+	qsort(p->copies, (size_t)p->ncopy, sizeof *p->copies, cmp_copy);
+	if (getenv("HLOPLAN_DEBUG"))
+		for (int k = 0; k < p->ncopy; k++)
+			dump_copy(p, &p->copies[k]);
+}

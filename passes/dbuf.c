@@ -1,0 +1,181 @@
+/* Double buffering: a buffer fetched anew in every iteration of a loop gets
+ * k slots, iteration i using slot i mod k, so that the next fetch overlaps
+ * this iteration's compute (Pallas pipelining, TVM InjectDoubleBuffer).  The
+ * block of k slots is live over the whole loop. */
+#include <string.h>
+
+#include "passes/passes.h"
+
+/* Does instruction i of c come (through forwarding) from the computation's
+ * parameter or a constant: loop-carried or loop-invariant? */
+static int
+from_state(const struct comp *c, int i)
+{
+	for (int depth = 0; depth < 64 && i >= 0; depth++) {
+		const struct instr *in = &c->instrs[i];
+		int op = in->op ? in->op->op : OP_OTHER;
+
+		if (op == OP_PARAMETER || op == OP_CONSTANT)
+			return 1;
+		if ((op != OP_GTE && op != OP_BITCAST) || in->nops < 1)
+			return 0;
+		i = in->ops[0];
+	}
+	return 0;
+}
+
+/* Per instruction of c: does it depend on the computation's parameter,
+ * where the loop counter lives?  Text order is topological: one pass. */
+static const char *
+reads_state(struct prog *p, const struct comp *c)
+{
+	char *dep = pool_alloc(p->pool, (size_t)c->ninstr + 1);
+
+	for (int i = 0; i < c->ninstr; i++) {
+		const struct instr *in = &c->instrs[i];
+
+		dep[i] = in->op && in->op->op == OP_PARAMETER;
+		for (int k = 0; k < in->nops && !dep[i]; k++)
+			dep[i] = in->ops[k] >= 0 && dep[in->ops[k]];
+	}
+	return dep;
+}
+
+/* A dynamic-slice of the loop state indexed by something the loop state
+ * feeds: the scan-over-layers fetch of JAX models. */
+static int
+streamed_slice(const struct comp *c, const struct instr *in, const char *dep)
+{
+	if (in->nops < 2 || !from_state(c, in->ops[0]))
+		return 0;
+	for (int k = 1; k < in->nops; k++)
+		if (dep[in->ops[k]])
+			return 1;
+	return 0;
+}
+
+/* frontend_attributes={... hloplan_double_buffer="K" ...}: K, or 0. */
+static int
+attr_slots(const struct instr *in)
+{
+	const struct attr *a = instr_attr(in, "frontend_attributes");
+	const char *key = "hloplan_double_buffer=\"";
+	size_t n = strlen(key);
+
+	if (!a)
+		return 0;
+	for (int k = 0; k + (int)n < a->vlen; k++)
+		if (!strncmp(a->val + k, key, n)) {
+			int v = 0;
+
+			for (k += (int)n; k < a->vlen && a->val[k] >= '0' &&
+					  a->val[k] <= '9' && v < 1000; k++)
+				v = v * 10 + (a->val[k] - '0');
+			return v;
+		}
+	return 0;
+}
+
+static int
+named(const struct options *o, const char *name)
+{
+	for (int k = 0; k < o->nname; k++)
+		if (!strcmp(o->names[k], name))
+			return 1;
+	return 0;
+}
+
+/* Slots for instruction i of c: k when it is streamed, else 0.  dep[c] is
+ * filled on first need. */
+static int
+wanted_slots(struct prog *p, int c, int i, const char **dep)
+{
+	const struct comp *cp = &p->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	int op = in->op ? in->op->op : OP_OTHER, k = attr_slots(in);
+
+	if (k > 0)
+		return k;
+	if (named(&p->opt, in->name))
+		return p->opt.slots;
+	if (!p->opt.double_buffer)
+		return 0;
+	if (op == OP_DYNAMIC_SLICE) {
+		if (!dep[c])
+			dep[c] = reads_state(p, cp);
+		return streamed_slice(cp, in, dep[c]) ? p->opt.slots : 0;
+	}
+	if (op == OP_COPY_START)
+		return p->opt.slots;
+	return 0;
+}
+
+/* The block: k slots of the aligned size, live over the loop. */
+static void
+give_slots(struct prog *p, struct buffer *b, const struct loop *l, int k)
+{
+	if (k <= 1 || b->slots > 1 || (b->flags & (BUF_PARAM | BUF_OUTPUT |
+						   BUF_CONST | BUF_TABLE)))
+		return;
+	if (b->start < l->start || b->end > l->end)
+		return;		/* it outlives an iteration: not streamed */
+	b->stride = b->size;
+	if (b->stride > INT64_MAX / k) {
+		diag_error(p->ds, p->m->loc, "%d slots of '%s' overflow 64 "
+			   "bits", k, b->name);
+		return;
+	}
+	b->slots = k;
+	b->size = b->stride * k;
+	b->start = l->start;
+	b->end = l->end;
+}
+
+static void
+check_names(struct prog *p, const char *const *found)
+{
+	for (int k = 0; k < p->opt.nname; k++)
+		if (!found[k])
+			diag_error(p->ds, p->m->loc, "--double-buffer=%s: no "
+				   "instruction of that name in a loop body",
+				   p->opt.names[k]);
+}
+
+/* The fetched node: a copy-start's destination is element 0 of its
+ * (destination, source, context) tuple. */
+static int
+fetched_node(const struct instr *in)
+{
+	return in->op && in->op->op == OP_COPY_START &&
+	       shape_is_tuple(&in->shape) && in->shape.nelem >= 1;
+}
+
+void
+insert_double_buffers(struct prog *p, struct plan *pl)
+{
+	int n = p->m->ncomp, *loop = pool_alloc(p->pool, sizeof(int) *
+						      (size_t)(n + 1));
+	const char **found = pool_alloc(p->pool, sizeof(char *) *
+						     (size_t)(p->opt.nname + 1));
+	const char **dep = pool_alloc(p->pool, sizeof(char *) * (size_t)(n + 1));
+
+	for (int c = 0; c < n; c++)
+		loop[c] = -1;
+	for (int l = 0; l < p->nloop; l++)
+		if (p->loops[l].body >= 0)
+			loop[p->loops[l].body] = l;
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int c = p->steps[t].comp, i = p->steps[t].instr, k;
+		const struct instr *in = &p->m->comps[c].instrs[i];
+
+		if (loop[c] < 0 || !(k = wanted_slots(p, c, i, dep)))
+			continue;
+		for (int j = 0; j < p->opt.nname; j++)
+			if (!strcmp(p->opt.names[j], in->name))
+				found[j] = in->name;
+		give_slots(p, &pl->bufs[p->buf_of[prog_val(p, c, i,
+							   fetched_node(in))]],
+			   &p->loops[loop[c]], k);
+	}
+	check_names(p, found);
+}

@@ -1,0 +1,210 @@
+/* Sizes for the targets: TPU tile padding (explicit tiles, the default
+ * tile, sub-byte types, E(n)), GPU bytes, and the tiles of the TPU-tiled
+ * corpus modules honoured end to end. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "driver.h"
+#include "frontend/frontend.h"
+
+/* Bytes the target stores for one shape written in HLO. */
+static int64_t
+bytes_of(const char *shape, int target, int tile_r, int tile_c)
+{
+	struct pool *pool = pool_new();
+	struct diags ds = {.pool = pool, .file = "t"};
+	char *src = pool_printf(pool, "HloModule m\nENTRY e {\n  ROOT x = %s "
+				"parameter(0)\n}\n", shape);
+	struct hlofile *f = frontend_parse(pool, src, strlen(src), &ds);
+	struct options o;
+	int64_t r;
+
+	if (ds.n)
+		fail_msg("%s: %s", shape, ds.d[0].msg);
+	options_default(&o);
+	o.target = target;
+	o.tpu_tile[0] = tile_r;
+	o.tpu_tile[1] = tile_c;
+	r = target_bytes(&o, &f->mods[0].comps[0].instrs[0].shape);
+	pool_free(pool);
+	return r;
+}
+
+static int64_t
+tpu(const char *shape)
+{
+	return bytes_of(shape, TARGET_TPU, 8, 128);
+}
+
+static int64_t
+gpu(const char *shape)
+{
+	return bytes_of(shape, TARGET_GPU, 8, 128);
+}
+
+static void
+test_explicit_tiles(void **state)
+{
+	(void)state;
+	assert_int_equal(tpu("f32[3,5]{1,0:T(8,128)}"), 4096);
+	assert_int_equal(tpu("bf16[3,5]{1,0:T(8,128)(2,1)}"), 2048);
+	assert_int_equal(tpu("f32[]{:T(128)}"), 512);
+	assert_int_equal(tpu("f32[1000]{0:T(128)}"), 4096);
+	assert_int_equal(tpu("f32[128]{0:T(256)}"), 1024);
+	/* Physical minor dims are 0 (14 -> 128) then 2 (100 -> 104); dim 1
+	 * (40) is major: 40 * 104 * 128 * 4. */
+	assert_int_equal(tpu("f32[14,40,100]{0,2,1:T(8,128)}"), 2129920);
+	/* A tile of rank 1 on a rank-2 array pads the most minor only. */
+	assert_int_equal(tpu("f32[3,5]{1,0:T(128)}"), 3 * 128 * 4);
+}
+
+static void
+test_default_tile(void **state)
+{
+	(void)state;
+	assert_int_equal(tpu("f32[3,5]{1,0}"), 8 * 128 * 4);
+	assert_int_equal(tpu("f32[3,5]"), 8 * 128 * 4);
+	assert_int_equal(tpu("f32[5,3]{0,1}"), 8 * 128 * 4);
+	assert_int_equal(tpu("f32[2,3,5]"), 2 * 8 * 128 * 4);
+	assert_int_equal(tpu("f32[16,256]"), 16 * 256 * 4);
+	assert_int_equal(tpu("f32[10]"), 128 * 4);
+	assert_int_equal(tpu("f32[]"), 128 * 4);
+	assert_int_equal(tpu("pred[200]"), 256);
+	assert_int_equal(bytes_of("f32[3,5]", TARGET_TPU, 16, 256),
+			 16 * 256 * 4);
+}
+
+static void
+test_sub_byte_and_element_size(void **state)
+{
+	(void)state;
+	assert_int_equal(tpu("s4[3,5]{1,0:T(8,128)}"), 8 * 128 / 2);
+	assert_int_equal(tpu("u4[3,5]"), 8 * 128 / 2);
+	assert_int_equal(tpu("s8[3,5]{1,0:T(8,128)E(4)}"), 8 * 128 / 2);
+	assert_int_equal(gpu("s4[7]"), 4);
+	assert_int_equal(gpu("s8[7]{0:E(4)}"), 4);
+	assert_int_equal(gpu("f4e2m1fn[3]"), 2);
+	assert_int_equal(gpu("f8e4m3fn[3,5]"), 15);
+}
+
+static void
+test_gpu_bytes(void **state)
+{
+	(void)state;
+	assert_int_equal(gpu("f32[3,5]{1,0:T(8,128)}"), 60);
+	assert_int_equal(gpu("pred[7]"), 7);
+	assert_int_equal(gpu("bf16[2,3]"), 12);
+	assert_int_equal(gpu("c128[2]"), 32);
+	assert_int_equal(gpu("(f32[2], s32[])"), 16);	/* index table */
+	assert_int_equal(gpu("token[]"), 0);
+}
+
+/* Plans a corpus file for the TPU; NULL (and the test skipped) without
+ * the corpus. */
+static struct plan *
+plan_corpus(struct pool *pool, const char *name)
+{
+	char path[1024];
+	FILE *fp;
+	char *text;
+	long len;
+	struct diags ds = {.pool = pool, .file = name};
+	struct hlofile *f;
+	struct options o;
+	struct plan *pl = pool_alloc(pool, sizeof *pl);
+
+	snprintf(path, sizeof path, "%s/hlo/%s", HLOPLAN_CORPUS_DIR, name);
+	if (!(fp = fopen(path, "rb")))
+		return NULL;
+	fseek(fp, 0, SEEK_END);
+	len = ftell(fp);
+	rewind(fp);
+	text = pool_alloc(pool, (size_t)len + 1);
+	assert_int_equal(fread(text, 1, (size_t)len, fp), (size_t)len);
+	fclose(fp);
+	f = frontend_parse(pool, text, (size_t)len, &ds);
+	assert_int_equal(ds.n, 0);
+	options_default(&o);
+	o.target = TARGET_TPU;
+	assert_int_equal(plan_module(pool, &ds, &f->mods[0], &o, NULL, pl), 0);
+	return pl;
+}
+
+static const struct buffer *
+named(const struct plan *pl, const char *name)
+{
+	for (int b = 0; b < pl->nbuf; b++)
+		if (!strcmp(pl->bufs[b].name, name))
+			return &pl->bufs[b];
+	fail_msg("no buffer '%s'", name);
+	return NULL;
+}
+
+/* E02's layouts carry T(8,128)(4,1) and S(1) on every instruction. */
+static void
+test_corpus_e02(void **state)
+{
+	struct pool *pool = pool_new();
+	struct plan *pl = plan_corpus(pool, "E02_tpu_tiled_while_unroll.hlo");
+
+	(void)state;
+	if (!pl) {
+		pool_free(pool);
+		skip();
+	}
+	/* s8[1,32,2048] T(8,128): already a multiple of the tile. */
+	assert_int_equal(named(pl, "fusion.4456")->bytes, 32 * 2048);
+	assert_int_equal(named(pl, "fusion.4456")->size, 32 * 2048);
+	assert_int_equal(named(pl, "fusion.4456")->space, 1);
+	/* s32[1,32,256] T(8,128) in S(1). */
+	assert_int_equal(named(pl, "broadcast.26239")->size, 32 * 256 * 4);
+	/* u32[]{:T(128)}: one element padded to 128. */
+	assert_int_equal(named(pl, "constant.28863")->size, 512);
+	assert_int_equal(named(pl, "constant.28863")->bytes, 4);
+	pool_free(pool);
+}
+
+/* E04's tiles are only in entry_computation_layout: the parameters take
+ * them (f32[128]{0:T(256)} pads to 256 elements). */
+static void
+test_corpus_e04(void **state)
+{
+	struct pool *pool = pool_new();
+	struct plan *pl = plan_corpus(pool,
+				      "E04_mnist_train_loop_tpu_layout.hlo");
+
+	(void)state;
+	if (!pl) {
+		pool_free(pool);
+		skip();
+	}
+	assert_int_equal(named(pl, "layer1_biases.2")->bytes, 512);
+	assert_int_equal(named(pl, "layer1_biases.2")->size, 1024);
+	assert_int_equal(named(pl, "layer2_biases.4")->size, 1024);
+	assert_int_equal(named(pl, "layer2_weights.3")->size, 128 * 128 * 4);
+	assert_int_equal(named(pl, "layer3_weights.5")->size, 32 * 128 * 4);
+	assert_int_equal(named(pl, "layer1_weights.1")->size, 784 * 128 * 4);
+	pool_free(pool);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_explicit_tiles),
+		cmocka_unit_test(test_default_tile),
+		cmocka_unit_test(test_sub_byte_and_element_size),
+		cmocka_unit_test(test_gpu_bytes),
+		cmocka_unit_test(test_corpus_e02),
+		cmocka_unit_test(test_corpus_e04),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

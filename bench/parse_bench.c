@@ -97,14 +97,15 @@ parse_once(const char *text, size_t len, struct result *r)
 	return t1 - t0;
 }
 
-/* In the child: read, parse R times, report the median. */
+/* In the child: read, parse R times, report the median.  With no path,
+ * nothing: the RSS every child starts with. */
 static void
 child(const char *path, int fd)
 {
 	struct result r = {0};
 	double ms[R];
 	size_t len = 0;
-	char *text = read_file(path, &len);
+	char *text = path ? read_file(path, &len) : NULL;
 
 	if (text) {
 		r.bytes = (long long)len;
@@ -112,7 +113,7 @@ child(const char *path, int fd)
 			ms[i] = parse_once(text, len, &r);
 		qsort(ms, R, sizeof ms[0], cmp_double);
 		r.median_ms = ms[R / 2];
-	} else {
+	} else if (path) {
 		r.errors = -1;
 	}
 	if (write(fd, &r, sizeof r) != (ssize_t)sizeof r)
@@ -186,6 +187,7 @@ main(int argc, char **argv)
 	const char *dir = argc > 1 ? argv[1] : HLOPLAN_CORPUS_DIR "/hlo";
 	static char *names[MAXFILES];
 	int n = list_hlo(dir, names);
+	long base = 0;
 
 	if (n < 0) {
 		fprintf(stderr, "parse_bench: cannot open '%s'\n", dir);
@@ -193,8 +195,11 @@ main(int argc, char **argv)
 	}
 	printf("parse_bench: %s, median of %d parses, peak RSS of a child "
 	       "that reads and parses\n", dir, R);
+	if (run(NULL, &(struct result){0}, &base) == 0)
+		printf("an idle child's peak RSS: %.1f MiB\n",
+		       (double)base / 1024.0);
 	printf("%-40s %9s %7s %9s %8s %8s %7s\n", "file", "bytes", "instrs",
-	       "median_ms", "MB/s", "rss_MB", "rss/file");
+	       "median_ms", "MB/s", "rss_MiB", "rss/file");
 	for (int i = 0; i < n; i++) {
 		char path[4096];
 		struct result r = {0};

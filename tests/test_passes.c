@@ -20,9 +20,10 @@ struct fixture {
 
 static struct fixture F;
 
-/* Plans src for the GPU with alignment 1; reuse as given. */
+/* Plans src for the GPU with alignment 1, reuse as given, and the other
+ * options as `tweak` sets them. */
 static int
-plan_text(const char *src, int reuse)
+plan_with(const char *src, int reuse, void (*tweak)(struct options *))
 {
 	struct hlofile *f;
 	struct options o;
@@ -39,7 +40,15 @@ plan_text(const char *src, int reuse)
 	options_default(&o);
 	o.align = 1;
 	o.reuse = reuse;
+	if (tweak)
+		tweak(&o);
 	return plan_module(F.pool, &F.ds, &f->mods[0], &o, NULL, &F.plan);
+}
+
+static int
+plan_text(const char *src, int reuse)
+{
+	return plan_with(src, reuse, NULL);
 }
 
 static const struct buffer *
@@ -489,6 +498,136 @@ test_copy_while_dot(void **state)
 	assert_int_equal(F.plan.copies[0].after, 1);
 }
 
+static const char stream[] =
+	"HloModule m\n"
+	"cond {\n"
+	"  s = (s32[], f32[4,16]) parameter(0)\n"		/* 3 */
+	"  ROOT p = pred[] constant(false)\n"		/* 4 */
+	"}\n"
+	"body {\n"
+	"  s = (s32[], f32[4,16]) parameter(0)\n"		/* 5 */
+	"  i = s32[] get-tuple-element(s), index=0\n"	/* 6 */
+	"  ws = f32[4,16] get-tuple-element(s), index=1\n"	/* 7 */
+	"  z = s32[] constant(0)\n"				/* 8 */
+	"  w = f32[1,16] dynamic-slice(ws, i, z), "
+	"dynamic_slice_sizes={1,16}\n"			/* 9 */
+	"  k = f32[1,16] dynamic-slice(ws, z, z), "
+	"dynamic_slice_sizes={1,16}\n"			/* 10 */
+	"  e = f32[1,16] exponential(w)\n"			/* 11 */
+	"  f = f32[1,16] sine(k)\n"				/* 12 */
+	"  c = f32[1,16] cosine(k), "
+	"frontend_attributes={hloplan_double_buffer=\"3\"}\n" /* 13 */
+	"  ROOT t = (s32[], f32[4,16]) tuple(i, ws)\n"	/* 14 */
+	"}\n"
+	"ENTRY e {\n"
+	"  x = f32[4,16] parameter(0)\n"			/* 0 */
+	"  zero = s32[] constant(0)\n"			/* 1 */
+	"  init = (s32[], f32[4,16]) tuple(zero, x)\n"	/* 2 */
+	"  l = (s32[], f32[4,16]) while(init), condition=cond, body=body\n"
+	"  y = f32[1,16] dynamic-slice(x, zero, zero), "
+	"dynamic_slice_sizes={1,16}\n"
+	"  ROOT r = f32[1,16] negate(y)\n"
+	"}\n";
+
+/* A dynamic-slice of the loop state indexed by the loop counter gets two
+ * slots live over the whole loop; one at a fixed index does not, nor one
+ * outside a loop; a frontend attribute asks for three. */
+static void
+test_double_buffer(void **state)
+{
+	const struct buffer *w;
+
+	(void)state;
+	assert_int_equal(plan_text(stream, 0), 0);
+	w = buf("w");
+	assert_int_equal(w->slots, 2);
+	assert_int_equal(w->stride, 64);
+	assert_int_equal(w->size, 128);
+	assert_int_equal(w->start, 3);
+	assert_int_equal(w->end, 15);
+	expect("k", 10, 13, 0);
+	assert_int_equal(buf("k")->slots, 1);
+	assert_int_equal(buf("y")->slots, 1);
+	assert_int_equal(buf("c")->slots, 3);
+	assert_int_equal(buf("c")->size, 3 * 64);
+}
+
+static void
+no_double_buffer(struct options *o)
+{
+	o->double_buffer = 0;
+}
+
+static void
+named_and_three(struct options *o)
+{
+	static const char *names[] = {"f"};
+
+	o->slots = 3;
+	o->nname = 1;
+	o->names = names;
+}
+
+static void
+unknown_name(struct options *o)
+{
+	static const char *names[] = {"nothing"};
+
+	o->nname = 1;
+	o->names = names;
+}
+
+/* --no-double-buffer keeps only what the module asks for itself;
+ * --double-buffer=NAME and --slots=K add and widen; a name that is not in a
+ * loop body is an error. */
+static void
+test_double_buffer_options(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_with(stream, 0, no_double_buffer), 0);
+	assert_int_equal(buf("w")->slots, 1);
+	assert_int_equal(buf("c")->slots, 3);
+	assert_int_equal(plan_with(stream, 0, named_and_three), 0);
+	assert_int_equal(buf("w")->slots, 3);
+	assert_int_equal(buf("f")->slots, 3);
+	assert_int_equal(buf("f")->stride, 64);
+	assert_int_equal(plan_with(stream, 0, unknown_name), -1);
+	assert_non_null(strstr(F.ds.d[0].msg, "--double-buffer=nothing"));
+}
+
+/* A copy-start's destination is streamed: two slots; its source stays
+ * live until the copy-done. */
+static void
+test_copy_start_slots(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m\n"
+		"cond {\n"
+		"  s = (f32[16]) parameter(0)\n"			/* 2 */
+		"  ROOT p = pred[] constant(false)\n"		/* 3 */
+		"}\n"
+		"body {\n"
+		"  s = (f32[16]) parameter(0)\n"			/* 4 */
+		"  a = f32[16] get-tuple-element(s), index=0\n"	/* 5 */
+		"  cs = (f32[16], f32[16], u32[]) copy-start(a)\n"	/* 6 */
+		"  b = f32[16] sine(a)\n"				/* 7 */
+		"  cd = f32[16] copy-done(cs)\n"			/* 8 */
+		"  n = f32[16] add(cd, b)\n"			/* 9 */
+		"  ROOT t = (f32[16]) tuple(n)\n"			/* 10 */
+		"}\n"
+		"ENTRY e {\n"
+		"  x = f32[16] parameter(0)\n"			/* 0 */
+		"  init = (f32[16]) tuple(x)\n"			/* 1 */
+		"  w = (f32[16]) while(init), condition=cond, body=body\n"
+		"  ROOT r = f32[16] get-tuple-element(w), index=0\n"
+		"}\n", 0), 0);
+	assert_int_equal(buf("cs{0}")->slots, 2);
+	assert_int_equal(buf("cs{0}")->start, 2);
+	assert_int_equal(buf("cs{0}")->end, 11);
+	assert_int_equal(buf("cs{2}")->slots, 1);
+}
+
 /* A shape mismatch between a gte and its tuple is the input's error. */
 static void
 test_bad_gte_shape(void **state)
@@ -521,6 +660,9 @@ main(void)
 		cmocka_unit_test(test_copy_in_place),
 		cmocka_unit_test(test_copy_swap),
 		cmocka_unit_test(test_copy_while_dot),
+		cmocka_unit_test(test_double_buffer),
+		cmocka_unit_test(test_double_buffer_options),
+		cmocka_unit_test(test_copy_start_slots),
 		cmocka_unit_test(test_bad_gte_shape),
 	};
 	int r;

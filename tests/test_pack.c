@@ -1,0 +1,633 @@
+/* Unit tests of the packer (passes/pack.c, passes/interfere.c) and of the
+ * CSV reader and writer for raw packing problems (frontend/intervals.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "frontend/intervals.h"
+#include "passes/pack.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+/* Boxes from rows of {start, end, size}, align 1, unpinned, id = index. */
+static struct boxes
+make_boxes(int n, const int64_t (*row)[3])
+{
+	struct boxes bx = { n, calloc((size_t)n + 1, sizeof(struct box)), 0,
+			    0 };
+
+	for (int i = 0; i < n; i++) {
+		bx.b[i].start = row[i][0];
+		bx.b[i].end = row[i][1];
+		bx.b[i].size = row[i][2];
+		bx.b[i].align = 1;
+		bx.b[i].pin = -1;
+		bx.b[i].id = i;
+	}
+	return bx;
+}
+
+static void
+assert_valid(const struct boxes *bx)
+{
+	char err[256];
+
+	if (pack_check(bx, err, sizeof err))
+		fail_msg("%s", err);
+}
+
+static uint64_t
+next_rand(uint64_t *s)	/* splitmix64 */
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+static struct boxes
+random_boxes(int n, int64_t horizon, int64_t maxsize, uint64_t seed)
+{
+	struct boxes bx = { n, calloc((size_t)n + 1, sizeof(struct box)), 0,
+			    0 };
+
+	for (int i = 0; i < n; i++) {
+		struct box *b = &bx.b[i];
+
+		b->start = (int64_t)(next_rand(&seed) % (uint64_t)horizon);
+		b->end = b->start + (int64_t)(next_rand(&seed) %
+					      (uint64_t)(horizon - b->start));
+		b->size = 1 + (int64_t)(next_rand(&seed) % (uint64_t)maxsize);
+		b->align = 1;
+		b->pin = -1;
+		b->id = i;
+	}
+	return bx;
+}
+
+/* The exact optimum by brute force: every order, each box at the top of
+ * its placed neighbours (every packing compacts down to one of these). */
+static void
+brute(const struct boxes *bx, int64_t *off, int *used, int k, int64_t h,
+      int64_t *best)
+{
+	if (h >= *best)
+		return;
+	if (k == bx->n) {
+		*best = h;
+		return;
+	}
+	for (int i = 0; i < bx->n; i++) {
+		const struct box *x = &bx->b[i];
+		int64_t o = 0;
+
+		if (used[i])
+			continue;
+		for (int j = 0; j < bx->n; j++) {
+			const struct box *y = &bx->b[j];
+
+			if (used[j] && y->start <= x->end && x->start <= y->end &&
+			    off[j] + y->size > o)
+				o = off[j] + y->size;
+		}
+		used[i] = 1;
+		off[i] = o;
+		brute(bx, off, used, k + 1, h > o + x->size ? h : o + x->size,
+		      best);
+		used[i] = 0;
+	}
+}
+
+static int64_t
+optimum(const struct boxes *bx)
+{
+	int64_t off[16], best = INT64_MAX;
+	int used[16] = { 0 };
+
+	brute(bx, off, used, 0, 0, &best);
+	return best;
+}
+
+/* ---- lower bound --------------------------------------------------------- */
+
+static void
+test_lower_bound(void **state)
+{
+	static const int64_t touch[][3] = { { 0, 3, 5 }, { 3, 5, 7 } };
+	static const int64_t apart[][3] = { { 0, 2, 5 }, { 3, 5, 7 } };
+	static const int64_t peak[][3] = {
+		{ 0, 9, 4 }, { 5, 9, 4 }, { 0, 4, 8 }, { 10, 12, 1 },
+	};
+	struct boxes a = make_boxes(2, touch), b = make_boxes(2, apart);
+	struct boxes c = make_boxes(4, peak), e = { 0, NULL, 0, 0 };
+
+	(void)state;
+	assert_int_equal(pack_lower_bound(&a), 12);	/* closed: both at 3 */
+	assert_int_equal(pack_lower_bound(&b), 7);
+	assert_int_equal(pack_lower_bound(&c), 12);
+	assert_int_equal(pack_lower_bound(&e), 0);
+	free(a.b);
+	free(b.b);
+	free(c.b);
+}
+
+/* ---- packing -------------------------------------------------------------- */
+
+static void
+test_empty(void **state)
+{
+	struct boxes bx = { 0, NULL, 77, 77 };
+
+	(void)state;
+	pack(&bx, NULL);
+	assert_int_equal(bx.height, 0);
+	assert_int_equal(bx.lower, 0);
+	assert_valid(&bx);
+}
+
+/* minimalloc's README example: optimal at its lower bound, 12. */
+static void
+test_minimalloc_example(void **state)
+{
+	static const int64_t row[][3] = {
+		{ 0, 2, 4 }, { 3, 8, 4 }, { 0, 8, 4 }, { 9, 20, 4 },
+		{ 0, 20, 4 },
+	};
+	struct boxes bx = make_boxes(5, row);
+
+	(void)state;
+	pack(&bx, NULL);
+	assert_int_equal(bx.lower, 12);
+	assert_int_equal(bx.height, 12);
+	assert_valid(&bx);
+	free(bx.b);
+}
+
+/* A long box of 4, a box of 8 before t=5 and one of 4 after: the 8 and
+ * the second 4 must share bytes [4, 8) or [0, 4) over time. */
+static void
+test_hand_optimum(void **state)
+{
+	static const int64_t row[][3] = {
+		{ 0, 9, 4 }, { 5, 9, 4 }, { 0, 4, 8 },
+	};
+	struct boxes bx = make_boxes(3, row);
+
+	(void)state;
+	pack(&bx, NULL);
+	assert_int_equal(bx.height, 12);
+	assert_int_equal(bx.b[2].offset, 0);	/* largest first, lowest */
+	assert_int_equal(bx.b[0].offset, 8);
+	assert_int_equal(bx.b[1].offset, 0);	/* best fit: the gap below */
+	assert_valid(&bx);
+	free(bx.b);
+}
+
+/* Best fit takes the smallest gap that holds the box, not the first. */
+static void
+test_best_fit_gap(void **state)
+{
+	static const int64_t row[][3] = {
+		{ 0, 9, 10 }, { 0, 2, 6 }, { 0, 9, 3 }, { 0, 9, 10 },
+		{ 3, 9, 3 },
+	};
+	struct boxes bx = make_boxes(5, row);
+
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		bx.b[i].pin = i == 4 ? -1 : (int64_t[]){ 0, 10, 19, 22 }[i];
+	pack(&bx, &(struct pack_opts){ .greedy_only = 1 });
+	/* Gaps over [3, 9]: [10, 19) of 9 and [16...]: only [10, 19). */
+	assert_int_equal(bx.b[4].offset, 10);
+	bx.b[1].end = 9;	/* now [16, 19) of 3 is the smallest fit */
+	pack(&bx, &(struct pack_opts){ .greedy_only = 1 });
+	assert_int_equal(bx.b[4].offset, 16);
+	assert_valid(&bx);
+	free(bx.b);
+}
+
+static void
+test_pinned(void **state)
+{
+	static const int64_t row[][3] = { { 0, 5, 10 }, { 0, 5, 50 } };
+	struct boxes bx = make_boxes(2, row);
+
+	(void)state;
+	bx.b[0].pin = 100;
+	pack(&bx, NULL);
+	assert_int_equal(bx.b[0].offset, 100);
+	assert_int_equal(bx.b[1].offset, 0);	/* fits below the pin */
+	assert_int_equal(bx.height, 110);
+	assert_valid(&bx);
+	bx.b[1].size = 150;			/* does not fit below */
+	pack(&bx, NULL);
+	assert_int_equal(bx.b[0].offset, 100);
+	assert_int_equal(bx.b[1].offset, 110);
+	assert_int_equal(bx.height, 260);
+	assert_valid(&bx);
+	free(bx.b);
+}
+
+static void
+test_alignment(void **state)
+{
+	static const int64_t row[][3] = {
+		{ 0, 1, 100 }, { 0, 1, 100 }, { 1, 2, 10 },
+	};
+	struct boxes bx = make_boxes(3, row);
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		bx.b[i].align = 256;
+	pack(&bx, NULL);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(bx.b[i].offset % 256, 0);
+	assert_int_equal(bx.height, 256 + 256 + 10);
+	assert_valid(&bx);
+	free(bx.b);
+}
+
+/* Pieces of time that no interval crosses are packed apart. */
+static void
+test_pieces(void **state)
+{
+	static const int64_t row[][3] = {
+		{ 0, 3, 8 }, { 2, 5, 8 }, { 6, 9, 16 }, { 10, 10, 1 },
+	};
+	struct boxes bx = make_boxes(4, row);
+	struct pack_stats st;
+
+	(void)state;
+	pack(&bx, &(struct pack_opts){ .stats = &st });
+	assert_int_equal(st.pieces, 3);
+	assert_int_equal(bx.height, 16);
+	assert_int_equal(bx.lower, 16);
+	assert_valid(&bx);
+	free(bx.b);
+}
+
+/* Against brute force on small random problems; some of them must need
+ * the search (the greedy alone above the optimum). */
+static void
+test_optimal_small(void **state)
+{
+	int searched = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct boxes bx = random_boxes(3 + (int)(seed % 5), 8, 6, seed);
+		int64_t opt = optimum(&bx);
+		struct pack_stats st;
+
+		pack(&bx, &(struct pack_opts){ .greedy_only = 1,
+					       .stats = &st });
+		searched += bx.height > opt;
+		pack(&bx, NULL);
+		assert_valid(&bx);
+		if (bx.height != opt)
+			fail_msg("seed %d: height %lld, optimum %lld",
+				 (int)seed, (long long)bx.height,
+				 (long long)opt);
+		free(bx.b);
+	}
+	assert_true(searched > 0);
+}
+
+static void
+test_deterministic(void **state)
+{
+	struct boxes a = random_boxes(3000, 2000, 1000, 42);
+	struct boxes b = random_boxes(3000, 2000, 1000, 42);
+	struct pack_opts o = { .effort = 20000000 };
+
+	(void)state;
+	pack(&a, &o);
+	pack(&b, &o);
+	assert_valid(&a);
+	assert_int_equal(a.height, b.height);
+	for (int i = 0; i < a.n; i++)
+		assert_int_equal(a.b[i].offset, b.b[i].offset);
+	free(a.b);
+	free(b.b);
+}
+
+/* More effort never hurts here, and the search stops at the bound. */
+static void
+test_effort(void **state)
+{
+	struct boxes bx = random_boxes(300, 200, 50, 9);
+	struct pack_stats st;
+	int64_t greedy;
+
+	(void)state;
+	pack(&bx, &(struct pack_opts){ .greedy_only = 1, .stats = &st });
+	greedy = bx.height;
+	assert_int_equal(st.greedy, greedy);
+	pack(&bx, &(struct pack_opts){ .effort = 50000000, .stats = &st });
+	assert_true(bx.height <= greedy);
+	assert_true(bx.height >= bx.lower);
+	assert_true(st.steps <= 50000000L + 1000000L);
+	assert_valid(&bx);
+	free(bx.b);
+}
+
+/* ---- the check ------------------------------------------------------------ */
+
+static void
+test_check(void **state)
+{
+	static const int64_t row[][3] = {
+		{ 0, 2, 4 }, { 3, 5, 4 }, { 3, 9, 4 },
+	};
+	struct boxes bx = make_boxes(3, row);
+	char err[256];
+
+	(void)state;
+	bx.b[0].offset = 0;
+	bx.b[1].offset = 0;
+	bx.b[2].offset = 4;
+	bx.height = 8;
+	assert_int_equal(pack_check(&bx, err, sizeof err), 0);
+	assert_string_equal(err, "");
+	bx.b[2].offset = 2;
+	assert_int_equal(pack_check(&bx, err, sizeof err), 1);
+	assert_string_equal(err, "box 1 and box 2 overlap: both live at time "
+			    "3, bytes [2, 4)");
+	bx.b[2].offset = 5;
+	assert_int_equal(pack_check(&bx, err, sizeof err), 1);
+	assert_string_equal(err, "box 2: offset 5 + size 4 exceeds the "
+			    "height 8");
+	bx.b[2].offset = 4;
+	bx.b[2].align = 8;
+	assert_int_equal(pack_check(&bx, err, sizeof err), 1);
+	assert_string_equal(err, "box 2: offset 4 is not a multiple of its "
+			    "alignment 8");
+	bx.b[2].align = 1;
+	bx.b[0].pin = 4;
+	assert_int_equal(pack_check(&bx, err, sizeof err), 1);
+	assert_string_equal(err, "box 0: offset 0 differs from its pin 4");
+	free(bx.b);
+}
+
+/* A sweep finds the overlap of a long box with one far along in time. */
+static void
+test_check_far(void **state)
+{
+	struct boxes bx = random_boxes(2000, 1000, 100, 5);
+	char err[256];
+
+	(void)state;
+	bx.b[7].start = 0;
+	bx.b[7].end = 999;
+	bx.b[7].id = 1007;
+	pack(&bx, &(struct pack_opts){ .greedy_only = 1 });
+	assert_valid(&bx);
+	for (int i = 0; i < bx.n; i++)
+		if (i != 7 && bx.b[i].start > 900) {
+			bx.b[i].offset = bx.b[7].offset;
+			bx.b[i].id = 5000;
+			break;
+		}
+	assert_int_equal(pack_check(&bx, err, sizeof err), 1);
+	assert_non_null(strstr(err, "box 1007 and box 5000 overlap"));
+	free(bx.b);
+}
+
+/* ---- the CSV reader and writer -------------------------------------------- */
+
+struct csv {
+	struct pool *pool;
+	struct diags ds;
+	struct intervals iv;
+	char msgs[2048];	/* "line:col: message\n" per error */
+	int nerr;
+};
+
+static void
+read_csv(struct csv *c, const char *text)
+{
+	size_t at = 0;
+
+	memset(c, 0, sizeof *c);
+	c->pool = pool_new();
+	c->ds.pool = c->pool;
+	c->ds.file = "t.csv";
+	c->nerr = intervals_read(c->pool, text, strlen(text), &c->ds, &c->iv);
+	assert_int_equal(c->nerr, c->ds.n);
+	for (int i = 0; i < c->ds.n && at < sizeof c->msgs; i++)
+		at += (size_t)snprintf(c->msgs + at, sizeof c->msgs - at,
+				       "%d:%d: %s\n", c->ds.d[i].loc.line,
+				       c->ds.d[i].loc.col, c->ds.d[i].msg);
+}
+
+static void
+expect_errors(const char *text, const char *msgs)
+{
+	struct csv c;
+
+	read_csv(&c, text);
+	assert_string_equal(c.msgs, msgs);
+	pool_free(c.pool);
+}
+
+static void
+test_csv_read(void **state)
+{
+	struct csv c;
+
+	(void)state;
+	read_csv(&c, "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\n");
+	assert_int_equal(c.nerr, 0);
+	assert_int_equal(c.iv.bx.n, 2);
+	assert_string_equal(c.iv.ids[1], "b2");
+	assert_int_equal(c.iv.bx.b[0].start, 0);
+	assert_int_equal(c.iv.bx.b[0].end, 2);	/* [0, 3) is [0, 2] */
+	assert_int_equal(c.iv.bx.b[1].size, 4);
+	assert_int_equal(c.iv.bx.b[1].pin, -1);
+	assert_int_equal(c.iv.bx.b[1].align, 1);
+	assert_int_equal(c.iv.bx.b[1].id, 1);	/* not all ids are integers */
+	pool_free(c.pool);
+
+	read_csv(&c, "id,lower,upper,size\n7,0,3,4\n3,1,2,5\n");
+	assert_int_equal(c.nerr, 0);
+	assert_int_equal(c.iv.bx.b[0].id, 7);
+	assert_int_equal(c.iv.bx.b[1].id, 3);
+	pool_free(c.pool);
+}
+
+static void
+test_csv_columns(void **state)
+{
+	struct csv c;
+
+	(void)state;
+	read_csv(&c, "size,id,upper,lower,offset,alignment\n8,x,10,0,16,8\n");
+	assert_int_equal(c.nerr, 0);
+	assert_int_equal(c.iv.has_align, 1);
+	assert_int_equal(c.iv.bx.b[0].size, 8);
+	assert_int_equal(c.iv.bx.b[0].end, 9);
+	assert_int_equal(c.iv.bx.b[0].pin, 16);
+	assert_int_equal(c.iv.bx.b[0].align, 8);
+	pool_free(c.pool);
+
+	/* blanks around fields, CRLF, blank lines */
+	read_csv(&c, "id, lower ,upper,size\r\n\r\n a ,0,3,4\r\n\n");
+	assert_int_equal(c.nerr, 0);
+	assert_int_equal(c.iv.bx.n, 1);
+	assert_string_equal(c.iv.ids[0], "a");
+	pool_free(c.pool);
+}
+
+static void
+test_csv_header_errors(void **state)
+{
+	(void)state;
+	expect_errors("", "1:1: expected a header line "
+		      "'id,lower,upper,size'\n");
+	expect_errors("id,lower,size\n", "1:1: the header lacks column "
+		      "'upper'\n");
+	expect_errors("id,lower,upper,size,gaps\n", "1:21: unknown column "
+		      "'gaps'; expected id, lower, upper, size, alignment or "
+		      "offset\n");
+	expect_errors("id,lower,upper,size,size\n1,0,1,1\n",
+		      "1:21: column 'size' appears twice\n");
+}
+
+static void
+test_csv_row_errors(void **state)
+{
+	(void)state;
+	expect_errors("id,lower,upper,size\n"
+		      "a,0,x,4\n"
+		      "b,0,3\n"
+		      "c,0,3,4,5\n"
+		      "d,5,5,1\n"
+		      "e,0,3,-4\n"
+		      "f,0,99999999999999999999,1\n"
+		      "a,1,2,3\n"
+		      ",1,2,3\n"
+		      "g,1,2,0\n",
+		      "2:5: expected an integer for upper, found 'x'\n"
+		      "3:6: expected 4 fields, found 3\n"
+		      "4:9: expected 4 fields, found 5\n"
+		      "5:5: upper 5 must be greater than lower 5\n"
+		      "6:7: size must be positive, found -4\n"
+		      "7:5: upper 99999999999999999999 does not fit in 64 "
+		      "bits\n"
+		      "8:1: duplicate id 'a' (first on line 2)\n"
+		      "9:1: empty id\n"
+		      "10:7: size must be positive, found 0\n");
+	expect_errors("id,lower,upper,size,alignment,offset\n"
+		      "a,0,1,8,8,12\n"
+		      "b,0,1,8,0,0\n"
+		      "c,0,1,8,8,-8\n",
+		      "2:12: offset 12 is not a multiple of alignment 8\n"
+		      "3:9: alignment must be positive, found 0\n"
+		      "4:11: offset must not be negative, found -8\n");
+	expect_errors("id,lower,upper,size\n"
+		      "a,0,1,9223372036854775807\n"
+		      "b,0,1,1\n"
+		      "c,0,1,1\n",
+		      "3:7: the sizes add up to more than 2^63 - 1 bytes\n");
+	expect_errors("id,lower,upper,size\n"
+		      "a,-9223372036854775808,-9223372036854775807,1\n"
+		      "b,0,9223372036854775808,1\n",
+		      "3:5: upper 9223372036854775808 does not fit in 64 "
+		      "bits\n");
+}
+
+static char *
+write_csv(const struct intervals *iv)
+{
+	FILE *f = tmpfile();
+	static char buf[4096];
+	size_t n;
+
+	assert_non_null(f);
+	assert_int_equal(intervals_write(f, iv), 0);
+	rewind(f);
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void
+test_csv_write(void **state)
+{
+	struct csv c;
+
+	(void)state;
+	read_csv(&c, "id,lower,upper,size\nb1,0,3,4\nb2,2,9,8\nb3,9,10,2\n");
+	assert_int_equal(c.nerr, 0);
+	pack(&c.iv.bx, NULL);
+	assert_valid(&c.iv.bx);
+	assert_string_equal(write_csv(&c.iv), "id,lower,upper,size,offset\n"
+			    "b1,0,3,4,8\nb2,2,9,8,0\nb3,9,10,2,0\n");
+	pool_free(c.pool);
+
+	read_csv(&c, "id,lower,upper,size,alignment\nx,0,3,4,16\ny,1,2,4,16\n");
+	pack(&c.iv.bx, NULL);
+	assert_string_equal(write_csv(&c.iv), "id,lower,upper,size,alignment,"
+			    "offset\nx,0,3,4,16,0\ny,1,2,4,16,16\n");
+	pool_free(c.pool);
+}
+
+/* A solution read back pins every box; the check accepts it as it is. */
+static void
+test_csv_round_trip(void **state)
+{
+	struct csv c;
+	char *out;
+
+	(void)state;
+	read_csv(&c, "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\n"
+		 "b4,9,21,4\nb5,0,21,4\n");
+	pack(&c.iv.bx, NULL);
+	assert_int_equal(c.iv.bx.height, 12);
+	out = strdup(write_csv(&c.iv));
+	pool_free(c.pool);
+	read_csv(&c, out);
+	assert_int_equal(c.nerr, 0);
+	pack(&c.iv.bx, NULL);
+	assert_int_equal(c.iv.bx.height, 12);
+	assert_valid(&c.iv.bx);
+	assert_string_equal(write_csv(&c.iv), out);
+	free(out);
+	pool_free(c.pool);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lower_bound),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_minimalloc_example),
+		cmocka_unit_test(test_hand_optimum),
+		cmocka_unit_test(test_best_fit_gap),
+		cmocka_unit_test(test_pinned),
+		cmocka_unit_test(test_alignment),
+		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_optimal_small),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_effort),
+		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_check_far),
+		cmocka_unit_test(test_csv_read),
+		cmocka_unit_test(test_csv_columns),
+		cmocka_unit_test(test_csv_header_errors),
+		cmocka_unit_test(test_csv_row_errors),
+		cmocka_unit_test(test_csv_write),
+		cmocka_unit_test(test_csv_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

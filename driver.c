@@ -28,7 +28,7 @@ now_ms(void)
 	} while (0)
 
 const char *const stage_names[NSTAGE] = {
-	"parse", "schedule", "values", "liveness", "copies", "reuse", "buffers",
+	"parse", "order", "schedule", "values", "liveness", "copies", "reuse", "buffers",
 	"double-buffering", "packing", "verify", "codegen",
 };
 
@@ -40,6 +40,8 @@ dump(const struct driver_opts *d, const char *what, const struct prog *p,
 		return;
 	if (!strcmp(what, "schedule"))
 		dump_schedule(d->dumpf, p);
+	else if (!strcmp(what, "hlo"))
+		ir_print_module_order(d->dumpf, p->m, (const int *const *)p->order);
 	else if (!strcmp(what, "values"))
 		dump_values(d->dumpf, p);
 	else
@@ -56,8 +58,10 @@ plan_module(struct pool *pool, struct diags *ds, const struct module *m,
 	int nerr = ds->n;
 	char err[512];
 
+	STAGE(st, ST_ORDER, fill_order(&p, pl));
 	STAGE(st, ST_SCHEDULE, fill_schedule(&p));
 	dump(d, "schedule", &p, pl);
+	dump(d, "hlo", &p, pl);
 	STAGE(st, ST_VALUES, fill_values(&p));
 	if (ds->n > nerr)
 		return -1;

@@ -8,7 +8,7 @@
 #include "passes/passes.h"
 
 enum {
-	ST_PARSE, ST_SCHEDULE, ST_VALUES, ST_LIVENESS, ST_COPIES, ST_REUSE, ST_BUFFERS,
+	ST_PARSE, ST_ORDER, ST_SCHEDULE, ST_VALUES, ST_LIVENESS, ST_COPIES, ST_REUSE, ST_BUFFERS,
 	ST_DBUF, ST_PACKING, ST_VERIFY, ST_CODEGEN, NSTAGE
 };
 
@@ -19,7 +19,7 @@ struct stats {
 };
 
 struct driver_opts {
-	const char *dump;	/* a stage to dump: schedule, values, plan */
+	const char *dump;	/* a stage to dump: schedule, hlo, values, plan */
 	FILE *dumpf;
 	struct stats *stats;	/* NULL: no timing */
 };

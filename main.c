@@ -47,9 +47,11 @@ usage(FILE *out)
 	      "  --prefix=NAME    macro prefix (default HLOPLAN)\n"
 	      "  --stats          print arena, lower bound and times to "
 	      "stderr\n"
+	      "  --schedule=S     auto (default: reorder unless is_scheduled),"
+	      " text, mem\n"
 	      "  --dump=STAGE     print a stage instead of the plan: ir, "
 	      "schedule,\n"
-	      "                   values, plan\n"
+	      "                   hlo (in the chosen order), values, plan\n"
 	      "  --help           show this help\n"
 	      "  --version        show the version\n"
 	      "FILE may be '-' for standard input.\n", out);
@@ -169,6 +171,15 @@ parse_long(const char *a, struct cli *c)
 		if (parse_size(v, &n) || n > (int64_t)1 << 40)
 			return bad_value(a, "expected a number of steps");
 		c->opt.effort = (long)n;
+	} else if (!strncmp(a, "--schedule=", 11)) {
+		if (!strcmp(v, "auto"))
+			c->opt.schedule = SCHED_AUTO;
+		else if (!strcmp(v, "text"))
+			c->opt.schedule = SCHED_TEXT;
+		else if (!strcmp(v, "mem"))
+			c->opt.schedule = SCHED_MEM;
+		else
+			return bad_value(a, "expected auto, text or mem");
 	} else if (!strncmp(a, "--prefix=", 9)) {
 		for (const char *s = v; *s; s++)
 			if (!((*s >= 'A' && *s <= 'Z') || *s == '_' ||
@@ -180,9 +191,10 @@ parse_long(const char *a, struct cli *c)
 		c->prefix = v;
 	} else if (!strncmp(a, "--dump=", 7)) {
 		if (strcmp(v, "ir") && strcmp(v, "schedule") &&
-		    strcmp(v, "values") && strcmp(v, "plan"))
-			return bad_value(a, "expected ir, schedule, values or "
-					 "plan");
+		    strcmp(v, "hlo") && strcmp(v, "values") &&
+		    strcmp(v, "plan"))
+			return bad_value(a, "expected ir, schedule, hlo, values "
+					 "or plan");
 		c->dump = v;
 	} else {
 		fprintf(stderr, "hloplan: unknown option '%s'\n", a);
@@ -374,6 +386,9 @@ print_stats(const struct plan *pl, const char *prefix)
 		"%lld, padded %lld (+%.1f%%)\n", prefix, pl->module, pl->nbuf,
 		pl->ntime, (long long)bytes, (long long)padded,
 		bytes ? 100.0 * (double)(padded - bytes) / (double)bytes : 0.0);
+	fprintf(stderr, "%s:   schedule: %s order, peak %lld bytes (text "
+		"order: %lld)\n", prefix, pl->sched.name,
+		(long long)pl->sched.peak, (long long)pl->sched.peak_text);
 	if (pl->ncopy)
 		fprintf(stderr, "%s:   copies: %d (values that must share a "
 			"buffer but are live at once)\n", prefix, pl->ncopy);

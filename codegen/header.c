@@ -512,6 +512,28 @@ put_copies(struct hdr *h)
 	fputs("};\n", out);
 }
 
+/* The order the plan assumes, one "computation/instruction" a step: the
+ * live intervals count these steps. */
+static void
+put_steps(struct hdr *h)
+{
+	FILE *out = h->out;
+
+	if (!h->p->steps)
+		return;
+	fprintf(out, "\n/* The schedule the intervals count: %s order. */\n"
+		"static const char *const %s_steps[%s_NUM_STEPS + 1]\n"
+		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
+		"\t= {\n", h->p->sched.name ? h->p->sched.name : "text",
+		h->pre, h->pre);
+	for (int32_t t = 0; t < h->p->ntime; t++) {
+		fputc('\t', out);
+		put_cstring(out, h->p->steps[t]);
+		fputs(",\n", out);
+	}
+	fputs("\t0\n};\n", out);
+}
+
 static void
 put_plan(struct hdr *h)
 {
@@ -525,6 +547,7 @@ put_plan(struct hdr *h)
 		put_buffer_macros(h, i);
 	put_table(h);
 	put_copies(h);
+	put_steps(h);
 	put_checks(h);
 }
 
@@ -557,6 +580,8 @@ static const char preamble[] =
 	" *   P_CLASS_*                bits of P_buffers[].flags; 0 is a "
 	"temporary\n"
 	" *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]\n"
+	" *   P_steps[]                the schedule: \"computation/instruction\"\n"
+	" *                            for each step, in the order assumed\n"
 	" *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where\n"
 	" *                            two values that must share a buffer are\n"
 	" *                            live at once: src into dst, before or\n"

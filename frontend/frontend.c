@@ -366,6 +366,39 @@ act_tuple(struct parser *P, struct shapes *elems)
 	return s;
 }
 
+static int
+cmp_diag(const void *a, const void *b)
+{
+	const struct diag *x = *(const struct diag *const *)a;
+	const struct diag *y = *(const struct diag *const *)b;
+
+	if (x->loc.line != y->loc.line)
+		return x->loc.line < y->loc.line ? -1 : 1;
+	if (x->loc.col != y->loc.col)
+		return x->loc.col < y->loc.col ? -1 : 1;
+	return (x > y) - (x < y);	/* stable: the order of reporting */
+}
+
+/* Puts the diagnostics from index `from` on in the order of the text: the
+ * checks after parsing report in their own order. */
+static void
+sort_diags(struct pool *pool, struct diags *ds, int from)
+{
+	size_t n = (size_t)(ds->n - from);
+	struct diag **p, *sorted;
+
+	if (ds->n - from < 2)
+		return;
+	p = pool_alloc(pool, sizeof *p * n);
+	sorted = pool_alloc(pool, sizeof *sorted * n);
+	for (size_t i = 0; i < n; i++)
+		p[i] = &ds->d[(size_t)from + i];
+	qsort(p, n, sizeof *p, cmp_diag);
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = *p[i];
+	memcpy(&ds->d[from], sorted, sizeof *sorted * n);
+}
+
 struct hlofile *
 frontend_parse(struct pool *pool, const char *text, size_t len,
 	       struct diags *ds)
@@ -374,6 +407,7 @@ frontend_parse(struct pool *pool, const char *text, size_t len,
 	struct lexstate ls = {0};
 	struct parser P = {0};
 	yyscan_t scanner;
+	int first = ds->n;
 
 	f->pool = pool;
 	ls.ds = ds;
@@ -404,5 +438,6 @@ frontend_parse(struct pool *pool, const char *text, size_t len,
 	if (P.syntax_errors == 0 && ls.errors == 0)
 		for (int i = 0; i < f->nmod; i++)
 			sema_module(&P, &f->mods[i]);
+	sort_diags(pool, ds, first);
 	return f;
 }

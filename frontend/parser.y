@@ -451,6 +451,20 @@ unexpected(struct parser *P, yysymbol_kind_t tok, struct span at, char *buf,
 	return (size_t)snprintf(buf, n, "unexpected %s '%s'", name, text);
 }
 
+/* Both '}' and T_END read as '}': list it once. */
+static int
+drop_end(yysymbol_kind_t *exp, int n)
+{
+	int brace = 0, k = 0;
+
+	for (int i = 0; i < n; i++)
+		brace |= exp[i] == YYTRANSLATE('}');
+	for (int i = 0; i < n; i++)
+		if (!brace || exp[i] != YYSYMBOL_T_END)
+			exp[k++] = exp[i];
+	return k;
+}
+
 /* " (the '(' opened at 3:5 is not closed)" */
 static void
 open_note(char *buf, size_t n, char ch, struct span s)
@@ -481,6 +495,7 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 			 c == ')' ? '(' : c == ']' ? '[' : '{');
 		nexp = 0;
 	}
+	nexp = drop_end(exp, nexp);
 	for (int i = 0; i < nexp && k < sizeof msg; i++) {
 		kind_name(exp[i], name, sizeof name);
 		k += (size_t)snprintf(msg + k, sizeof msg - k, "%s%s",

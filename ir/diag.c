@@ -38,12 +38,14 @@ find_line(const struct diags *ds, int line, size_t *len)
 	return s;
 }
 
-/* The source line, cut to a window around the column when it is long, with
- * unprintable bytes shown as '?', and a caret under the column. */
+/* The source line, cut to a window around the column when it is long (the
+ * cuts shown as "..."), with unprintable bytes shown as '?', and a caret
+ * under the column. */
 static void
 print_caret(const struct diags *ds, struct loc loc, FILE *out)
 {
-	size_t len, from = 0, col = loc.col > 0 ? (size_t)loc.col - 1 : 0;
+	size_t len, full, from = 0;
+	size_t col = loc.col > 0 ? (size_t)loc.col - 1 : 0;
 	const char *s;
 
 	if (!ds->src || loc.line <= 0 ||
@@ -53,14 +55,16 @@ print_caret(const struct diags *ds, struct loc loc, FILE *out)
 		col = len;
 	if (col > 60)
 		from = col - 40;
+	full = len;
 	if (len - from > 100)
 		len = from + 100;
-	fputs("  ", out);
+	fputs(from ? "  ..." : "  ", out);
 	for (size_t i = from; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		fputc(c == '\t' || (c >= 32 && c < 127) ? c : '?', out);
 	}
-	fputs("\n  ", out);
+	fputs(len < full ? "...\n" : "\n", out);
+	fputs(from ? "     " : "  ", out);
 	for (size_t i = from; i < col; i++)
 		fputc(s[i] == '\t' ? '\t' : ' ', out);
 	fputs("^\n", out);

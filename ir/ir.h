@@ -214,6 +214,10 @@ int comp_lookup(const struct module *m, const char *name);	/* -1 if none */
 
 /* Prints the module back as HLO text that parses to the same module. */
 void ir_print_module(FILE *out, const struct module *m);
+/* The same, each computation c in order[c] (NULL: text order), marked
+ * is_scheduled=true: the order a plan assumes. */
+void ir_print_module_order(FILE *out, const struct module *m,
+			   const int *const *order);
 void ir_print_shape(FILE *out, const struct shape *s);
 
 #endif

@@ -1,5 +1,7 @@
 /* Prints the IR back as HLO text: the --dump=ir view, and the round trip
  * the tests check (print, re-parse, print again: identical). */
+#include <string.h>
+
 #include "ir/ir.h"
 
 static void
@@ -89,11 +91,16 @@ print_instr(FILE *out, const struct comp *c, const struct instr *in)
 	fputc('\n', out);
 }
 
-void
-ir_print_module(FILE *out, const struct module *m)
+static void
+print_module(FILE *out, const struct module *m, const int *const *order,
+	     int scheduled)
 {
 	fprintf(out, "HloModule %s", m->name);
-	print_attrs(out, m->attrs, m->nattr);
+	for (int i = 0; i < m->nattr; i++)
+		if (!scheduled || strcmp(m->attrs[i].key, "is_scheduled"))
+			print_attrs(out, &m->attrs[i], 1);
+	if (scheduled)
+		fputs(", is_scheduled=true", out);
 	fputc('\n', out);
 	for (int i = 0; i < m->ncomp; i++) {
 		const struct comp *c = &m->comps[i];
@@ -101,9 +108,23 @@ ir_print_module(FILE *out, const struct module *m)
 		fprintf(out, "\n%s%%%s {\n", c->is_entry ? "ENTRY " : "",
 			c->name);
 		for (int k = 0; k < c->ninstr; k++)
-			print_instr(out, c, &c->instrs[k]);
+			print_instr(out, c, &c->instrs[order && order[i] ?
+							order[i][k] : k]);
 		fputc('}', out);
 		print_attrs(out, c->attrs, c->nattr);
 		fputc('\n', out);
 	}
+}
+
+void
+ir_print_module(FILE *out, const struct module *m)
+{
+	print_module(out, m, NULL, 0);
+}
+
+void
+ir_print_module_order(FILE *out, const struct module *m,
+		      const int *const *order)
+{
+	print_module(out, m, order, 1);
 }

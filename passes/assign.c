@@ -24,7 +24,7 @@ cmp_space(const void *a, const void *b)
 }
 
 /* One arena per memory space in use, sorted; space 0 always has one. */
-static void
+void
 list_arenas(struct prog *p, struct plan *pl)
 {
 	int cap = 0;

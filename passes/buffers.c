@@ -152,6 +152,11 @@ build_buffers(struct prog *p, struct plan *pl)
 		place_class(&p->opt, &pl->bufs[b], !nonconst[b]);
 	list_positions(p, pl);
 	list_copies(p, pl);
+	pl->steps = pool_alloc(p->pool, sizeof(char *) * (size_t)(p->ntime + 1));
+	for (int32_t t = 0; t < p->ntime; t++)
+		pl->steps[t] = pool_printf(p->pool, "%s/%s",
+			p->m->comps[p->steps[t].comp].name,
+			p->m->comps[p->steps[t].comp].instrs[p->steps[t].instr].name);
 	pl->ntime = p->ntime;
 	pl->target = p->opt.target;
 	pl->align = p->opt.align;

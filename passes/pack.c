@@ -10,7 +10,7 @@
 #include "passes/pack.h"
 
 enum { NORDER = 6 };
-enum { SEARCH_MAX_BOXES = 4096 };
+enum { SEARCH_MAX_BOXES = 8192 };
 #define SEARCH_GRAPH_LIMIT 20000000L
 
 /* Boxes sorted by start; a piece is a slice [first, first + n). */

@@ -15,6 +15,7 @@ struct options {
 	int io_in_arena;	/* entry parameters and outputs in the arena */
 	int tpu_tile[2];	/* default TPU tile (rows, columns) */
 	long effort;		/* packer work budget; 0: the default */
+	int schedule;		/* SCHED_AUTO, SCHED_TEXT, SCHED_MEM */
 	int double_buffer;	/* give streamed buffers slots */
 	int slots;		/* k: slots per streamed buffer */
 	int nname;		/* --double-buffer=NAME */
@@ -25,6 +26,8 @@ struct options {
 		int64_t bytes;
 	} cap[16];
 };
+
+enum { SCHED_AUTO, SCHED_TEXT, SCHED_MEM };
 
 void options_default(struct options *o);
 
@@ -87,6 +90,8 @@ struct prog {
 	struct options opt;
 	int *kind;		/* COMP_* per computation */
 	int **time;		/* time[c][i]: the step of instruction i, or -1 */
+	int **order;		/* order[c]: instruction indices in the order
+				   they run; NULL (or order[c] NULL): text */
 	int32_t ntime;
 	int stepcap, loopcap;
 	struct step *steps;	/* ntime steps: the flattened schedule */
@@ -128,6 +133,12 @@ int prog_val(const struct prog *p, int c, int i, int node);
 int called_comp(const struct module *m, const struct instr *in,
 		const char *key);
 
+/* order.c: the order each program computation runs in: the text order,
+ * or the lowest-peak one of several memory-aware orders (XLA's
+ * hlo_memory_scheduler).  Fills p->order and the plan's schedule facts. */
+void fill_order(struct prog *p, struct plan *pl);
+/* The peak of live bytes of a plan's buffers: the sum over arenas. */
+int64_t plan_peak(const struct plan *pl);
 /* schedule.c: which computations run as program steps, and the flattened
  * schedule of their instructions (XLA's HloLiveRange order). */
 void fill_schedule(struct prog *p);
@@ -149,7 +160,9 @@ int64_t target_bytes(const struct options *o, const struct shape *s);
 int64_t target_size(const struct options *o, const struct shape *s);
 /* dbuf.c: streamed buffers get k slots, live over their loop. */
 void insert_double_buffers(struct prog *p, struct plan *pl);
-/* assign.c: offsets in one arena per memory space. */
+/* assign.c: offsets in one arena per memory space; list_arenas makes the
+ * (empty) arenas of the spaces in use. */
+void list_arenas(struct prog *p, struct plan *pl);
 void assign_offsets(struct prog *p, struct plan *pl);
 /* dbuf.c: streamed buffers get k slots, live over their loop. */
 void insert_double_buffers(struct prog *p, struct plan *pl);

@@ -71,6 +71,13 @@ struct plan {
 	struct plan_pos *pos;	/* in schedule order, nodes in preorder */
 	int ncopy;
 	struct plan_copy *copies;	/* by step */
+	struct {
+		const char *name;	/* "text", "list" or "dfs" */
+		int64_t peak_text;	/* peak of live bytes in text order */
+		int64_t peak;		/* ... in the order chosen */
+	} sched;
+	const char **steps;	/* ntime names, "computation/instruction":
+				   the order the plan assumes; or NULL */
 };
 
 #endif

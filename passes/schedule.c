@@ -1,4 +1,5 @@
-/* The flattened schedule: the text order of each program computation, with
+/* The flattened schedule: the order of each program computation (its text
+ * order, or the one order.c chose), with
  * the computations an instruction runs (while condition and body, branches,
  * call) laid out just before it, as XLA's HloLiveRange does. */
 #include <string.h>
@@ -95,7 +96,8 @@ layout(struct prog *p, int c, int depth)
 		return;
 	}
 	p->lo[c] = p->ntime;
-	for (int i = 0; i < cp->ninstr; i++) {
+	for (int k = 0; k < cp->ninstr; k++) {
+		int i = p->order && p->order[c] ? p->order[c][k] : k;
 		int32_t start = p->ntime;
 		struct step *s;
 

@@ -811,7 +811,7 @@ test_error_parameter_number(void **state)
 }
 
 /* Name errors in different computations are all reported, along with an
- * unknown opcode elsewhere: each is a genuine error with its own line. */
+ * unknown opcode elsewhere, in the order of the text. */
 static void
 test_error_several(void **state)
 {
@@ -827,13 +827,13 @@ test_error_several(void **state)
 		"  b = f32[] bogus(a)\n"
 		"  ROOT c = f32[] call(a), to_apply=g\n"
 		"}\n",
-		"t.hlo:8:13: error: unknown opcode 'bogus'\n"
-		"    b = f32[] bogus(a)\n"
-		"              ^\n"
 		"t.hlo:4:25: error: operand 'z' of 'y' is not defined in "
 		"computation 'f'\n"
 		"    ROOT y = f32[] add(x, z)\n"
 		"                          ^\n"
+		"t.hlo:8:13: error: unknown opcode 'bogus'\n"
+		"    b = f32[] bogus(a)\n"
+		"              ^\n"
 		"t.hlo:9:27: error: to_apply: unknown computation 'g'\n"
 		"    ROOT c = f32[] call(a), to_apply=g\n"
 		"                            ^\n");
@@ -878,6 +878,27 @@ test_error_truncated(void **state)
 		"4:17 is not closed)\n"
 		"    b = f32[2] add(a,\n"
 		"                     ^\n");
+}
+
+/* A long line is shown as a window around the column, its cuts marked. */
+static void
+test_error_long_line(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[] parameter(0)\n"
+		"  ROOT c = f32[] call(a), metadata={op_name=\""
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		"\"}, to_apply=g, backend_config=\""
+		"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"
+		"yyyyyyyyyyyyyyyyyyyy\"\n"
+		"}\n",
+		"t.hlo:4:110: error: to_apply: unknown computation 'g'\n"
+		"  ...xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}, to_apply=g, "
+		"backend_config=\"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy...\n"
+		"                                             ^\n");
 }
 
 /* Nesting deeper than the parser's stack is one message, not a crash. */
@@ -1006,6 +1027,7 @@ main(void)
 		cmocka_unit_test(test_error_several),
 		cmocka_unit_test(test_error_syntax_recovery),
 		cmocka_unit_test(test_error_truncated),
+		cmocka_unit_test(test_error_long_line),
 		cmocka_unit_test(test_error_nesting),
 		cmocka_unit_test(test_round_trip),
 	};

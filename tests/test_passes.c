@@ -40,6 +40,7 @@ plan_with(const char *src, int reuse, void (*tweak)(struct options *))
 	options_default(&o);
 	o.align = 1;
 	o.reuse = reuse;
+	o.schedule = SCHED_TEXT;	/* the intervals below count text steps */
 	if (tweak)
 		tweak(&o);
 	return plan_module(F.pool, &F.ds, &f->mods[0], &o, NULL, &F.plan);
@@ -628,6 +629,46 @@ test_copy_start_slots(void **state)
 	assert_int_equal(buf("cs{2}")->slots, 1);
 }
 
+static void
+schedule_mem(struct options *o)
+{
+	o->schedule = SCHED_MEM;
+}
+
+/* Text order holds four 1 KiB results at once before summing them; a
+ * memory-aware order sums each as soon as it exists.  Control
+ * predecessors and side effects keep their order. */
+static void
+test_memory_schedule(void **state)
+{
+	static const char src[] =
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  x = f32[256] parameter(0)\n"
+		"  a = f32[256] sine(x)\n"
+		"  b = f32[256] cosine(x)\n"
+		"  c = f32[256] tanh(x)\n"
+		"  d = f32[256] exponential(x)\n"
+		"  ab = f32[256] add(a, b)\n"
+		"  abc = f32[256] add(ab, c)\n"
+		"  ROOT abcd = f32[256] add(abc, d)\n"
+		"}\n";
+	int64_t text;
+
+	(void)state;
+	assert_int_equal(plan_with(src, 0, NULL), 0);
+	text = F.plan.sched.peak;
+	assert_string_equal(F.plan.sched.name, "text");
+	assert_int_equal(text, 5 * 1024);	/* a, b, c, d, ab at ab */
+	assert_int_equal(plan_with(src, 0, schedule_mem), 0);
+	assert_int_equal(F.plan.sched.peak_text, text);
+	assert_true(F.plan.sched.peak < text);
+	assert_int_equal(F.plan.sched.peak, 4 * 1024);
+	assert_string_not_equal(F.plan.sched.name, "text");
+	/* The schedule the plan assumes is in it, root last. */
+	assert_string_equal(F.plan.steps[F.plan.ntime - 1], "e/abcd");
+}
+
 /* A shape mismatch between a gte and its tuple is the input's error. */
 static void
 test_bad_gte_shape(void **state)
@@ -663,6 +704,7 @@ main(void)
 		cmocka_unit_test(test_double_buffer),
 		cmocka_unit_test(test_double_buffer_options),
 		cmocka_unit_test(test_copy_start_slots),
+		cmocka_unit_test(test_memory_schedule),
 		cmocka_unit_test(test_bad_gte_shape),
 	};
 	int r;

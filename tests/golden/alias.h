@@ -17,6 +17,8 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_steps[]                the schedule: "computation/instruction"
+ *                            for each step, in the order assumed
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -36,11 +38,11 @@
 #define HLOPLAN_GPU_NUM_STEPS 12
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 0
-#define HLOPLAN_GPU_ARENA_SIZE 3164416
+#define HLOPLAN_GPU_ARENA_SIZE 3162112
 #define HLOPLAN_GPU_ARENA_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_SIZE 3164416
+#define HLOPLAN_GPU_ARENA_S0_SIZE 3162112
 #define HLOPLAN_GPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_LOWER 3164416
+#define HLOPLAN_GPU_ARENA_S0_LOWER 3162112
 #define HLOPLAN_GPU_CLASS_TEMP 0
 #define HLOPLAN_GPU_CLASS_PARAM 1
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
@@ -52,7 +54,7 @@
 #define HLOPLAN_GPU_W_OFFSET 0
 #define HLOPLAN_GPU_W_SIZE 1048576
 
-/* g: param, S(0), live [0, 7], 1048576 bytes */
+/* g: param, S(0), live [0, 9], 1048576 bytes */
 #define HLOPLAN_GPU_BUF_G 1
 #define HLOPLAN_GPU_G_OFFSET 1048576
 #define HLOPLAN_GPU_G_SIZE 1048576
@@ -62,28 +64,28 @@
 #define HLOPLAN_GPU_CACHE_OFFSET 3145728
 #define HLOPLAN_GPU_CACHE_SIZE 16384
 
-/* row: param, S(0), live [0, 10], 2048 bytes */
+/* row: param, S(0), live [0, 7], 2048 bytes */
 #define HLOPLAN_GPU_BUF_ROW 3
-#define HLOPLAN_GPU_ROW_OFFSET 3162112
+#define HLOPLAN_GPU_ROW_OFFSET 2097152
 #define HLOPLAN_GPU_ROW_SIZE 2048
 
-/* k: param, S(0), live [0, 10], 4 bytes */
+/* k: param, S(0), live [0, 7], 4 bytes */
 #define HLOPLAN_GPU_BUF_K 4
-#define HLOPLAN_GPU_K_OFFSET 3164160
+#define HLOPLAN_GPU_K_OFFSET 2099200
 #define HLOPLAN_GPU_K_SIZE 256
 
-/* lr: const, S(0), live [5, 6], 4 bytes, not in an arena */
+/* lr: const, S(0), live [5, 8], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_LR 5
 #define HLOPLAN_GPU_LR_SIZE 256
 
-/* lrb: temp, S(0), live [6, 8], 1048576 bytes */
-#define HLOPLAN_GPU_BUF_LRB 6
+/* z: const, S(0), live [6, 7], 4 bytes, not in an arena */
+#define HLOPLAN_GPU_BUF_Z 6
+#define HLOPLAN_GPU_Z_SIZE 256
+
+/* lrb: temp, S(0), live [8, 10], 1048576 bytes */
+#define HLOPLAN_GPU_BUF_LRB 7
 #define HLOPLAN_GPU_LRB_OFFSET 2097152
 #define HLOPLAN_GPU_LRB_SIZE 1048576
-
-/* z: const, S(0), live [9, 10], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_Z 7
-#define HLOPLAN_GPU_Z_SIZE 256
 
 /* out: output+table, S(0), live [11, 11], 16 bytes */
 #define HLOPLAN_GPU_BUF_OUT 8
@@ -110,13 +112,13 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
 	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1},
-	{"g", HLOPLAN_GPU_G_OFFSET, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 7, 0, 1, 1, 1},
+	{"g", HLOPLAN_GPU_G_OFFSET, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1},
 	{"cache", HLOPLAN_GPU_CACHE_OFFSET, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1},
-	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 10, 0, 1, 1, 1},
-	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 10, 0, 1, 1, 1},
-	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0},
-	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1},
-	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0},
+	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1},
+	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1},
+	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0},
+	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0},
+	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1},
 	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1},
 };
 
@@ -134,6 +136,27 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+/* The schedule the intervals count: list order. */
+static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	"main/w",
+	"main/g",
+	"main/cache",
+	"main/row",
+	"main/k",
+	"main/lr",
+	"main/z",
+	"main/cache1",
+	"main/lrb",
+	"main/step",
+	"main/w1",
+	"main/out",
+	0
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */
@@ -167,11 +190,11 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_STEPS 12
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_COPIES 0
-#define HLOPLAN_TPU_ARENA_SIZE 3179008
+#define HLOPLAN_TPU_ARENA_SIZE 3162112
 #define HLOPLAN_TPU_ARENA_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_SIZE 3179008
+#define HLOPLAN_TPU_ARENA_S0_SIZE 3162112
 #define HLOPLAN_TPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_LOWER 3179008
+#define HLOPLAN_TPU_ARENA_S0_LOWER 3162112
 #define HLOPLAN_TPU_CLASS_TEMP 0
 #define HLOPLAN_TPU_CLASS_PARAM 1
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
@@ -183,7 +206,7 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_W_OFFSET 0
 #define HLOPLAN_TPU_W_SIZE 1048576
 
-/* g: param, S(0), live [0, 7], 1048576 bytes */
+/* g: param, S(0), live [0, 9], 1048576 bytes */
 #define HLOPLAN_TPU_BUF_G 1
 #define HLOPLAN_TPU_G_OFFSET 1048576
 #define HLOPLAN_TPU_G_SIZE 1048576
@@ -193,28 +216,28 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_CACHE_OFFSET 3145728
 #define HLOPLAN_TPU_CACHE_SIZE 16384
 
-/* row: param, S(0), live [0, 10], 2048 bytes */
+/* row: param, S(0), live [0, 7], 2048 bytes */
 #define HLOPLAN_TPU_BUF_ROW 3
-#define HLOPLAN_TPU_ROW_OFFSET 3162112
+#define HLOPLAN_TPU_ROW_OFFSET 2097152
 #define HLOPLAN_TPU_ROW_SIZE 16384
 
-/* k: param, S(0), live [0, 10], 4 bytes */
+/* k: param, S(0), live [0, 7], 4 bytes */
 #define HLOPLAN_TPU_BUF_K 4
-#define HLOPLAN_TPU_K_OFFSET 3178496
+#define HLOPLAN_TPU_K_OFFSET 2113536
 #define HLOPLAN_TPU_K_SIZE 512
 
-/* lr: const, S(0), live [5, 6], 4 bytes, not in an arena */
+/* lr: const, S(0), live [5, 8], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_LR 5
 #define HLOPLAN_TPU_LR_SIZE 512
 
-/* lrb: temp, S(0), live [6, 8], 1048576 bytes */
-#define HLOPLAN_TPU_BUF_LRB 6
+/* z: const, S(0), live [6, 7], 4 bytes, not in an arena */
+#define HLOPLAN_TPU_BUF_Z 6
+#define HLOPLAN_TPU_Z_SIZE 512
+
+/* lrb: temp, S(0), live [8, 10], 1048576 bytes */
+#define HLOPLAN_TPU_BUF_LRB 7
 #define HLOPLAN_TPU_LRB_OFFSET 2097152
 #define HLOPLAN_TPU_LRB_SIZE 1048576
-
-/* z: const, S(0), live [9, 10], 4 bytes, not in an arena */
-#define HLOPLAN_TPU_BUF_Z 7
-#define HLOPLAN_TPU_Z_SIZE 512
 
 /* out: output+table, S(0), live [11, 11], 16 bytes */
 #define HLOPLAN_TPU_BUF_OUT 8
@@ -241,13 +264,13 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
 	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1},
-	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 7, 0, 1, 1, 1},
+	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1},
 	{"cache", HLOPLAN_TPU_CACHE_OFFSET, HLOPLAN_TPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1},
-	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 10, 0, 1, 1, 1},
-	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 10, 0, 1, 1, 1},
-	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0},
-	{"lrb", HLOPLAN_TPU_LRB_OFFSET, HLOPLAN_TPU_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1},
-	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0},
+	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1},
+	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1},
+	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0},
+	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0},
+	{"lrb", HLOPLAN_TPU_LRB_OFFSET, HLOPLAN_TPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1},
 	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1},
 };
 
@@ -265,6 +288,27 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+/* The schedule the intervals count: list order. */
+static const char *const HLOPLAN_TPU_steps[HLOPLAN_TPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	"main/w",
+	"main/g",
+	"main/cache",
+	"main/row",
+	"main/k",
+	"main/lr",
+	"main/z",
+	"main/cache1",
+	"main/lrb",
+	"main/step",
+	"main/w1",
+	"main/out",
+	0
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */

@@ -17,6 +17,8 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_steps[]                the schedule: "computation/instruction"
+ *                            for each step, in the order assumed
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -135,6 +137,26 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+/* The schedule the intervals count: text order. */
+static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	"mlp/x",
+	"mlp/w1",
+	"mlp/b1",
+	"mlp/w2",
+	"mlp/h",
+	"mlp/bb",
+	"mlp/hb",
+	"mlp/zero",
+	"mlp/zeros",
+	"mlp/relu",
+	"mlp/logits",
+	0
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */

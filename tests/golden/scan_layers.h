@@ -17,6 +17,8 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_steps[]                the schedule: "computation/instruction"
+ *                            for each step, in the order assumed
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -152,6 +154,37 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES]
 #endif
 	= {
 	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 4, 0, 4},
+};
+
+/* The schedule the intervals count: text order. */
+static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	"main/x",
+	"main/ws",
+	"main/zero",
+	"main/init",
+	"cond/s",
+	"cond/i",
+	"cond/n",
+	"cond/lt",
+	"body/s",
+	"body/i",
+	"body/h",
+	"body/ws",
+	"body/z",
+	"body/w",
+	"body/w2",
+	"body/d",
+	"body/a",
+	"body/one",
+	"body/i1",
+	"body/t",
+	"main/loop",
+	"main/out",
+	0
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */
@@ -304,6 +337,37 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES]
 #endif
 	= {
 	{HLOPLAN_TPU_BUF_ZERO, HLOPLAN_TPU_BUF_LOOP_0, 4, 0, 512},
+};
+
+/* The schedule the intervals count: text order. */
+static const char *const HLOPLAN_TPU_steps[HLOPLAN_TPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	"main/x",
+	"main/ws",
+	"main/zero",
+	"main/init",
+	"cond/s",
+	"cond/i",
+	"cond/n",
+	"cond/lt",
+	"body/s",
+	"body/i",
+	"body/h",
+	"body/ws",
+	"body/z",
+	"body/w",
+	"body/w2",
+	"body/d",
+	"body/a",
+	"body/one",
+	"body/i1",
+	"body/t",
+	"main/loop",
+	"main/out",
+	0
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */

@@ -17,6 +17,8 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_steps[]                the schedule: "computation/instruction"
+ *                            for each step, in the order assumed
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -118,6 +120,21 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+/* The schedule the intervals count: text order. */
+static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	"main/a",
+	"main/b",
+	"main/sum",
+	"main/prod",
+	"main/c",
+	"main/out",
+	0
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */
@@ -231,6 +248,21 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+/* The schedule the intervals count: text order. */
+static const char *const HLOPLAN_TPU_steps[HLOPLAN_TPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	"main/a",
+	"main/b",
+	"main/sum",
+	"main/prod",
+	"main/c",
+	"main/out",
+	0
 };
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */

@@ -1,0 +1,503 @@
+/* Memory-aware orders for unscheduled modules (XLA's hlo_memory_scheduler):
+ * a list scheduler that runs first what frees the most bytes, a DFS that
+ * runs the heaviest operand subtrees first, and the text order.  Each is
+ * planned through the same analyses as the real run, and the order with the
+ * lowest peak of live bytes wins; ties keep the earlier candidate. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/passes.h"
+
+/* The dependences of one computation: operands, control-predecessors and
+ * the text order of side-effecting instructions, as CSR lists. */
+struct deps {
+	int n;
+	int *pfirst, *pred;	/* predecessors of i: pred[pfirst[i]..] */
+	int *sfirst, *succ;	/* successors */
+	int64_t *bytes;		/* bytes an instruction's output defines */
+	int root;		/* runs last when nothing reads it */
+};
+
+/* ---- side effects ----------------------------------------------------- */
+
+static int comp_has_effects(struct prog *p, int c, char *memo);
+
+static int
+has_effects(struct prog *p, const struct instr *in, char *memo)
+{
+	const struct attr *a;
+
+	if (!in->op)
+		return 0;
+	if (in->op->flags & OPF_SIDE_EFFECT)
+		return 1;
+	a = instr_attr(in, "custom_call_has_side_effect");
+	if (a && a->vlen == 4 && !strncmp(a->val, "true", 4))
+		return 1;
+	if (instr_attr(in, "channel_id"))
+		return 1;
+	for (int j = 0; j < in->ncall; j++)
+		if (comp_has_effects(p, in->calls[j], memo))
+			return 1;
+	return 0;
+}
+
+/* memo: 0 unknown, 1 no, 2 yes, 3 being visited (a cycle: no). */
+static int
+comp_has_effects(struct prog *p, int c, char *memo)
+{
+	const struct comp *cp = &p->m->comps[c];
+
+	if (memo[c])
+		return memo[c] == 2;
+	memo[c] = 3;
+	for (int i = 0; i < cp->ninstr; i++)
+		if (has_effects(p, &cp->instrs[i], memo)) {
+			memo[c] = 2;
+			return 1;
+		}
+	memo[c] = 1;
+	return 0;
+}
+
+/* ---- dependences ------------------------------------------------------ */
+
+struct edge {
+	int from, to;
+};
+
+static int
+cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->to != y->to)
+		return (x->to > y->to) - (x->to < y->to);
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+static int
+find_name(const struct comp *cp, const char *s, size_t n)
+{
+	for (int i = 0; i < cp->ninstr; i++)
+		if (strlen(cp->instrs[i].name) == n &&
+		    !memcmp(cp->instrs[i].name, s, n))
+			return i;
+	return -1;
+}
+
+static void
+push_edge(struct edge **e, int *n, int *cap, int from, int to)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*e = realloc(*e, sizeof **e * (size_t)*cap);
+		if (!*e)
+			abort();
+	}
+	(*e)[(*n)++] = (struct edge){from, to};
+}
+
+/* control-predecessors={%a, %b}: edges a -> i, b -> i. */
+static void
+control_edges(const struct comp *cp, int i, struct edge **e, int *n, int *cap)
+{
+	const struct attr *a = instr_attr(&cp->instrs[i], "control-predecessors");
+	const char *s, *end, *w;
+	int j;
+
+	if (!a)
+		return;
+	for (s = a->val, end = a->val + a->vlen; s < end;) {
+		while (s < end && strchr("{}, %\t", *s))
+			s++;
+		for (w = s; s < end && !strchr("{}, \t", *s); s++)
+			;
+		if (s > w && (j = find_name(cp, w, (size_t)(s - w))) >= 0 &&
+		    j != i)
+			push_edge(e, n, cap, j, i);
+	}
+}
+
+/* Bytes an instruction's output adds: none for what only forwards, for
+ * parameters (live anyway) and constants (not in the arena). */
+static int64_t
+defined_bytes(const struct instr *in)
+{
+	int64_t b;
+
+	switch (in->op ? in->op->op : OP_OTHER) {
+	case OP_PARAMETER: case OP_CONSTANT: case OP_GTE: case OP_BITCAST:
+	case OP_TUPLE: case OP_WHILE: case OP_CALL: case OP_OPT_BARRIER:
+	case OP_ADD_DEPENDENCY: case OP_DOMAIN:
+		return 0;
+	default:
+		b = shape_bytes(&in->shape);
+		return b < 0 ? INT64_MAX / 4 : b;
+	}
+}
+
+/* Builds the CSR lists from a sorted, deduplicated edge list. */
+static void
+csr(struct prog *p, struct deps *d, struct edge *e, int n)
+{
+	int k = 0;
+
+	qsort(e, (size_t)n, sizeof *e, cmp_edge);
+	for (int r = 0; r < n; r++)
+		if (r == 0 || e[r].from != e[r - 1].from ||
+		    e[r].to != e[r - 1].to)
+			e[k++] = e[r];
+	d->pfirst = pool_alloc(p->pool, sizeof(int) * (size_t)(d->n + 1));
+	d->sfirst = pool_alloc(p->pool, sizeof(int) * (size_t)(d->n + 2));
+	d->pred = pool_alloc(p->pool, sizeof(int) * (size_t)(k + 1));
+	d->succ = pool_alloc(p->pool, sizeof(int) * (size_t)(k + 1));
+	for (int r = 0; r < k; r++) {
+		d->pfirst[e[r].to + 1]++;
+		d->sfirst[e[r].from + 2]++;
+	}
+	for (int i = 0; i < d->n; i++) {
+		d->pfirst[i + 1] += d->pfirst[i];
+		d->sfirst[i + 2] += d->sfirst[i + 1];
+	}
+	for (int r = 0; r < k; r++) {
+		d->pred[r] = e[r].from;	/* sorted by `to`: in place */
+		d->succ[d->sfirst[e[r].from + 1]++] = e[r].to;
+	}
+}
+
+static void
+build_deps(struct prog *p, int c, struct deps *d, char *memo)
+{
+	const struct comp *cp = &p->m->comps[c];
+	struct edge *e = NULL;
+	int n = 0, cap = 0, last_effect = -1;
+
+	d->n = cp->ninstr;
+	d->root = cp->root;
+	d->bytes = pool_alloc(p->pool, sizeof(int64_t) * (size_t)(d->n + 1));
+	for (int i = 0; i < cp->ninstr; i++) {
+		const struct instr *in = &cp->instrs[i];
+
+		d->bytes[i] = defined_bytes(in);
+		for (int k = 0; k < in->nops; k++)
+			if (in->ops[k] >= 0)
+				push_edge(&e, &n, &cap, in->ops[k], i);
+		control_edges(cp, i, &e, &n, &cap);
+		if (has_effects(p, in, memo)) {
+			if (last_effect >= 0)
+				push_edge(&e, &n, &cap, last_effect, i);
+			last_effect = i;
+		}
+	}
+	csr(p, d, e, n);
+	free(e);
+	/* The root runs last unless something reads it. */
+	if (d->root >= 0 && d->sfirst[d->root + 1] != d->sfirst[d->root])
+		d->root = -1;
+}
+
+/* ---- the list scheduler ----------------------------------------------- */
+
+/* A max-heap of (priority, -index) pairs, stale entries skipped. */
+struct heap {
+	int n, cap;
+	struct item {
+		int64_t prio;
+		int i;
+	} *v;
+};
+
+static int
+above(const struct item *a, const struct item *b)
+{
+	return a->prio != b->prio ? a->prio > b->prio : a->i < b->i;
+}
+
+static void
+heap_push(struct heap *h, int64_t prio, int i)
+{
+	int k;
+
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 64;
+		h->v = realloc(h->v, sizeof *h->v * (size_t)h->cap);
+		if (!h->v)
+			abort();
+	}
+	k = h->n++;
+	h->v[k] = (struct item){prio, i};
+	while (k > 0 && above(&h->v[k], &h->v[(k - 1) / 2])) {
+		struct item t = h->v[k];
+
+		h->v[k] = h->v[(k - 1) / 2];
+		h->v[(k - 1) / 2] = t;
+		k = (k - 1) / 2;
+	}
+}
+
+static struct item
+heap_pop(struct heap *h)
+{
+	struct item top = h->v[0];
+	int k = 0;
+
+	h->v[0] = h->v[--h->n];
+	for (;;) {
+		int l = 2 * k + 1, r = l + 1, m = k;
+		struct item t;
+
+		if (l < h->n && above(&h->v[l], &h->v[m]))
+			m = l;
+		if (r < h->n && above(&h->v[r], &h->v[m]))
+			m = r;
+		if (m == k)
+			return top;
+		t = h->v[k];
+		h->v[k] = h->v[m];
+		h->v[m] = t;
+		k = m;
+	}
+}
+
+struct lstate {
+	const struct deps *d;
+	int *waiting;		/* unscheduled predecessors */
+	int *left;		/* unscheduled readers of each output */
+	char *done;
+	struct heap h;
+};
+
+/* Bytes freed by running i now, less the bytes it defines. */
+static int64_t
+priority(const struct lstate *s, int i)
+{
+	const struct deps *d = s->d;
+	int64_t freed = 0;
+
+	for (int k = d->pfirst[i]; k < d->pfirst[i + 1]; k++)
+		if (s->left[d->pred[k]] == 1)
+			freed += d->bytes[d->pred[k]];
+	return freed - d->bytes[i];
+}
+
+static void
+ready(struct lstate *s, int i)
+{
+	if (i != s->d->root)
+		heap_push(&s->h, priority(s, i), i);
+}
+
+/* After i runs: its operands lose a reader (the last reader of one gains
+ * priority), and its successors may become ready. */
+static void
+retire(struct lstate *s, int i)
+{
+	const struct deps *d = s->d;
+
+	s->done[i] = 1;
+	for (int k = d->pfirst[i]; k < d->pfirst[i + 1]; k++) {
+		int o = d->pred[k];
+
+		if (--s->left[o] != 1)
+			continue;
+		for (int u = d->sfirst[o]; u < d->sfirst[o + 1]; u++)
+			if (!s->done[d->succ[u]] && !s->waiting[d->succ[u]])
+				ready(s, d->succ[u]);
+	}
+	for (int k = d->sfirst[i]; k < d->sfirst[i + 1]; k++)
+		if (--s->waiting[d->succ[k]] == 0)
+			ready(s, d->succ[k]);
+}
+
+static int *
+order_list(struct prog *p, const struct deps *d)
+{
+	struct lstate s = {.d = d};
+	int *out = pool_alloc(p->pool, sizeof(int) * (size_t)(d->n + 1));
+	int n = 0;
+
+	s.waiting = pool_alloc(p->pool, sizeof(int) * (size_t)(d->n + 1));
+	s.left = pool_alloc(p->pool, sizeof(int) * (size_t)(d->n + 1));
+	s.done = pool_alloc(p->pool, (size_t)d->n + 1);
+	for (int i = 0; i < d->n; i++) {
+		s.waiting[i] = d->pfirst[i + 1] - d->pfirst[i];
+		s.left[i] = d->sfirst[i + 1] - d->sfirst[i];
+	}
+	for (int i = 0; i < d->n; i++)
+		if (!s.waiting[i])
+			ready(&s, i);
+	while (s.h.n > 0) {
+		struct item it = heap_pop(&s.h);
+
+		if (s.done[it.i] || it.prio != priority(&s, it.i))
+			continue;	/* stale: pushed again since */
+		out[n++] = it.i;
+		retire(&s, it.i);
+	}
+	if (d->root >= 0)
+		out[n++] = d->root;
+	free(s.h.v);
+	return n == d->n ? out : NULL;
+}
+
+/* ---- the DFS scheduler ------------------------------------------------ */
+
+/* Post-order from the root (then from every other unvisited instruction
+ * in text order, and the root last), visiting the operand subtrees with the
+ * most bytes first.
+ * An explicit stack: deep graphs cannot overflow the C stack. */
+static int *
+order_dfs(struct prog *p, const struct deps *d)
+{
+	int64_t *total = pool_alloc(p->pool, sizeof(int64_t) * (size_t)(d->n + 1));
+	int *out = pool_alloc(p->pool, sizeof(int) * (size_t)(d->n + 1));
+	int *stack = pool_alloc(p->pool, sizeof(int) * (size_t)(d->n + 1));
+	char *seen = pool_alloc(p->pool, (size_t)d->n + 1);
+	int n = 0;
+
+	for (int i = 0; i < d->n; i++) {
+		total[i] = d->bytes[i];
+		for (int k = d->pfirst[i]; k < d->pfirst[i + 1]; k++)
+			total[i] += total[d->pred[k]] < INT64_MAX / 4 - total[i] ?
+				    total[d->pred[k]] : 0;
+	}
+	for (int s = -1; s < d->n; s++) {
+		int start = s < 0 ? d->root : s, top = 0;
+
+		if (start < 0 || seen[start])
+			continue;
+		stack[top++] = start;
+		seen[start] = 1;
+		while (top > 0) {
+			int i = stack[top - 1], best = -1;
+
+			for (int k = d->pfirst[i]; k < d->pfirst[i + 1]; k++) {
+				int o = d->pred[k];
+
+				if (!seen[o] && (best < 0 || total[o] > total[best]))
+					best = o;
+			}
+			if (best < 0) {
+				if (i != d->root)	/* the root runs last */
+					out[n++] = i;
+				top--;
+				continue;
+			}
+			seen[best] = 1;
+			stack[top++] = best;
+		}
+	}
+	if (d->root >= 0)
+		out[n++] = d->root;
+	return n == d->n ? out : NULL;
+}
+
+/* ---- choosing ---------------------------------------------------------- */
+
+int64_t
+plan_peak(const struct plan *pl)
+{
+	int64_t *delta = calloc((size_t)pl->ntime + 2, sizeof *delta);
+	int64_t peak = 0;
+
+	if (!delta)
+		abort();
+	for (int a = 0; a < pl->narena; a++) {
+		int64_t live = 0, best = 0;
+
+		memset(delta, 0, sizeof *delta * ((size_t)pl->ntime + 2));
+		for (int b = 0; b < pl->nbuf; b++) {
+			const struct buffer *x = &pl->bufs[b];
+
+			if (!x->in_arena || x->space != pl->arenas[a].space)
+				continue;
+			delta[x->start] += x->size;
+			delta[x->end + 1] -= x->size;
+		}
+		for (int32_t t = 0; t < pl->ntime; t++) {
+			live += delta[t];
+			if (live > best)
+				best = live;
+		}
+		peak += best;
+	}
+	free(delta);
+	return peak;
+}
+
+/* Plans with the given orders as far as the buffers (the analyses the real
+ * run makes) and returns the peak, or -1 when the module has errors. */
+static int64_t
+try_orders(struct prog *base, int **order)
+{
+	struct diags ds = {.pool = base->pool};
+	struct prog q = {.pool = base->pool, .ds = &ds, .m = base->m,
+			 .opt = base->opt, .order = order};
+	struct plan pl = {0};
+
+	fill_schedule(&q);
+	fill_values(&q);
+	if (ds.n)
+		return -1;
+	fill_liveness(&q);
+	insert_copies(&q);
+	if (q.opt.reuse)
+		share_reuse(&q);
+	build_buffers(&q, &pl);
+	insert_double_buffers(&q, &pl);
+	list_arenas(&q, &pl);
+	return ds.n ? -1 : plan_peak(&pl);
+}
+
+/* One candidate: every program computation ordered by `how`. */
+static int **
+candidate(struct prog *p, int *(*how)(struct prog *, const struct deps *),
+	  const int *kind)
+{
+	int **order = pool_alloc(p->pool, sizeof(int *) *
+					  (size_t)(p->m->ncomp + 1));
+	char *memo = pool_alloc(p->pool, (size_t)p->m->ncomp + 1);
+
+	for (int c = 0; c < p->m->ncomp; c++) {
+		struct deps d;
+
+		if (kind[c] != COMP_PROGRAM)
+			continue;
+		build_deps(p, c, &d, memo);
+		order[c] = how(p, &d);	/* NULL: keep the text order */
+	}
+	return order;
+}
+
+void
+fill_order(struct prog *p, struct plan *pl)
+{
+	static const char *const names[] = {"text", "list", "dfs"};
+	int *(*const how[])(struct prog *, const struct deps *) = {
+		NULL, order_list, order_dfs,
+	};
+	int64_t peak[3], best = 0;
+	int **orders[3] = {NULL, NULL, NULL};
+	int mem = p->opt.schedule == SCHED_MEM ||
+		  (p->opt.schedule == SCHED_AUTO && !p->m->is_scheduled);
+
+	peak[0] = try_orders(p, NULL);
+	pl->sched.name = names[0];
+	pl->sched.peak_text = pl->sched.peak = peak[0];
+	if (!mem || peak[0] < 0)
+		return;
+	for (int k = 1; k < 3; k++) {
+		struct prog q = {.pool = p->pool, .ds = p->ds, .m = p->m,
+				 .opt = p->opt};
+
+		fill_schedule(&q);	/* which computations run as steps */
+		orders[k] = candidate(p, how[k], q.kind);
+		peak[k] = try_orders(p, orders[k]);
+		if (peak[k] >= 0 && peak[k] < peak[best])
+			best = k;
+	}
+	p->order = orders[best];
+	pl->sched.name = names[best];
+	pl->sched.peak = peak[best];
+}

@@ -49,7 +49,7 @@ dump(const struct driver_opts *d, const char *what, const struct prog *p,
 }
 
 int
-plan_module(struct pool *pool, struct diags *ds, const struct module *m,
+plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	    const struct options *o, const struct driver_opts *d,
 	    struct plan *pl)
 {
@@ -58,6 +58,7 @@ plan_module(struct pool *pool, struct diags *ds, const struct module *m,
 	int nerr = ds->n;
 	char err[512];
 
+	STAGE(st, ST_ORDER, flatten_calls(pool, m));
 	STAGE(st, ST_ORDER, fill_order(&p, pl));
 	STAGE(st, ST_SCHEDULE, fill_schedule(&p));
 	dump(d, "schedule", &p, pl);

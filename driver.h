@@ -26,7 +26,7 @@ struct driver_opts {
 
 /* Plans one module; returns 0, or -1 with diagnostics in ds.  A plan that
  * fails verification is reported as an internal error and not returned. */
-int plan_module(struct pool *pool, struct diags *ds, const struct module *m,
+int plan_module(struct pool *pool, struct diags *ds, struct module *m,
 		const struct options *o, const struct driver_opts *d,
 		struct plan *pl);
 

@@ -182,7 +182,7 @@ resolve_calls(struct parser *P, struct names *comps, struct instr *in,
 	      const struct attr *a)
 {
 	const char *p = a->val, *end = a->val + a->vlen;
-	int cap = in->ncall;
+	int cap = in->ncall, kcap = in->ncall, nk = in->ncall;
 
 	while (p < end) {
 		const char *s;
@@ -200,9 +200,12 @@ resolve_calls(struct parser *P, struct names *comps, struct instr *in,
 			if (c < 0)
 				diag_error(P->ds, a->loc, "%s: unknown "
 					   "computation '%s'", a->key, name);
-			else
+			else {
 				*VEC_PUSH(P->pool, in->calls, in->ncall,
 					  cap) = c;
+				*VEC_PUSH(P->pool, in->callkey, nk, kcap) =
+					a->key;
+			}
 		} else {
 			p++;
 		}

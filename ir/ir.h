@@ -163,6 +163,7 @@ struct instr {
 	struct attr *attrs;
 	int ncall;
 	int *calls;		/* called computation indices */
+	const char **callkey;	/* the attribute naming each: "body", ... */
 	int is_root;
 };
 

@@ -71,8 +71,38 @@ print_attrs(FILE *out, const struct attr *a, int n)
 		fprintf(out, ", %s=%.*s", a[i].key, a[i].vlen, a[i].val);
 }
 
+/* An instruction's attributes, those that name computations written from
+ * the computations it calls (a flattened module calls clones). */
 static void
-print_instr(FILE *out, const struct comp *c, const struct instr *in)
+print_instr_attrs(FILE *out, const struct module *m, const struct instr *in)
+{
+	for (int i = 0; i < in->nattr; i++) {
+		const struct attr *a = &in->attrs[i];
+		int n = 0, first = -1;
+
+		for (int j = 0; j < in->ncall; j++)
+			if (in->callkey[j] == a->key && !n++)
+				first = j;
+		if (!n || (n == 1 && a->val[0] != '{')) {
+			if (n == 1)
+				fprintf(out, ", %s=%%%s", a->key,
+					m->comps[in->calls[first]].name);
+			else
+				print_attrs(out, a, 1);
+			continue;
+		}
+		fprintf(out, ", %s={", a->key);
+		for (int j = first, k = 0; j < in->ncall; j++)
+			if (in->callkey[j] == a->key)
+				fprintf(out, "%s%%%s", k++ ? ", " : "",
+					m->comps[in->calls[j]].name);
+		fputc('}', out);
+	}
+}
+
+static void
+print_instr(FILE *out, const struct module *m, const struct comp *c,
+	    const struct instr *in)
 {
 	fprintf(out, "  %s%%%s = ", in->is_root ? "ROOT " : "", in->name);
 	ir_print_shape(out, &in->shape);
@@ -87,7 +117,7 @@ print_instr(FILE *out, const struct comp *c, const struct instr *in)
 						: in->opname[k]);
 	}
 	fputc(')', out);
-	print_attrs(out, in->attrs, in->nattr);
+	print_instr_attrs(out, m, in);
 	fputc('\n', out);
 }
 
@@ -108,7 +138,7 @@ print_module(FILE *out, const struct module *m, const int *const *order,
 		fprintf(out, "\n%s%%%s {\n", c->is_entry ? "ENTRY " : "",
 			c->name);
 		for (int k = 0; k < c->ninstr; k++)
-			print_instr(out, c, &c->instrs[order && order[i] ?
+			print_instr(out, m, c, &c->instrs[order && order[i] ?
 							order[i][k] : k]);
 		fputc('}', out);
 		print_attrs(out, c->attrs, c->nattr);

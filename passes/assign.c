@@ -189,4 +189,10 @@ dump_plan(FILE *out, const struct plan *pl)
 			(long long)x->bytes, x->flags, (long long)x->offset,
 			x->in_arena ? "" : " (not in arena)");
 	}
+	for (int k = 0; k < pl->ncopy; k++)
+		fprintf(out, "copy %s -> %s %s step %d, %lld bytes\n",
+			pl->bufs[pl->copies[k].src].name,
+			pl->bufs[pl->copies[k].dst].name,
+			pl->copies[k].after ? "after" : "before",
+			pl->copies[k].step, (long long)pl->copies[k].bytes);
 }

@@ -223,15 +223,6 @@ cmp_copy(const void *a, const void *b)
 	return (x->src > y->src) - (x->src < y->src);
 }
 
-static void
-dump_copy(struct prog *p, const struct copy *c)
-{
-	const struct value *a = &p->values[c->src], *b = &p->values[c->dst];
-	fprintf(stderr, "copy %s/%s{%d} -> %s/%s{%d} at %d\n",
-		p->m->comps[a->comp].name, p->m->comps[a->comp].instrs[a->instr].name, a->node,
-		p->m->comps[b->comp].name, p->m->comps[b->comp].instrs[b->instr].name, b->node, c->step);
-}
-
 void
 insert_copies(struct prog *p)
 {
@@ -248,7 +239,4 @@ insert_copies(struct prog *p)
 	for (int k = 0; k < p->njoin; k++)
 		do_join(&x, &p->joins[k]);
 	qsort(p->copies, (size_t)p->ncopy, sizeof *p->copies, cmp_copy);
-	if (getenv("HLOPLAN_DEBUG"))
-		for (int k = 0; k < p->ncopy; k++)
-			dump_copy(p, &p->copies[k]);
 }

@@ -133,6 +133,9 @@ int prog_val(const struct prog *p, int c, int i, int node);
 int called_comp(const struct module *m, const struct instr *in,
 		const char *key);
 
+/* flatten.c: clones computations run from more than one call site (a
+ * transform of the module, made once before planning). */
+void flatten_calls(struct pool *pool, struct module *m);
 /* order.c: the order each program computation runs in: the text order,
  * or the lowest-peak one of several memory-aware orders (XLA's
  * hlo_memory_scheduler).  Fills p->order and the plan's schedule facts. */

@@ -187,6 +187,7 @@ fill_schedule(struct prog *p)
 	layout(p, m->entry, 0);
 	widen(p);
 	nest_loops(p);
+
 }
 
 void

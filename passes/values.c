@@ -78,20 +78,10 @@ prog_val(const struct prog *p, int c, int i, int node)
 int
 called_comp(const struct module *m, const struct instr *in, const char *key)
 {
-	const struct attr *a = instr_attr(in, key);
-	const char *s;
-	size_t n;
-
-	if (!a)
-		return -1;
-	s = a->val + (a->vlen > 0 && a->val[0] == '%');
-	n = (size_t)(a->val + a->vlen - s);
-	for (int j = 0; j < in->ncall; j++) {
-		const char *name = m->comps[in->calls[j]].name;
-
-		if (strlen(name) == n && !memcmp(name, s, n))
+	(void)m;
+	for (int j = 0; j < in->ncall; j++)
+		if (!strcmp(in->callkey[j], key))
 			return in->calls[j];
-	}
 	return -1;
 }
 

@@ -669,6 +669,31 @@ test_memory_schedule(void **state)
 	assert_string_equal(F.plan.steps[F.plan.ntime - 1], "e/abcd");
 }
 
+/* A computation called from two sites is cloned: each call's values have
+ * their own buffers and live ranges. */
+static void
+test_flatten_calls(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m\n"
+		"f {\n"
+		"  a = f32[4] parameter(0)\n"
+		"  ROOT s = f32[4] sine(a)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  x = f32[4] parameter(0)\n"			/* 0 */
+		"  c1 = f32[4] call(x), to_apply=f\n"		/* a 1, s 2, c1 3 */
+		"  y = f32[4] cosine(x)\n"			/* 4 */
+		"  c2 = f32[4] call(y), to_apply=f\n"		/* a 5, s 6, c2 7 */
+		"  ROOT r = f32[4] add(c1, c2)\n"		/* 8 */
+		"}\n", 0), 0);
+	assert_int_equal(F.plan.ntime, 9);
+	expect("s", 2, 8, 0);
+	expect("s.clone1", 6, 8, 0);
+	assert_string_equal(F.plan.steps[6], "f.clone1/s.clone1");
+}
+
 /* A shape mismatch between a gte and its tuple is the input's error. */
 static void
 test_bad_gte_shape(void **state)
@@ -705,6 +730,7 @@ main(void)
 		cmocka_unit_test(test_double_buffer_options),
 		cmocka_unit_test(test_copy_start_slots),
 		cmocka_unit_test(test_memory_schedule),
+		cmocka_unit_test(test_flatten_calls),
 		cmocka_unit_test(test_bad_gte_shape),
 	};
 	int r;

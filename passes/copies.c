@@ -238,5 +238,6 @@ insert_copies(struct prog *p)
 			x.flags[root(&x, p->joins[k].b)] |= DONATED;
 	for (int k = 0; k < p->njoin; k++)
 		do_join(&x, &p->joins[k]);
-	qsort(p->copies, (size_t)p->ncopy, sizeof *p->copies, cmp_copy);
+	if (p->ncopy > 1)
+		qsort(p->copies, (size_t)p->ncopy, sizeof *p->copies, cmp_copy);
 }

@@ -37,8 +37,9 @@ clone_comp(struct pool *pool, struct module *m, int c, int k)
 		in->name = pool_printf(pool, "%s.clone%d", in->name, k);
 		in->calls = pool_alloc(pool, sizeof(int) *
 						     (size_t)(in->ncall + 1));
-		memcpy(in->calls, s->instrs[i].calls,
-		       sizeof(int) * (size_t)in->ncall);
+		if (in->ncall)
+			memcpy(in->calls, s->instrs[i].calls,
+			       sizeof(int) * (size_t)in->ncall);
 	}
 	return m->ncomp - 1;
 }

@@ -143,7 +143,8 @@ csr(struct prog *p, struct deps *d, struct edge *e, int n)
 {
 	int k = 0;
 
-	qsort(e, (size_t)n, sizeof *e, cmp_edge);
+	if (n > 1)
+		qsort(e, (size_t)n, sizeof *e, cmp_edge);
 	for (int r = 0; r < n; r++)
 		if (r == 0 || e[r].from != e[r - 1].from ||
 		    e[r].to != e[r - 1].to)

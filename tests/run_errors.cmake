@@ -4,16 +4,28 @@
 # -D HLOPLAN= NAME= DIR= (tests/errors) OUTDIR= (a scratch directory)
 # To regenerate one on purpose: cd tests/errors &&
 #   hloplan NAME.hlo -o /tmp/out.h 2> NAME.err   (then read the diff)
+# NAME.args, when present, holds extra options (one line); NAME.status the
+# exit status expected instead of 1 (2 for a usage error).
 set(out ${OUTDIR}/${NAME}.h)
+set(args "")
+set(status 1)
+if(EXISTS ${DIR}/${NAME}.args)
+  file(STRINGS ${DIR}/${NAME}.args args LIMIT_COUNT 1)
+  separate_arguments(args UNIX_COMMAND "${args}")
+endif()
+if(EXISTS ${DIR}/${NAME}.status)
+  file(STRINGS ${DIR}/${NAME}.status status LIMIT_COUNT 1)
+endif()
 file(MAKE_DIRECTORY ${OUTDIR})
 file(REMOVE ${out})
-execute_process(COMMAND ${HLOPLAN} ${NAME}.hlo -o ${out}
+execute_process(COMMAND ${HLOPLAN} ${NAME}.hlo ${args} -o ${out}
                 WORKING_DIRECTORY ${DIR} RESULT_VARIABLE r
                 OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
 file(READ ${DIR}/${NAME}.err want)
 file(GLOB left ${out} ${out}.tmp*)
-if(NOT r STREQUAL "1")
-  message(FATAL_ERROR "hloplan ${NAME}.hlo exited '${r}', not 1:\n${stderr}")
+if(NOT r STREQUAL "${status}")
+  message(FATAL_ERROR "hloplan ${NAME}.hlo exited '${r}', not ${status}:\n"
+          "${stderr}")
 endif()
 if(left)
   message(FATAL_ERROR "hloplan ${NAME}.hlo left output behind: ${left}")

@@ -122,6 +122,22 @@ split(const char *s, int len, struct field *f, int max)
 	}
 }
 
+/* A field's text for a message: unprintable bytes as '?', long text cut
+ * with "...".  buf holds 48 bytes. */
+static const char *
+shown(const struct field *f, char *buf)
+{
+	int n = f->len > 40 ? 37 : f->len;
+
+	for (int i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)f->s[i];
+
+		buf[i] = c >= 32 && c < 127 ? (char)c : '?';
+	}
+	strcpy(buf + n, f->len > 40 ? "..." : "");
+	return buf;
+}
+
 static int
 field_is(const struct field *f, const char *name)
 {
@@ -133,13 +149,14 @@ field_is(const struct field *f, const char *name)
 static void
 header_field(struct reader *r, const struct field *f, int idx)
 {
+	char buf[48];
 	int c = 0;
 
 	while (c < NCOL && !field_is(f, colname[c]))
 		c++;
 	if (c == NCOL)
-		error(r, f->col, "unknown column '%.*s'; expected id, lower, "
-		      "upper, size, alignment or offset", f->len, f->s);
+		error(r, f->col, "unknown column '%s'; expected id, lower, "
+		      "upper, size, alignment or offset", shown(f, buf));
 	else if (r->at[c] >= 0)
 		error(r, f->col, "column '%s' appears twice", colname[c]);
 	else
@@ -202,13 +219,14 @@ static int
 read_int(struct reader *r, const struct field *f, int c, int64_t *v)
 {
 	int e = parse_int(f, v);
+	char buf[48];
 
 	if (e == 1)
-		error(r, f->col, "expected an integer for %s, found '%.*s'",
-		      colname[c], f->len, f->s);
+		error(r, f->col, "expected an integer for %s, found '%s'",
+		      colname[c], shown(f, buf));
 	else if (e == 2)
-		error(r, f->col, "%s %.*s does not fit in 64 bits",
-		      colname[c], f->len, f->s);
+		error(r, f->col, "%s %s does not fit in 64 bits", colname[c],
+		      shown(f, buf));
 	return e;
 }
 
@@ -303,8 +321,8 @@ enter_id(struct reader *r, const struct field *f)
 		if (e->len == f->len && !memcmp(e->s, f->s, f->len))
 			break;
 	}
-	error(r, f->col, "duplicate id '%.*s' (first on line %d)", f->len,
-	      f->s, e->line);
+	error(r, f->col, "duplicate id '%s' (first on line %d)",
+	      shown(f, (char[48]){ 0 }), e->line);
 	return 1;
 }
 
@@ -359,9 +377,8 @@ alloc_rows(struct reader *r, struct intervals *iv, const char *text,
 {
 	size_t rows = 1, cap = 2;
 
-	for (const char *p = text; (p = memchr(p, '\n', len - (size_t)(p - text)));
-	     p++)
-		rows++;
+	for (size_t i = 0; i < len; i++)
+		rows += text[i] == '\n';
 	if (rows > INT_MAX / 4) {
 		error(r, 1, "more than %d lines", INT_MAX / 4);
 		rows = 0;

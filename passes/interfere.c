@@ -328,7 +328,8 @@ order_boxes(const struct boxes *bx, int what)
 	for (int i = 0; i < bx->n; i++) {
 		const struct box *x = &bx->b[i];
 
-		o[i].key = what == 0 ? x->start : what == 1 ? x->end : x->offset;
+		o[i].key = what == 0 ? x->start
+			 : what == 1 ? x->end : x->offset;
 		o[i].i = i;
 	}
 	qsort(o, bx->n, sizeof *o, cmp_order);

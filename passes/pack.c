@@ -1,16 +1,18 @@
 /* Packing.  Time is cut where no interval crosses and each piece is packed
  * apart: best fit over the gaps between placed neighbours in several orders
- * (XLA's GlobalDecreasingSizeBestFit, TFLite's greedy-by-size), then, for
- * pieces above the lower bound, google/minimalloc's canonical branch and
- * bound (Moffitt, ASPLOS 2024) over decreasing capacities. */
-#include <assert.h>
+ * (XLA's GlobalDecreasingSizeBestFit, TFLite's greedy-by-size); then pieces
+ * above the lower bound get google/minimalloc's canonical branch and bound
+ * (Moffitt, ASPLOS 2024), or, when large, squeaky-wheel iterated greedy. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "passes/pack.h"
 
 enum { NORDER = 6 };
-enum { SEARCH_MAX_BOXES = 8192 };
+/* A neighbour visited by best fit (listed, sorted, scanned) is worth about
+ * four units of search bookkeeping: steps are weighted so. */
+enum { GREEDY_STEP = 4 };
+enum { SEARCH_MAX_BOXES = 4096 };
 #define SEARCH_GRAPH_LIMIT 20000000L
 
 /* Boxes sorted by start; a piece is a slice [first, first + n). */
@@ -29,16 +31,16 @@ struct packer {
 };
 
 struct piece {
-	int first, n, npin;
-	int64_t lower, height;
+	int first, n;
+	int order;		/* the greedy order that gave height */
+	int64_t height;
 };
 
 /* A piece seen on its own: pointers into the packer's arrays. */
 struct local {
-	int n, npin;
+	int n;
 	const int64_t *start, *end, *size, *align, *pin, *live;
 	int64_t *off;
-	int64_t lower, height;
 };
 
 struct kv {
@@ -243,13 +245,9 @@ add_piece(struct packer *P, int first, int last, int *cap)
 	memset(p, 0, sizeof *p);
 	p->first = first;
 	p->n = last - first;
-	for (int r = first; r < last; r++) {
-		p->lower = max64(p->lower, P->live[r]);
-		if (P->pin[r] >= 0) {
-			p->npin++;
+	for (int r = first; r < last; r++)
+		if (P->pin[r] >= 0)
 			P->target = max64(P->target, P->pin[r] + P->size[r]);
-		}
-	}
 }
 
 /* A new piece starts where a box starts after every earlier one ended. */
@@ -278,7 +276,6 @@ local_of(struct packer *P, const struct piece *p)
 	int f = p->first;
 
 	L.n = p->n;
-	L.npin = p->npin;
 	L.start = P->start + f;
 	L.end = P->end + f;
 	L.size = P->size + f;
@@ -286,8 +283,6 @@ local_of(struct packer *P, const struct piece *p)
 	L.pin = P->pin + f;
 	L.live = P->live + f;
 	L.off = P->off + f;
-	L.lower = p->lower;
-	L.height = p->height;
 	return L;
 }
 
@@ -397,30 +392,38 @@ best_fit(const struct span *sp, int n, int64_t size, int64_t align)
 	return best >= 0 ? best : align_up(cur, align);
 }
 
-/* The placed neighbours of k: those that started earlier and are still
- * live (a stab of the tree), and those that start inside k's life (a
- * slice of ranks, scanned). */
-static int64_t
-fit(struct greedy *G, int k)
+/* The placed neighbours of k as spans sorted by lo, *m of them: those
+ * that started earlier and are still live (a stab of the tree), and those
+ * that start inside k's life (a slice of ranks, scanned). */
+static struct span *
+neighbours(struct greedy *G, int k, int *m)
 {
 	const struct local *L = G->L;
-	int m = pack_tree_stab(&G->tree, G->lo[k], G->near, 0);
-	int c = 0;
+	int nt = pack_tree_stab(&G->tree, G->lo[k], G->near, 0), c = 0;
 
-	for (int q = 0; q < m; q++) {
+	for (int q = 0; q < nt; q++) {
 		int j = G->near[q];
 
 		G->sp[c].lo = G->off[j];
 		G->sp[c++].hi = G->off[j] + L->size[j];
 	}
 	for (int j = G->lo[k]; j < G->hi[k]; j++)
-		if (G->off[j] >= 0) {
+		if (G->off[j] >= 0 && j != k) {
 			G->sp[c].lo = G->off[j];
 			G->sp[c++].hi = G->off[j] + L->size[j];
 		}
-	G->steps += m + (G->hi[k] - G->lo[k]);
-	return best_fit(sort_spans(G->sp, c, G->tmp), c, L->size[k],
-			L->align[k]);
+	G->steps += GREEDY_STEP * (1L + nt + (G->hi[k] - G->lo[k]));
+	*m = c;
+	return sort_spans(G->sp, c, G->tmp);
+}
+
+static int64_t
+fit(struct greedy *G, int k)
+{
+	int m;
+	struct span *sp = neighbours(G, k, &m);
+
+	return best_fit(sp, m, G->L->size[k], G->L->align[k]);
 }
 
 static void
@@ -535,47 +538,67 @@ make_order(const struct local *L, const int64_t *peak, int which, int *order)
 	return m;
 }
 
+/* Lays out G for the boxes of L; every box unplaced, the tree empty. */
+static void
+greedy_init(struct greedy *G, const struct local *L)
+{
+	size_t n = (size_t)L->n;
+
+	memset(G, 0, sizeof *G);
+	G->L = L;
+	G->near = pack_xmalloc(n * sizeof *G->near);
+	G->sp = pack_xmalloc(n * sizeof *G->sp);
+	G->tmp = pack_xmalloc(n * sizeof *G->tmp);
+	G->lo = pack_xmalloc(n * sizeof *G->lo);
+	G->hi = pack_xmalloc(n * sizeof *G->hi);
+	G->off = pack_xmalloc(n * sizeof *G->off);
+	rank_bounds(L, G->lo, G->hi);
+	for (int k = 0; k < L->n; k++) {
+		G->near[k] = G->lo[k] + 1;
+		G->off[k] = -1;
+	}
+	pack_tree_init(&G->tree, L->n, G->near, G->hi);
+}
+
+static void
+greedy_free(struct greedy *G)
+{
+	pack_tree_free(&G->tree);
+	free(G->near);
+	free(G->sp);
+	free(G->tmp);
+	free(G->lo);
+	free(G->hi);
+	free(G->off);
+}
+
 /* Runs order `which` on a piece; keeps the plan if it is lower. */
 static void
 greedy_order(struct packer *P, struct piece *p, int which)
 {
 	struct local L = local_of(P, p);
-	struct greedy G = { .L = &L };
+	struct greedy G;
 	int *order = pack_xmalloc((size_t)L.n * sizeof *order);
 	int64_t *peak = which >= 3 ? lifetime_peaks(&L) : NULL;
 	int m = make_order(&L, peak, which, order);
 	int64_t h;
 
-	G.near = pack_xmalloc((size_t)L.n * sizeof *G.near);
-	G.sp = pack_xmalloc((size_t)L.n * sizeof *G.sp);
-	G.tmp = pack_xmalloc((size_t)L.n * sizeof *G.tmp);
-	G.lo = pack_xmalloc((size_t)L.n * sizeof *G.lo);
-	G.hi = pack_xmalloc((size_t)L.n * sizeof *G.hi);
-	rank_bounds(&L, G.lo, G.hi);
-	for (int k = 0; k < L.n; k++)
-		G.near[k] = G.lo[k] + 1;
-	pack_tree_init(&G.tree, L.n, G.near, G.hi);
-	G.off = pack_xmalloc((size_t)L.n * sizeof *G.off);
+	greedy_init(&G, &L);
 	h = greedy_pass(&G, order, m);
 	if (which == 0 || h < p->height) {
 		p->height = h;
+		p->order = which;
 		memcpy(L.off, G.off, (size_t)L.n * sizeof *G.off);
 	}
 	P->steps += G.steps;
-	pack_tree_free(&G.tree);
-	free(G.near);
-	free(G.sp);
-	free(G.tmp);
-	free(G.lo);
-	free(G.hi);
-	free(G.off);
+	greedy_free(&G);
 	free(order);
 	free(peak);
 }
 
 /* Order 0 on every piece, whatever the budget; then the other orders on
- * the pieces still above the target while the budget lasts.  A pass costs
- * about what the first one cost. */
+ * the pieces still above the target while half the budget lasts.  A pass
+ * costs about what the first one cost. */
 static void
 greedy(struct packer *P)
 {
@@ -592,7 +615,7 @@ greedy(struct packer *P)
 			struct piece *p = &P->piece[i];
 
 			if (p->height > P->target &&
-			    P->steps + cost[i] <= P->budget)
+			    P->steps + cost[i] <= P->budget / 2)
 				greedy_order(P, p, w);
 		}
 	free(cost);
@@ -1073,40 +1096,120 @@ bb_height(const struct bb *s)
 	return h;
 }
 
-/* Capacities from the target up, by bisection: the target gets half the
- * budget, each later try half of what is left. */
-static int
-search_piece(struct packer *P, struct piece *p, long budget)
+/* The lowest plan it can find between lo and best (exclusive), trying
+ * the capacity lo first with three quarters of the budget, then bisecting
+ * with half of what is left each time.  Returns its height (best when it
+ * found none), the offsets in out. */
+static int64_t
+bb_minimize(struct bb *s, int64_t lo, int64_t best, long budget, int64_t *out)
 {
-	struct local L = local_of(P, p);
-	struct bb s;
-	int64_t lo = P->target, best = p->height;
-	int first = 1, improved = 0;
+	int first = 1;
 
-	if (bb_init(&s, &L) != 0)
-		return 0;
-	while (lo < best && s.steps < budget) {
+	while (lo < best && s->steps < budget) {
 		int64_t cap = first ? lo : lo + (best - lo) / 2;
+		long left = budget - s->steps;
 
-		s.budget = s.steps + (budget - s.steps) / (first ? 4 : 2) * (first ? 3 : 1);
-		if (bb_attempt(&s, cap) == BB_FOUND) {
-			best = bb_height(&s);
-			memcpy(L.off, s.sol, (size_t)L.n * sizeof *s.sol);
-			improved = 1;
+		s->budget = s->steps + (first ? left / 4 * 3 : left / 2);
+		if (bb_attempt(s, cap) == BB_FOUND) {
+			best = bb_height(s);
+			memcpy(out, s->sol, (size_t)s->n * sizeof *out);
 		} else {
 			lo = cap + 1;
 		}
 		first = 0;
 	}
+	return best;
+}
+
+static int
+search_piece(struct packer *P, struct piece *p, long budget)
+{
+	struct local L = local_of(P, p);
+	struct bb s;
+	int64_t h;
+
+	if (bb_init(&s, &L) != 0)
+		return 0;
+	h = bb_minimize(&s, P->target, p->height, budget, L.off);
 	P->steps += s.steps;
-	p->height = best;
 	bb_free(&s);
+	if (h == p->height)
+		return 0;
+	p->height = h;
+	return 1;
+}
+
+/* ---- improvement: iterated greedy -------------------------------------- */
+
+/* Marks the boxes that ended above the target as hot, for good, and
+ * orders the hot ones first, each group in the base order; returns how
+ * many became hot. */
+static int
+promote(const struct greedy *G, int64_t target, const int *base, int m,
+	char *hot, int *order)
+{
+	int added = 0, a = 0;
+
+	for (int q = 0; q < m; q++) {
+		int k = base[q];
+
+		if (!hot[k] && G->off[k] + G->L->size[k] > target) {
+			hot[k] = 1;
+			added++;
+		}
+	}
+	for (int q = 0; q < m; q++)
+		if (hot[base[q]])
+			order[a++] = base[q];
+	for (int q = 0; q < m; q++)
+		if (!hot[base[q]])
+			order[a++] = base[q];
+	return added;
+}
+
+/* Best fit again and again, the boxes that ever ended above the target
+ * going first (squeaky wheel optimisation), keeping the lowest plan, until
+ * a pass makes no new box hot. */
+static int
+iterate_greedy(struct packer *P, struct piece *p, long budget)
+{
+	struct local L = local_of(P, p);
+	struct greedy G;
+	int *base = pack_xmalloc((size_t)L.n * sizeof *base);
+	int *order = pack_xmalloc((size_t)L.n * sizeof *order);
+	char *hot = pack_xcalloc((size_t)L.n, 1);
+	int64_t *peak = p->order >= 3 ? lifetime_peaks(&L) : NULL;
+	int m = make_order(&L, peak, p->order, base), improved = 0;
+	long end = P->steps + budget;
+
+	greedy_init(&G, &L);
+	memcpy(G.off, L.off, (size_t)L.n * sizeof *G.off);
+	promote(&G, P->target, base, m, hot, order);
+	while (p->height > P->target && P->steps < end) {
+		int64_t h = greedy_pass(&G, order, m);
+
+		if (h < p->height) {
+			p->height = h;
+			memcpy(L.off, G.off, (size_t)L.n * sizeof *G.off);
+			improved = 1;
+		}
+		P->steps += G.steps;
+		G.steps = 0;
+		if (!promote(&G, P->target, base, m, hot, order))
+			break;
+	}
+	greedy_free(&G);
+	free(base);
+	free(order);
+	free(hot);
+	free(peak);
 	return improved;
 }
 
 /* The pieces above the target share what is left of the budget, smallest
- * first so that what a piece leaves goes to the larger ones.  Pieces too
- * large for the search keep their greedy plan. */
+ * first so that what a piece leaves goes to the larger ones.  Each gets
+ * the iterated greedy (which stops by itself when it stalls), then the
+ * search when it is small enough for it. */
 static void
 search(struct packer *P, struct pack_stats *st)
 {
@@ -1116,15 +1219,26 @@ search(struct packer *P, struct pack_stats *st)
 	for (int i = 0; i < P->npiece; i++) {
 		const struct piece *p = &P->piece[i];
 
-		if (p->height > P->target && p->n <= SEARCH_MAX_BOXES)
+		if (p->height > P->target)
 			todo[nt++] = (struct kv){ p->n, i };
 	}
 	qsort(todo, nt, sizeof *todo, cmp_kv);
 	for (int q = 0; q < nt && P->steps < P->budget; q++) {
 		long share = (P->budget - P->steps) / (nt - q);
 
+		struct piece *p = &P->piece[todo[q].i];
+
 		st->searched++;
-		st->improved += search_piece(P, &P->piece[todo[q].i], share);
+		long before = P->steps;
+		int better;
+
+		if (p->n > SEARCH_MAX_BOXES) {
+			st->improved += iterate_greedy(P, p, share);
+			continue;
+		}
+		better = iterate_greedy(P, p, share / 8);
+		better |= search_piece(P, p, share - (P->steps - before));
+		st->improved += better;
 	}
 	free(todo);
 }

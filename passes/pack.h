@@ -1,6 +1,7 @@
 /* Packing: offsets for boxes (size x closed time interval) in a strip of
  * least height -- offline dynamic storage allocation.  Greedy best fit in
- * several orders, then a search bounded by work done, never by time. */
+ * several orders, then an improvement phase (iterated greedy, minimalloc's
+ * branch and bound) bounded by work done, never by time. */
 #ifndef HLOPLAN_PACK_H
 #define HLOPLAN_PACK_H
 
@@ -10,24 +11,25 @@
 #include "ir/boxes.h"
 
 /* The default work budget, in steps (see struct pack_opts). */
-#define PACK_EFFORT_DEFAULT 400000000L
+#define PACK_EFFORT_DEFAULT 1000000000L
 
 struct pack_stats {
 	int64_t greedy;		/* height after the greedy phase */
 	long steps;		/* work done, in steps */
 	int pieces;		/* independent pieces in time */
-	int searched;		/* pieces handed to the search */
-	int improved;		/* ... of which the search made lower */
+	int searched;		/* pieces handed to the improvement phase */
+	int improved;		/* ... of which it made lower */
 };
 
 struct pack_opts {
-	/* Work budget in steps: one step is one neighbour visited by a greedy
-	 * pass or one unit of bookkeeping in the search.  0 means
-	 * PACK_EFFORT_DEFAULT.  The greedy's first order always runs in full,
-	 * whatever the budget; the same input and effort give the same plan
-	 * on every machine. */
+	/* Work budget in steps: a neighbour visited by best fit counts 4, a
+	 * unit of bookkeeping in the search 1 (about 1-3 ns each today, so
+	 * the default is a second or two at most per call).  0 means
+	 * PACK_EFFORT_DEFAULT.  The first greedy order always runs in full,
+	 * whatever the budget; the search stops early at the lower bound.  The
+	 * same input and effort give the same plan on every machine. */
 	long effort;
-	int greedy_only;	/* 1: skip the search phase */
+	int greedy_only;	/* 1: skip the improvement phase */
 	struct pack_stats *stats;	/* filled when not NULL */
 };
 

@@ -93,8 +93,8 @@ brute(const struct boxes *bx, int64_t *off, int *used, int k, int64_t h,
 		for (int j = 0; j < bx->n; j++) {
 			const struct box *y = &bx->b[j];
 
-			if (used[j] && y->start <= x->end && x->start <= y->end &&
-			    off[j] + y->size > o)
+			if (used[j] && y->start <= x->end &&
+			    x->start <= y->end && off[j] + y->size > o)
 				o = off[j] + y->size;
 		}
 		used[i] = 1;
@@ -139,7 +139,7 @@ test_lower_bound(void **state)
 	free(c.b);
 }
 
-/* ---- packing -------------------------------------------------------------- */
+/* ---- packing ------------------------------------------------------------- */
 
 static void
 test_empty(void **state)
@@ -340,7 +340,7 @@ test_effort(void **state)
 	free(bx.b);
 }
 
-/* ---- the check ------------------------------------------------------------ */
+/* ---- the check ----------------------------------------------------------- */
 
 static void
 test_check(void **state)
@@ -402,7 +402,7 @@ test_check_far(void **state)
 	free(bx.b);
 }
 
-/* ---- the CSV reader and writer -------------------------------------------- */
+/* ---- the CSV reader and writer ------------------------------------------- */
 
 struct csv {
 	struct pool *pool;

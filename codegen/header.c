@@ -21,7 +21,7 @@ struct idset {
 static const char *const fixed_names[] = {
 	"ALIGN", "NUM_BUFFERS", "NUM_STEPS", "NUM_ARENAS", "ARENA_SIZE",
 	"ARENA_ALIGN", "CLASS_TEMP", "CLASS_PARAM", "CLASS_OUTPUT",
-	"CLASS_CONST", "CLASS_TABLE", "CHECK", "NUM_COPIES",
+	"CLASS_CONST", "CLASS_TABLE", "CHECK", "NUM_COPIES", "NUM_SLOT_USES",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
@@ -278,6 +278,16 @@ put_arena_macros(struct hdr *h, const struct arena *a)
 		a->space, a->lower);
 }
 
+static int
+slot_uses(const struct plan *p)
+{
+	int n = 0;
+
+	for (int k = 0; k < p->npos; k++)
+		n += p->pos[k].slot >= 0 && p->pos[k].defines;
+	return n;
+}
+
 static void
 put_plan_macros(struct hdr *h)
 {
@@ -290,6 +300,8 @@ put_plan_macros(struct hdr *h)
 	define(h, "NUM_STEPS", p->ntime);
 	define(h, "NUM_ARENAS", p->narena);
 	define(h, "NUM_COPIES", p->ncopy);
+	if (slot_uses(p))
+		define(h, "NUM_SLOT_USES", slot_uses(p));
 	define(h, "ARENA_SIZE", s0 ? s0->size : 0);
 	define(h, "ARENA_ALIGN", p->align);
 	for (i = 0; i < p->narena; i++)
@@ -512,6 +524,37 @@ put_copies(struct hdr *h)
 	fputs("};\n", out);
 }
 
+/* The iterations of an unrolled loop share one slotted buffer: which slot
+ * each fetch writes (its offset is P_<NAME>_SLOT_OFFSET(slot)). */
+static void
+put_slot_uses(struct hdr *h)
+{
+	const char *pre = h->pre;
+	FILE *out = h->out;
+	int n = slot_uses(h->p);
+
+	if (!n)
+		return;
+	fprintf(out, "\nstruct %s_slot_use {\n"
+		"\tint buffer;\t\t/* %s_BUF_* id of a slotted buffer */\n"
+		"\tconst char *instr;\t/* the instruction that writes it */\n"
+		"\tint slot;\t\t/* in this slot */\n"
+		"};\n\n"
+		"static const struct %s_slot_use %s_slot_uses[%s_NUM_SLOT_USES]\n"
+		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
+		"\t= {\n", pre, pre, pre, pre, pre);
+	for (int k = 0; k < h->p->npos; k++) {
+		const struct plan_pos *q = &h->p->pos[k];
+
+		if (q->slot < 0 || !q->defines)
+			continue;
+		fprintf(out, "\t{%s_BUF_%s, ", pre, h->name[q->buf]);
+		put_cstring(out, q->name ? q->name : "");
+		fprintf(out, ", %d},\n", q->slot);
+	}
+	fputs("};\n", out);
+}
+
 /* The order the plan assumes, one "computation/instruction" a step: the
  * live intervals count these steps. */
 static void
@@ -547,6 +590,7 @@ put_plan(struct hdr *h)
 		put_buffer_macros(h, i);
 	put_table(h);
 	put_copies(h);
+	put_slot_uses(h);
 	put_steps(h);
 	put_checks(h);
 }
@@ -580,6 +624,9 @@ static const char preamble[] =
 	" *   P_CLASS_*                bits of P_buffers[].flags; 0 is a "
 	"temporary\n"
 	" *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]\n"
+	" *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches\n"
+	" *                            take turns in a slotted buffer: which\n"
+	" *                            instruction writes which slot\n"
 	" *   P_steps[]                the schedule: \"computation/instruction\"\n"
 	" *                            for each step, in the order assumed\n"
 	" *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where\n"

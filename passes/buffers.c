@@ -103,6 +103,8 @@ list_positions(struct prog *p, struct plan *pl)
 			pl->pos[k].defines = p->values[v].comp == c &&
 					     p->values[v].instr == i &&
 					     p->values[v].node == node;
+			pl->pos[k].slot = -1;
+			pl->pos[k].name = p->m->comps[c].instrs[i].name;
 		}
 	}
 }

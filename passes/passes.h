@@ -114,6 +114,8 @@ struct prog {
 	int ncopy, copycap;
 	struct copy *copies;
 	int *buf_of;		/* value -> buffer index in the plan */
+	int *slot_of;		/* value -> its slot in an unrolled stream's
+				   block, or -1 (dbuf.c) */
 };
 
 /* Number of nodes of a shape in preorder (1 for an array). */

@@ -45,6 +45,9 @@ struct plan_pos {
 	int buf;		/* the buffer of the value held there */
 	int defines;		/* 1: the instruction defines that value; 0: it
 				   forwards an operand's */
+	int slot;		/* its slot in a slotted buffer shared by the
+				   iterations of an unrolled loop; -1 else */
+	const char *name;	/* the instruction's name */
 };
 
 /* A copy the runtime makes: `bytes` from buffer src into buffer dst, just

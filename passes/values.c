@@ -385,14 +385,24 @@ static void
 do_copy_start(struct prog *p, int c, int i)
 {
 	const struct instr *in = &p->m->comps[c].instrs[i];
-	int n;
+	const struct shape *s = &in->shape;
+	int n, node = 1;
 
-	define_tree(p, c, i, &in->shape, 0, 0);
-	if (in->nops < 1 || !shape_is_tuple(&in->shape) || in->shape.nelem < 2)
+	if (in->nops < 1 || !shape_is_tuple(s) || s->nelem < 2 ||
+	    shape_nodes(&s->elems[1]) !=
+		    shape_nodes(&p->m->comps[c].instrs[in->ops[0]].shape)) {
+		define_tree(p, c, i, s, 0, 0);
 		return;
-	n = shape_nodes(&in->shape.elems[1]);
-	if (n == shape_nodes(&p->m->comps[c].instrs[in->ops[0]].shape))
-		forward(p, c, i, shape_child(&in->shape, 1), 0, 0, n);
+	}
+	p->nodeval[p->nodebase[c][i]] = prog_new_value(p, c, i, 0, s, 0);
+	for (int k = 0; k < s->nelem; k++) {
+		n = shape_nodes(&s->elems[k]);
+		if (k == 1)
+			forward(p, c, i, node, 0, 0, n);
+		else
+			define_tree(p, c, i, &s->elems[k], node, 0);
+		node += n;
+	}
 }
 
 /* bitcast, opt-barrier, add-dependency, domain: the output is operand 0. */

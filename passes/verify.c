@@ -193,6 +193,55 @@ check_copies(const struct plan *pl, char *err, size_t n)
 	return 0;
 }
 
+/* Values sharing one slot of a block (an unrolled loop's fetches) are
+ * never live at once: sorted by (buffer, slot, start), each starts after
+ * every one before it in its slot has ended. */
+struct slotted {
+	uint64_t group;		/* buffer << 8 | slot */
+	int32_t def, end;
+};
+
+static int
+cmp_slotted(const void *a, const void *b)
+{
+	const struct slotted *x = a, *y = b;
+
+	if (x->group != y->group)
+		return (x->group > y->group) - (x->group < y->group);
+	return (x->def > y->def) - (x->def < y->def);
+}
+
+static int
+check_slots(const struct prog *p, const struct plan *pl, char *err, size_t n)
+{
+	struct slotted *s = malloc(sizeof *s * (size_t)(p->nval + 1));
+	int m = 0, bad = 0;
+	int32_t end = -1;
+
+	if (!s)
+		abort();
+	for (int v = 0; v < p->nval && p->slot_of; v++)
+		if (p->slot_of[v] >= 0)
+			s[m++] = (struct slotted){
+				(uint64_t)p->buf_of[v] << 8 |
+					(uint64_t)(p->slot_of[v] & 255),
+				p->values[v].def, p->values[v].end};
+	if (m > 1)
+		qsort(s, (size_t)m, sizeof *s, cmp_slotted);
+	for (int k = 0; k < m && !bad; k++) {
+		if (k == 0 || s[k].group != s[k - 1].group)
+			end = -1;
+		if (s[k].def <= end)
+			bad = fail(err, n, "two values in slot %d of '%s' are "
+				   "live at once", (int)(s[k].group & 255),
+				   pl->bufs[s[k].group >> 8].name);
+		if (s[k].end > end)
+			end = s[k].end;
+	}
+	free(s);
+	return bad;
+}
+
 int
 verify_plan(const struct prog *p, const struct plan *pl, char *err,
 	    size_t errlen)
@@ -202,6 +251,7 @@ verify_plan(const struct prog *p, const struct plan *pl, char *err,
 			return 1;
 	return check_overlap(pl, err, errlen) ||
 	       check_copies(pl, err, errlen) ||
+	       check_slots(p, pl, err, errlen) ||
 	       check_values(p, pl, err, errlen) ||
 	       check_steps(p, pl, err, errlen);
 }

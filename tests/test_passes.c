@@ -694,6 +694,63 @@ test_flatten_calls(void **state)
 	assert_string_equal(F.plan.steps[6], "f.clone1/s.clone1");
 }
 
+/* M04 is a loop the tracer unrolled: 64 dynamic-slices of x.1, named
+ * dynamic_slice.64 to dynamic_slice.127, at offsets read from a
+ * parameter.  They take turns in one block of two slots, in schedule
+ * order; nothing else in the module is streamed. */
+static void
+test_m04_unrolled_stream(void **state)
+{
+	char path[1024], name[64];
+	FILE *fp;
+	static char text[1 << 16];
+	size_t len;
+	struct hlofile *f;
+	struct options o;
+	int last = -1, seen = 0, block = -1;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/hlo/M04_dynamic_slice_loop_bf16.hlo",
+		 HLOPLAN_CORPUS_DIR);
+	if (!(fp = fopen(path, "rb")))
+		skip();
+	len = fread(text, 1, sizeof text - 1, fp);
+	fclose(fp);
+	pool_free(F.pool);
+	memset(&F, 0, sizeof F);
+	F.pool = pool_new();
+	F.ds.pool = F.pool;
+	f = frontend_parse(F.pool, text, len, &F.ds);
+	assert_int_equal(F.ds.n, 0);
+	options_default(&o);
+	assert_int_equal(plan_module(F.pool, &F.ds, &f->mods[0], &o, NULL,
+				     &F.plan), 0);
+	for (int k = 0; k < F.plan.npos; k++) {
+		const struct plan_pos *q = &F.plan.pos[k];
+
+		if (strncmp(q->name, "dynamic_slice.", 14))
+			continue;
+		if (block < 0)
+			block = q->buf;
+		assert_int_equal(q->buf, block);
+		assert_int_equal(q->slot, last < 0 ? 0 : 1 - last);
+		last = q->slot;
+		seen++;
+	}
+	assert_int_equal(seen, 64);
+	for (int j = 64; j < 128; j++) {
+		snprintf(name, sizeof name, "dynamic_slice.%d", j);
+		if (j == 64)
+			assert_int_equal(buf(name)->slots, 2);
+		else
+			assert_false(has_buffer(name));
+	}
+	assert_int_equal(buf("dynamic_slice.64")->stride, 49152);
+	for (int b = 0; b < F.plan.nbuf; b++)
+		assert_true(F.plan.bufs[b].slots == 1 ||
+			    &F.plan.bufs[b] == buf("dynamic_slice.64"));
+}
+
 /* A shape mismatch between a gte and its tuple is the input's error. */
 static void
 test_bad_gte_shape(void **state)
@@ -731,6 +788,7 @@ main(void)
 		cmocka_unit_test(test_copy_start_slots),
 		cmocka_unit_test(test_memory_schedule),
 		cmocka_unit_test(test_flatten_calls),
+		cmocka_unit_test(test_m04_unrolled_stream),
 		cmocka_unit_test(test_bad_gte_shape),
 	};
 	int r;

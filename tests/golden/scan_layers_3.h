@@ -17,6 +17,9 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
+ *                            take turns in a slotted buffer: which
+ *                            instruction writes which slot
  *   P_steps[]                the schedule: "computation/instruction"
  *                            for each step, in the order assumed
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where

@@ -180,12 +180,58 @@ pattern(int id, long long a)
 	return (unsigned char)(x ^ (x >> 8));
 }
 
+/* A slotted buffer is a loop's double buffer: iteration i (step start + i)
+ * fetches into slot i mod k while iteration i - 1's slot is still read.
+ * Each iteration's bytes get a tag of their own. */
+static int
+slot_tag(int id, int i)
+{
+	return id + (i + 1) * (NBUF + 1);
+}
+
+static long long
+slot_at(const struct P(_buffer) *b, int i)
+{
+	return b->offset + (long long)(i % b->slots) * b->stride;
+}
+
+static void
+fill_slot(int id, int i)
+{
+	const struct P(_buffer) *b = &P(_buffers)[id];
+	long long a, at = slot_at(b, i);
+
+	for (a = at; a < at + b->stride; a++)
+		arena[b->space][a] = pattern(slot_tag(id, i), a);
+}
+
+/* Slot of iteration i still holds that iteration's bytes. */
+static int
+slot_intact(int id, int i, int t)
+{
+	const struct P(_buffer) *b = &P(_buffers)[id];
+	long long a, at = slot_at(b, i);
+
+	for (a = at; a < at + b->bytes; a++)
+		if (arena[b->space][a] != pattern(slot_tag(id, i), a)) {
+			fail("step %d: slot %d of '%s' (iteration %d) "
+			     "overwritten at S(%d) byte %lld", t,
+			     i % b->slots, b->name, i, b->space, a);
+			return 0;
+		}
+	return 1;
+}
+
 static void
 fill(int id)
 {
 	const struct P(_buffer) *b = &P(_buffers)[id];
 	long long a;
 
+	if (b->slots > 1) {
+		fill_slot(id, 0);
+		return;
+	}
 	for (a = b->offset; a < b->offset + b->size; a++)
 		arena[b->space][a] = pattern(id, a);
 }
@@ -236,7 +282,11 @@ intact(int id, long long lo, long long hi, int t)
 	const struct P(_buffer) *b = &P(_buffers)[id];
 	long long a = b->offset > lo ? b->offset : lo;
 	long long end = b->offset + b->size < hi ? b->offset + b->size : hi;
+	int i = t - b->start;
 
+	if (b->slots > 1)
+		return slot_intact(id, i, t) && (i == 0 ||
+						 slot_intact(id, i - 1, t));
 	for (; a < end; a++) {
 		if (arena[b->space][a] != pattern(id, a)) {
 			report(id, a, t);
@@ -256,9 +306,13 @@ step(int t, const char *ok, char *bad)
 
 	for (id = 0; id < NBUF; id++) {
 		b = &P(_buffers)[id];
-		if (!ok[id] || b->start != t)
+		if (!ok[id] || t < b->start || t > b->end ||
+		    (b->start != t && b->slots < 2))
 			continue;
-		fill(id);
+		if (b->start == t)
+			fill(id);
+		else
+			fill_slot(id, t - b->start);	/* the next fetch */
 		s = b->space;
 		if (lo[s] == hi[s] || b->offset < lo[s])
 			lo[s] = b->offset;

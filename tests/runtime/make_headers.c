@@ -68,6 +68,14 @@ static struct buffer broken_bufs[] = {
 };
 static struct arena broken_arenas[] = {{0, 768, 1024, 2}};
 
+/* "tmp" sits on slot 1 of the double buffer "fetch" while the loop still
+ * fetches into it: iteration 1's bytes are overwritten at step 3. */
+static struct buffer slots_bufs[] = {
+	{"fetch", 0, 0, 256, 512, 1, 6, 2, 256, 1, 0},
+	{"tmp", 0, 0, 256, 256, 3, 4, 1, 0, 1, 256},
+};
+static struct arena slots_arenas[] = {{0, 512, 768, 2}};
+
 static struct buffer misfit_bufs[] = {
 	{"fine", 0, 0, 256, 256, 0, 1, 1, 0, 1, 0},
 	{"overrun", 0, 0, 512, 512, 0, 1, 1, 0, 1, 256},
@@ -87,6 +95,8 @@ static const struct plan names = PLAN("names \"*/", TARGET_GPU, 16, 4,
 				      name_bufs, name_arenas);
 static const struct plan broken = PLAN("broken", TARGET_GPU, 256, 6,
 				       broken_bufs, broken_arenas);
+static const struct plan broken_slots = PLAN("broken_slots", TARGET_GPU,
+					     256, 8, slots_bufs, slots_arenas);
 static const struct plan misfit = PLAN("misfit", TARGET_GPU, 256, 2,
 				       misfit_bufs, misfit_arenas);
 static const struct plan empty = {"empty", TARGET_GPU, 256, 0, 0, NULL, 0,
@@ -134,6 +144,8 @@ main(int argc, char **argv)
 	err |= emit(argv[1], "names.h", "NAMES_H", &names, gpu, 1);
 	err |= emit(argv[1], "empty.h", "EMPTY_H", &empty, gpu, 1);
 	err |= emit(argv[1], "broken.h", "BROKEN_H", &broken, gpu, 1);
+	err |= emit(argv[1], "broken_slots.h", "BROKEN_SLOTS_H", &broken_slots,
+		    gpu, 1);
 	err |= emit(argv[1], "misfit.h", "MISFIT_H", &misfit, gpu, 1);
 	return err ? 2 : 0;
 }

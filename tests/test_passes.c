@@ -669,6 +669,57 @@ test_memory_schedule(void **state)
 	assert_string_equal(F.plan.steps[F.plan.ntime - 1], "e/abcd");
 }
 
+/* The index of the step that runs instruction `name` of the entry. */
+static int
+step_of(const char *name)
+{
+	char full[128];
+
+	snprintf(full, sizeof full, "e/%s", name);
+	for (int t = 0; t < F.plan.ntime; t++)
+		if (!strcmp(F.plan.steps[t], full))
+			return t;
+	fail_msg("no step runs %s", name);
+	return -1;
+}
+
+/* Two chains: text order runs both big producers first; running each
+ * chain to its end lowers the peak, and unconstrained the heavier chain
+ * (a, ra, s2) and the heavier d would run first.  The side-effecting
+ * custom-calls s1, s2 and the control predecessor c of d keep their
+ * order all the same. */
+static void
+test_schedule_constraints(void **state)
+{
+	static const char src[] =
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  x = f32[16] parameter(0)\n"
+		"  a = f32[2048] broadcast(x), dimensions={}\n"
+		"  b = f32[1024] broadcast(x), dimensions={}\n"
+		"  ra = f32[16] slice(a), slice={[0:16]}\n"
+		"  rb = f32[16] slice(b), slice={[0:16]}\n"
+		"  s1 = f32[16] custom-call(rb), custom_call_target=\"log\", "
+		"custom_call_has_side_effect=true\n"
+		"  s2 = f32[16] custom-call(ra), custom_call_target=\"log\", "
+		"custom_call_has_side_effect=true\n"
+		"  c = f32[16] negate(x)\n"
+		"  d = f32[256] broadcast(x), dimensions={}, "
+		"control-predecessors={c}\n"
+		"  ROOT r = (f32[16], f32[16], f32[16], f32[256]) "
+		"tuple(s1, s2, c, d)\n"
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_with(src, 0, schedule_mem), 0);
+	assert_int_equal(F.plan.sched.peak_text, 12416);
+	assert_int_equal(F.plan.sched.peak, 8320);
+	assert_true(step_of("ra") < step_of("b"));
+	assert_true(step_of("s1") < step_of("s2"));
+	assert_true(step_of("c") < step_of("d"));
+	assert_int_equal(step_of("r"), F.plan.ntime - 1);
+}
+
 /* A computation called from two sites is cloned: each call's values have
  * their own buffers and live ranges. */
 static void
@@ -787,6 +838,7 @@ main(void)
 		cmocka_unit_test(test_double_buffer_options),
 		cmocka_unit_test(test_copy_start_slots),
 		cmocka_unit_test(test_memory_schedule),
+		cmocka_unit_test(test_schedule_constraints),
 		cmocka_unit_test(test_flatten_calls),
 		cmocka_unit_test(test_m04_unrolled_stream),
 		cmocka_unit_test(test_bad_gte_shape),

@@ -1,66 +1,93 @@
-/* The hloplan command line: a thin layer over the library.  Exit status: 0
- * ok, 1 bad input, 2 usage or I/O error. */
+/* The hloplan command line: a thin layer over the library (include/hloplan.h)
+ * that reads flags, plans, writes every output or none, and prints the
+ * diagnostics.  Exit status: 0 ok, 1 bad input, 2 usage or I/O error. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "codegen/codegen.h"
-#include "driver.h"
-#include "frontend/frontend.h"
+#include "hloplan.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
+enum { MAXCAP = 16 };
+
+/* The files a run writes, in the order a depfile's default target is
+ * picked from; OUT_HEADER is -o. */
+enum { OUT_HEADER, OUT_JSON, OUT_CSV, OUT_SVG, OUT_STATS_JSON, OUT_DEP, NOUT };
 
 struct cli {
 	const char *input;
-	const char *output;
-	const char *dump;	/* a stage to print instead of the plan */
-	const char *prefix;	/* macro prefix; default HLOPLAN */
-	int targets;		/* 1 << TARGET_GPU | 1 << TARGET_TPU */
+	const char *out[NOUT];	/* NULL: not written */
 	int stats;
-	const char **names;	/* --double-buffer=NAME, malloc'd */
-	struct options opt;
+	int md;			/* -MD: a depfile beside the output */
+	char *depname;		/* its derived name, malloc'd */
+	int ntarget;		/* -MT and -MQ, malloc'd */
+	const char **targets;
+	int *quoted;
+	const char **names;	/* --double-buffer, malloc'd */
+	struct hloplan_capacity cap[MAXCAP];
+	struct hloplan_options opt;
 };
 
 static void
 usage(FILE *out)
 {
 	fputs("usage: hloplan [options] FILE.hlo\n"
-	      "  -o FILE          write the plan header to FILE ('-': stdout)\n"
-	      "  --target=T       gpu, tpu, or all (default: both plans in "
+	      "Plans the buffers of an HLO module; FILE may be '-' for "
+	      "standard input.\n"
+	      "Outputs (each written whole or not at all, and left alone "
+	      "when unchanged):\n"
+	      "  -o FILE            the C header ('-': stdout; the default "
+	      "when no\n"
+	      "                     other output is asked for)\n"
+	      "  --json FILE        the whole plan as JSON\n"
+	      "  --csv FILE         one row per buffer, XLA's columns first\n"
+	      "  --svg FILE         a memory timeline per arena\n"
+	      "  --stats            figures and time per stage, on stderr\n"
+	      "  --stats-json FILE  the same figures as JSON\n"
+	      "  --dump STAGE       print a stage instead of the header: ir, "
+	      "schedule,\n"
+	      "                     hlo (in the chosen order), values, plan\n"
+	      "Depfiles, as GCC writes them:\n"
+	      "  -MD                write one beside the output: plan.h -> "
+	      "plan.d\n"
+	      "  -MF FILE           write it to FILE\n"
+	      "  -MT TARGET         its target (repeatable; default: the "
+	      "output)\n"
+	      "  -MQ TARGET         the same, with Make's special characters "
+	      "quoted\n"
+	      "Planning:\n"
+	      "  --target T         gpu, tpu, or all (default: both plans in "
 	      "one header)\n"
-	      "  --align=N        offset alignment in bytes (default 256)\n"
-	      "  --tpu-tile=RxC   TPU tile for untiled layouts (default 8x128)\n"
-	      "  --no-reuse       no elementwise reuse of dying operands\n"
+	      "  --align N          offset alignment in bytes (default 256)\n"
+	      "  --tpu-tile RxC     TPU tile for untiled layouts (default "
+	      "8x128)\n"
+	      "  --no-reuse         no elementwise reuse of dying operands\n"
 	      "  --io-out-of-arena  keep entry parameters and outputs out of "
 	      "the arena\n"
-	      "  --capacity=S:B   memory space S holds at most B bytes "
+	      "  --capacity S:B     memory space S holds at most B bytes "
 	      "(e.g. 1:16MiB)\n"
-	      "  --no-double-buffer  no slots for streamed buffers\n"
-	      "  --double-buffer=NAME  give the buffer of instruction NAME "
+	      "  --no-double-buffer no slots for streamed buffers\n"
+	      "  --double-buffer NAME  give the buffer of instruction NAME "
 	      "slots\n"
-	      "  --slots=K        slots per streamed buffer (default 2)\n"
-	      "  --effort=N       packer work budget in steps\n"
-	      "  --prefix=NAME    macro prefix (default HLOPLAN)\n"
-	      "  --stats          print arena, lower bound and times to "
-	      "stderr\n"
-	      "  --schedule=S     auto (default: reorder unless is_scheduled),"
-	      " text, mem\n"
-	      "  --dump=STAGE     print a stage instead of the plan: ir, "
-	      "schedule,\n"
-	      "                   hlo (in the chosen order), values, plan\n"
-	      "  --help           show this help\n"
-	      "  --version        show the version\n"
-	      "FILE may be '-' for standard input.\n", out);
+	      "  --slots K          slots per streamed buffer (default 2)\n"
+	      "  --schedule S       auto (default: reorder unless "
+	      "is_scheduled), text, mem\n"
+	      "  --effort N         packer work budget in steps\n"
+	      "  --prefix NAME      macro prefix (default HLOPLAN)\n"
+	      "  --help, --version\n"
+	      "A long option's value may also follow '='; sizes take K, M, G "
+	      "or KiB, MiB, GiB.\n", out);
 }
 
 static int
-bad_value(const char *opt, const char *why)
+bad_value(const char *opt, const char *v, const char *why)
 {
-	fprintf(stderr, "hloplan: %s: %s\n", opt, why);
+	fprintf(stderr, "hloplan: %s%s%s: %s\n", opt, v ? "=" : "",
+		v ? v : "", why);
 	return 1;
 }
 
@@ -95,9 +122,50 @@ parse_size(const char *s, int64_t *v)
 	return -1;
 }
 
+/* ---- one setter per option ---------------------------------------------- */
+
+static int
+set_target(struct cli *c, const char *o, const char *v)
+{
+	if (!strcmp(v, "gpu"))
+		c->opt.targets = HLOPLAN_TARGET_GPU;
+	else if (!strcmp(v, "tpu"))
+		c->opt.targets = HLOPLAN_TARGET_TPU;
+	else if (!strcmp(v, "all"))
+		c->opt.targets = HLOPLAN_TARGET_ALL;
+	else
+		return bad_value(o, v, "expected gpu, tpu or all");
+	return 0;
+}
+
+static int
+set_align(struct cli *c, const char *o, const char *v)
+{
+	int64_t n;
+
+	if (parse_size(v, &n) || n < 1 || n > (1 << 30) || (n & (n - 1)))
+		return bad_value(o, v, "expected a power of two from 1 to "
+				 "2^30");
+	c->opt.align = n;
+	return 0;
+}
+
+static int
+set_tile(struct cli *c, const char *o, const char *v)
+{
+	int64_t r, n;
+
+	if (sscanf(v, "%" SCNd64 "x%" SCNd64, &r, &n) != 2 || r < 1 || n < 1 ||
+	    r > 4096 || n > 4096)
+		return bad_value(o, v, "expected RxC, e.g. 8x128");
+	c->opt.tpu_tile[0] = (int)r;
+	c->opt.tpu_tile[1] = (int)n;
+	return 0;
+}
+
 /* --capacity=SPACE:BYTES */
 static int
-parse_capacity(const char *a, const char *v, struct options *o)
+set_capacity(struct cli *c, const char *o, const char *v)
 {
 	char *end;
 	long space;
@@ -105,102 +173,284 @@ parse_capacity(const char *a, const char *v, struct options *o)
 	errno = 0;
 	space = strtol(v, &end, 10);
 	if (errno || end == v || *end != ':' || space < 0 || space > 1 << 20)
-		return bad_value(a, "expected SPACE:BYTES, e.g. 1:16MiB");
-	if (o->ncap == (int)(sizeof o->cap / sizeof o->cap[0]))
-		return bad_value(a, "too many capacities");
-	if (parse_size(end + 1, &o->cap[o->ncap].bytes))
-		return bad_value(a, "expected a size in bytes, e.g. 16MiB");
-	o->cap[o->ncap++].space = (int)space;
+		return bad_value(o, v, "expected SPACE:BYTES, e.g. 1:16MiB");
+	if (c->opt.ncapacity == MAXCAP)
+		return bad_value(o, v, "too many capacities");
+	if (parse_size(end + 1, &c->cap[c->opt.ncapacity].bytes))
+		return bad_value(o, v, "expected a size in bytes, e.g. 16MiB");
+	c->cap[c->opt.ncapacity++].space = (int)space;
+	c->opt.capacities = c->cap;
 	return 0;
 }
 
-
-/* One --name or --name=value option. */
 static int
-parse_long(const char *a, struct cli *c)
+set_double_buffer(struct cli *c, const char *o, const char *v)
 {
-	const char *v = strchr(a, '=');
-	int64_t n, r;
+	size_t n = (size_t)c->opt.ndouble_buffer + 1;
+	const char **names = realloc(c->names, sizeof *names * n);
 
-	v = v ? v + 1 : "";
-	if (!strcmp(a, "--no-reuse"))
-		c->opt.reuse = 0;
-	else if (!strcmp(a, "--io-out-of-arena"))
-		c->opt.io_in_arena = 0;
-	else if (!strcmp(a, "--stats"))
+	if (!names)
+		return bad_value(o, v, "out of memory");
+	c->names = names;
+	if (!*v)
+		return bad_value(o, v, "expected an instruction name");
+	c->names[c->opt.ndouble_buffer++] = v;
+	c->opt.double_buffer = c->names;
+	return 0;
+}
+
+static int
+set_slots(struct cli *c, const char *o, const char *v)
+{
+	int64_t n;
+
+	if (parse_size(v, &n) || n < 2 || n > 64)
+		return bad_value(o, v, "expected a number from 2 to 64");
+	c->opt.slots = (int)n;
+	return 0;
+}
+
+static int
+set_effort(struct cli *c, const char *o, const char *v)
+{
+	int64_t n;
+
+	if (parse_size(v, &n) || n > (int64_t)1 << 40 || n > LONG_MAX)
+		return bad_value(o, v, "expected a number of steps");
+	c->opt.effort = (long)n;
+	return 0;
+}
+
+static int
+set_schedule(struct cli *c, const char *o, const char *v)
+{
+	if (!strcmp(v, "auto"))
+		c->opt.schedule = HLOPLAN_SCHEDULE_AUTO;
+	else if (!strcmp(v, "text"))
+		c->opt.schedule = HLOPLAN_SCHEDULE_TEXT;
+	else if (!strcmp(v, "mem"))
+		c->opt.schedule = HLOPLAN_SCHEDULE_MEM;
+	else
+		return bad_value(o, v, "expected auto, text or mem");
+	return 0;
+}
+
+static int
+set_prefix(struct cli *c, const char *o, const char *v)
+{
+	for (const char *s = v; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || *s == '_' ||
+		      (s > v && *s >= '0' && *s <= '9')))
+			return bad_value(o, v, "expected an upper-case C "
+					 "identifier");
+	if (!*v)
+		return bad_value(o, v, "expected a name");
+	c->opt.prefix = v;
+	return 0;
+}
+
+static int
+set_dump(struct cli *c, const char *o, const char *v)
+{
+	if (strcmp(v, "ir") && strcmp(v, "schedule") && strcmp(v, "hlo") &&
+	    strcmp(v, "values") && strcmp(v, "plan"))
+		return bad_value(o, v, "expected ir, schedule, hlo, values or "
+				 "plan");
+	c->opt.dump = v;
+	return 0;
+}
+
+static int
+set_switch(struct cli *c, const char *o, const char *v)
+{
+	(void)v;
+	if (!strcmp(o, "--no-reuse"))
+		c->opt.no_reuse = 1;
+	else if (!strcmp(o, "--io-out-of-arena"))
+		c->opt.io_out_of_arena = 1;
+	else if (!strcmp(o, "--no-double-buffer"))
+		c->opt.no_double_buffer = 1;
+	else
 		c->stats = 1;
-	else if (!strcmp(a, "--no-double-buffer"))
-		c->opt.double_buffer = 0;
-	else if (!strncmp(a, "--double-buffer=", 16)) {
-		const char **names = realloc(c->names, sizeof(char *) *
-						       (size_t)(c->opt.nname + 1));
+	return 0;
+}
 
-		if (!names || !*v)
-			return bad_value(a, "expected an instruction name");
-		c->names = names;
-		c->names[c->opt.nname++] = v;
-		c->opt.names = c->names;
-	} else if (!strncmp(a, "--slots=", 8)) {
-		if (parse_size(v, &n) || n < 2 || n > 64)
-			return bad_value(a, "expected a number from 2 to 64");
-		c->opt.slots = (int)n;
-	}
-	else if (!strncmp(a, "--target=", 9)) {
-		if (!strcmp(v, "gpu"))
-			c->targets = 1 << TARGET_GPU;
-		else if (!strcmp(v, "tpu"))
-			c->targets = 1 << TARGET_TPU;
-		else if (!strcmp(v, "all"))
-			c->targets = 1 << TARGET_GPU | 1 << TARGET_TPU;
-		else
-			return bad_value(a, "expected gpu, tpu or all");
-	} else if (!strncmp(a, "--align=", 8)) {
-		if (parse_size(v, &n) || n < 1 || n > (1 << 30) || (n & (n - 1)))
-			return bad_value(a, "expected a power of two from 1 "
-					 "to 2^30");
-		c->opt.align = n;
-	} else if (!strncmp(a, "--tpu-tile=", 11)) {
-		if (sscanf(v, "%" SCNd64 "x%" SCNd64, &r, &n) != 2 || r < 1 ||
-		    n < 1 || r > 4096 || n > 4096)
-			return bad_value(a, "expected RxC, e.g. 8x128");
-		c->opt.tpu_tile[0] = (int)r;
-		c->opt.tpu_tile[1] = (int)n;
-	} else if (!strncmp(a, "--capacity=", 11)) {
-		return parse_capacity(a, v, &c->opt);
-	} else if (!strncmp(a, "--effort=", 9)) {
-		if (parse_size(v, &n) || n > (int64_t)1 << 40)
-			return bad_value(a, "expected a number of steps");
-		c->opt.effort = (long)n;
-	} else if (!strncmp(a, "--schedule=", 11)) {
-		if (!strcmp(v, "auto"))
-			c->opt.schedule = SCHED_AUTO;
-		else if (!strcmp(v, "text"))
-			c->opt.schedule = SCHED_TEXT;
-		else if (!strcmp(v, "mem"))
-			c->opt.schedule = SCHED_MEM;
-		else
-			return bad_value(a, "expected auto, text or mem");
-	} else if (!strncmp(a, "--prefix=", 9)) {
-		for (const char *s = v; *s; s++)
-			if (!((*s >= 'A' && *s <= 'Z') || *s == '_' ||
-			      (s > v && *s >= '0' && *s <= '9')))
-				return bad_value(a, "expected an upper-case "
-						 "C identifier");
-		if (!*v)
-			return bad_value(a, "expected a name");
-		c->prefix = v;
-	} else if (!strncmp(a, "--dump=", 7)) {
-		if (strcmp(v, "ir") && strcmp(v, "schedule") &&
-		    strcmp(v, "hlo") && strcmp(v, "values") &&
-		    strcmp(v, "plan"))
-			return bad_value(a, "expected ir, schedule, hlo, values "
-					 "or plan");
-		c->dump = v;
-	} else {
+/* Long options: a setter, or the output a FILE value names (out >= 0). */
+static const struct flag {
+	const char *name;
+	int arg;		/* takes a value */
+	int (*set)(struct cli *c, const char *o, const char *v);
+	int out;
+} flags[] = {
+	{"--target", 1, set_target, -1},
+	{"--align", 1, set_align, -1},
+	{"--tpu-tile", 1, set_tile, -1},
+	{"--no-reuse", 0, set_switch, -1},
+	{"--io-out-of-arena", 0, set_switch, -1},
+	{"--capacity", 1, set_capacity, -1},
+	{"--no-double-buffer", 0, set_switch, -1},
+	{"--double-buffer", 1, set_double_buffer, -1},
+	{"--slots", 1, set_slots, -1},
+	{"--schedule", 1, set_schedule, -1},
+	{"--effort", 1, set_effort, -1},
+	{"--prefix", 1, set_prefix, -1},
+	{"--stats", 0, set_switch, -1},
+	{"--dump", 1, set_dump, -1},
+	{"--json", 1, NULL, OUT_JSON},
+	{"--csv", 1, NULL, OUT_CSV},
+	{"--svg", 1, NULL, OUT_SVG},
+	{"--stats-json", 1, NULL, OUT_STATS_JSON},
+};
+
+/* ---- argv --------------------------------------------------------------- */
+
+/* --name, --name=VALUE, or --name VALUE for an option that takes one. */
+static int
+parse_long(int argc, char **argv, int *i, struct cli *c)
+{
+	const char *a = argv[*i], *eq = strchr(a, '='), *v = NULL;
+	size_t n = eq ? (size_t)(eq - a) : strlen(a);
+	const struct flag *f = NULL;
+
+	for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
+		if (strlen(flags[k].name) == n && !strncmp(a, flags[k].name, n))
+			f = &flags[k];
+	if (!f) {
 		fprintf(stderr, "hloplan: unknown option '%s'\n", a);
 		return 1;
 	}
+	if (f->arg && !(v = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL))
+		return bad_value(f->name, NULL, "needs a value");
+	if (!f->arg && eq)
+		return bad_value(f->name, NULL, "takes no value");
+	if (f->out >= 0 && !*v)
+		return bad_value(f->name, NULL, "needs a file name");
+	if (f->out >= 0)
+		c->out[f->out] = v;
+	return f->set ? f->set(c, f->name, v) : 0;
+}
+
+static int
+add_target(struct cli *c, const char *t, int quoted)
+{
+	const char **ts = realloc(c->targets, sizeof *ts *
+						 (size_t)(c->ntarget + 1));
+	int *qs;
+
+	if (ts)
+		c->targets = ts;
+	qs = ts ? realloc(c->quoted, sizeof *qs * (size_t)(c->ntarget + 1)) :
+		  NULL;
+	if (!qs)
+		return bad_value("-MT", NULL, "out of memory");
+	c->quoted = qs;
+	c->targets[c->ntarget] = t;
+	c->quoted[c->ntarget++] = quoted;
 	return 0;
+}
+
+/* -o FILE, -MD, -MF FILE, -MT TARGET, -MQ TARGET; a value may be joined
+ * (-oFILE, -MFFILE) as GCC allows. */
+static int
+parse_short(int argc, char **argv, int *i, struct cli *c)
+{
+	const char *a = argv[*i], *v;
+	size_t n = !strncmp(a, "-o", 2) ? 2 : 3;
+
+	if (!strcmp(a, "-MD")) {
+		c->md = 1;
+		return 0;
+	}
+	if (strncmp(a, "-o", 2) && strncmp(a, "-MF", 3) &&
+	    strncmp(a, "-MT", 3) && strncmp(a, "-MQ", 3)) {
+		fprintf(stderr, "hloplan: unknown option '%s'\n", a);
+		return 1;
+	}
+	v = a[n] ? a + n : *i + 1 < argc ? argv[++*i] : NULL;
+	if (!v || !*v) {
+		fprintf(stderr, "hloplan: %.*s needs a %s\n", (int)n, a,
+			n == 2 || a[2] == 'F' ? "file name" : "target");
+		return 1;
+	}
+	if (n == 2)
+		c->out[OUT_HEADER] = v;
+	else if (a[2] == 'F')
+		c->out[OUT_DEP] = v;
+	else
+		return add_target(c, v, a[2] == 'Q');
+	return 0;
+}
+
+/* The first output written to a file, the depfile's default target. */
+static const char *
+primary_output(const struct cli *c)
+{
+	for (int k = OUT_HEADER; k < OUT_DEP; k++)
+		if (c->out[k] && strcmp(c->out[k], "-"))
+			return c->out[k];
+	return NULL;
+}
+
+/* path with its suffix replaced by .d, as GCC's -MD names it. */
+static char *
+dep_name(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	size_t n = dot && (!slash || dot > slash + 1) ? (size_t)(dot - path) :
+							strlen(path);
+	char *s = malloc(n + 3);
+
+	if (s)
+		snprintf(s, n + 3, "%.*s.d", (int)n, path);
+	return s;
+}
+
+/* The depfile's name and targets, when one is asked for. */
+static int
+settle_depfile(struct cli *c)
+{
+	const char *primary = primary_output(c);
+
+	if (!c->md && !c->out[OUT_DEP])
+		return 0;
+	if (!c->out[OUT_DEP] && !primary) {
+		fputs("hloplan: -MD needs -o FILE or -MF FILE\n", stderr);
+		return 1;
+	}
+	if (!c->out[OUT_DEP] && !(c->out[OUT_DEP] = c->depname =
+				  dep_name(primary)))
+		return bad_value("-MD", NULL, "out of memory");
+	if (c->ntarget)
+		return 0;
+	if (!primary) {
+		fputs("hloplan: a depfile needs -o FILE or -MT TARGET\n",
+		      stderr);
+		return 1;
+	}
+	return add_target(c, primary, 1);
+}
+
+/* Checks what the flags say together; the header goes to stdout when no
+ * output is named. */
+static int
+settle(struct cli *c)
+{
+	int named = 0;
+
+	if (!c->input) {
+		usage(stderr);
+		return 1;
+	}
+	for (int k = OUT_JSON; k < OUT_DEP; k++)
+		named |= c->out[k] != NULL;
+	if (c->opt.dump && named) {
+		fputs("hloplan: --dump prints instead of the outputs; drop "
+		      "--json, --csv, --svg or --stats-json\n", stderr);
+		return 1;
+	}
+	if (!c->out[OUT_HEADER] && !named)
+		c->out[OUT_HEADER] = "-";
+	return settle_depfile(c);
 }
 
 /* Parses argv into c; returns -1 to exit 0 (help, version), 1 on a usage
@@ -208,322 +458,127 @@ parse_long(const char *a, struct cli *c)
 static int
 parse_args(int argc, char **argv, struct cli *c)
 {
-	for (int i = 1; i < argc; i++) {
+	int r = 0, dashdash = 0;
+
+	for (int i = 1; i < argc && !r; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		if (!dashdash && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
 			usage(stdout);
 			return -1;
-		} else if (!strcmp(a, "--version")) {
-			printf("hloplan %s\n", HLOPLAN_VERSION);
+		} else if (!dashdash && !strcmp(a, "--version")) {
+			printf("hloplan %s\n", hloplan_version());
 			return -1;
-		} else if (!strcmp(a, "-o")) {
-			if (++i >= argc) {
-				fputs("hloplan: -o needs a file name\n", stderr);
-				return 1;
-			}
-			c->output = argv[i];
-		} else if (!strncmp(a, "--", 2) && a[2]) {
-			if (parse_long(a, c))
-				return 1;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hloplan: unknown option '%s'\n", a);
-			return 1;
+		} else if (!dashdash && !strcmp(a, "--")) {
+			dashdash = 1;
+		} else if (!dashdash && !strncmp(a, "--", 2)) {
+			r = parse_long(argc, argv, &i, c);
+		} else if (!dashdash && a[0] == '-' && a[1]) {
+			r = parse_short(argc, argv, &i, c);
 		} else if (c->input) {
-			fprintf(stderr, "hloplan: more than one input file\n");
-			return 1;
+			fputs("hloplan: more than one input file\n", stderr);
+			r = 1;
 		} else {
 			c->input = a;
 		}
 	}
-	if (!c->input) {
-		usage(stderr);
-		return 1;
-	}
-	return 0;
+	return r ? r : settle(c);
 }
 
-/* Reads a whole file (or stdin for "-"); NULL with errno on failure. */
-static char *
-read_all(const char *path, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	size_t cap = 1 << 16, n = 0, r;
-	char *buf;
-
-	if (!f)
-		return NULL;
-	buf = malloc(cap);
-	while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += r;
-		if (n == cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-		}
-	}
-	if (buf && ferror(f)) {
-		free(buf);
-		buf = NULL;
-	}
-	if (f != stdin)
-		fclose(f);
-	*len = n;
-	return buf;
-}
-
-/* Output goes to a temporary file renamed into place, so that a failed run
- * never leaves a partial or stale file behind. */
-struct out {
-	const char *path;
-	char tmp[4096];
-	FILE *f;
-};
+/* ---- the run ------------------------------------------------------------ */
 
 static int
-out_open(struct out *o, const char *path)
+write_one(const struct cli *c, const struct hloplan_result *r, int k,
+	  FILE *f)
 {
-	int fd;
+	static const int format[] = {
+		HLOPLAN_FORMAT_HEADER, HLOPLAN_FORMAT_JSON, HLOPLAN_FORMAT_CSV,
+		HLOPLAN_FORMAT_SVG, HLOPLAN_FORMAT_STATS_JSON,
+	};
 
-	o->path = path;
-	if (!path || !strcmp(path, "-")) {
-		o->f = stdout;
-		return 0;
-	}
-	if (snprintf(o->tmp, sizeof o->tmp, "%s.tmpXXXXXX", path) >=
-	    (int)sizeof o->tmp)
-		return -1;
-	if ((fd = mkstemp(o->tmp)) < 0)
-		return -1;
-	if (!(o->f = fdopen(fd, "w"))) {
-		close(fd);
-		unlink(o->tmp);
-		return -1;
-	}
-	return 0;
+	if (k == OUT_DEP)
+		return hloplan_write_depfile(r, f, c->targets, c->quoted,
+					     c->ntarget);
+	return hloplan_write(r, format[k], f, c->out[k]);
 }
 
-/* Closes and renames into place (ok), or removes the temporary. */
 static int
-out_close(struct out *o, int ok)
+io_error(const char *path)
 {
-	int err;
-
-	if (o->f == stdout)
-		return fflush(stdout) || ferror(stdout) ? -1 : 0;
-	err = ferror(o->f);
-	err |= fclose(o->f);
-	if (!ok || err || rename(o->tmp, o->path)) {
-		unlink(o->tmp);
-		return ok ? -1 : 0;
-	}
-	return 0;
+	fprintf(stderr, "hloplan: cannot write %s%s%s: %s\n",
+		strcmp(path, "-") ? "'" : "", strcmp(path, "-") ? path :
+		"standard output", strcmp(path, "-") ? "'" : "",
+		strerror(errno));
+	return EXIT_USAGE;
 }
 
-/* An upper-case C identifier made from s (for guards and prefixes). */
-static char *
-upper_ident(struct pool *pool, const char *s)
+/* Opens and writes every output, then commits them all; on a failure,
+ * none that is not committed yet is.  dump, when set, is the -o output. */
+static int
+write_outputs(const struct cli *c, const struct hloplan_result *r,
+	      struct hloplan_output *dump)
 {
-	char *r = pool_strdup(pool, *s >= '0' && *s <= '9' ? "_" : "");
+	struct hloplan_output *o[NOUT] = {dump};
+	int k, bad = -1;
 
-	r = pool_printf(pool, "%s%s", r, s);
-	for (char *q = r; *q; q++)
-		*q = (*q >= 'a' && *q <= 'z') ? (char)(*q - 32) :
-		     ((*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')) ?
-		     *q : '_';
-	return r;
-}
-
-static const char *
-base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-/* PREFIX_GPU, or PREFIX_<MODULE>_GPU when a file holds several modules
- * (with _<index> when two share a name). */
-static const char *
-plan_prefix(struct pool *pool, const struct cli *c, const struct hlofile *f,
-	    int mod, int target)
-{
-	const char *t = target == TARGET_GPU ? "GPU" : "TPU";
-	const char *base = c->prefix ? c->prefix : "HLOPLAN";
-	int dup = 0;
-
-	if (f->nmod == 1)
-		return pool_printf(pool, "%s_%s", base, t);
-	for (int i = 0; i < f->nmod; i++)
-		dup |= i != mod && !strcmp(f->mods[i].name, f->mods[mod].name);
-	if (dup)
-		return pool_printf(pool, "%s_%s_%d_%s", base,
-				   upper_ident(pool, f->mods[mod].name), mod, t);
-	return pool_printf(pool, "%s_%s_%s", base,
-			   upper_ident(pool, f->mods[mod].name), t);
-}
-
-static void
-print_stats(const struct plan *pl, const char *prefix)
-{
-	int64_t padded = 0, bytes = 0, extra = 0;
-	int slotted = 0;
-
-	for (int b = 0; b < pl->nbuf; b++) {
-		const struct buffer *x = &pl->bufs[b];
-
-		if (!x->in_arena)
+	for (k = 0; k < NOUT && bad < 0; k++) {
+		if (!c->out[k] || (k == OUT_HEADER && dump))
 			continue;
-		padded += x->slots > 1 ? x->stride : x->size;
-		bytes += x->bytes;
-		if (x->slots > 1) {
-			slotted++;
-			extra += x->size - x->stride;
-		}
+		if (!(o[k] = hloplan_output_open(c->out[k])) ||
+		    write_one(c, r, k, hloplan_output_stream(o[k])) < 0)
+			bad = k;
 	}
-	fprintf(stderr, "%s: module %s, %d buffers, %d steps; buffer bytes "
-		"%lld, padded %lld (+%.1f%%)\n", prefix, pl->module, pl->nbuf,
-		pl->ntime, (long long)bytes, (long long)padded,
-		bytes ? 100.0 * (double)(padded - bytes) / (double)bytes : 0.0);
-	fprintf(stderr, "%s:   schedule: %s order, peak %lld bytes (text "
-		"order: %lld)\n", prefix, pl->sched.name,
-		(long long)pl->sched.peak, (long long)pl->sched.peak_text);
-	if (pl->ncopy)
-		fprintf(stderr, "%s:   copies: %d (values that must share a "
-			"buffer but are live at once)\n", prefix, pl->ncopy);
-	if (slotted)
-		fprintf(stderr, "%s:   double-buffered: %d buffers, %lld more "
-			"bytes reserved in their slots\n", prefix, slotted,
-			(long long)extra);
-	for (int a = 0; a < pl->narena; a++) {
-		const struct arena *x = &pl->arenas[a];
-
-		fprintf(stderr, "%s:   arena S(%d): %lld bytes, lower bound "
-			"%lld, ratio %.4f\n", prefix, x->space,
-			(long long)x->size, (long long)x->lower,
-			x->lower ? (double)x->size / (double)x->lower : 1.0);
+	for (k = 0; k < NOUT; k++) {
+		if (!o[k])
+			continue;
+		if (bad >= 0)
+			hloplan_output_abort(o[k]);
+		else if (hloplan_output_commit(o[k]) < 0)
+			bad = k;
 	}
+	return bad < 0 ? 0 : io_error(c->out[bad]);
 }
 
-static void
-print_times(const struct stats *st)
-{
-	fputs("hloplan: time", stderr);
-	for (int k = 0; k < NSTAGE; k++)
-		fprintf(stderr, " %s %.2f ms%s", stage_names[k], st->ms[k],
-			k + 1 < NSTAGE ? "," : "\n");
-}
-
-/* Plans every module for every target; -1 on bad input. */
 static int
-plan_all(struct pool *pool, struct diags *ds, const struct cli *c,
-	 const struct hlofile *f, struct driver_opts *d, struct plan **plans,
-	 const char ***prefixes, int *nplan)
+run(struct cli *c)
 {
-	int n = 0;
+	struct hloplan_output *dump = NULL;
+	struct hloplan_result *r;
+	int code = 0;
 
-	*plans = pool_alloc(pool, sizeof **plans * (size_t)(2 * f->nmod + 1));
-	*prefixes = pool_alloc(pool, sizeof **prefixes *
-					     (size_t)(2 * f->nmod + 1));
-	for (int i = 0; i < f->nmod; i++)
-		for (int t = TARGET_GPU; t <= TARGET_TPU; t++) {
-			struct options o = c->opt;
-
-			if (!(c->targets & (1 << t)))
-				continue;
-			o.target = t;
-			if (plan_module(pool, ds, &f->mods[i], &o, d,
-					&(*plans)[n]) < 0)
-				return -1;
-			(*prefixes)[n++] = plan_prefix(pool, c, f, i, t);
-		}
-	*nplan = n;
-	return 0;
-}
-
-/* Writes the header (or the dump) through a temporary file. */
-static int
-run(struct pool *pool, struct diags *ds, const struct cli *c,
-    const struct hlofile *f, struct out *out, struct stats *st)
-{
-	struct driver_opts d = {c->dump, out->f, c->stats ? st : NULL};
-	struct header_opts ho = {0};
-	struct plan *plans;
-	const char **prefixes;
-	int nplan;
-
-	if (c->dump && !strcmp(c->dump, "ir")) {
-		for (int i = 0; i < f->nmod; i++)
-			ir_print_module(out->f, &f->mods[i]);
-		return 0;
+	if (c->opt.dump) {
+		if (!(dump = hloplan_output_open(c->out[OUT_HEADER])))
+			return io_error(c->out[OUT_HEADER]);
+		c->opt.dump_file = hloplan_output_stream(dump);
 	}
-	if (plan_all(pool, ds, c, f, &d, &plans, &prefixes, &nplan) < 0)
-		return -1;
-	if (c->stats)
-		for (int i = 0; i < nplan; i++)
-			print_stats(&plans[i], prefixes[i]);
-	if (c->dump)
-		return 0;
-	ho.source = strcmp(c->input, "-") ? base_name(c->input) : "<stdin>";
-	ho.guard = c->output && strcmp(c->output, "-") ?
-		   upper_ident(pool, base_name(c->output)) : "HLOPLAN_PLAN_H";
-	codegen_header(out->f, plans, prefixes, nplan, &ho);
-	return 0;
+	r = hloplan_plan_file(c->input, &c->opt);
+	if (hloplan_status(r) != HLOPLAN_OK) {
+		hloplan_output_abort(dump);
+		hloplan_write_diags(r, stderr);
+		code = hloplan_status(r) == HLOPLAN_ERR_INPUT ? EXIT_INPUT :
+								EXIT_USAGE;
+	} else {
+		code = write_outputs(c, r, dump);
+	}
+	if (!code && c->stats)
+		hloplan_write(r, HLOPLAN_FORMAT_STATS, stderr, NULL);
+	hloplan_free(r);
+	return code;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct cli cli = {0};
-	struct pool *pool;
-	struct diags ds = {0};
-	struct stats st = {0};
-	struct hlofile *f;
-	struct out out = {0};
-	char *text;
-	size_t len;
-	int r;
+	struct cli c = {0};
+	int code = parse_args(argc, argv, &c);
 
-	options_default(&cli.opt);
-	cli.targets = 1 << TARGET_GPU | 1 << TARGET_TPU;
-	if ((r = parse_args(argc, argv, &cli)))
-		return r < 0 ? 0 : EXIT_USAGE;
-	if (!(text = read_all(cli.input, &len))) {
-		fprintf(stderr, "hloplan: cannot read '%s': %s\n", cli.input,
-			strerror(errno));
-		return EXIT_USAGE;
-	}
-	pool = pool_new();
-	ds.pool = pool;
-	ds.file = strcmp(cli.input, "-") ? cli.input : "<stdin>";
-	ds.src = text;
-	ds.srclen = len;
-	f = frontend_parse(pool, text, len, &ds);
-	if (ds.n) {
-		diag_print(&ds, stderr);
-		return EXIT_INPUT;
-	}
-	if (out_open(&out, cli.output) < 0) {
-		fprintf(stderr, "hloplan: cannot write '%s': %s\n", cli.output,
-			strerror(errno));
-		return EXIT_USAGE;
-	}
-	r = run(pool, &ds, &cli, f, &out, &st);
-	if (r < 0 || ds.n) {
-		out_close(&out, 0);
-		diag_print(&ds, stderr);
-		return EXIT_INPUT;
-	}
-	if (cli.stats)
-		print_times(&st);
-	if (out_close(&out, 1) < 0) {
-		fprintf(stderr, "hloplan: cannot write '%s': %s\n",
-			cli.output ? cli.output : "-", strerror(errno));
-		return EXIT_USAGE;
-	}
-	pool_free(pool);
-	free(text);
-	free(cli.names);
-	return 0;
+	if (!code)
+		code = run(&c);
+	else
+		code = code < 0 ? 0 : EXIT_USAGE;
+	free(c.depname);
+	free(c.targets);
+	free(c.quoted);
+	free(c.names);
+	return code;
 }

@@ -1,5 +1,6 @@
 /* Codegen: writes finished plans out for their users.  The plan header is a
- * C/C++ header of macros, a table and compile-time checks (DESIGN.md §9). */
+ * C/C++ header of macros, a table and compile-time checks (DESIGN.md §9);
+ * beside it, the plan as JSON, a CSV with XLA's columns, an SVG timeline. */
 #ifndef HLOPLAN_CODEGEN_H
 #define HLOPLAN_CODEGEN_H
 
@@ -19,5 +20,35 @@ struct header_opts {
 void codegen_header(FILE *out, const struct plan *plans,
 		    const char *const *prefixes, int nplan,
 		    const struct header_opts *o);
+
+/* The plans of one run, for the writers beside the header. */
+struct plan_set {
+	const struct plan *plans;
+	const char *const *prefixes;	/* each plan's header prefix */
+	int nplan;
+	const char *source;	/* the input's base name, or "<stdin>" */
+};
+
+/* common.c: "gpu" or "tpu"; a buffer's class names ("temp" for none),
+ * returning how many. */
+const char *codegen_target(int target);
+int codegen_classes(int flags, const char *names[4]);
+/* s as a JSON string, quotes included; bytes not UTF-8 become U+FFFD. */
+void codegen_json_string(FILE *out, const char *s);
+
+/* Each writes only to out (the caller checks ferror) and gives the same
+ * bytes for the same plans. */
+/* json.c: the whole plan; the schema is in README.md. */
+void codegen_json(FILE *out, const struct plan_set *s);
+/* csv.c: one row per buffer, XLA's BufferInfoString columns first. */
+void codegen_csv(FILE *out, const struct plan_set *s);
+/* svg.c: per arena, offset x step boxes and the live-bytes curve. */
+void codegen_svg(FILE *out, const struct plan_set *s);
+/* stats.c: --stats as text and as JSON; ms[k] is stage k's time. */
+void codegen_stats(FILE *out, const struct plan_set *s, const double *ms,
+		   const char *const *stages, int nstage);
+void codegen_stats_json(FILE *out, const struct plan_set *s,
+			const double *ms, const char *const *stages,
+			int nstage);
 
 #endif

@@ -1,0 +1,617 @@
+/* The library API (include/hloplan.h): reads the input, runs the frontend and
+ * the driver for each module and target, and hands the plans and diagnostics
+ * back as data; hloplan_write picks the writer.  Nothing here prints. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hloplan.h"
+#include "codegen/codegen.h"
+#include "driver.h"
+#include "frontend/frontend.h"
+
+struct hloplan_result {
+	struct pool *pool;	/* owns everything below but text */
+	char *text;		/* the input, malloc'd */
+	const char *dep;	/* the input's path for depfiles, or NULL */
+	struct diags ds;
+	int status;		/* enum hloplan_status */
+	struct options opt;	/* for every plan, but the target */
+	int targets;		/* HLOPLAN_TARGET_* bits */
+	const char *prefix;
+	struct driver_opts drv;
+	struct hlofile *file;
+	struct plan_set set;	/* the plans, for the writers */
+	struct plan *plans;
+	const char **prefixes;
+	struct hloplan_plan *pub;
+	struct hloplan_diag *diags;
+	struct stats st;
+};
+
+static const struct loc noloc;
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+const char *
+hloplan_version(void)
+{
+	return HLOPLAN_VERSION;
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+static int
+is_upper_ident(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || *s == '_' ||
+		      (*s >= '0' && *s <= '9')))
+			return 0;
+	return 1;
+}
+
+static int
+is_dump_stage(const char *s)
+{
+	static const char *const stages[] = {
+		"ir", "schedule", "hlo", "values", "plan",
+	};
+
+	for (size_t i = 0; i < sizeof stages / sizeof *stages; i++)
+		if (!strcmp(s, stages[i]))
+			return 1;
+	return 0;
+}
+
+/* What is wrong with the numbers in o, or NULL. */
+static const char *
+bad_number(const struct hloplan_options *o)
+{
+	const int *t = o->tpu_tile;
+
+	if (o->targets < 0 || o->targets > HLOPLAN_TARGET_ALL)
+		return "targets: expected HLOPLAN_TARGET_* bits";
+	if (o->align < 0 || o->align > 1 << 30 || (o->align & (o->align - 1)))
+		return "align: expected a power of two up to 2^30";
+	if ((t[0] == 0) != (t[1] == 0) || t[0] < 0 || t[1] < 0 ||
+	    t[0] > 4096 || t[1] > 4096)
+		return "tpu_tile: expected rows and columns from 1 to 4096";
+	if (o->effort < 0)
+		return "effort: expected a number of steps";
+	if (o->schedule < HLOPLAN_SCHEDULE_AUTO ||
+	    o->schedule > HLOPLAN_SCHEDULE_MEM)
+		return "schedule: expected HLOPLAN_SCHEDULE_*";
+	if (o->slots && (o->slots < 2 || o->slots > 64))
+		return "slots: expected a number from 2 to 64";
+	return NULL;
+}
+
+/* What is wrong with the lists and names in o, or NULL. */
+static const char *
+bad_list(const struct hloplan_options *o, int maxcap)
+{
+	if (o->ndouble_buffer < 0 || (o->ndouble_buffer && !o->double_buffer))
+		return "double_buffer: expected ndouble_buffer names";
+	for (int i = 0; i < o->ndouble_buffer; i++)
+		if (!o->double_buffer[i] || !*o->double_buffer[i])
+			return "double_buffer: expected instruction names";
+	if (o->ncapacity < 0 || o->ncapacity > maxcap ||
+	    (o->ncapacity && !o->capacities))
+		return "capacities: expected at most 16";
+	for (int i = 0; i < o->ncapacity; i++)
+		if (o->capacities[i].space < 0 || o->capacities[i].bytes < 0)
+			return "capacities: expected spaces and bytes >= 0";
+	if (o->prefix && !is_upper_ident(o->prefix))
+		return "prefix: expected an upper-case C identifier";
+	if (o->dump && (!is_dump_stage(o->dump) || !o->dump_file))
+		return "dump: expected ir, schedule, hlo, values or plan, and "
+		       "a dump_file";
+	return NULL;
+}
+
+static void
+set_lists(struct hloplan_result *r, const struct hloplan_options *o)
+{
+	struct options *x = &r->opt;
+	const char **names;
+
+	names = pool_alloc(r->pool, sizeof *names *
+					    (size_t)(o->ndouble_buffer + 1));
+	for (int i = 0; i < o->ndouble_buffer; i++)
+		names[i] = pool_strdup(r->pool, o->double_buffer[i]);
+	x->names = names;
+	x->nname = o->ndouble_buffer;
+	for (int i = 0; i < o->ncapacity; i++) {
+		x->cap[i].space = o->capacities[i].space;
+		x->cap[i].bytes = o->capacities[i].bytes;
+	}
+	x->ncap = o->ncapacity;
+}
+
+/* The passes' options from the public ones; zero fields keep defaults. */
+static void
+set_options(struct hloplan_result *r, const struct hloplan_options *o)
+{
+	static const int sched[] = {SCHED_AUTO, SCHED_TEXT, SCHED_MEM};
+	struct options *x = &r->opt;
+
+	options_default(x);
+	if (o->align)
+		x->align = o->align;
+	x->reuse = !o->no_reuse;
+	x->io_in_arena = !o->io_out_of_arena;
+	if (o->tpu_tile[0]) {
+		x->tpu_tile[0] = o->tpu_tile[0];
+		x->tpu_tile[1] = o->tpu_tile[1];
+	}
+	x->effort = o->effort;
+	x->schedule = sched[o->schedule];
+	x->double_buffer = !o->no_double_buffer;
+	if (o->slots)
+		x->slots = o->slots;
+	set_lists(r, o);
+	r->targets = o->targets ? o->targets : HLOPLAN_TARGET_ALL;
+	r->prefix = pool_strdup(r->pool, o->prefix ? o->prefix : "HLOPLAN");
+	r->drv.dump = o->dump ? pool_strdup(r->pool, o->dump) : NULL;
+	r->drv.dumpf = o->dump_file;
+	r->drv.stats = &r->st;
+}
+
+/* ---- planning ----------------------------------------------------------- */
+
+/* Reads a whole file (or stdin for "-"); NULL with errno on failure. */
+static char *
+read_all(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	size_t cap = 1 << 16, n = 0, r;
+	char *buf, *nb;
+	int err = 0;
+
+	if (!f)
+		return NULL;
+	buf = malloc(cap);
+	while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += r;
+		if (n == cap) {
+			if (!(nb = realloc(buf, cap *= 2)))
+				free(buf);
+			buf = nb;
+		}
+	}
+	if (buf && ferror(f)) {
+		err = errno ? errno : EIO;
+		free(buf);
+		buf = NULL;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (err)
+		errno = err;
+	*len = n;
+	return buf;
+}
+
+/* An upper-case C identifier made from s (for guards and prefixes). */
+static char *
+upper_ident(struct pool *pool, const char *s)
+{
+	char *r = pool_printf(pool, "%s%s", *s >= '0' && *s <= '9' ? "_" : "",
+			      s);
+
+	for (char *q = r; *q; q++)
+		*q = (*q >= 'a' && *q <= 'z') ? (char)(*q - 32) :
+		     ((*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')) ?
+		     *q : '_';
+	return r;
+}
+
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* PREFIX_GPU, or PREFIX_<MODULE>_GPU when a file holds several modules
+ * (with _<index> when two share a name). */
+static const char *
+plan_prefix(struct hloplan_result *r, int mod, int target)
+{
+	const struct hlofile *f = r->file;
+	const char *t = target == TARGET_GPU ? "GPU" : "TPU";
+	int dup = 0;
+
+	if (f->nmod == 1)
+		return pool_printf(r->pool, "%s_%s", r->prefix, t);
+	for (int i = 0; i < f->nmod; i++)
+		dup |= i != mod && !strcmp(f->mods[i].name, f->mods[mod].name);
+	if (dup)
+		return pool_printf(r->pool, "%s_%s_%d_%s", r->prefix,
+				   upper_ident(r->pool, f->mods[mod].name),
+				   mod, t);
+	return pool_printf(r->pool, "%s_%s_%s", r->prefix,
+			   upper_ident(r->pool, f->mods[mod].name), t);
+}
+
+/* Plans every module for every target asked for; -1 on bad input. */
+static int
+plan_all(struct hloplan_result *r)
+{
+	size_t cap = (size_t)(2 * r->file->nmod + 1);
+	int n = 0;
+
+	r->plans = pool_alloc(r->pool, sizeof *r->plans * cap);
+	r->prefixes = pool_alloc(r->pool, sizeof *r->prefixes * cap);
+	for (int i = 0; i < r->file->nmod; i++)
+		for (int t = TARGET_GPU; t <= TARGET_TPU; t++) {
+			struct options o = r->opt;
+
+			if (!(r->targets & (1 << t)))
+				continue;
+			o.target = t;
+			if (plan_module(r->pool, &r->ds, &r->file->mods[i], &o,
+					&r->drv, &r->plans[n]) < 0)
+				return -1;
+			r->prefixes[n++] = plan_prefix(r, i, t);
+		}
+	r->set.nplan = n;
+	return 0;
+}
+
+/* ---- the plans and diagnostics as data ---------------------------------- */
+
+static void
+export_buffer(struct hloplan_buffer *d, const struct buffer *b)
+{
+	d->name = b->name;
+	d->flags = b->flags;
+	d->space = b->space;
+	d->in_arena = b->in_arena;
+	d->offset = b->in_arena ? b->offset : -1;
+	d->size = b->size;
+	d->bytes = b->bytes;
+	d->start = b->start;
+	d->end = b->end;
+	d->slots = b->slots > 1 ? b->slots : 1;
+	d->stride = b->slots > 1 ? b->stride : 0;
+}
+
+static void
+export_arrays(struct pool *pool, struct hloplan_plan *d, const struct plan *p)
+{
+	struct hloplan_buffer *bufs;
+	struct hloplan_arena *arenas;
+	struct hloplan_copy *copies;
+
+	bufs = pool_alloc(pool, sizeof *bufs * (size_t)(p->nbuf + 1));
+	for (int i = 0; i < p->nbuf; i++)
+		export_buffer(&bufs[i], &p->bufs[i]);
+	arenas = pool_alloc(pool, sizeof *arenas * (size_t)(p->narena + 1));
+	for (int i = 0; i < p->narena; i++)
+		arenas[i] = (struct hloplan_arena){
+			p->arenas[i].space, p->arenas[i].size,
+			p->arenas[i].lower, p->arenas[i].nbuf};
+	copies = pool_alloc(pool, sizeof *copies * (size_t)(p->ncopy + 1));
+	for (int i = 0; i < p->ncopy; i++)
+		copies[i] = (struct hloplan_copy){
+			p->copies[i].src, p->copies[i].dst, p->copies[i].step,
+			p->copies[i].after, p->copies[i].bytes};
+	d->buffers = bufs;
+	d->nbuffer = p->nbuf;
+	d->arenas = arenas;
+	d->narena = p->narena;
+	d->copies = copies;
+	d->ncopy = p->ncopy;
+}
+
+static void
+export_plans(struct hloplan_result *r)
+{
+	r->pub = pool_alloc(r->pool, sizeof *r->pub *
+					     (size_t)(r->set.nplan + 1));
+	for (int i = 0; i < r->set.nplan; i++) {
+		const struct plan *p = &r->plans[i];
+		struct hloplan_plan *d = &r->pub[i];
+
+		d->module = p->module;
+		d->target = p->target == TARGET_GPU ? HLOPLAN_TARGET_GPU :
+						      HLOPLAN_TARGET_TPU;
+		d->prefix = r->prefixes[i];
+		d->align = p->align;
+		d->nstep = p->ntime;
+		d->steps = p->steps;
+		d->schedule = p->sched.name ? p->sched.name : "text";
+		d->peak = p->sched.peak;
+		d->peak_text = p->sched.peak_text;
+		export_arrays(r->pool, d, p);
+	}
+}
+
+static struct hloplan_result *
+finish(struct hloplan_result *r, int status)
+{
+	r->status = status;
+	r->diags = pool_alloc(r->pool, sizeof *r->diags *
+					       (size_t)(r->ds.n + 1));
+	for (int i = 0; i < r->ds.n; i++)
+		r->diags[i] = (struct hloplan_diag){
+			r->ds.file, r->ds.d[i].loc.line, r->ds.d[i].loc.col,
+			r->ds.d[i].msg};
+	if (status != HLOPLAN_OK)
+		r->set.nplan = 0;
+	r->set.plans = r->plans;
+	r->set.prefixes = r->prefixes;
+	return r;
+}
+
+static struct hloplan_result *
+result_new(const char *name)
+{
+	struct hloplan_result *r = calloc(1, sizeof *r);
+
+	if (!r)
+		abort();	/* out of memory, as in the pool */
+	r->pool = pool_new();
+	r->ds.pool = r->pool;
+	r->ds.file = pool_strdup(r->pool, name);
+	r->set.source = base_name(r->ds.file);
+	return r;
+}
+
+/* Parses and plans r->text; the common part of plan_file and plan_string. */
+static struct hloplan_result *
+run(struct hloplan_result *r, size_t len, const struct hloplan_options *o)
+{
+	static const struct hloplan_options defaults;
+	int maxcap = (int)(sizeof r->opt.cap / sizeof *r->opt.cap);
+	const char *why;
+	double t0;
+
+	if (!o)
+		o = &defaults;
+	if ((why = bad_number(o)) || (why = bad_list(o, maxcap))) {
+		diag_error(&r->ds, noloc, "invalid option: %s", why);
+		return finish(r, HLOPLAN_ERR_OPTIONS);
+	}
+	set_options(r, o);
+	r->ds.src = r->text;
+	r->ds.srclen = len;
+	t0 = now_ms();
+	r->file = frontend_parse(r->pool, r->text, len, &r->ds);
+	r->st.ms[ST_PARSE] += now_ms() - t0;
+	if (r->ds.n)
+		return finish(r, HLOPLAN_ERR_INPUT);
+	if (r->drv.dump && !strcmp(r->drv.dump, "ir")) {
+		for (int i = 0; i < r->file->nmod; i++)
+			ir_print_module(r->drv.dumpf, &r->file->mods[i]);
+		return finish(r, HLOPLAN_OK);
+	}
+	if (plan_all(r) < 0 || r->ds.n)
+		return finish(r, HLOPLAN_ERR_INPUT);
+	export_plans(r);
+	return finish(r, HLOPLAN_OK);
+}
+
+struct hloplan_result *
+hloplan_plan_file(const char *path, const struct hloplan_options *o)
+{
+	int from_stdin = path && !strcmp(path, "-");
+	struct hloplan_result *r = result_new(from_stdin ? "<stdin>" :
+					      path ? path : "<null>");
+	size_t len;
+
+	if (!path) {
+		diag_error(&r->ds, noloc, "no file name");
+		return finish(r, HLOPLAN_ERR_IO);
+	}
+	if (!from_stdin)
+		r->dep = r->ds.file;
+	if (!(r->text = read_all(path, &len))) {
+		diag_error(&r->ds, noloc, "%s", strerror(errno));
+		return finish(r, HLOPLAN_ERR_IO);
+	}
+	return run(r, len, o);
+}
+
+struct hloplan_result *
+hloplan_plan_string(const char *text, size_t len, const char *name,
+		    const struct hloplan_options *o)
+{
+	struct hloplan_result *r = result_new(name ? name : "<string>");
+
+	if (name)
+		r->dep = r->ds.file;
+	if (!(r->text = malloc(len + 1)))
+		abort();
+	if (len)
+		memcpy(r->text, text, len);
+	r->text[len] = 0;
+	return run(r, len, o);
+}
+
+void
+hloplan_free(struct hloplan_result *r)
+{
+	if (!r)
+		return;
+	pool_free(r->pool);
+	free(r->text);
+	free(r);
+}
+
+/* ---- accessors ---------------------------------------------------------- */
+
+int
+hloplan_status(const struct hloplan_result *r)
+{
+	return r->status;
+}
+
+int
+hloplan_ndiag(const struct hloplan_result *r)
+{
+	return r->ds.n;
+}
+
+const struct hloplan_diag *
+hloplan_get_diag(const struct hloplan_result *r, int i)
+{
+	return i >= 0 && i < r->ds.n ? &r->diags[i] : NULL;
+}
+
+int
+hloplan_write_diags(const struct hloplan_result *r, FILE *out)
+{
+	diag_print(&r->ds, out);
+	return ferror(out) ? -1 : 0;
+}
+
+int
+hloplan_nplan(const struct hloplan_result *r)
+{
+	return r->set.nplan;
+}
+
+const struct hloplan_plan *
+hloplan_get_plan(const struct hloplan_result *r, int i)
+{
+	return i >= 0 && i < r->set.nplan ? &r->pub[i] : NULL;
+}
+
+int
+hloplan_nstage(void)
+{
+	return NSTAGE;
+}
+
+const char *
+hloplan_stage_name(int stage)
+{
+	return stage >= 0 && stage < NSTAGE ? stage_names[stage] : NULL;
+}
+
+double
+hloplan_stage_ms(const struct hloplan_result *r, int stage)
+{
+	return stage >= 0 && stage < NSTAGE ? r->st.ms[stage] : 0.0;
+}
+
+/* ---- outputs ------------------------------------------------------------ */
+
+static void
+write_header(const struct hloplan_result *r, FILE *out, const char *name)
+{
+	struct pool *pool = pool_new();
+	struct header_opts ho = {"HLOPLAN_PLAN_H", r->set.source};
+
+	if (name && strcmp(name, "-") && *base_name(name))
+		ho.guard = upper_ident(pool, base_name(name));
+	codegen_header(out, r->set.plans, r->set.prefixes, r->set.nplan, &ho);
+	pool_free(pool);
+}
+
+int
+hloplan_write(const struct hloplan_result *r, int format, FILE *out,
+	      const char *name)
+{
+	if (!r || r->status != HLOPLAN_OK || !out) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;	/* what a failed write sets is what is reported */
+	switch (format) {
+	case HLOPLAN_FORMAT_HEADER:
+		write_header(r, out, name);
+		break;
+	case HLOPLAN_FORMAT_JSON:
+		codegen_json(out, &r->set);
+		break;
+	case HLOPLAN_FORMAT_CSV:
+		codegen_csv(out, &r->set);
+		break;
+	case HLOPLAN_FORMAT_SVG:
+		codegen_svg(out, &r->set);
+		break;
+	case HLOPLAN_FORMAT_STATS:
+		codegen_stats(out, &r->set, r->st.ms, stage_names, NSTAGE);
+		break;
+	case HLOPLAN_FORMAT_STATS_JSON:
+		codegen_stats_json(out, &r->set, r->st.ms, stage_names, NSTAGE);
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	if (ferror(out)) {
+		errno = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* A path in a Make rule: '$' doubled, '#' and spaces after a backslash,
+ * and the backslashes before a space doubled (GCC's mkdeps.c). */
+static void
+put_make_path(FILE *out, const char *s)
+{
+	int slashes = 0;
+
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t') {
+			for (; slashes > 0; slashes--)
+				fputc('\\', out);
+			fputc('\\', out);
+		} else if (*s == '#') {
+			fputc('\\', out);
+		} else if (*s == '$') {
+			fputc('$', out);
+		}
+		slashes = *s == '\\' ? slashes + 1 : 0;
+		fputc(*s, out);
+	}
+}
+
+int
+hloplan_write_depfile(const struct hloplan_result *r, FILE *out,
+		      const char *const *targets, const int *quoted,
+		      int ntarget)
+{
+	if (!r || !out || ntarget < 1 || !targets) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	for (int i = 0; i < ntarget; i++) {
+		if (i)
+			fputc(' ', out);
+		if (quoted && quoted[i])
+			put_make_path(out, targets[i]);
+		else
+			fputs(targets[i], out);
+	}
+	fputc(':', out);
+	if (r->dep) {
+		fputc(' ', out);
+		put_make_path(out, r->dep);
+	}
+	fputc('\n', out);
+	if (ferror(out)) {
+		errno = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}

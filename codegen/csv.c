@@ -1,0 +1,68 @@
+/* The plan as CSV, one row per buffer of every plan, XLA's columns first so
+ * that tools reading XLA's buffer-assignment CSV (BufferAssignment::
+ * BufferInfoString) read this one too; the columns are listed below. */
+#include <inttypes.h>
+
+#include "codegen/codegen.h"
+
+/* The columns, as XLA has them, then ours:
+ *   buffer_id        the buffer's index in its plan (the header's P_BUF_*)
+ *   buffer_name      its HLO name, always quoted, '"' doubled (RFC 4180)
+ *   offset           its offset in its memory space's arena; -1 when it is
+ *                    not in one (constants, or --io-out-of-arena)
+ *   size             bytes reserved: padded to the target's tile, and
+ *                    slots * stride when double-buffered
+ *   definition_time  the first step it is live (inclusive)
+ *   end_time         one past the last step it is live (exclusive, as in
+ *                    XLA; our intervals are closed, so this is end + 1)
+ * XLA's num_uses, use_times and use_names are left out: a plan does not
+ * keep uses.  Then:
+ *   unpadded_size    bytes of its largest value before padding
+ *   memory_space     n of S(n)
+ *   slots, stride    double buffering: k slots stride bytes apart, or 1, 0
+ *   class            temp, or param, output, const, table joined by '+'
+ *   module, target   the plan: HLO module name, gpu or tpu */
+static const char columns[] =
+	"buffer_id,buffer_name,offset,size,definition_time,end_time,"
+	"unpadded_size,memory_space,slots,stride,class,module,target\n";
+
+static void
+put_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void
+put_row(FILE *out, const struct plan *p, int id)
+{
+	const struct buffer *b = &p->bufs[id];
+	const char *cls[4];
+	int n = codegen_classes(b->flags, cls);
+
+	fprintf(out, "%d,", id);
+	put_quoted(out, b->name);
+	fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId32 ",%" PRId64 ",%"
+		PRId64 ",%d,%d,%" PRId64 ",", b->in_arena ? b->offset : -1,
+		b->size, b->start, (int64_t)b->end + 1, b->bytes, b->space,
+		b->slots > 1 ? b->slots : 1, b->slots > 1 ? b->stride : 0);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s%s", i ? "+" : "", cls[i]);
+	fputc(',', out);
+	put_quoted(out, p->module ? p->module : "");
+	fprintf(out, ",%s\n", codegen_target(p->target));
+}
+
+void
+codegen_csv(FILE *out, const struct plan_set *s)
+{
+	fputs(columns, out);
+	for (int i = 0; i < s->nplan; i++)
+		for (int b = 0; b < s->plans[i].nbuf; b++)
+			put_row(out, &s->plans[i], b);
+}

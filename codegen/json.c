@@ -1,0 +1,128 @@
+/* The plan as JSON for other tools: every plan of the run with its arenas,
+ * buffers, copies and schedule, keys in a fixed order, one buffer a line.
+ * The schema ("hloplan.plan", version 1) is described in README.md. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+
+enum { JSON_VERSION = 1 };
+
+static void
+put_key(FILE *out, const char *indent, const char *key)
+{
+	fprintf(out, "%s\"%s\": ", indent, key);
+}
+
+static void
+put_buffer(FILE *out, const struct buffer *b, int id, int last)
+{
+	const char *cls[4];
+	int n = codegen_classes(b->flags, cls);
+
+	fprintf(out, "        {\"id\": %d, \"name\": ", id);
+	codegen_json_string(out, b->name);
+	fputs(", \"class\": [", out);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s\"%s\"", i ? ", " : "", cls[i]);
+	fprintf(out, "], \"flags\": %d, \"space\": %d, \"in_arena\": %s, "
+		"\"offset\": ", b->flags, b->space,
+		b->in_arena ? "true" : "false");
+	if (b->in_arena)
+		fprintf(out, "%" PRId64, b->offset);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"size\": %" PRId64 ", \"bytes\": %" PRId64
+		", \"interval\": [%" PRId32 ", %" PRId32 "], \"slots\": %d, "
+		"\"stride\": %" PRId64 "}%s\n", b->size, b->bytes, b->start,
+		b->end, b->slots > 1 ? b->slots : 1,
+		b->slots > 1 ? b->stride : 0, last ? "" : ",");
+}
+
+static void
+put_arenas(FILE *out, const struct plan *p)
+{
+	put_key(out, "      ", "arenas");
+	fputs(p->narena ? "[\n" : "[", out);
+	for (int i = 0; i < p->narena; i++) {
+		const struct arena *a = &p->arenas[i];
+
+		fprintf(out, "        {\"space\": %d, \"size\": %" PRId64
+			", \"lower_bound\": %" PRId64 ", \"buffers\": %d}%s\n",
+			a->space, a->size, a->lower, a->nbuf,
+			i + 1 < p->narena ? "," : "");
+	}
+	fputs(p->narena ? "      ],\n" : "],\n", out);
+}
+
+static void
+put_copies(FILE *out, const struct plan *p)
+{
+	put_key(out, "      ", "copies");
+	fputs(p->ncopy ? "[\n" : "[", out);
+	for (int i = 0; i < p->ncopy; i++) {
+		const struct plan_copy *c = &p->copies[i];
+
+		fprintf(out, "        {\"src\": %d, \"dst\": %d, \"step\": %"
+			PRId32 ", \"when\": \"%s\", \"bytes\": %" PRId64
+			"}%s\n", c->src, c->dst, c->step,
+			c->after ? "after" : "before", c->bytes,
+			i + 1 < p->ncopy ? "," : "");
+	}
+	fputs(p->ncopy ? "      ],\n" : "],\n", out);
+}
+
+/* The schedule the intervals count: its order's name, peaks, and a name
+ * per step when the plan has them. */
+static void
+put_schedule(FILE *out, const struct plan *p)
+{
+	put_key(out, "      ", "schedule");
+	fputs("{\"order\": ", out);
+	codegen_json_string(out, p->sched.name ? p->sched.name : "text");
+	fprintf(out, ", \"peak\": %" PRId64 ", \"peak_text\": %" PRId64
+		", \"steps\": [", p->sched.peak, p->sched.peak_text);
+	for (int32_t t = 0; p->steps && t < p->ntime; t++) {
+		fputs(t ? ",\n        " : "\n        ", out);
+		codegen_json_string(out, p->steps[t]);
+	}
+	fputs(p->steps && p->ntime ? "\n      ]},\n" : "]},\n", out);
+}
+
+static void
+put_plan(FILE *out, const struct plan *p, const char *prefix, int last)
+{
+	fputs("    {\n", out);
+	put_key(out, "      ", "module");
+	codegen_json_string(out, p->module ? p->module : "");
+	fputs(",\n", out);
+	put_key(out, "      ", "target");
+	fprintf(out, "\"%s\",\n", codegen_target(p->target));
+	put_key(out, "      ", "prefix");
+	codegen_json_string(out, prefix);
+	fprintf(out, ",\n      \"align\": %" PRId64 ",\n      \"steps\": %"
+		PRId32 ",\n", p->align, p->ntime);
+	put_schedule(out, p);
+	put_arenas(out, p);
+	put_copies(out, p);
+	put_key(out, "      ", "buffers");
+	fputs(p->nbuf ? "[\n" : "[", out);
+	for (int i = 0; i < p->nbuf; i++)
+		put_buffer(out, &p->bufs[i], i, i + 1 == p->nbuf);
+	fprintf(out, "%s]\n    }%s\n", p->nbuf ? "      " : "",
+		last ? "" : ",");
+}
+
+void
+codegen_json(FILE *out, const struct plan_set *s)
+{
+	fprintf(out, "{\n  \"schema\": \"hloplan.plan\",\n  \"version\": %d,\n",
+		JSON_VERSION);
+	put_key(out, "  ", "source");
+	codegen_json_string(out, s->source ? s->source : "");
+	fputs(",\n  \"plans\": [", out);
+	fputs(s->nplan ? "\n" : "", out);
+	for (int i = 0; i < s->nplan; i++)
+		put_plan(out, &s->plans[i], s->prefixes[i], i + 1 == s->nplan);
+	fprintf(out, "%s]\n}\n", s->nplan ? "  " : "");
+}

@@ -1,0 +1,123 @@
+/* The --stats figures of each plan (buffers, padding, schedule, copies,
+ * slots, arena against its lower bound) and the time per stage, as text
+ * lines prefixed with the plan's prefix, or as JSON (--stats-json). */
+#include <inttypes.h>
+
+#include "codegen/codegen.h"
+
+struct figures {
+	int64_t bytes, padded;	/* in arenas: unpadded, reserved */
+	int slotted;		/* double-buffered buffers */
+	int64_t extra;		/* bytes their other slots add */
+};
+
+static struct figures
+count(const struct plan *pl)
+{
+	struct figures f = {0};
+
+	for (int b = 0; b < pl->nbuf; b++) {
+		const struct buffer *x = &pl->bufs[b];
+
+		if (!x->in_arena)
+			continue;
+		f.padded += x->slots > 1 ? x->stride : x->size;
+		f.bytes += x->bytes;
+		if (x->slots > 1) {
+			f.slotted++;
+			f.extra += x->size - x->stride;
+		}
+	}
+	return f;
+}
+
+static double
+ratio(int64_t a, int64_t b)
+{
+	return b ? (double)a / (double)b : 1.0;
+}
+
+static void
+put_plan(FILE *out, const struct plan *pl, const char *prefix)
+{
+	struct figures f = count(pl);
+
+	fprintf(out, "%s: module %s, %d buffers, %d steps; buffer bytes "
+		"%lld, padded %lld (+%.1f%%)\n", prefix, pl->module, pl->nbuf,
+		pl->ntime, (long long)f.bytes, (long long)f.padded,
+		f.bytes ? 100.0 * (double)(f.padded - f.bytes) /
+			  (double)f.bytes : 0.0);
+	fprintf(out, "%s:   schedule: %s order, peak %lld bytes (text "
+		"order: %lld)\n", prefix, pl->sched.name ? pl->sched.name :
+		"text", (long long)pl->sched.peak,
+		(long long)pl->sched.peak_text);
+	if (pl->ncopy)
+		fprintf(out, "%s:   copies: %d (values that must share a "
+			"buffer but are live at once)\n", prefix, pl->ncopy);
+	if (f.slotted)
+		fprintf(out, "%s:   double-buffered: %d buffers, %lld more "
+			"bytes reserved in their slots\n", prefix, f.slotted,
+			(long long)f.extra);
+	for (int a = 0; a < pl->narena; a++) {
+		const struct arena *x = &pl->arenas[a];
+
+		fprintf(out, "%s:   arena S(%d): %lld bytes, lower bound "
+			"%lld, ratio %.4f\n", prefix, x->space,
+			(long long)x->size, (long long)x->lower,
+			ratio(x->size, x->lower));
+	}
+}
+
+void
+codegen_stats(FILE *out, const struct plan_set *s, const double *ms,
+	      const char *const *stages, int nstage)
+{
+	for (int i = 0; i < s->nplan; i++)
+		put_plan(out, &s->plans[i], s->prefixes[i]);
+	fputs("hloplan: time", out);
+	for (int k = 0; k < nstage; k++)
+		fprintf(out, " %s %.2f ms%s", stages[k], ms[k],
+			k + 1 < nstage ? "," : "\n");
+}
+
+static void
+put_plan_json(FILE *out, const struct plan *pl, const char *prefix, int last)
+{
+	struct figures f = count(pl);
+
+	fprintf(out, "    {\"prefix\": \"%s\", \"module\": ", prefix);
+	codegen_json_string(out, pl->module ? pl->module : "");
+	fprintf(out, ", \"target\": \"%s\", \"buffers\": %d, \"steps\": %d, "
+		"\"bytes\": %" PRId64 ", \"padded\": %" PRId64
+		", \"schedule\": \"%s\", \"peak\": %" PRId64
+		", \"peak_text\": %" PRId64 ", \"copies\": %d, "
+		"\"double_buffered\": %d, \"slot_bytes\": %" PRId64
+		",\n     \"arenas\": [", codegen_target(pl->target), pl->nbuf,
+		pl->ntime, f.bytes, f.padded,
+		pl->sched.name ? pl->sched.name : "text", pl->sched.peak,
+		pl->sched.peak_text, pl->ncopy, f.slotted, f.extra);
+	for (int a = 0; a < pl->narena; a++) {
+		const struct arena *x = &pl->arenas[a];
+
+		fprintf(out, "%s{\"space\": %d, \"size\": %" PRId64
+			", \"lower_bound\": %" PRId64 ", \"ratio\": %.4f}",
+			a ? ", " : "", x->space, x->size, x->lower,
+			ratio(x->size, x->lower));
+	}
+	fprintf(out, "]}%s\n", last ? "" : ",");
+}
+
+void
+codegen_stats_json(FILE *out, const struct plan_set *s, const double *ms,
+		   const char *const *stages, int nstage)
+{
+	fputs("{\n  \"schema\": \"hloplan.stats\",\n  \"version\": 1,\n"
+	      "  \"plans\": [\n", out);
+	for (int i = 0; i < s->nplan; i++)
+		put_plan_json(out, &s->plans[i], s->prefixes[i],
+			      i + 1 == s->nplan);
+	fputs("  ],\n  \"time_ms\": {", out);
+	for (int k = 0; k < nstage; k++)
+		fprintf(out, "%s\"%s\": %.3f", k ? ", " : "", stages[k], ms[k]);
+	fputs("}\n}\n", out);
+}

@@ -1,0 +1,220 @@
+/* hloplan as a library: plan the buffers of an XLA HLO module from a file or
+ * a string, read the plan and the diagnostics back as data, and write the C
+ * header, JSON, CSV or SVG.  The library never exits and never prints. */
+#ifndef HLOPLAN_H
+#define HLOPLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- options ------------------------------------------------------------
+ * A zeroed struct hloplan_options asks for the defaults; each field says
+ * what its zero means. */
+
+enum hloplan_target {		/* bits of hloplan_options.targets */
+	HLOPLAN_TARGET_GPU = 1,	/* bytes; offsets aligned to 256 */
+	HLOPLAN_TARGET_TPU = 2,	/* arrays padded to their tiles */
+	HLOPLAN_TARGET_ALL = 3
+};
+
+enum hloplan_schedule {
+	HLOPLAN_SCHEDULE_AUTO,	/* reorder unless it is_scheduled */
+	HLOPLAN_SCHEDULE_TEXT,	/* the text order */
+	HLOPLAN_SCHEDULE_MEM	/* the lowest-peak memory-aware order */
+};
+
+struct hloplan_capacity {
+	int space;		/* memory space S(n) */
+	int64_t bytes;		/* its arena may hold at most this much */
+};
+
+struct hloplan_options {
+	int targets;		/* HLOPLAN_TARGET_* bits; 0: GPU and TPU */
+	int64_t align;		/* offset alignment, a power of two up to
+				   2^30; 0: 256 */
+	int no_reuse;		/* no reuse of dying operands */
+	int io_out_of_arena;	/* keep entry parameters and outputs out of
+				   the arena, as XLA does */
+	int tpu_tile[2];	/* TPU tile for untiled layouts, 1..4096 each;
+				   {0, 0}: 8x128 */
+	long effort;		/* packer budget in steps; 0: default */
+	int schedule;		/* enum hloplan_schedule */
+	int no_double_buffer;	/* no slots for streamed buffers */
+	int slots;		/* slots per streamed buffer, 2..64; 0: 2 */
+	int ndouble_buffer;	/* instructions whose buffers get slots */
+	const char *const *double_buffer;
+	int ncapacity;		/* at most 16 */
+	const struct hloplan_capacity *capacities;
+	const char *prefix;	/* macro prefix, an upper-case C identifier;
+				   NULL: "HLOPLAN" */
+	const char *dump;	/* NULL, or a stage to print to dump_file as
+				   it runs: "ir" (then nothing is planned),
+				   "schedule", "hlo", "values", "plan" */
+	FILE *dump_file;
+};
+
+/* ---- planning ----------------------------------------------------------- */
+
+struct hloplan_result;
+
+enum hloplan_status {
+	HLOPLAN_OK,		/* every module planned and verified */
+	HLOPLAN_ERR_INPUT,	/* the module is wrong, or does not fit */
+	HLOPLAN_ERR_OPTIONS,	/* an option is out of range */
+	HLOPLAN_ERR_IO		/* the file cannot be read */
+};
+
+/* Plans every module of the file at path ("-": standard input) for every
+ * target asked for.  Returns a result to free with hloplan_free, never NULL
+ * (out of memory aborts).  o may be NULL for the defaults. */
+struct hloplan_result *hloplan_plan_file(const char *path,
+					 const struct hloplan_options *o);
+/* The same for len bytes of HLO text; name is shown in diagnostics and
+ * listed in depfiles (NULL: "<string>", listed in none). */
+struct hloplan_result *hloplan_plan_string(const char *text, size_t len,
+					   const char *name,
+					   const struct hloplan_options *o);
+void hloplan_free(struct hloplan_result *r);
+
+/* An enum hloplan_status: HLOPLAN_OK, or why there are no plans. */
+int hloplan_status(const struct hloplan_result *r);
+const char *hloplan_version(void);
+
+/* ---- diagnostics -------------------------------------------------------- */
+
+struct hloplan_diag {
+	const char *file;	/* the input's name */
+	int line, col;		/* 1-based; 0 when not at a place in it */
+	const char *message;
+};
+
+int hloplan_ndiag(const struct hloplan_result *r);
+const struct hloplan_diag *hloplan_get_diag(const struct hloplan_result *r,
+					    int i);
+/* All of them as "file:line:col: error: message", each followed by the
+ * source line and a caret under the column.  0, or -1 on a write error. */
+int hloplan_write_diags(const struct hloplan_result *r, FILE *out);
+
+/* ---- the plan: one per module and target -------------------------------- */
+
+/* Bits of hloplan_buffer.flags; 0 is a temporary. */
+enum hloplan_class {
+	HLOPLAN_BUF_PARAM = 1,	/* holds an entry parameter */
+	HLOPLAN_BUF_OUTPUT = 2,	/* holds (part of) the entry's result */
+	HLOPLAN_BUF_CONST = 4,	/* a constant: never in an arena */
+	HLOPLAN_BUF_TABLE = 8	/* a tuple's index table */
+};
+
+struct hloplan_buffer {
+	const char *name;	/* HLO name of its first value */
+	int flags;		/* enum hloplan_class bits */
+	int space;		/* memory space S(n) */
+	int in_arena;		/* 0: constants, and parameters and
+				   outputs kept out */
+	int64_t offset;		/* in its space's arena, or -1 */
+	int64_t size;		/* reserved: padded, slots * stride */
+	int64_t bytes;		/* unpadded bytes of its largest value */
+	int32_t start, end;	/* closed live interval, in steps */
+	int slots;		/* 1, or k for a double-buffered block */
+	int64_t stride;		/* between slots; 0 when slots == 1 */
+};
+
+struct hloplan_arena {
+	int space;		/* S(n) */
+	int64_t size;		/* bytes */
+	int64_t lower_bound;	/* peak of live bytes: no arena is less */
+	int nbuffer;		/* buffers in it */
+};
+
+/* A copy the runtime makes, src into dst, before or after a step. */
+struct hloplan_copy {
+	int src, dst;		/* buffer indices */
+	int32_t step;
+	int after;		/* 0: before the step runs; 1: after it */
+	int64_t bytes;
+};
+
+struct hloplan_plan {
+	const char *module;	/* HLO module name */
+	int target;		/* HLOPLAN_TARGET_GPU or _TPU */
+	const char *prefix;	/* its macros' prefix, e.g. "HLOPLAN_GPU" */
+	int64_t align;		/* offsets, sizes are multiples of it */
+	int32_t nstep;		/* intervals lie in [0, nstep) */
+	const char *const *steps;	/* nstep "computation/instruction"
+					   names, or NULL */
+	const char *schedule;	/* the order: "text", "list", ... */
+	int64_t peak;		/* peak of live bytes in that order */
+	int64_t peak_text;	/* ... and in the text order */
+	int nbuffer;
+	const struct hloplan_buffer *buffers;	/* in definition order */
+	int narena;
+	const struct hloplan_arena *arenas;	/* by space */
+	int ncopy;
+	const struct hloplan_copy *copies;	/* in the order to run them */
+};
+
+/* Plans in the order module by module, GPU before TPU; 0 unless OK. */
+int hloplan_nplan(const struct hloplan_result *r);
+const struct hloplan_plan *hloplan_get_plan(const struct hloplan_result *r,
+					    int i);
+
+/* Wall time of each stage of the pipeline, summed over all plans. */
+int hloplan_nstage(void);
+const char *hloplan_stage_name(int stage);
+double hloplan_stage_ms(const struct hloplan_result *r, int stage);
+
+/* ---- outputs ------------------------------------------------------------ */
+
+enum hloplan_format {
+	HLOPLAN_FORMAT_HEADER,	/* the C/C++ header */
+	HLOPLAN_FORMAT_JSON,	/* the whole plan (schema in README.md) */
+	HLOPLAN_FORMAT_CSV,	/* a row per buffer, XLA's columns first */
+	HLOPLAN_FORMAT_SVG,	/* a memory timeline per arena */
+	HLOPLAN_FORMAT_STATS,	/* the --stats text */
+	HLOPLAN_FORMAT_STATS_JSON	/* the same figures as JSON */
+};
+
+/* Writes all plans in a format.  name is the output's path, from which the
+ * header's include guard is made ("out/plan.h": PLAN_H; NULL or "-":
+ * HLOPLAN_PLAN_H).  The same plans give the same bytes, but for the stage
+ * times in the stats.  0, or -1 with errno (EINVAL: no plans). */
+int hloplan_write(const struct hloplan_result *r, int format, FILE *out,
+		  const char *name);
+/* The same into a file, through hloplan_output; "-" is standard output. */
+int hloplan_write_file(const struct hloplan_result *r, int format,
+		       const char *path);
+
+/* A Make depfile, "targets: input", the input as given to plan_file, with
+ * '$', '#' and spaces escaped as GCC does; none listed when it was
+ * standard input or a string with no name.  quoted[i] set: targets[i] is
+ * escaped the same way (GCC's -MQ), else written as is (-MT); quoted may be
+ * NULL.  0, or -1 with errno. */
+int hloplan_write_depfile(const struct hloplan_result *r, FILE *out,
+			  const char *const *targets, const int *quoted,
+			  int ntarget);
+
+/* An output file that appears whole or not at all: written to a temporary
+ * beside path, then renamed over it on commit, unless path already holds
+ * the same bytes: then it is left alone, mtime and all, so that build tools
+ * that restat (ninja) skip what depends on it.  "-" is standard output. */
+struct hloplan_output;
+
+struct hloplan_output *hloplan_output_open(const char *path);	/* NULL,
+								   errno */
+FILE *hloplan_output_stream(struct hloplan_output *o);
+/* Closes, compares and renames or discards, then frees o; 0, or -1 with
+ * errno and nothing changed at path. */
+int hloplan_output_commit(struct hloplan_output *o);
+/* Removes the temporary and frees o; path is untouched. */
+void hloplan_output_abort(struct hloplan_output *o);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,210 @@
+/* Output files that appear whole or not at all: a temporary beside the path,
+ * renamed over it on commit, or dropped when the path already holds the same
+ * bytes, so its mtime stays and ninja's restat skips what depends on it.
+ * What is not a regular file (/dev/null, a FIFO) is written in place. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hloplan.h"
+
+struct hloplan_output {
+	char *path;		/* NULL: standard output */
+	char *tmp;		/* NULL: written in place */
+	FILE *f;
+};
+
+/* Frees o, keeping errno. */
+static void
+output_free(struct hloplan_output *o)
+{
+	int err = errno;
+
+	free(o->path);
+	free(o->tmp);
+	free(o);
+	errno = err;
+}
+
+/* Creates path.tmpPID.N with the umask's permissions; the name differs for
+ * every open output of a process, and O_EXCL settles any other clash. */
+static int
+open_temp(struct hloplan_output *o)
+{
+	size_t n = strlen(o->path) + 64;
+	uintptr_t salt = (uintptr_t)o;
+	int fd = -1;
+
+	if (!(o->tmp = malloc(n)))
+		return -1;
+	for (int k = 0; fd < 0 && k < 100; k++) {
+		snprintf(o->tmp, n, "%s.tmp%ld.%lx", o->path, (long)getpid(),
+			 (unsigned long)(salt + (uintptr_t)k));
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			  0666);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return -1;
+	if (!(o->f = fdopen(fd, "w"))) {
+		close(fd);
+		unlink(o->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 when path exists and is not a regular file: renaming over a device or
+ * a FIFO would replace it. */
+static int
+is_special(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && !S_ISREG(st.st_mode);
+}
+
+struct hloplan_output *
+hloplan_output_open(const char *path)
+{
+	struct hloplan_output *o;
+
+	if (!path || !*path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(o = calloc(1, sizeof *o)))
+		return NULL;
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return o;
+	}
+	if (!(o->path = strdup(path)) ||
+	    (is_special(path) ? !(o->f = fopen(path, "w")) : open_temp(o) < 0)) {
+		output_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+FILE *
+hloplan_output_stream(struct hloplan_output *o)
+{
+	return o->f;
+}
+
+/* 1 when files a and b hold the same bytes; 0 when not, or b is missing. */
+static int
+same_bytes(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	char ba[1 << 14], bb[1 << 14];
+	size_t na, nb;
+	int same = fa && fb;
+
+	while (same) {
+		na = fread(ba, 1, sizeof ba, fa);
+		nb = fread(bb, 1, sizeof bb, fb);
+		same = na == nb && !memcmp(ba, bb, na) && !ferror(fa) &&
+		       !ferror(fb);
+		if (na < sizeof ba)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/* Flushes and closes f; 0, or the error (errno, EIO when stdio kept none). */
+static int
+close_stream(FILE *f)
+{
+	int err;
+
+	errno = 0;
+	err = fflush(f) || ferror(f) ? (errno ? errno : EIO) : 0;
+	if (fclose(f) && !err)
+		err = errno ? errno : EIO;
+	return err;
+}
+
+static int
+commit_file(struct hloplan_output *o)
+{
+	int err = close_stream(o->f);
+
+	if (!err && same_bytes(o->tmp, o->path)) {
+		unlink(o->tmp);
+		return 0;
+	}
+	if (!err && rename(o->tmp, o->path))
+		err = errno;
+	if (!err)
+		return 0;
+	unlink(o->tmp);
+	errno = err;
+	return -1;
+}
+
+static int
+close_in_place(FILE *f)
+{
+	int err = close_stream(f);
+
+	if (err)
+		errno = err;
+	return err ? -1 : 0;
+}
+
+int
+hloplan_output_commit(struct hloplan_output *o)
+{
+	int r;
+
+	if (o->tmp)
+		r = commit_file(o);
+	else if (o->path)
+		r = close_in_place(o->f);
+	else
+		r = fflush(stdout) || ferror(stdout) ? -1 : 0;
+	output_free(o);
+	return r;
+}
+
+void
+hloplan_output_abort(struct hloplan_output *o)
+{
+	int err = errno;
+
+	if (!o)
+		return;
+	if (o->path)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	errno = err;
+	output_free(o);
+}
+
+int
+hloplan_write_file(const struct hloplan_result *r, int format,
+		   const char *path)
+{
+	struct hloplan_output *o = hloplan_output_open(path);
+
+	if (!o)
+		return -1;
+	if (hloplan_write(r, format, hloplan_output_stream(o), path) < 0) {
+		hloplan_output_abort(o);
+		return -1;
+	}
+	return hloplan_output_commit(o);
+}

@@ -1,0 +1,65 @@
+/* An AOT program's side of a plan: one arena allocated from the header's
+ * size macro, every buffer at its offset from the table.  Walking the
+ * schedule, each buffer is filled when it is defined and must still hold
+ * its bytes at every step it is live; prints OK. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlp_plan.h"
+
+#define NBUF HLOPLAN_GPU_NUM_BUFFERS
+
+static const struct HLOPLAN_GPU_buffer *const table = HLOPLAN_GPU_buffers;
+
+/* Buffer i's bytes in the arena. */
+static unsigned char *
+place(unsigned char *arena, int i)
+{
+	return arena + table[i].offset;
+}
+
+static int
+intact(const unsigned char *p, long long n, int i)
+{
+	for (long long k = 0; k < n; k++)
+		if (p[k] != (unsigned char)(i + 1))
+			return 0;
+	return 1;
+}
+
+int
+main(void)
+{
+	unsigned char *arena = aligned_alloc(HLOPLAN_GPU_ARENA_ALIGN,
+					     HLOPLAN_GPU_ARENA_SIZE);
+	float *logits;
+	int bad = 0;
+
+	if (!arena)
+		return 1;
+	for (int t = 0; t < HLOPLAN_GPU_NUM_STEPS; t++)
+		for (int i = 0; i < NBUF; i++) {
+			if (!table[i].in_arena)
+				continue;
+			if (table[i].start == t)
+				memset(place(arena, i), i + 1,
+				       (size_t)table[i].size);
+			if (table[i].start <= t && t <= table[i].end &&
+			    !intact(place(arena, i), table[i].size, i)) {
+				printf("%s overwritten at step %d\n",
+				       table[i].name, t);
+				bad = 1;
+			}
+		}
+	/* A buffer by name, as a runtime binds its output. */
+	logits = (float *)(arena + HLOPLAN_GPU_LOGITS_OFFSET);
+	for (int k = 0; k < HLOPLAN_GPU_LOGITS_SIZE / (int)sizeof *logits; k++)
+		logits[k] = (float)k;
+	bad |= logits[9] != 9.0f;
+	free(arena);
+	if (!bad)
+		printf("OK: %d buffers in an arena of %lld bytes\n", NBUF,
+		       (long long)HLOPLAN_GPU_ARENA_SIZE);
+	return bad;
+}

@@ -1,0 +1,747 @@
+/* Tests of the library API (include/hloplan.h) through nothing but it: plans
+ * and options, diagnostics as data and text, every writer, depfiles, and
+ * output files that are atomic and left alone when unchanged. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hloplan.h"
+
+static const char add_hlo[] =
+	"HloModule add\n"
+	"\n"
+	"ENTRY %add (a: f32[64], b: f32[64]) -> f32[64] {\n"
+	"  %a = f32[64]{0} parameter(0)\n"
+	"  %b = f32[64]{0} parameter(1)\n"
+	"  %c = f32[64]{0} add(%a, %b)\n"
+	"  ROOT %d = f32[64]{0} multiply(%c, %c)\n"
+	"}\n";
+
+static struct hloplan_result *
+plan(const struct hloplan_options *o)
+{
+	return hloplan_plan_string(add_hlo, sizeof add_hlo - 1, "add.hlo", o);
+}
+
+/* What a writer gives, as a malloc'd string. */
+static char *
+written(const struct hloplan_result *r, int format, const char *name)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(hloplan_write(r, format, f, name), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(strlen(text), len);
+	return text;
+}
+
+static const struct hloplan_buffer *
+find(const struct hloplan_plan *p, const char *name)
+{
+	for (int i = 0; i < p->nbuffer; i++)
+		if (!strcmp(p->buffers[i].name, name))
+			return &p->buffers[i];
+	fail_msg("no buffer '%s'", name);
+	return NULL;
+}
+
+/* The verifier's main rule from outside: buffers of one space that are live
+ * at once share no byte, and all lie inside their arena. */
+static void
+check_disjoint(const struct hloplan_plan *p)
+{
+	for (int i = 0; i < p->nbuffer; i++) {
+		const struct hloplan_buffer *x = &p->buffers[i];
+		int64_t arena = -1;
+
+		for (int a = 0; a < p->narena; a++)
+			if (p->arenas[a].space == x->space)
+				arena = p->arenas[a].size;
+		if (!x->in_arena)
+			continue;
+		assert_true(x->offset >= 0 && x->offset + x->size <= arena);
+		assert_int_equal(x->offset % p->align, 0);
+		for (int j = 0; j < i; j++) {
+			const struct hloplan_buffer *y = &p->buffers[j];
+
+			if (!y->in_arena || y->space != x->space ||
+			    x->end < y->start || y->end < x->start)
+				continue;
+			assert_true(x->offset + x->size <= y->offset ||
+				    y->offset + y->size <= x->offset);
+		}
+	}
+}
+
+/* ---- plans -------------------------------------------------------------- */
+
+static void
+test_defaults(void **state)
+{
+	struct hloplan_result *r = plan(NULL);
+	const struct hloplan_plan *gpu, *tpu;
+
+	(void)state;
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	assert_int_equal(hloplan_ndiag(r), 0);
+	assert_int_equal(hloplan_nplan(r), 2);
+	gpu = hloplan_get_plan(r, 0);
+	tpu = hloplan_get_plan(r, 1);
+	assert_null(hloplan_get_plan(r, 2));
+	assert_string_equal(gpu->module, "add");
+	assert_int_equal(gpu->target, HLOPLAN_TARGET_GPU);
+	assert_int_equal(tpu->target, HLOPLAN_TARGET_TPU);
+	assert_string_equal(gpu->prefix, "HLOPLAN_GPU");
+	assert_string_equal(tpu->prefix, "HLOPLAN_TPU");
+	assert_int_equal(gpu->align, 256);
+	assert_int_equal(gpu->nstep, 4);
+	assert_non_null(gpu->steps);
+	assert_string_equal(gpu->steps[2], "add/c");
+	assert_int_equal(gpu->narena, 1);
+	assert_int_equal(gpu->arenas[0].space, 0);
+	assert_int_equal(gpu->arenas[0].lower_bound, 768);
+	assert_true(gpu->arenas[0].size >= 768);
+	assert_int_equal(gpu->ncopy, 0);
+	check_disjoint(gpu);
+	check_disjoint(tpu);
+	hloplan_free(r);
+}
+
+static void
+test_buffers(void **state)
+{
+	struct hloplan_result *r = plan(NULL);
+	const struct hloplan_plan *gpu = hloplan_get_plan(r, 0);
+	const struct hloplan_plan *tpu = hloplan_get_plan(r, 1);
+	const struct hloplan_buffer *a = find(gpu, "a"), *d = find(gpu, "d");
+
+	(void)state;
+	assert_int_equal(a->flags, HLOPLAN_BUF_PARAM);
+	assert_int_equal(a->start, 0);
+	assert_int_equal(a->size, 256);
+	assert_int_equal(a->bytes, 256);
+	assert_int_equal(a->slots, 1);
+	assert_int_equal(a->stride, 0);
+	assert_true(a->in_arena);
+	assert_int_equal(d->flags, HLOPLAN_BUF_OUTPUT);
+	assert_int_equal(d->end, 3);
+	/* TPU pads 64 elements to 128. */
+	assert_int_equal(find(tpu, "a")->size, 512);
+	assert_int_equal(find(tpu, "a")->bytes, 256);
+	hloplan_free(r);
+}
+
+static void
+test_options(void **state)
+{
+	struct hloplan_options o = {0};
+	struct hloplan_result *r;
+	const struct hloplan_plan *p;
+
+	(void)state;
+	o.targets = HLOPLAN_TARGET_GPU;
+	o.align = 1024;
+	o.io_out_of_arena = 1;
+	o.prefix = "NET";
+	r = plan(&o);
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	assert_int_equal(hloplan_nplan(r), 1);
+	p = hloplan_get_plan(r, 0);
+	assert_string_equal(p->prefix, "NET_GPU");
+	assert_int_equal(p->align, 1024);
+	assert_false(find(p, "a")->in_arena);
+	assert_int_equal(find(p, "a")->offset, -1);
+	assert_true(find(p, "c")->in_arena);
+	assert_int_equal(find(p, "c")->size, 1024);
+	check_disjoint(p);
+	hloplan_free(r);
+}
+
+static void
+test_capacity(void **state)
+{
+	struct hloplan_capacity cap = {0, 512};
+	struct hloplan_options o = {0};
+	struct hloplan_result *r;
+
+	(void)state;
+	o.targets = HLOPLAN_TARGET_GPU;
+	o.capacities = &cap;
+	o.ncapacity = 1;
+	r = plan(&o);
+	assert_int_equal(hloplan_status(r), HLOPLAN_ERR_INPUT);
+	assert_int_equal(hloplan_nplan(r), 0);
+	assert_true(hloplan_ndiag(r) >= 1);
+	assert_non_null(strstr(hloplan_get_diag(r, 0)->message, "512"));
+	hloplan_free(r);
+}
+
+/* Options out of range are refused before anything is parsed. */
+static void
+test_bad_options(void **state)
+{
+	static const char *const why[] = {
+		"align", "slots", "tpu_tile", "prefix", "capacities", "dump",
+		"schedule", "targets", "double_buffer",
+	};
+	struct hloplan_capacity caps[17] = {{0, 0}};
+	const char *null_name = NULL;
+
+	(void)state;
+	for (int k = 0; k < (int)(sizeof why / sizeof *why); k++) {
+		struct hloplan_options o = {0};
+		struct hloplan_result *r;
+
+		o.align = k == 0 ? 3 : 0;
+		o.slots = k == 1 ? 1 : 0;
+		o.tpu_tile[0] = k == 2 ? 8 : 0;
+		o.prefix = k == 3 ? "lower" : NULL;
+		o.capacities = caps;
+		o.ncapacity = k == 4 ? 17 : 0;
+		o.dump = k == 5 ? "bogus" : NULL;
+		o.dump_file = stderr;
+		o.schedule = k == 6 ? 7 : 0;
+		o.targets = k == 7 ? 4 : 0;
+		o.double_buffer = &null_name;
+		o.ndouble_buffer = k == 8;
+		r = plan(&o);
+		assert_int_equal(hloplan_status(r), HLOPLAN_ERR_OPTIONS);
+		assert_int_equal(hloplan_ndiag(r), 1);
+		assert_non_null(strstr(hloplan_get_diag(r, 0)->message,
+				       why[k]));
+		hloplan_free(r);
+	}
+}
+
+/* samples/scan_layers.hlo streams a weight per layer: two slots by default,
+ * k with slots = k, one with no_double_buffer. */
+static int
+max_slots(int slots, int off)
+{
+	struct hloplan_options o = {0};
+	struct hloplan_result *r;
+	const struct hloplan_plan *p;
+	int most = 0;
+
+	o.targets = HLOPLAN_TARGET_GPU;
+	o.slots = slots;
+	o.no_double_buffer = off;
+	r = hloplan_plan_file(HLOPLAN_SAMPLES "/scan_layers.hlo", &o);
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	p = hloplan_get_plan(r, 0);
+	for (int i = 0; i < p->nbuffer; i++) {
+		if (p->buffers[i].slots > most)
+			most = p->buffers[i].slots;
+		if (p->buffers[i].slots > 1)
+			assert_int_equal(p->buffers[i].size,
+					 p->buffers[i].slots *
+						 p->buffers[i].stride);
+	}
+	check_disjoint(p);
+	hloplan_free(r);
+	return most;
+}
+
+static void
+test_double_buffer(void **state)
+{
+	(void)state;
+	assert_int_equal(max_slots(0, 0), 2);
+	assert_int_equal(max_slots(3, 0), 3);
+	assert_int_equal(max_slots(0, 1), 1);
+}
+
+static void
+test_stages(void **state)
+{
+	struct hloplan_result *r = plan(NULL);
+
+	(void)state;
+	assert_true(hloplan_nstage() > 2);
+	assert_string_equal(hloplan_stage_name(0), "parse");
+	assert_null(hloplan_stage_name(hloplan_nstage()));
+	for (int k = 0; k < hloplan_nstage(); k++)
+		assert_true(hloplan_stage_ms(r, k) >= 0);
+	assert_non_null(hloplan_version());
+	hloplan_free(r);
+}
+
+/* ---- diagnostics -------------------------------------------------------- */
+
+static void
+test_syntax_error(void **state)
+{
+	static const char bad[] =
+		"HloModule m\n"
+		"ENTRY %e {\n"
+		"  %a = f32[4]{0} parameter(0)\n"
+		"  ROOT %b = f32[4]{0} add(%a, %nope)\n"
+		"}\n";
+	struct hloplan_result *r;
+	const struct hloplan_diag *d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	r = hloplan_plan_string(bad, sizeof bad - 1, "dir/m.hlo", NULL);
+	assert_int_equal(hloplan_status(r), HLOPLAN_ERR_INPUT);
+	assert_int_equal(hloplan_nplan(r), 0);
+	assert_int_equal(hloplan_ndiag(r), 1);
+	d = hloplan_get_diag(r, 0);
+	assert_string_equal(d->file, "dir/m.hlo");
+	assert_int_equal(d->line, 4);
+	assert_int_equal(d->col, 31);
+	assert_non_null(strstr(d->message, "nope"));
+	assert_null(hloplan_get_diag(r, 1));
+	f = open_memstream(&text, &len);
+	assert_int_equal(hloplan_write_diags(r, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "dir/m.hlo:4:31: error: "));
+	assert_non_null(strstr(text, "ROOT %b = f32[4]{0} add(%a, %nope)\n"));
+	assert_non_null(strstr(text, "^\n"));
+	free(text);
+	/* No plans: nothing to write. */
+	errno = 0;
+	assert_int_equal(hloplan_write(r, HLOPLAN_FORMAT_HEADER, stdout, NULL),
+			 -1);
+	assert_int_equal(errno, EINVAL);
+	hloplan_free(r);
+}
+
+static void
+test_missing_file(void **state)
+{
+	struct hloplan_result *r = hloplan_plan_file("/no/such/m.hlo", NULL);
+
+	(void)state;
+	assert_int_equal(hloplan_status(r), HLOPLAN_ERR_IO);
+	assert_int_equal(hloplan_ndiag(r), 1);
+	assert_string_equal(hloplan_get_diag(r, 0)->file, "/no/such/m.hlo");
+	assert_int_equal(hloplan_get_diag(r, 0)->line, 0);
+	assert_string_equal(hloplan_get_diag(r, 0)->message, strerror(ENOENT));
+	hloplan_free(r);
+}
+
+/* ---- writers ------------------------------------------------------------ */
+
+static void
+test_header(void **state)
+{
+	struct hloplan_result *r = plan(NULL);
+	char *named = written(r, HLOPLAN_FORMAT_HEADER, "out/add_plan.h");
+	char *plain = written(r, HLOPLAN_FORMAT_HEADER, NULL);
+	char *again = written(r, HLOPLAN_FORMAT_HEADER, NULL);
+
+	(void)state;
+	assert_non_null(strstr(named, "#ifndef ADD_PLAN_H\n"));
+	assert_non_null(strstr(named, "generated by hloplan from add.hlo"));
+	assert_non_null(strstr(plain, "#ifndef HLOPLAN_PLAN_H\n"));
+	assert_non_null(strstr(plain, "#define HLOPLAN_GPU_ARENA_SIZE "));
+	assert_non_null(strstr(plain, "#define HLOPLAN_TPU_A_SIZE 512\n"));
+	assert_string_equal(plain, again);
+	free(named);
+	free(plain);
+	free(again);
+	assert_int_equal(hloplan_write(r, 99, stdout, NULL), -1);
+	hloplan_free(r);
+}
+
+static void
+test_json(void **state)
+{
+	static const char head[] = "{\n  \"schema\": \"hloplan.plan\",\n"
+				   "  \"version\": 1,\n"
+				   "  \"source\": \"add.hlo\",\n";
+	struct hloplan_result *r = plan(NULL);
+	char *j = written(r, HLOPLAN_FORMAT_JSON, NULL);
+	char *again = written(r, HLOPLAN_FORMAT_JSON, NULL);
+
+	(void)state;
+	assert_int_equal(strncmp(j, head, sizeof head - 1), 0);
+	assert_non_null(strstr(j, "{\"id\": 0, \"name\": \"a\", \"class\": "
+			       "[\"param\"], \"flags\": 1, \"space\": 0, "
+			       "\"in_arena\": true, \"offset\": "));
+	assert_non_null(strstr(j, "\"size\": 512, \"bytes\": 256, "
+			       "\"interval\": [0, 2], \"slots\": 1, "
+			       "\"stride\": 0}"));
+	assert_string_equal(j, again);
+	free(j);
+	free(again);
+	hloplan_free(r);
+}
+
+/* Splits a CSV line of plain fields and one quoted name into fields[]. */
+static int
+split(char *line, char **fields, int max)
+{
+	int n = 0;
+
+	while (n < max && *line) {
+		if (*line == '"') {
+			fields[n++] = ++line;
+			line = strchr(line, '"');
+			assert_non_null(line);
+			*line++ = 0;
+		} else {
+			fields[n++] = line;
+			line += strcspn(line, ",\n");
+		}
+		if (*line == '\n')
+			break;
+		if (*line == ',')
+			*line++ = 0;
+	}
+	*line = 0;
+	return n;
+}
+
+/* Every row agrees with the plan, and the rows pass the disjointness check
+ * on their own (end_time is exclusive there). */
+static void
+check_row(const struct hloplan_result *r, char **f)
+{
+	int target = !strcmp(f[12], "gpu") ? 0 : 1;
+	const struct hloplan_plan *p = hloplan_get_plan(r, target);
+	const struct hloplan_buffer *b = &p->buffers[atoi(f[0])];
+
+	assert_string_equal(f[1], b->name);
+	assert_int_equal(atoll(f[2]), b->offset);
+	assert_int_equal(atoll(f[3]), b->size);
+	assert_int_equal(atoll(f[4]), b->start);
+	assert_int_equal(atoll(f[5]), b->end + 1);
+	assert_int_equal(atoll(f[6]), b->bytes);
+	assert_int_equal(atoi(f[7]), b->space);
+	assert_int_equal(atoi(f[8]), b->slots);
+	assert_int_equal(atoll(f[9]), b->stride);
+	assert_string_equal(f[11], p->module);
+}
+
+static void
+test_csv(void **state)
+{
+	static const char head[] = "buffer_id,buffer_name,offset,size,"
+				   "definition_time,end_time,unpadded_size,"
+				   "memory_space,slots,stride,class,module,"
+				   "target\n";
+	struct hloplan_result *r = plan(NULL);
+	char *csv = written(r, HLOPLAN_FORMAT_CSV, NULL), *line = csv, *f[16];
+	int rows = 0;
+
+	(void)state;
+	assert_int_equal(strncmp(csv, head, sizeof head - 1), 0);
+	line = strchr(csv, '\n') + 1;
+	while (*line) {
+		char *next = strchr(line, '\n') + 1;
+
+		assert_int_equal(split(line, f, 16), 13);
+		check_row(r, f);
+		rows++;
+		line = next;
+	}
+	assert_int_equal(rows, hloplan_get_plan(r, 0)->nbuffer +
+				       hloplan_get_plan(r, 1)->nbuffer);
+	free(csv);
+	hloplan_free(r);
+}
+
+static int
+count(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (const char *s = text; (s = strstr(s, what)); s++)
+		n++;
+	return n;
+}
+
+static void
+test_svg(void **state)
+{
+	struct hloplan_result *r = plan(NULL);
+	char *svg = written(r, HLOPLAN_FORMAT_SVG, NULL);
+	char *again = written(r, HLOPLAN_FORMAT_SVG, NULL);
+	int boxes = 0;
+
+	(void)state;
+	for (int i = 0; i < hloplan_nplan(r); i++)
+		for (int b = 0; b < hloplan_get_plan(r, i)->nbuffer; b++)
+			boxes += hloplan_get_plan(r, i)->buffers[b].in_arena;
+	assert_int_equal(strncmp(svg, "<?xml version=\"1.0\"", 19), 0);
+	assert_int_equal(count(svg, "<g><title>"), boxes);
+	assert_int_equal(count(svg, "<path "), 2);	/* a curve an arena */
+	assert_non_null(strstr(svg, "<title>a (param)\nsize 512 bytes, "
+			       "unpadded 256"));
+	assert_non_null(strstr(svg, "fill=\"url(#hatch)\""));
+	assert_non_null(strstr(svg, ">lower bound 768 bytes</text>"));
+	assert_string_equal(svg + strlen(svg) - 7, "</svg>\n");
+	assert_string_equal(svg, again);
+	free(svg);
+	free(again);
+	hloplan_free(r);
+}
+
+static void
+test_stats(void **state)
+{
+	struct hloplan_result *r = plan(NULL);
+	char *text = written(r, HLOPLAN_FORMAT_STATS, NULL);
+	char *json = written(r, HLOPLAN_FORMAT_STATS_JSON, NULL);
+
+	(void)state;
+	assert_non_null(strstr(text, "HLOPLAN_GPU: module add, 4 buffers, "
+			       "4 steps"));
+	assert_non_null(strstr(text, "HLOPLAN_GPU:   arena S(0): "));
+	assert_non_null(strstr(text, "\nhloplan: time parse "));
+	assert_non_null(strstr(json, "\"schema\": \"hloplan.stats\""));
+	assert_non_null(strstr(json, "\"lower_bound\": 768"));
+	free(text);
+	free(json);
+	hloplan_free(r);
+}
+
+static void
+test_dump_ir(void **state)
+{
+	struct hloplan_options o = {0};
+	struct hloplan_result *r;
+	char *text = NULL;
+	size_t len = 0;
+
+	(void)state;
+	o.dump = "ir";
+	o.dump_file = open_memstream(&text, &len);
+	r = plan(&o);
+	fclose(o.dump_file);
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	assert_int_equal(hloplan_nplan(r), 0);
+	assert_non_null(strstr(text, "HloModule add"));
+	free(text);
+	hloplan_free(r);
+}
+
+/* ---- depfiles ----------------------------------------------------------- */
+
+static char *
+depfile(const struct hloplan_result *r, const char *const *t, const int *q,
+	int n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_int_equal(hloplan_write_depfile(r, f, t, q, n), 0);
+	fclose(f);
+	return text;
+}
+
+static void
+test_depfile(void **state)
+{
+	static const char *const t[] = {"out/p.h", "a b$#"};
+	static const int q[] = {0, 1};
+	struct hloplan_result *r;
+	char *d;
+
+	(void)state;
+	r = hloplan_plan_string(add_hlo, sizeof add_hlo - 1,
+				"my dir\\ x/m$#.hlo", NULL);
+	d = depfile(r, t, q, 2);
+	assert_string_equal(d, "out/p.h a\\ b$$\\#: my\\ dir\\\\\\ "
+			       "x/m$$\\#.hlo\n");
+	free(d);
+	d = depfile(r, t, NULL, 1);
+	assert_string_equal(d, "out/p.h: my\\ dir\\\\\\ x/m$$\\#.hlo\n");
+	free(d);
+	hloplan_free(r);
+	r = hloplan_plan_string(add_hlo, sizeof add_hlo - 1, NULL, NULL);
+	d = depfile(r, t, NULL, 1);
+	assert_string_equal(d, "out/p.h:\n");
+	free(d);
+	assert_int_equal(hloplan_write_depfile(r, stdout, t, NULL, 0), -1);
+	hloplan_free(r);
+}
+
+/* ---- output files ------------------------------------------------------- */
+
+static char dir[] = "/tmp/test_api.XXXXXX";
+
+static char *
+path(const char *name)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof buf, "%s/%s", dir, name);
+	return buf;
+}
+
+/* Files in the scratch directory whose name holds ".tmp". */
+static int
+temporaries(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strstr(e->d_name, ".tmp") != NULL;
+	closedir(d);
+	return n;
+}
+
+static void
+put_file(const char *p, const char *text)
+{
+	struct hloplan_output *o = hloplan_output_open(p);
+
+	assert_non_null(o);
+	fputs(text, hloplan_output_stream(o));
+	assert_int_equal(hloplan_output_commit(o), 0);
+}
+
+static void
+age(const char *p)
+{
+	struct timespec t[2] = {{1000000000, 0}, {1000000000, 0}};
+
+	assert_int_equal(utimensat(AT_FDCWD, p, t, 0), 0);
+}
+
+static time_t
+mtime(const char *p)
+{
+	struct stat st;
+
+	assert_int_equal(stat(p, &st), 0);
+	return st.st_mtime;
+}
+
+static void
+test_output_unchanged(void **state)
+{
+	char *p = path("plan.h");
+
+	(void)state;
+	put_file(p, "one\n");
+	age(p);
+	put_file(p, "one\n");
+	assert_int_equal(mtime(p), 1000000000);	/* same bytes: kept */
+	put_file(p, "two\n");
+	assert_true(mtime(p) > 1000000000);
+	put_file(p, "one\n");
+	age(p);
+	put_file(p, "one\nmore\n");	/* a longer file is a change */
+	assert_true(mtime(p) > 1000000000);
+	assert_int_equal(temporaries(), 0);
+}
+
+static void
+test_output_abort(void **state)
+{
+	char *p = path("keep.h");
+	struct hloplan_output *o;
+	char buf[16] = "";
+	FILE *f;
+
+	(void)state;
+	put_file(p, "old\n");
+	o = hloplan_output_open(p);
+	fputs("partial", hloplan_output_stream(o));
+	assert_int_equal(temporaries(), 1);
+	hloplan_output_abort(o);
+	assert_int_equal(temporaries(), 0);
+	f = fopen(p, "r");
+	assert_non_null(fgets(buf, sizeof buf, f));
+	fclose(f);
+	assert_string_equal(buf, "old\n");
+	errno = 0;
+	assert_null(hloplan_output_open(path("no/such/dir.h")));
+	assert_int_equal(errno, ENOENT);
+}
+
+static void
+test_write_file(void **state)
+{
+	struct hloplan_result *r = plan(NULL);
+	char *want = written(r, HLOPLAN_FORMAT_HEADER, "add_plan.h");
+	char got[1 << 16];
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(hloplan_write_file(r, HLOPLAN_FORMAT_HEADER,
+					    path("add_plan.h")), 0);
+	f = fopen(path("add_plan.h"), "r");
+	n = fread(got, 1, sizeof got - 1, f);
+	got[n] = 0;
+	fclose(f);
+	assert_string_equal(got, want);
+	free(want);
+	assert_int_equal(hloplan_write_file(r, HLOPLAN_FORMAT_JSON,
+					    path("no/dir.json")), -1);
+	assert_int_equal(temporaries(), 0);
+	hloplan_free(r);
+}
+
+static int
+make_dir(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int
+remove_dir(void **state)
+{
+	static const char *const names[] = {"plan.h", "keep.h", "add_plan.h"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		unlink(path(names[i]));
+	return rmdir(dir);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_buffers),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_capacity),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_double_buffer),
+		cmocka_unit_test(test_stages),
+		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_header),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_svg),
+		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_dump_ir),
+		cmocka_unit_test(test_depfile),
+		cmocka_unit_test(test_output_unchanged),
+		cmocka_unit_test(test_output_abort),
+		cmocka_unit_test(test_write_file),
+	};
+
+	return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# The JSON plan read back: jq checks the schema and version, turns every
+# plan, arena, buffer and copy into a line, and the lines must equal what the
+# library API gives for the same input (plan_tsv).  Exits 77 (skipped)
+# without jq.  usage: test_json.sh HLOPLAN PLAN_TSV JQ INPUT OUTDIR [TARGET]
+hloplan=$1 tsv=$2 jq=$3 input=$4 outdir=$5 target=${6:-all}
+
+if [ -z "$jq" ] || [ ! -f "$input" ]; then
+	echo "no jq, or no $input: skipped"
+	exit 77
+fi
+name=$(basename "$input" .hlo)_$target
+json=$outdir/$name.json
+mkdir -p "$outdir" && rm -f "$json" || exit 1
+"$hloplan" "$input" --target="$target" --json "$json" || exit 1
+"$jq" -e '.schema == "hloplan.plan" and .version == 1 and
+	  (.plans | length) > 0' "$json" >/dev/null ||
+	{ echo "FAIL: schema or version of $json"; exit 1; }
+"$jq" -r '.plans[] as $p | $p.target as $t |
+	(["plan", $p.module, $t, $p.prefix, $p.align, $p.steps] | @tsv),
+	($p.arenas[] | ["arena", $t, .space, .size, .lower_bound] | @tsv),
+	($p.buffers[] | ["buf", $t, .id, .name, (.offset // -1), .size,
+	  .bytes, .interval[0], .interval[1], .space, .flags, .slots,
+	  .stride, (if .in_arena then 1 else 0 end)] | @tsv),
+	($p.copies[] | ["copy", $t, .src, .dst, .step,
+	  (if .when == "after" then 1 else 0 end), .bytes] | @tsv)' \
+	"$json" > "$outdir/$name.jq.tsv" || exit 1
+if [ "$target" = all ]; then
+	"$tsv" "$input" > "$outdir/$name.api.tsv" || exit 1
+else
+	"$tsv" "$input" "$target" > "$outdir/$name.api.tsv" || exit 1
+fi
+if ! cmp -s "$outdir/$name.api.tsv" "$outdir/$name.jq.tsv"; then
+	echo "FAIL: the JSON of $input differs from the plan"
+	diff "$outdir/$name.api.tsv" "$outdir/$name.jq.tsv" | head -20
+	exit 1
+fi
+echo "$(wc -l < "$outdir/$name.jq.tsv") lines agree"

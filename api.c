@@ -11,6 +11,8 @@
 #include "codegen/codegen.h"
 #include "driver.h"
 #include "frontend/frontend.h"
+#include "frontend/intervals.h"
+#include "passes/pack.h"
 
 struct hloplan_result {
 	struct pool *pool;	/* owns everything below but text */
@@ -614,4 +616,113 @@ hloplan_write_depfile(const struct hloplan_result *r, FILE *out,
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- raw packing problems ------------------------------------------------ */
+
+/* The packed boxes as a plan, for the HLO path's layout verifier: one
+ * buffer per box, one arena of the packing's height, alignment 1 (the
+ * boxes' own alignments and pins are pack_check's). */
+static int
+verify_boxes(struct pool *pool, const struct boxes *bx, char *err, size_t n)
+{
+	struct plan pl = {0};
+	struct arena a = {0, bx->height, bx->lower, bx->n};
+	int32_t last = 0;
+
+	pl.align = 1;
+	pl.nbuf = bx->n;
+	pl.bufs = pool_alloc(pool, sizeof *pl.bufs * (size_t)(bx->n + 1));
+	for (int i = 0; i < bx->n; i++) {
+		const struct box *b = &bx->b[i];
+		struct buffer *x = &pl.bufs[i];
+
+		if (b->end >= INT32_MAX || b->start < 0)
+			return snprintf(err, n, "interval too long"), 1;
+		x->name = pool_printf(pool, "%lld", (long long)b->id);
+		x->bytes = x->size = b->size;
+		x->start = (int32_t)b->start;
+		x->end = (int32_t)b->end;
+		x->slots = 1;
+		x->in_arena = 1;
+		x->offset = b->offset;
+		if (x->end + 1 > last)
+			last = x->end + 1;
+	}
+	pl.ntime = last;
+	pl.narena = 1;
+	pl.arenas = &a;
+	return verify_layout(&pl, err, n) || pack_check(bx, err, n);
+}
+
+/* Pinned boxes are the input's: two that overlap are its error. */
+static int
+pins_overlap(struct pool *pool, const struct boxes *bx, char *err, size_t n)
+{
+	struct boxes pins = {0};
+
+	pins.b = pool_alloc(pool, sizeof *pins.b * (size_t)(bx->n + 1));
+	for (int i = 0; i < bx->n; i++)
+		if (bx->b[i].pin >= 0) {
+			pins.b[pins.n] = bx->b[i];
+			pins.b[pins.n].offset = bx->b[i].pin;
+			if (bx->b[i].pin + bx->b[i].size > pins.height)
+				pins.height = bx->b[i].pin + bx->b[i].size;
+			pins.n++;
+		}
+	return pins.n > 1 && pack_check(&pins, err, n);
+}
+
+int
+hloplan_pack_csv(const char *path, long effort, FILE *out, FILE *diag,
+		 struct hloplan_pack_stats *st)
+{
+	struct pool *pool = pool_new();
+	struct diags ds = {.pool = pool, .file = strcmp(path, "-") ? path :
+								   "<stdin>"};
+	struct pack_opts po = {.effort = effort};
+	struct intervals iv;
+	char err[512];
+	size_t len;
+	char *text = read_all(path, &len);
+	int status = HLOPLAN_OK;
+	double t0;
+
+	if (!text) {
+		fprintf(diag, "%s: error: %s\n", ds.file, strerror(errno));
+		pool_free(pool);
+		return HLOPLAN_ERR_IO;
+	}
+	ds.src = text;
+	ds.srclen = len;
+	if (effort < 0) {
+		fprintf(diag, "hloplan: the effort must not be negative\n");
+		status = HLOPLAN_ERR_OPTIONS;
+	} else if (intervals_read(pool, text, len, &ds, &iv)) {
+		diag_print(&ds, diag);
+		status = HLOPLAN_ERR_INPUT;
+	} else if (pins_overlap(pool, &iv.bx, err, sizeof err)) {
+		fprintf(diag, "%s: error: the offsets given pin buffers that "
+			"overlap: %s\n", ds.file, err);
+		status = HLOPLAN_ERR_INPUT;
+	} else {
+		t0 = now_ms();
+		pack(&iv.bx, &po);
+		if (st) {
+			st->buffers = iv.bx.n;
+			st->lower = iv.bx.lower;
+			st->height = iv.bx.height;
+			st->ms = now_ms() - t0;
+		}
+		if (verify_boxes(pool, &iv.bx, err, sizeof err)) {
+			fprintf(diag, "%s: error: internal error: the packing "
+				"fails verification: %s\n", ds.file, err);
+			status = HLOPLAN_ERR_INPUT;
+		} else if (intervals_write(out, &iv) < 0) {
+			status = HLOPLAN_ERR_IO;
+		}
+	}
+	free(text);
+	pool_free(pool);
+	return status;
 }

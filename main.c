@@ -22,6 +22,7 @@ struct cli {
 	const char *input;
 	const char *out[NOUT];	/* NULL: not written */
 	int stats;
+	int intervals;		/* --intervals: the input is a packing problem */
 	int md;			/* -MD: a depfile beside the output */
 	char *depname;		/* its derived name, malloc'd */
 	int ntarget;		/* -MT and -MQ, malloc'd */
@@ -48,6 +49,11 @@ usage(FILE *out)
 	      "  --svg FILE         a memory timeline per arena\n"
 	      "  --stats            figures and time per stage, on stderr\n"
 	      "  --stats-json FILE  the same figures as JSON\n"
+	      "  --intervals        FILE is a packing problem in minimalloc's "
+	      "CSV\n"
+	      "                     (id,lower,upper,size[,alignment][,offset]);"
+	      "\n"
+	      "                     -o gets the rows with an offset column\n"
 	      "  --dump STAGE       print a stage instead of the header: ir, "
 	      "schedule,\n"
 	      "                     hlo (in the chosen order), values, plan\n"
@@ -270,6 +276,8 @@ set_switch(struct cli *c, const char *o, const char *v)
 		c->opt.io_out_of_arena = 1;
 	else if (!strcmp(o, "--no-double-buffer"))
 		c->opt.no_double_buffer = 1;
+	else if (!strcmp(o, "--intervals"))
+		c->intervals = 1;
 	else
 		c->stats = 1;
 	return 0;
@@ -295,6 +303,7 @@ static const struct flag {
 	{"--effort", 1, set_effort, -1},
 	{"--prefix", 1, set_prefix, -1},
 	{"--stats", 0, set_switch, -1},
+	{"--intervals", 0, set_switch, -1},
 	{"--dump", 1, set_dump, -1},
 	{"--json", 1, NULL, OUT_JSON},
 	{"--csv", 1, NULL, OUT_CSV},
@@ -539,6 +548,34 @@ write_outputs(const struct cli *c, const struct hloplan_result *r,
 	return bad < 0 ? 0 : io_error(c->out[bad]);
 }
 
+/* --intervals: pack a raw problem (minimalloc's CSV) into -o, a CSV with
+ * an offset column, written atomically like every output. */
+static int
+run_intervals(struct cli *c)
+{
+	struct hloplan_output *o = hloplan_output_open(c->out[OUT_HEADER]);
+	struct hloplan_pack_stats st = {0};
+	int r;
+
+	if (!o)
+		return io_error(c->out[OUT_HEADER]);
+	r = hloplan_pack_csv(c->input, c->opt.effort, hloplan_output_stream(o),
+			     stderr, &st);
+	if (r != HLOPLAN_OK) {
+		hloplan_output_abort(o);
+		return r == HLOPLAN_ERR_INPUT ? EXIT_INPUT : EXIT_USAGE;
+	}
+	if (hloplan_output_commit(o))
+		return io_error(c->out[OUT_HEADER]);
+	if (c->stats)
+		fprintf(stderr, "hloplan: %d buffers, lower bound %" PRId64
+			", height %" PRId64 ", ratio %.4f, packing %.1f ms\n",
+			st.buffers, st.lower, st.height,
+			st.lower ? (double)st.height / (double)st.lower : 1.0,
+			st.ms);
+	return 0;
+}
+
 static int
 run(struct cli *c)
 {
@@ -573,7 +610,7 @@ main(int argc, char **argv)
 	int code = parse_args(argc, argv, &c);
 
 	if (!code)
-		code = run(&c);
+		code = c.intervals ? run_intervals(&c) : run(&c);
 	else
 		code = code < 0 ? 0 : EXIT_USAGE;
 	free(c.depname);

@@ -58,6 +58,26 @@ struct hloplan_options {
 	FILE *dump_file;
 };
 
+/* ---- raw packing problems ----------------------------------------------
+ * google/minimalloc's CSV: a header naming id, lower, upper, size (and
+ * optionally alignment, offset), one buffer a line, live on the half-open
+ * [lower, upper); an offset pins that buffer. */
+
+struct hloplan_pack_stats {
+	int buffers;
+	int64_t lower;		/* peak of live bytes: no packing is lower */
+	int64_t height;		/* the strip the packing uses */
+	double ms;		/* wall time of the packing (for reports) */
+};
+
+/* Packs the problem in the CSV file at path ("-": standard input) with the
+ * packer of the HLO path, checks the result with its verifier, and writes
+ * the same rows with an offset column to out.  Diagnostics go to diag as
+ * file:line:col: error: lines.  effort: the packer's budget in steps (0:
+ * the default).  Returns an enum hloplan_status; st may be NULL. */
+int hloplan_pack_csv(const char *path, long effort, FILE *out, FILE *diag,
+		     struct hloplan_pack_stats *st);
+
 /* ---- planning ----------------------------------------------------------- */
 
 struct hloplan_result;

@@ -177,6 +177,9 @@ int check_capacity(struct prog *p, const struct plan *pl);
 /* verify.c: an independent check; 0 when sound, else 1 with a message. */
 int verify_plan(const struct prog *p, const struct plan *pl, char *err,
 		size_t errlen);
+/* The part of verify_plan that needs only the plan: bounds, alignment,
+ * overlap and copies (also the check of --intervals mode). */
+int verify_layout(const struct plan *pl, char *err, size_t errlen);
 
 /* Dumps for debugging a stage (--dump=schedule, values, live, plan). */
 void dump_schedule(FILE *out, const struct prog *p);

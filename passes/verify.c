@@ -243,14 +243,20 @@ check_slots(const struct prog *p, const struct plan *pl, char *err, size_t n)
 }
 
 int
-verify_plan(const struct prog *p, const struct plan *pl, char *err,
-	    size_t errlen)
+verify_layout(const struct plan *pl, char *err, size_t errlen)
 {
 	for (int b = 0; b < pl->nbuf; b++)
 		if (check_buffer(pl, &pl->bufs[b], err, errlen))
 			return 1;
 	return check_overlap(pl, err, errlen) ||
-	       check_copies(pl, err, errlen) ||
+	       check_copies(pl, err, errlen);
+}
+
+int
+verify_plan(const struct prog *p, const struct plan *pl, char *err,
+	    size_t errlen)
+{
+	return verify_layout(pl, err, errlen) ||
 	       check_slots(p, pl, err, errlen) ||
 	       check_values(p, pl, err, errlen) ||
 	       check_steps(p, pl, err, errlen);

@@ -83,6 +83,10 @@ struct layout {
 
 enum { TMP_LIMIT = 2 << 20 };	/* bytes of scratch kept between instructions */
 
+/* The largest input: flex's buffer (an int) grows by doubling to hold the
+ * longest token, so tokens must stay below 2^30 bytes. */
+#define MAX_INPUT (((size_t)1 << 30) - 2)
+
 struct parser {
 	struct hlofile *file;
 	struct diags *ds;
@@ -96,6 +100,7 @@ struct parser {
 	int nroot;		/* ROOTs seen in comp */
 	struct loc rootloc;
 	int syntax_errors;
+	size_t too_deep;	/* offset + 1 of a tuple nested too deep */
 };
 
 void lex_step(struct lexstate *ls, struct span *loc, const char *text,
@@ -123,10 +128,13 @@ struct attr *act_attr(struct parser *P, struct tok key, struct span kloc,
 struct shape *act_array(struct parser *P, struct tok type, struct span loc,
 			struct ints *dims,
 			struct layout *layout);
-struct shape *act_tuple(struct parser *P, struct shapes *elems);
+struct shape *act_tuple(struct parser *P, struct shapes *elems,
+			struct span loc);
 const char *tok_name(struct parser *P, struct tok t);
 
 /* Semantic checks after a module parsed cleanly (sema.c). */
 void sema_module(struct parser *P, struct module *m);
+/* Shapes agree where values share storage (agree.c). */
+void sema_agree(struct parser *P, const struct module *m);
 
 #endif

@@ -351,21 +351,6 @@ act_instr(struct parser *P, int root, struct tok name, struct span nloc,
 	trim_tmp(P);
 }
 
-struct shape *
-act_tuple(struct parser *P, struct shapes *elems)
-{
-	struct shape *s = pool_alloc(P->tmp, sizeof *s);
-	size_t n = sizeof(struct shape) * (size_t)elems->n;
-
-	s->type = DT_TUPLE;
-	s->nelem = elems->n;
-	if (n) {
-		s->elems = pool_alloc(P->pool, n);
-		memcpy(s->elems, elems->v, n);
-	}
-	return s;
-}
-
 static int
 cmp_diag(const void *a, const void *b)
 {
@@ -420,8 +405,8 @@ frontend_parse(struct pool *pool, const char *text, size_t len,
 	P.pool = pool;
 	P.tmp = pool_new();
 	P.src = text;
-	if (len > (size_t)INT32_MAX) {
-		diag_error(ds, (struct loc){0, 0}, "input larger than 2 GiB");
+	if (len > MAX_INPUT) {
+		diag_error(ds, (struct loc){0, 0}, "input larger than 1 GiB");
 		pool_free(P.tmp);
 		return f;
 	}

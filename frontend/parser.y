@@ -286,7 +286,7 @@ shape:	T_NAME '[' dims_opt ']' layout_opt {
 	| T_NAME '[' dims_opt ']' T_LAYOUT error rbrace {
 		$$ = act_array(P, T(@1), @1, $3, NULL);
 	}
-	| '(' shapes_opt ')' { $$ = act_tuple(P, $2); }
+	| '(' shapes_opt ')' { $$ = act_tuple(P, $2, @$); }
 	;
 
 shapes_opt: %empty { $$ = list_new(P, sizeof(struct shapes)); }

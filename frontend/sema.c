@@ -254,26 +254,28 @@ check_gte(struct parser *P, struct comp *c, struct instr *in)
 }
 
 /* An operand that names no earlier instruction: used too early, or never
- * defined at all. */
+ * defined at all.  all maps every name of the computation to its first
+ * definition. */
 static void
-undefined_operand(struct parser *P, const struct comp *c,
+undefined_operand(struct parser *P, struct names *all, const struct comp *c,
 		  const struct instr *in, int k)
 {
-	for (const struct instr *d = in + 1; d < c->instrs + c->ninstr; d++)
-		if (!strcmp(d->name, in->opname[k])) {
-			diag_error(P->ds, in->oploc[k], "operand '%s' of '%s' "
-				   "is used before its definition at %d:%d",
-				   in->opname[k], in->name, d->loc.line,
-				   d->loc.col);
-			return;
-		}
-	diag_error(P->ds, in->oploc[k], "operand '%s' of '%s' is not defined "
-		   "in computation '%s'", in->opname[k], in->name, c->name);
+	int d = names_find(all, in->opname[k], 0, 0);
+
+	if (d > in - c->instrs)
+		diag_error(P->ds, in->oploc[k], "operand '%s' of '%s' is used "
+			   "before its definition at %d:%d", in->opname[k],
+			   in->name, c->instrs[d].loc.line,
+			   c->instrs[d].loc.col);
+	else
+		diag_error(P->ds, in->oploc[k], "operand '%s' of '%s' is not "
+			   "defined in computation '%s'", in->opname[k],
+			   in->name, c->name);
 }
 
 static void
-check_operands(struct parser *P, struct names *defs, const struct comp *c,
-	       struct instr *in)
+check_operands(struct parser *P, struct names *defs, struct names *all,
+	       const struct comp *c, struct instr *in)
 {
 	if (in->op &&
 	    (in->op->op == OP_CONSTANT || in->op->op == OP_PARAMETER)) {
@@ -288,14 +290,14 @@ check_operands(struct parser *P, struct names *defs, const struct comp *c,
 		}
 		in->ops[k] = names_find(defs, in->opname[k], 0, 0);
 		if (in->ops[k] < 0)
-			undefined_operand(P, c, in, k);
+			undefined_operand(P, all, c, in, k);
 	}
 }
 
 static void
 check_comp(struct parser *P, struct names *comps, struct comp *c)
 {
-	struct names defs;
+	struct names defs, all;
 
 	if (c->ninstr == 0) {
 		diag_error(P->ds, c->loc, "computation '%s' has no "
@@ -303,13 +305,16 @@ check_comp(struct parser *P, struct names *comps, struct comp *c)
 		return;
 	}
 	names_init(P->pool, &defs, c->ninstr);
+	names_init(P->pool, &all, c->ninstr);
+	for (int i = 0; i < c->ninstr; i++)
+		names_find(&all, c->instrs[i].name, 1, i);
 	c->params = pool_alloc(P->pool, sizeof(int) * (size_t)c->ninstr);
 	for (int i = 0; i < c->ninstr; i++)
 		c->params[i] = -1;
 	for (int i = 0; i < c->ninstr; i++) {
 		struct instr *in = &c->instrs[i];
 
-		check_operands(P, &defs, c, in);
+		check_operands(P, &defs, &all, c, in);
 		if (names_find(&defs, in->name, 1, i) >= 0)
 			diag_error(P->ds, in->loc, "'%s' is defined twice in "
 				   "computation '%s'", in->name, c->name);
@@ -469,4 +474,5 @@ sema_module(struct parser *P, struct module *m)
 		check_comp(P, &comps, &m->comps[i]);
 	find_entry(P, m);
 	read_module_attrs(P, m);
+	sema_agree(P, m);
 }

@@ -64,24 +64,24 @@ item_number(struct parser *P, struct layout_item *it, int64_t max)
 static void
 set_m2m(struct parser *P, struct shape *s, struct layout *l)
 {
-	uint64_t seen = 0;
+	unsigned char *seen;
 
 	if (l->m2m.n != s->rank) {
 		diag_error(P->ds, l->loc, "layout lists %d dimensions, the "
 			   "shape has %d", l->m2m.n, s->rank);
 		return;
 	}
+	seen = pool_alloc(P->tmp, (size_t)s->rank + 1);
 	s->m2m = pool_alloc(P->pool, sizeof(int) * (size_t)(s->rank + 1));
 	for (int i = 0; i < s->rank; i++) {
 		int64_t d = l->m2m.v[i];
 
-		if (d < 0 || d >= s->rank || (d < 64 && (seen >> d & 1))) {
+		if (d < 0 || d >= s->rank || seen[d]) {
 			diag_error(P->ds, l->loc, "layout is not a permutation "
 				   "of the shape's %d dimensions", s->rank);
 			return;
 		}
-		if (d < 64)
-			seen |= 1ull << d;
+		seen[d] = 1;
 		s->m2m[i] = (int)d;
 	}
 	s->has_layout = 1;
@@ -120,5 +120,53 @@ act_array(struct parser *P, struct tok type, struct span loc,
 	if (s->type != DT_INVALID && shape_bytes(s) < 0)
 		diag_error(P->ds, span_loc(loc), "shape is too large: its size "
 			   "overflows 64 bits");
+	return s;
+}
+
+/* How deep tuples nest in s: 0 for an array.  The parser never builds a
+ * shape deeper than SHAPE_MAX_DEPTH, which bounds this recursion. */
+static int
+tuple_depth(const struct shape *s)
+{
+	int d = 0;
+
+	for (int i = 0; i < s->nelem; i++) {
+		int e = tuple_depth(&s->elems[i]);
+
+		d = e > d ? e : d;
+	}
+	return shape_is_tuple(s) ? d + 1 : 0;
+}
+
+/* A tuple of the shapes in elems, written at loc.  One nested too deep
+ * loses its elements, so that passes may recurse over any shape; it is
+ * reported once, not again by the tuples around it. */
+struct shape *
+act_tuple(struct parser *P, struct shapes *elems, struct span loc)
+{
+	struct shape *s = pool_alloc(P->tmp, sizeof *s);
+	size_t n = sizeof(struct shape) * (size_t)elems->n;
+	int depth = 0;
+
+	s->type = DT_TUPLE;
+	for (int i = 0; i < elems->n; i++) {
+		int d = tuple_depth(&elems->v[i]);
+
+		depth = d > depth ? d : depth;
+	}
+	if (depth + 1 > SHAPE_MAX_DEPTH ||
+	    (P->too_deep && P->too_deep - 1 >= loc.first_off &&
+	     P->too_deep - 1 < loc.last_off)) {
+		if (!P->too_deep || P->too_deep - 1 < loc.first_off)
+			diag_error(P->ds, span_loc(loc), "tuple shapes nest "
+				   "more than %d levels deep", SHAPE_MAX_DEPTH);
+		P->too_deep = loc.first_off + 1;
+		return s;
+	}
+	s->nelem = elems->n;
+	if (n) {
+		s->elems = pool_alloc(P->pool, n);
+		memcpy(s->elems, elems->v, n);
+	}
 	return s;
 }

@@ -20,19 +20,34 @@ diag_error(struct diags *ds, struct loc loc, const char *fmt, ...)
 	d->msg = pool_strdup(ds->pool, buf);
 }
 
+/* Where the last line looked up starts: diagnostics come mostly in the
+ * order of the text, so each search goes on from there (a file with many
+ * errors would otherwise be rescanned from its start for each). */
+struct cursor {
+	int line;
+	const char *s;
+};
+
 /* The text of line `line` (1-based) in src, and its length. */
 static const char *
-find_line(const struct diags *ds, int line, size_t *len)
+find_line(const struct diags *ds, struct cursor *at, int line, size_t *len)
 {
 	const char *s = ds->src, *end = ds->src + ds->srclen;
 	const char *nl;
+	int l = 1;
 
-	for (int l = 1; l < line && s < end; l++) {
+	if (at->s && at->line <= line) {
+		s = at->s;
+		l = at->line;
+	}
+	for (; l < line && s < end; l++) {
 		nl = memchr(s, '\n', (size_t)(end - s));
 		if (!nl)
 			return NULL;
 		s = nl + 1;
 	}
+	at->line = l;
+	at->s = s;
 	nl = memchr(s, '\n', (size_t)(end - s));
 	*len = (size_t)((nl ? nl : end) - s);
 	return s;
@@ -40,16 +55,19 @@ find_line(const struct diags *ds, int line, size_t *len)
 
 /* The source line, cut to a window around the column when it is long (the
  * cuts shown as "..."), with unprintable bytes shown as '?', and a caret
- * under the column. */
+ * under the column: both lines made in memory and written at once, as
+ * stderr has no buffer. */
 static void
-print_caret(const struct diags *ds, struct loc loc, FILE *out)
+print_caret(const struct diags *ds, struct cursor *at, struct loc loc,
+	    FILE *out)
 {
-	size_t len, full, from = 0;
+	size_t len, full, from = 0, k;
 	size_t col = loc.col > 0 ? (size_t)loc.col - 1 : 0;
 	const char *s;
+	char buf[256];
 
 	if (!ds->src || loc.line <= 0 ||
-	    !(s = find_line(ds, loc.line, &len)) || len == 0)
+	    !(s = find_line(ds, at, loc.line, &len)) || len == 0)
 		return;	/* an empty line would show nothing but the caret */
 	if (col > len)
 		col = len;
@@ -58,21 +76,24 @@ print_caret(const struct diags *ds, struct loc loc, FILE *out)
 	full = len;
 	if (len - from > 100)
 		len = from + 100;
-	fputs(from ? "  ..." : "  ", out);
+	k = (size_t)sprintf(buf, from ? "  ..." : "  ");
 	for (size_t i = from; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
-		fputc(c == '\t' || (c >= 32 && c < 127) ? c : '?', out);
+		buf[k++] = c == '\t' || (c >= 32 && c < 127) ? (char)c : '?';
 	}
-	fputs(len < full ? "...\n" : "\n", out);
-	fputs(from ? "     " : "  ", out);
+	k += (size_t)sprintf(buf + k, len < full ? "...\n%s" : "\n%s",
+			     from ? "     " : "  ");
 	for (size_t i = from; i < col; i++)
-		fputc(s[i] == '\t' ? '\t' : ' ', out);
-	fputs("^\n", out);
+		buf[k++] = s[i] == '\t' ? '\t' : ' ';
+	memcpy(buf + k, "^\n", 3);
+	fputs(buf, out);
 }
 
 void
 diag_print(const struct diags *ds, FILE *out)
 {
+	struct cursor at = {0, NULL};
+
 	for (int i = 0; i < ds->n; i++) {
 		const struct diag *d = &ds->d[i];
 
@@ -81,6 +102,6 @@ diag_print(const struct diags *ds, FILE *out)
 				d->loc.line, d->loc.col, d->msg);
 		else
 			fprintf(out, "%s: error: %s\n", ds->file, d->msg);
-		print_caret(ds, d->loc, out);
+		print_caret(ds, &at, d->loc, out);
 	}
 }

@@ -94,6 +94,10 @@ struct shape {
 	struct shape *elems;
 };
 
+/* Tuples nest at most this deep: the frontend rejects deeper ones, so that
+ * code may recurse over a shape's elements. */
+enum { SHAPE_MAX_DEPTH = 64 };
+
 int64_t shape_elements(const struct shape *s);	/* -1 on overflow */
 /* Bytes of an array, or of a tuple's index table (8 per element);
  * -1 on overflow.  Sub-byte types pack by their bit width. */

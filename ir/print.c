@@ -64,11 +64,15 @@ ir_print_shape(FILE *out, const struct shape *s)
 	print_layout(out, s);
 }
 
+/* Attribute values are written as they were read, NUL bytes in strings
+ * and all (which "%.*s" would stop at). */
 static void
 print_attrs(FILE *out, const struct attr *a, int n)
 {
-	for (int i = 0; i < n; i++)
-		fprintf(out, ", %s=%.*s", a[i].key, a[i].vlen, a[i].val);
+	for (int i = 0; i < n; i++) {
+		fprintf(out, ", %s=", a[i].key);
+		fwrite(a[i].val, 1, (size_t)a[i].vlen, out);
+	}
 }
 
 /* An instruction's attributes, those that name computations written from
@@ -109,7 +113,7 @@ print_instr(FILE *out, const struct module *m, const struct comp *c,
 	fprintf(out, " %s(", in->op ? in->op->name : "?");
 	if (in->op && (in->op->op == OP_CONSTANT ||
 		       in->op->op == OP_PARAMETER)) {
-		fprintf(out, "%.*s", in->literal_len, in->literal);
+		fwrite(in->literal, 1, (size_t)in->literal_len, out);
 	} else {
 		for (int k = 0; k < in->nops; k++)
 			fprintf(out, "%s%%%s", k ? ", " : "",

@@ -1,0 +1,330 @@
+/* Operands agree with their instruction, as XLA's HloVerifier checks them:
+ * the operand count of opcodes that fix it, and shapes where values share
+ * storage (ShapeUtil::Compatible: element types and dimensions, layouts
+ * aside): tuples, get-tuple-element, while, conditional, call, in-place ops
+ * and input_output_alias.  Buffers are sized from shapes, so a mismatch
+ * would give a plan that cannot hold its values. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/front.h"
+
+/* Same element types and dimensions, tuples element by element; layouts,
+ * memory spaces and dynamic-dimension marks aside.  Tuples nest at most
+ * SHAPE_MAX_DEPTH deep, which bounds the recursion. */
+static int
+compatible(const struct shape *a, const struct shape *b)
+{
+	if (a->type != b->type || a->rank != b->rank || a->nelem != b->nelem)
+		return 0;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return 0;
+	for (int i = 0; i < a->nelem; i++)
+		if (!compatible(&a->elems[i], &b->elems[i]))
+			return 0;
+	return 1;
+}
+
+/* A shape as HLO text for a message, cut to 120 bytes. */
+static const char *
+shape_text(struct pool *pool, const struct shape *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	const char *r;
+
+	if (!m)
+		return "?";
+	ir_print_shape(m, s);
+	fclose(m);
+	if (!buf)
+		return "?";
+	r = len > 120 ? pool_printf(pool, "%.117s...", buf) :
+			pool_strdup(pool, buf);
+	free(buf);
+	return r;
+}
+
+/* 1 when shape a (what `as` says it is) agrees with shape b (`bs`);
+ * else reports both against in. */
+static int
+agree(struct parser *P, const struct instr *in, const struct shape *a,
+      const char *as, const struct shape *b, const char *bs)
+{
+	if (compatible(a, b))
+		return 1;
+	diag_error(P->ds, in->loc, "%s, %s, does not match %s, %s", as,
+		   shape_text(P->pool, a), bs, shape_text(P->pool, b));
+	return 0;
+}
+
+/* "the shape of 'name'" */
+static const char *
+shape_of(struct parser *P, const struct instr *in)
+{
+	return pool_printf(P->pool, "the shape of '%s'", in->name);
+}
+
+static const struct shape *
+operand_shape(const struct comp *c, const struct instr *in, int k)
+{
+	return &c->instrs[in->ops[k]].shape;
+}
+
+static void
+agree_tuple(struct parser *P, const struct comp *c, const struct instr *in)
+{
+	if (in->nops != in->shape.nelem || !shape_is_tuple(&in->shape)) {
+		diag_error(P->ds, in->loc, "tuple '%s' has %d operand%s for a "
+			   "shape of %d element%s", in->name, in->nops,
+			   in->nops == 1 ? "" : "s", in->shape.nelem,
+			   in->shape.nelem == 1 ? "" : "s");
+		return;
+	}
+	for (int k = 0; k < in->nops; k++)
+		if (!agree(P, in, &in->shape.elems[k],
+			   pool_printf(P->pool, "element %d of the shape of "
+				       "'%s'", k, in->name),
+			   operand_shape(c, in, k),
+			   pool_printf(P->pool, "its operand '%s'",
+				       in->opname[k])))
+			return;
+}
+
+static void
+agree_gte(struct parser *P, const struct comp *c, const struct instr *in)
+{
+	const struct shape *t = operand_shape(c, in, 0);
+
+	if (!shape_is_tuple(t) || in->index < 0 || in->index >= t->nelem)
+		return;		/* reported by check_gte */
+	agree(P, in, &in->shape, shape_of(P, in), &t->elems[in->index],
+	      pool_printf(P->pool, "element %lld of '%s'",
+			  (long long)in->index, in->opname[0]));
+}
+
+/* The shapes of callee d: its parameter `param` (NULL when it has none)
+ * and its ROOT. */
+static const struct shape *
+param_shape(const struct module *m, int d, int param)
+{
+	const struct comp *dc = &m->comps[d];
+
+	if (param >= dc->nparam || !dc->params || dc->params[param] < 0)
+		return NULL;
+	return &dc->instrs[dc->params[param]].shape;
+}
+
+static const struct shape *
+root_shape(const struct module *m, int d)
+{
+	const struct comp *dc = &m->comps[d];
+
+	return dc->root >= 0 ? &dc->instrs[dc->root].shape : NULL;
+}
+
+/* Parameter `param` of callee d takes operand k of in. */
+static int
+agree_param(struct parser *P, const struct module *m, const struct comp *c,
+	    const struct instr *in, int d, int param, int k)
+{
+	const struct shape *s = param_shape(m, d, param);
+
+	if (!s || k >= in->nops)
+		return 1;
+	return agree(P, in, s, pool_printf(P->pool, "parameter %d of '%s'",
+					   param, m->comps[d].name),
+		     operand_shape(c, in, k),
+		     pool_printf(P->pool, "the operand '%s' of '%s'",
+				 in->opname[k], in->name));
+}
+
+/* The ROOT of callee d gives in's result. */
+static int
+agree_root(struct parser *P, const struct module *m, const struct instr *in,
+	   int d)
+{
+	const struct shape *s = root_shape(m, d);
+
+	if (!s)
+		return 1;
+	return agree(P, in, &in->shape, shape_of(P, in), s,
+		     pool_printf(P->pool, "the ROOT of '%s'",
+				 m->comps[d].name));
+}
+
+/* A while's state: its operand, the body's and the condition's
+ * parameter, the body's ROOT and its result are one shape. */
+static void
+agree_while(struct parser *P, const struct module *m, const struct comp *c,
+	    const struct instr *in)
+{
+	for (int j = 0; j < in->ncall; j++) {
+		int body = !strcmp(in->callkey[j], "body");
+		const struct shape *s = param_shape(m, in->calls[j], 0);
+
+		if (s && !agree(P, in, &in->shape, shape_of(P, in), s,
+				pool_printf(P->pool, "the parameter of '%s'",
+					    m->comps[in->calls[j]].name)))
+			return;
+		if (body && !agree_root(P, m, in, in->calls[j]))
+			return;
+	}
+	if (in->nops == 1)
+		agree(P, in, &in->shape, shape_of(P, in),
+		      operand_shape(c, in, 0),
+		      pool_printf(P->pool, "its operand '%s'", in->opname[0]));
+}
+
+/* A conditional's branch j takes operand j + 1 and gives its result; a
+ * call's computation takes every operand. */
+static void
+agree_calls(struct parser *P, const struct module *m, const struct comp *c,
+	    const struct instr *in)
+{
+	for (int j = 0; j < in->ncall; j++) {
+		int d = in->calls[j];
+
+		if (in->op->op == OP_CALL) {
+			for (int k = 0; k < in->nops; k++)
+				if (!agree_param(P, m, c, in, d, k, k))
+					return;
+		} else if (!agree_param(P, m, c, in, d, 0, j + 1)) {
+			return;
+		}
+		if (!agree_root(P, m, in, d))
+			return;
+	}
+}
+
+/* Opcodes with a fixed number of operands (a range for a few: a sparse dot
+ * has a third, its metadata). */
+static const struct arity {
+	const char *name;
+	int min, max;
+} arities[] = {
+	{"abs", 1, 1}, {"acos", 1, 1}, {"acosh", 1, 1}, {"add", 2, 2},
+	{"and", 2, 2}, {"asin", 1, 1}, {"asinh", 1, 1}, {"atan", 1, 1},
+	{"atan2", 2, 2}, {"atanh", 1, 1}, {"bitcast", 1, 1},
+	{"bitcast-convert", 1, 1}, {"broadcast", 1, 1}, {"cbrt", 1, 1},
+	{"ceil", 1, 1}, {"clamp", 3, 3}, {"clz", 1, 1}, {"compare", 2, 2},
+	{"complex", 2, 2}, {"convert", 1, 1}, {"copy", 1, 1},
+	{"copy-done", 1, 1}, {"copy-start", 1, 1}, {"cosh", 1, 1},
+	{"cosine", 1, 1}, {"divide", 2, 2}, {"dot", 2, 3},
+	{"dynamic-slice", 2, 1 << 30}, {"dynamic-update-slice", 3, 1 << 30},
+	{"erf", 1, 1}, {"exponential", 1, 1}, {"exponential-minus-one", 1, 1},
+	{"floor", 1, 1}, {"get-tuple-element", 1, 1}, {"imag", 1, 1},
+	{"iota", 0, 0}, {"is-finite", 1, 1}, {"log", 1, 1},
+	{"log-plus-one", 1, 1}, {"logistic", 1, 1}, {"maximum", 2, 2},
+	{"minimum", 2, 2}, {"multiply", 2, 2}, {"negate", 1, 1},
+	{"not", 1, 1}, {"or", 2, 2}, {"pad", 2, 2}, {"popcnt", 1, 1},
+	{"power", 2, 2}, {"real", 1, 1}, {"reduce-precision", 1, 1},
+	{"remainder", 2, 2}, {"reshape", 1, 1}, {"reverse", 1, 1},
+	{"round-nearest-afz", 1, 1}, {"round-nearest-even", 1, 1},
+	{"rsqrt", 1, 1}, {"select", 3, 3}, {"shift-left", 2, 2},
+	{"shift-right-arithmetic", 2, 2}, {"shift-right-logical", 2, 2},
+	{"sign", 1, 1}, {"sine", 1, 1}, {"sinh", 1, 1}, {"slice", 1, 1},
+	{"sqrt", 1, 1}, {"stochastic-convert", 2, 2}, {"subtract", 2, 2},
+	{"tan", 1, 1}, {"tanh", 1, 1}, {"transpose", 1, 1}, {"while", 1, 1},
+	{"xor", 2, 2},
+};
+
+static int
+agree_arity(struct parser *P, const struct instr *in)
+{
+	for (size_t i = 0; i < sizeof arities / sizeof arities[0]; i++) {
+		const struct arity *a = &arities[i];
+
+		if (strcmp(a->name, in->op->name))
+			continue;
+		if (in->nops >= a->min && in->nops <= a->max)
+			return 1;
+		if (a->min == a->max)
+			diag_error(P->ds, in->loc, "%s '%s' takes %d operand%s, "
+				   "not %d", a->name, in->name, a->min,
+				   a->min == 1 ? "" : "s", in->nops);
+		else
+			diag_error(P->ds, in->loc, "%s '%s' takes at least %d "
+				   "operands, not %d", a->name, in->name,
+				   a->min, in->nops);
+		return 0;
+	}
+	return 1;
+}
+
+static void
+agree_instr(struct parser *P, const struct module *m, const struct comp *c,
+	    const struct instr *in)
+{
+	for (int k = 0; k < in->nops; k++)
+		if (in->ops[k] < 0)
+			return;		/* reported: undefined operand */
+	if (!in->op || !agree_arity(P, in))
+		return;
+	switch (in->op->op) {
+	case OP_TUPLE:
+		agree_tuple(P, c, in);
+		break;
+	case OP_GTE:
+		if (in->nops == 1)
+			agree_gte(P, c, in);
+		break;
+	case OP_WHILE:
+		agree_while(P, m, c, in);
+		break;
+	case OP_CALL:
+	case OP_CONDITIONAL:
+		agree_calls(P, m, c, in);
+		break;
+	case OP_DUS:
+	case OP_OPT_BARRIER:
+		if (in->nops >= 1)
+			agree(P, in, &in->shape, shape_of(P, in),
+			      operand_shape(c, in, 0),
+			      pool_printf(P->pool, "its operand '%s'",
+					  in->opname[0]));
+		break;
+	default:
+		break;
+	}
+}
+
+/* Output {out} may share parameter `param` at {pidx}: the same shape,
+ * where both indices exist (passes ignore an alias whose do not). */
+static void
+agree_alias(struct parser *P, const struct module *m, const struct alias *al)
+{
+	const struct shape *out = root_shape(m, m->entry);
+	const struct shape *in = param_shape(m, m->entry, (int)al->param);
+	const struct attr *a = NULL;
+
+	for (int i = 0; i < m->nattr; i++)
+		if (!strcmp(m->attrs[i].key, "input_output_alias"))
+			a = &m->attrs[i];
+	if (!out || !in || !a)
+		return;
+	out = shape_at(out, al->out, al->nout);
+	in = shape_at(in, al->pidx, al->npidx);
+	if (out && in && !compatible(out, in))
+		diag_error(P->ds, a->loc, "input_output_alias: an output, %s, "
+			   "does not match the part of parameter %lld it "
+			   "aliases, %s", shape_text(P->pool, out),
+			   (long long)al->param, shape_text(P->pool, in));
+}
+
+void
+sema_agree(struct parser *P, const struct module *m)
+{
+	for (int c = 0; c < m->ncomp; c++)
+		for (int i = 0; i < m->comps[c].ninstr; i++)
+			agree_instr(P, m, &m->comps[c],
+				    &m->comps[c].instrs[i]);
+	for (int i = 0; i < m->nalias; i++)
+		if (m->aliases[i].param >= 0 &&
+		    m->aliases[i].param < m->comps[m->entry].nparam)
+			agree_alias(P, m, &m->aliases[i]);
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Runs the libFuzzer targets of a -DHLOPLAN_FUZZ=ON build, each for SECONDS,
+# and fails on any finding (a crash, a leak, a timeout, a broken property).
+#   tests/fuzz/run.sh BUILD_DIR SECONDS [frontend|pipeline|intervals ...]
+# The working corpora stay in BUILD_DIR/fuzz/corpus and grow from run to
+# run; findings land in BUILD_DIR/fuzz/artifacts.  A finding becomes a
+# regression input: copy it to tests/fuzz/regress/TARGET/ and fix it.
+set -eu
+build=$1
+secs=$2
+shift 2
+targets=${*:-frontend pipeline intervals}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+corpus=${HLOPLAN_CORPUS_DIR:-$src/../shared/corpus}
+work=$build/fuzz
+
+# Seeds: the samples, the error goldens, small corpus files and every
+# regression input.  Files over the size limit would only be cut.
+seed() {
+	t=$1 max=$2
+	rm -rf "$work/seeds/$t"
+	mkdir -p "$work/seeds/$t" "$work/corpus/$t" "$work/artifacts"
+	shift 2
+	for f in "$@" "$src/tests/fuzz/regress/$t"/*; do
+		[ -f "$f" ] || continue
+		[ "$(wc -c <"$f")" -le "$max" ] || continue
+		cp "$f" "$work/seeds/$t/$(basename "$(dirname "$f")")_$(basename "$f")"
+	done
+}
+
+fail=0
+for t in $targets; do
+	case $t in
+	frontend|pipeline)
+		max=16384
+		[ "$t" = pipeline ] && max=8192
+		seed "$t" $max "$src"/samples/*.hlo "$src"/tests/errors/*.hlo \
+			"$corpus"/hlo/*.hlo
+		dict=$src/tests/fuzz/hlo.dict ;;
+	intervals)
+		max=8192
+		seed "$t" $max "$src"/tests/fuzz/seeds/intervals/*.csv \
+			"$corpus"/intervals/*/*.csv
+		dict=$src/tests/fuzz/csv.dict ;;
+	*)
+		echo "run.sh: unknown target '$t'" >&2
+		exit 2 ;;
+	esac
+	echo "== fuzz_$t: $secs s"
+	if ! "$build/tests/fuzz/fuzz_$t" -max_total_time="$secs" \
+	    -timeout=20 -rss_limit_mb=2048 -max_len=$max -dict="$dict" \
+	    -print_final_stats=1 -artifact_prefix="$work/artifacts/$t-" \
+	    "$work/corpus/$t" "$work/seeds/$t" 2>"$work/$t.log"; then
+		tail -n 60 "$work/$t.log"
+		echo "run.sh: fuzz_$t found a problem; the input is in" \
+		     "$work/artifacts/" >&2
+		fail=1
+	fi
+	grep -E '^stat::(number_of_executed_units|peak_rss_mb)' \
+		"$work/$t.log" || true
+done
+exit $fail

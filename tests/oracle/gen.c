@@ -1,0 +1,1178 @@
+/* oracle_gen: random valid HLO modules (DAGs of elementwise ops, broadcasts,
+ * reshapes, slices, concatenates, pads, dots, reductions, dynamic slices,
+ * tuples, while loops, conditionals, calls, input_output_alias), each
+ * planned, verified and run by the oracle.  Fixed seeds: seed k makes the
+ * same module on every machine.  Exit 0 all identical, 1 a difference. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/oracle/trial.h"
+
+enum { MAXVAL = 512, MAXELEM = 4096, MAXDEPTH = 2 };
+enum { T_F32, T_S32, T_BF16, T_PRED };
+
+static const char *const tname[] = {"f32", "s32", "bf16", "pred"};
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void
+bput(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (!b->p) {
+		b->p = calloc(1, b->cap = 4096);
+		if (!b->p)
+			exit(2);
+	}
+	for (;;) {
+		va_start(ap, fmt);
+		k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+		va_end(ap);
+		if (k >= 0 && b->n + (size_t)k < b->cap)
+			break;
+		b->cap = 2 * b->cap + (size_t)k + 4096;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p) {
+			fputs("oracle_gen: out of memory\n", stderr);
+			exit(2);
+		}
+	}
+	b->n += (size_t)k;
+}
+
+/* An array shape: type and up to three dimensions. */
+struct gs {
+	int type, rank;
+	int d[4];
+};
+
+struct val {
+	char name[24];
+	struct gs s;
+	int used;		/* an operand of something */
+	char op[24];		/* the opcode that made it */
+};
+
+/* A computation being written: its instructions and the arrays it has. */
+struct scope {
+	struct buf text;
+	struct val v[MAXVAL];
+	int n;
+	int depth;		/* 0: the entry */
+	int tail;		/* the array the last line made, or -1 */
+	int counter;		/* a loop body's s32 counter, or -1 */
+};
+
+/* The planner's known bugs (known_bugs/), each avoided on request. */
+enum {
+	AVOID_INIT = 1,		/* one value in two loops' state */
+	AVOID_ROOT = 2,		/* a loop's next state taken over in place */
+	AVOID_ALIAS = 4,	/* input_output_alias of a non-elementwise
+				   output; must-alias clobbering */
+	AVOID_BITCAST = 8,	/* a bitcast changing the TPU's padding */
+	AVOID_BRANCH = 16,	/* a branch returning its parameter */
+	AVOID_ALL = 31
+};
+
+static const char *const avoid_names[] = {"init", "root", "alias",
+					   "bitcast", "branch"};
+
+struct gen {
+	uint64_t rng;
+	int safe;		/* AVOID_* bits */
+	struct buf comps;	/* computations the entry calls, in order */
+	int id;
+	int reducers;		/* bit per type: its add/max made */
+};
+
+static uint64_t
+rnd(struct gen *g)
+{
+	uint64_t z = (g->rng += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+static int
+pick(struct gen *g, int n)
+{
+	return n > 0 ? (int)(rnd(g) % (uint64_t)n) : 0;
+}
+
+static int
+chance(struct gen *g, int percent)
+{
+	return pick(g, 100) < percent;
+}
+
+static int64_t
+count(const struct gs *s)
+{
+	int64_t n = 1;
+
+	for (int k = 0; k < s->rank; k++)
+		n *= s->d[k];
+	return n;
+}
+
+static const char *
+shape_text(const struct gs *s, char *buf)
+{
+	int k = sprintf(buf, "%s[", tname[s->type]);
+
+	for (int j = 0; j < s->rank; j++)
+		k += sprintf(buf + k, "%s%d", j ? "," : "", s->d[j]);
+	sprintf(buf + k, "]");
+	return buf;
+}
+
+static int
+same_shape(const struct gs *a, const struct gs *b)
+{
+	if (a->type != b->type || a->rank != b->rank)
+		return 0;
+	for (int k = 0; k < a->rank; k++)
+		if (a->d[k] != b->d[k])
+			return 0;
+	return 1;
+}
+
+static int
+elementwise(const char *op)
+{
+	static const char *const ops[] = {
+		"negate", "abs", "tanh", "sine", "cosine", "floor", "copy",
+		"exponential", "round-nearest-even", "sign", "not", "add",
+		"subtract", "multiply", "maximum", "minimum", "select",
+		"compare", "convert",
+	};
+
+	for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+		if (!strcmp(op, ops[k]))
+			return 1;
+	return 0;
+}
+
+/* A new instruction `name = shape op(...)`; the text after the shape is
+ * printf'd; the array joins the scope. */
+static const char *
+emit(struct gen *g, struct scope *sc, const struct gs *s, const char *fmt,
+     ...)
+{
+	struct val *v = &sc->v[sc->n < MAXVAL ? sc->n++ : MAXVAL - 1];
+	char sh[64], line[1024];
+	va_list ap;
+
+	snprintf(v->name, sizeof v->name, "v%d", ++g->id);
+	v->s = *s;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	snprintf(v->op, sizeof v->op, "%.*s", (int)strcspn(line, "("), line);
+	sc->tail = (int)(v - sc->v);
+	bput(&sc->text, "  %s = %s %s\n", v->name, shape_text(s, sh), line);
+	return v->name;
+}
+
+/* A copy that only its one user reads: it leaves the scope. */
+static const char *
+private_copy(struct gen *g, struct scope *sc, const struct val *v)
+{
+	static char name[24];
+
+	snprintf(name, sizeof name, "%s", emit(g, sc, &v->s, "copy(%s)",
+					       v->name));
+	sc->n--;
+	return name;
+}
+
+static struct gs
+scalar(int type)
+{
+	struct gs s = {type, 0, {0}};
+
+	return s;
+}
+
+static struct gs
+random_shape(struct gen *g, int type)
+{
+	struct gs s = {type, 1 + pick(g, 3), {0}};
+
+	for (int k = 0; k < s.rank; k++)
+		s.d[k] = 1 + pick(g, k == 0 ? 6 : 8);
+	return s;
+}
+
+/* A random array of the scope, of a type in mask (bit per T_*). */
+static const struct val *
+any(struct gen *g, struct scope *sc, int mask)
+{
+	int idx[MAXVAL], n = 0;
+
+	for (int k = 0; k < sc->n; k++)
+		if (mask >> sc->v[k].s.type & 1)
+			idx[n++] = k;
+	if (!n)
+		return NULL;
+	n = idx[pick(g, n)];
+	sc->v[n].used = 1;
+	return &sc->v[n];
+}
+
+static const char *
+constant(struct gen *g, struct scope *sc, int type)
+{
+	struct gs s = scalar(type);
+
+	switch (type) {
+	case T_PRED: return emit(g, sc, &s, "constant(%s)",
+				 chance(g, 50) ? "true" : "false");
+	case T_S32: return emit(g, sc, &s, "constant(%d)", pick(g, 7) - 2);
+	default: return emit(g, sc, &s, "constant(%g)",
+			     (double)(pick(g, 17) - 8) / 4);
+	}
+}
+
+/* A new array of shape s: a broadcast constant. */
+static const char *
+fresh(struct gen *g, struct scope *sc, const struct gs *s)
+{
+	const char *c = constant(g, sc, s->type);
+
+	if (s->rank == 0)
+		return c;
+	return emit(g, sc, s, "broadcast(%s), dimensions={}", c);
+}
+
+/* An array of shape s: one of the scope's, or a new one; *was_used (when
+ * not NULL) says whether something already reads it. */
+static const char *
+pick_shape(struct gen *g, struct scope *sc, const struct gs *s,
+	   int *was_used)
+{
+	int idx[MAXVAL], n = 0;
+
+	if (was_used)
+		*was_used = 0;
+	for (int k = 0; k < sc->n; k++)
+		if (same_shape(&sc->v[k].s, s))
+			idx[n++] = k;
+	if (!n || !chance(g, 80))
+		return fresh(g, sc, s);
+	n = idx[pick(g, n)];
+	if (was_used)
+		*was_used = sc->v[n].used;
+	sc->v[n].used = 1;
+	return sc->v[n].name;
+}
+
+static const char *
+of_shape(struct gen *g, struct scope *sc, const struct gs *s)
+{
+	return pick_shape(g, sc, s, NULL);
+}
+
+/* ---- ops ---------------------------------------------------------------- */
+
+static int
+op_unary(struct gen *g, struct scope *sc)
+{
+	static const char *const fops[] = {
+		"negate", "abs", "tanh", "sine", "cosine", "floor", "copy",
+		"exponential", "round-nearest-even", "sign",
+	};
+	static const char *const iops[] = {"negate", "abs", "copy", "not"};
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32 | 1 << T_BF16);
+
+	if (!v)
+		return -1;
+	if (v->s.type == T_S32)
+		emit(g, sc, &v->s, "%s(%s)", iops[pick(g, 4)], v->name);
+	else
+		emit(g, sc, &v->s, "%s(%s)", fops[pick(g, 10)], v->name);
+	return 0;
+}
+
+static int
+op_binary(struct gen *g, struct scope *sc)
+{
+	static const char *const ops[] = {
+		"add", "subtract", "multiply", "maximum", "minimum", "add",
+	};
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32 | 1 << T_BF16);
+	struct val a;
+	const char *w;
+
+	if (!v)
+		return -1;
+	a = *v;
+	w = of_shape(g, sc, &a.s);
+	if (chance(g, 50))
+		emit(g, sc, &a.s, "%s(%s, %s)", ops[pick(g, 6)], a.name, w);
+	else
+		emit(g, sc, &a.s, "%s(%s, %s)", ops[pick(g, 6)], w, a.name);
+	return 0;
+}
+
+static int
+op_select(struct gen *g, struct scope *sc)
+{
+	static const char *const dirs[] = {"LT", "GT", "LE", "GE", "EQ", "NE"};
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	struct gs p;
+	struct val a;
+	const char *w, *c;
+
+	if (!v)
+		return -1;
+	a = *v;
+	w = of_shape(g, sc, &a.s);
+	p = a.s;
+	p.type = T_PRED;
+	c = emit(g, sc, &p, "compare(%s, %s), direction=%s", a.name, w,
+		 dirs[pick(g, 6)]);
+	emit(g, sc, &a.s, "select(%s, %s, %s)", c, a.name, w);
+	return 0;
+}
+
+static int
+op_convert(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32 | 1 << T_BF16);
+	struct gs s;
+
+	if (!v)
+		return -1;
+	s = v->s;
+	s.type = v->s.type == T_F32 ? (chance(g, 50) ? T_S32 : T_BF16) : T_F32;
+	emit(g, sc, &s, "convert(%s)", v->name);
+	return 0;
+}
+
+static int
+op_broadcast(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 15);
+	struct gs s;
+	int at, dims[4], k = 0;
+	char list[32] = "";
+
+	if (!v || v->s.rank >= 3 || count(&v->s) * 4 > MAXELEM)
+		return -1;
+	s = v->s;
+	at = pick(g, s.rank + 1);
+	for (int j = s.rank; j > at; j--)
+		s.d[j] = s.d[j - 1];
+	s.d[at] = 2 + pick(g, 3);
+	s.rank++;
+	for (int j = 0; j < s.rank; j++)
+		if (j != at)
+			dims[k++] = j;
+	for (int j = 0; j < k; j++)
+		sprintf(list + strlen(list), "%s%d", j ? "," : "", dims[j]);
+	emit(g, sc, &s, "broadcast(%s), dimensions={%s}", v->name, list);
+	return 0;
+}
+
+/* Elements after the TPU's default tiling (8, 128; 128 for rank < 2). */
+static int64_t
+tpu_count(const struct gs *s)
+{
+	int64_t n = 1;
+
+	if (s->rank < 2)
+		return (count(s) + 127) / 128 * 128;
+	for (int k = 0; k < s->rank - 2; k++)
+		n *= s->d[k];
+	return n * ((s->d[s->rank - 2] + 7) / 8 * 8) *
+	       ((s->d[s->rank - 1] + 127) / 128 * 128);
+}
+
+/* A reshape (or bitcast) to another factorization of the same count;
+ * avoiding known bugs, a bitcast keeps the TPU's padded size. */
+static int
+op_reshape(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 15);
+	struct gs s;
+	int64_t n;
+
+	if (!v)
+		return -1;
+	s = v->s;
+	n = count(&s);
+	s.rank = 0;
+	for (int64_t f = 2; f <= n && s.rank < 2; f++)
+		if (n % f == 0 && chance(g, 40)) {
+			s.d[s.rank++] = (int)f;
+			n /= f;
+			f = 1;
+		}
+	s.d[s.rank++] = (int)n;
+	emit(g, sc, &s, "%s(%s)", chance(g, 25) &&
+	     (!(g->safe & AVOID_BITCAST) ||
+	      tpu_count(&s) == tpu_count(&v->s)) ? "bitcast" : "reshape",
+	     v->name);
+	return 0;
+}
+
+static int
+op_transpose(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 15);
+	int perm[4] = {0, 1, 2, 3};
+	char list[32] = "";
+	struct gs s;
+
+	if (!v || v->s.rank < 2)
+		return -1;
+	s = v->s;
+	for (int k = s.rank - 1; k > 0; k--) {
+		int j = pick(g, k + 1), t = perm[k];
+
+		perm[k] = perm[j];
+		perm[j] = t;
+	}
+	for (int k = 0; k < s.rank; k++) {
+		s.d[k] = v->s.d[perm[k]];
+		sprintf(list + strlen(list), "%s%d", k ? "," : "", perm[k]);
+	}
+	emit(g, sc, &s, "transpose(%s), dimensions={%s}", v->name, list);
+	return 0;
+}
+
+static int
+op_slice(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 15);
+	char list[128] = "";
+	struct gs s;
+
+	if (!v || v->s.rank == 0)
+		return -1;
+	s = v->s;
+	for (int k = 0; k < s.rank; k++) {
+		int a = pick(g, s.d[k]), b = a + 1 + pick(g, s.d[k] - a);
+		int st = 1 + pick(g, 2);
+
+		s.d[k] = (b - a + st - 1) / st;
+		sprintf(list + strlen(list), "%s[%d:%d:%d]", k ? ", " : "", a,
+			b, st);
+	}
+	emit(g, sc, &s, "slice(%s), slice={%s}", v->name, list);
+	return 0;
+}
+
+static int
+op_concatenate(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 15);
+	struct val a;
+	int d;
+
+	if (!v || v->s.rank == 0 || count(&v->s) * 2 > MAXELEM)
+		return -1;
+	a = *v;
+	d = pick(g, a.s.rank);
+	a.s.d[d] *= 2;
+	emit(g, sc, &a.s, "concatenate(%s, %s), dimensions={%d}", v->name,
+	     of_shape(g, sc, &v->s), d);
+	return 0;
+}
+
+static int
+op_pad(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	char cfg[128] = "";
+	const char *c;
+	struct val a;
+
+	if (!v || v->s.rank == 0 || count(&v->s) * 8 > MAXELEM)
+		return -1;
+	a = *v;
+	c = constant(g, sc, a.s.type);
+	for (int k = 0; k < a.s.rank; k++) {
+		int lo = pick(g, 3) - (a.s.d[k] > 2), hi = pick(g, 3);
+		int in = pick(g, 2);
+
+		a.s.d[k] += lo + hi + in * (a.s.d[k] - 1);
+		sprintf(cfg + strlen(cfg), "%s%d_%d_%d", k ? "x" : "", lo, hi,
+			in);
+	}
+	emit(g, sc, &a.s, "pad(%s, %s), padding=%s", a.name, c, cfg);
+	return 0;
+}
+
+static int
+op_dot(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32);
+	const char *w;
+	struct gs s;
+
+	if (!v || v->s.rank < 2 || v->s.rank > 3)
+		return -1;
+	s = v->s;
+	w = of_shape(g, sc, &v->s);
+	if (s.rank == 2) {
+		s.d[1] = s.d[0];
+		emit(g, sc, &s, "dot(%s, %s), lhs_contracting_dims={1}, "
+		     "rhs_contracting_dims={1}", v->name, w);
+	} else {
+		s.d[2] = s.d[1];
+		emit(g, sc, &s, "dot(%s, %s), lhs_batch_dims={0}, "
+		     "lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+		     "rhs_contracting_dims={2}", v->name, w);
+	}
+	return 0;
+}
+
+/* The reducers %add_T and %max_T, written once. */
+static const char *
+reducer(struct gen *g, int type, int max)
+{
+	static char name[32];
+	int bit = 1 << (2 * type + max);
+
+	snprintf(name, sizeof name, "%s_%s", max ? "max" : "add", tname[type]);
+	if (!(g->reducers & bit)) {
+		g->reducers |= bit;
+		bput(&g->comps, "%%%s (a: %s[], b: %s[]) -> %s[] {\n"
+		     "  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
+		     "  ROOT r = %s[] %s(a, b)\n}\n\n", name, tname[type],
+		     tname[type], tname[type], tname[type], tname[type],
+		     tname[type], max ? "maximum" : "add");
+	}
+	return name;
+}
+
+static int
+op_reduce(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	char list[32] = "", red[32];
+	const char *init;
+	struct gs s;
+	struct val a;
+	int max = chance(g, 30);
+
+	if (!v || v->s.rank == 0)
+		return -1;
+	a = *v;
+	s = scalar(a.s.type);
+	init = constant(g, sc, a.s.type);
+	for (int k = 0, n = 0; k < a.s.rank; k++) {
+		if (chance(g, 50) || (k == a.s.rank - 1 && n == 0)) {
+			sprintf(list + strlen(list), "%s%d", n++ ? "," : "", k);
+			continue;
+		}
+		s.d[s.rank++] = a.s.d[k];
+	}
+	snprintf(red, sizeof red, "%s", reducer(g, a.s.type, max));
+	emit(g, sc, &s, "reduce(%s, %s), dimensions={%s}, to_apply=%%%s",
+	     a.name, init, list, red);
+	return 0;
+}
+
+static int
+op_iota(struct gen *g, struct scope *sc)
+{
+	struct gs s = random_shape(g, chance(g, 50) ? T_S32 : T_F32);
+
+	emit(g, sc, &s, "iota(), iota_dimension=%d", pick(g, s.rank));
+	return 0;
+}
+
+/* Start indices: the loop counter, a constant, or an s32 scalar. */
+static void
+indices(struct gen *g, struct scope *sc, int rank, char *list)
+{
+	list[0] = 0;
+	for (int k = 0; k < rank; k++) {
+		const char *x;
+
+		if (sc->counter >= 0 && chance(g, 60))
+			x = sc->v[sc->counter].name;
+		else
+			x = constant(g, sc, T_S32);
+		sprintf(list + strlen(list), ", %s", x);
+	}
+}
+
+static int
+op_dynamic_slice(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32 | 1 << T_BF16);
+	char idx[256], sizes[32] = "";
+	struct val a;
+	struct gs s;
+
+	if (!v || v->s.rank == 0)
+		return -1;
+	a = *v;
+	s = a.s;
+	for (int k = 0; k < s.rank; k++) {
+		s.d[k] = 1 + pick(g, s.d[k]);
+		sprintf(sizes + strlen(sizes), "%s%d", k ? "," : "", s.d[k]);
+	}
+	indices(g, sc, s.rank, idx);
+	emit(g, sc, &s, "dynamic-slice(%s%s), dynamic_slice_sizes={%s}",
+	     a.name, idx, sizes);
+	return 0;
+}
+
+static int
+op_dus(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	char idx[256];
+	struct val a;
+	struct gs u;
+	const char *upd;
+
+	if (!v || v->s.rank == 0)
+		return -1;
+	a = *v;
+	u = a.s;
+	for (int k = 0; k < u.rank; k++)
+		u.d[k] = 1 + pick(g, u.d[k]);
+	upd = of_shape(g, sc, &u);
+	indices(g, sc, u.rank, idx);
+	emit(g, sc, &a.s, "dynamic-update-slice(%s, %s%s)", a.name, upd, idx);
+	return 0;
+}
+
+/* A tuple of two or three arrays, and get-tuple-elements of it. */
+static int
+op_tuple(struct gen *g, struct scope *sc)
+{
+	struct val e[3];
+	char tn[24], types[256] = "", ops[128] = "", sh[64];
+	int n = 2 + pick(g, 2);
+
+	for (int k = 0; k < n; k++) {
+		const struct val *v = any(g, sc, 15);
+
+		if (!v)
+			return -1;
+		e[k] = *v;
+		sprintf(types + strlen(types), "%s%s", k ? ", " : "",
+			shape_text(&v->s, sh));
+		sprintf(ops + strlen(ops), "%s%s", k ? ", " : "", v->name);
+	}
+	snprintf(tn, sizeof tn, "t%d", ++g->id);
+	bput(&sc->text, "  %s = (%s) tuple(%s)\n", tn, types, ops);
+	sc->tail = -1;
+	for (int k = 0; k < n; k++)
+		if (chance(g, 70))
+			emit(g, sc, &e[k].s, "get-tuple-element(%s), index=%d",
+			     tn, k);
+	return 0;
+}
+
+static void body_ops(struct gen *g, struct scope *sc, int n);
+
+/* A parameter list "(p: shape)" and the callee's first lines. */
+static void
+begin_callee(struct gen *g, struct scope *d, const char *name,
+	     const struct val *args, int n, int depth)
+{
+	char sh[64];
+
+	memset(d, 0, sizeof *d);
+	d->depth = depth;
+	d->counter = -1;
+	d->tail = -1;
+	bput(&d->text, "%%%s {\n", name);
+	for (int k = 0; k < n; k++) {
+		struct val *p = &d->v[d->n++];
+
+		snprintf(p->name, sizeof p->name, "p%d", ++g->id);
+		p->s = args[k].s;
+		bput(&d->text, "  %s = %s parameter(%d)\n", p->name,
+		     shape_text(&p->s, sh), k);
+	}
+}
+
+/* The callee's ROOT: an array of shape s, often its last instruction
+ * (then without the ROOT mark, as XLA allows), or a copy (`fresh`);
+ * the text goes to comps. */
+static void
+end_callee(struct gen *g, struct scope *d, const struct gs *s, int fresh)
+{
+	const char *r = of_shape(g, d, s);
+	char sh[64];
+
+	if (!fresh && d->tail >= 0 && r == d->v[d->tail].name &&
+	    chance(g, 70))
+		bput(&d->text, "}\n\n");
+	else
+		bput(&d->text, "  ROOT %s.r = %s copy(%s)\n}\n\n", r,
+		     shape_text(s, sh), r);
+	bput(&g->comps, "%s", d->text.p);
+	free(d->text.p);
+}
+
+static int
+op_call(struct gen *g, struct scope *sc)
+{
+	struct val args[2];
+	struct scope *d;
+	char name[32];
+	int n = 1 + pick(g, 2);
+	struct gs r;
+
+	if (sc->depth >= MAXDEPTH)
+		return -1;
+	for (int k = 0; k < n; k++) {
+		const struct val *v = any(g, sc, 15);
+
+		if (!v)
+			return -1;
+		args[k] = *v;
+	}
+	r = args[pick(g, n)].s;
+	snprintf(name, sizeof name, "callee%d", ++g->id);
+	d = calloc(1, sizeof *d);
+	begin_callee(g, d, name, args, n, sc->depth + 1);
+	body_ops(g, d, 2 + pick(g, 4));
+	end_callee(g, d, &r, 0);
+	free(d);
+	for (int sites = 1 + chance(g, 30); sites > 0; sites--)
+		emit(g, sc, &r, "call(%s%s%s), to_apply=%%%s", args[0].name,
+		     n > 1 ? ", " : "", n > 1 ? args[1].name : "", name);
+	return 0;
+}
+
+/* A loop fusion: elementwise ops of one or two arrays of one shape, in a
+ * computation that gets no buffers (it runs as one kernel). */
+static int
+op_fusion(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	struct val args[2];
+	struct scope *d;
+	char name[32];
+	int n = 1 + chance(g, 50);
+
+	if (!v)
+		return -1;
+	args[0] = *v;
+	args[1] = *v;
+	snprintf(args[1].name, sizeof args[1].name, "%s",
+		 of_shape(g, sc, &v->s));
+	snprintf(name, sizeof name, "fused%d", ++g->id);
+	d = calloc(1, sizeof *d);
+	begin_callee(g, d, name, args, n, MAXDEPTH);
+	for (int k = 0, m = 1 + pick(g, 3); k < m; k++)
+		if (chance(g, 50))
+			op_unary(g, d);
+		else
+			op_binary(g, d);
+	end_callee(g, d, &args[0].s, 0);
+	free(d);
+	emit(g, sc, &args[0].s, "fusion(%s%s%s), kind=kLoop, calls=%%%s",
+	     args[0].name, n > 1 ? ", " : "", n > 1 ? args[1].name : "",
+	     name);
+	return 0;
+}
+
+/* A conditional on a predicate (two branches) or an s32 index (three). */
+static int
+op_conditional(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 15);
+	struct val a;
+	char names[3][32], pv[24], list[128] = "";
+	int nb = chance(g, 40) ? 3 : 2;
+	const struct val *x = any(g, sc, 1 << T_F32);
+	struct gs ps = scalar(nb == 3 ? T_S32 : T_PRED);
+
+	if (!v || !x || sc->depth >= MAXDEPTH)
+		return -1;
+	a = *v;
+	snprintf(pv, sizeof pv, "%s", nb == 3 ? constant(g, sc, T_S32) :
+		 emit(g, sc, &ps, "constant(%s)", chance(g, 50) ? "true" :
+		      "false"));
+	for (int b = 0; b < nb; b++) {
+		struct scope *d = calloc(1, sizeof *d);
+
+		snprintf(names[b], sizeof names[b], "branch%d", ++g->id);
+		begin_callee(g, d, names[b], &a, 1, sc->depth + 1);
+		body_ops(g, d, 1 + pick(g, 4));
+		end_callee(g, d, &a.s, g->safe & AVOID_BRANCH);
+		free(d);
+		sprintf(list + strlen(list), "%s%%%s", b ? ", " : "", names[b]);
+	}
+	if (nb == 2)
+		emit(g, sc, &a.s, "conditional(%s, %s, %s), true_computation="
+		     "%%%s, false_computation=%%%s", pv, a.name, a.name,
+		     names[0], names[1]);
+	else
+		emit(g, sc, &a.s, "conditional(%s, %s, %s, %s), "
+		     "branch_computations={%s}", pv, a.name, a.name, a.name,
+		     list);
+	return 0;
+}
+
+/* ---- while loops -------------------------------------------------------- */
+
+struct loop {
+	struct val st[4];	/* the carried arrays */
+	int n;
+	char tuple[256];	/* the state's tuple shape */
+	int trips;
+};
+
+static void
+loop_cond(struct gen *g, const struct loop *L, const char *name)
+{
+	bput(&g->comps, "%%%s (s: %s) -> pred[] {\n  s = %s parameter(0)\n"
+	     "  i = s32[] get-tuple-element(s), index=0\n"
+	     "  n = s32[] constant(%d)\n"
+	     "  ROOT lt = pred[] compare(i, n), direction=LT\n}\n\n", name,
+	     L->tuple, L->tuple, L->trips);
+}
+
+/* The opcode that made the array named r ("" for a parameter). */
+static const char *
+made_by(const struct scope *sc, const char *r)
+{
+	for (int k = 0; k < sc->n; k++)
+		if (!strcmp(sc->v[k].name, r))
+			return sc->v[k].op;
+	return "";
+}
+
+/* State element k's next value (shape s) in body d: as drawn, maybe a
+ * dynamic-update-slice at the counter; avoiding the known bugs, a copy
+ * when it is read in the body, is another element, or moves one. */
+static const char *
+next_state(struct gen *g, struct scope *d, const struct loop *L, int k,
+	   int first, char (*names)[24])
+{
+	const struct gs *s = &L->st[k].s;
+	int used = d->v[first + k].used;
+	const char *r = chance(g, 20) ? d->v[first + k].name :
+			pick_shape(g, d, s, &used);
+
+	if (chance(g, 25) && s->rank > 0) {
+		struct gs u = *s;
+		char idx[256];
+
+		u.d[0] = 1;
+		indices(g, d, s->rank, idx);
+		r = emit(g, d, s, "dynamic-update-slice(%s, %s%s)",
+			 d->v[first + k].name, of_shape(g, d, &u), idx);
+		used = 0;
+	}
+	for (int j = 0; j < k; j++)	/* twice in the ROOT */
+		used |= !strcmp(names[j], r);
+	for (int j = 0; j < L->n; j++)	/* a rotation */
+		used |= j != k && r == d->v[first + j].name;
+	used |= r != d->v[first + k].name &&
+		(!strcmp(made_by(d, r), "get-tuple-element") ||
+		 !strcmp(made_by(d, r), "bitcast") ||
+		 !strcmp(made_by(d, r), "dynamic-slice"));
+	if ((g->safe & AVOID_ROOT) && used) {
+		struct val rv = {"", *s, 0, ""};
+
+		snprintf(rv.name, sizeof rv.name, "%s", r);
+		r = private_copy(g, d, &rv);
+	}
+	snprintf(names[k], sizeof names[k], "%s", r);
+	return names[k];
+}
+
+/* The body: state elements updated by ops, passed through, swapped, or
+ * written with dynamic-update-slice at the counter (next_state). */
+static void
+loop_body(struct gen *g, const struct loop *L, const char *name, int depth)
+{
+	struct scope *d = calloc(1, sizeof *d);
+	char root[256] = "", names[4][24];
+	int first;
+
+	d->depth = depth;
+	bput(&d->text, "%%%s {\n  s = %s parameter(0)\n", name, L->tuple);
+	d->counter = d->n;
+	emit(g, d, &(struct gs){T_S32, 0, {0}}, "get-tuple-element(s), "
+	     "index=0");
+	first = d->n;
+	for (int k = 0; k < L->n; k++)
+		emit(g, d, &L->st[k].s, "get-tuple-element(s), index=%d",
+		     k + 1);
+	body_ops(g, d, 2 + pick(g, 6));
+	bput(&d->text, "  one = s32[] constant(1)\n"
+	     "  i1 = s32[] add(%s, one)\n", d->v[d->counter].name);
+	d->v[d->counter].used = 1;
+	for (int k = 0; k < L->n; k++)
+		sprintf(root + strlen(root), ", %s",
+			next_state(g, d, L, k, first, names));
+	bput(&d->text, "  ROOT t = %s tuple(i1%s)\n}\n\n", L->tuple, root);
+	bput(&g->comps, "%s", d->text.p);
+	free(d->text.p);
+	free(d);
+}
+
+static int
+op_while(struct gen *g, struct scope *sc)
+{
+	struct loop L = {.n = 1 + pick(g, 3), .trips = 1 + pick(g, 4)};
+	char cond[32], body[32], init[256] = "", sh[64], tn[24];
+	const char *zero;
+
+	if (sc->depth >= MAXDEPTH)
+		return -1;
+	sprintf(L.tuple, "(s32[]");
+	for (int k = 0; k < L.n; k++) {
+		const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+
+		if (!v)
+			return -1;
+		L.st[k] = *v;
+		sprintf(L.tuple + strlen(L.tuple), ", %s",
+			shape_text(&v->s, sh));
+		sprintf(init + strlen(init), ", %s",
+			!(g->safe & AVOID_INIT) ? v->name :
+			private_copy(g, sc, &L.st[k]));
+	}
+	strcat(L.tuple, ")");
+	snprintf(cond, sizeof cond, "cond%d", ++g->id);
+	snprintf(body, sizeof body, "body%d", ++g->id);
+	loop_cond(g, &L, cond);
+	loop_body(g, &L, body, sc->depth + 1);
+	zero = emit(g, sc, &(struct gs){T_S32, 0, {0}}, "constant(%d)",
+		    pick(g, 2));
+	snprintf(tn, sizeof tn, "w%d", ++g->id);
+	bput(&sc->text, "  %s.init = %s tuple(%s%s)\n", tn, L.tuple, zero,
+	     init);
+	bput(&sc->text, "  %s = %s while(%s.init), condition=%%%s, "
+	     "body=%%%s\n", tn, L.tuple, tn, cond, body);
+	sc->tail = -1;
+	for (int k = 0; k < L.n; k++)
+		if (chance(g, 80))
+			emit(g, sc, &L.st[k].s, "get-tuple-element(%s), "
+			     "index=%d", tn, k + 1);
+	return 0;
+}
+
+/* ---- computations ------------------------------------------------------- */
+
+typedef int opfn(struct gen *g, struct scope *sc);
+
+static const struct {
+	opfn *fn;
+	int weight;
+} ops[] = {
+	{op_unary, 10}, {op_binary, 16}, {op_select, 4}, {op_convert, 3},
+	{op_broadcast, 5}, {op_reshape, 5}, {op_transpose, 4},
+	{op_slice, 5}, {op_concatenate, 3}, {op_pad, 3}, {op_dot, 4},
+	{op_reduce, 4}, {op_iota, 2}, {op_dynamic_slice, 3}, {op_dus, 3},
+	{op_tuple, 3}, {op_call, 2}, {op_conditional, 2}, {op_while, 3},
+	{op_fusion, 2},
+};
+
+static void
+body_ops(struct gen *g, struct scope *sc, int n)
+{
+	int total = 0;
+
+	for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+		total += ops[k].weight;
+	for (int made = 0, tries = 0; made < n && tries < 20 * n; tries++) {
+		int w = pick(g, total);
+		size_t k = 0;
+
+		while (w >= ops[k].weight)
+			w -= ops[k++].weight;
+		if (sc->n < MAXVAL - 16 && ops[k].fn(g, sc) == 0)
+			made++;
+	}
+}
+
+/* The result: the arrays nothing uses (so that every value counts), at
+ * most eight, or a random one; some alias a parameter of their shape
+ * (input_output_alias). */
+static void
+entry_root(struct gen *g, struct scope *sc, int nparam, struct buf *alias)
+{
+	char types[1024] = "", ops[512] = "", sh[64];
+	int out[9], n = 0, used = 0;
+
+	for (int k = sc->n - 1; k >= nparam && n < 8; k--)
+		if (!sc->v[k].used && sc->v[k].s.rank > 0)
+			out[n++] = k;
+	if (n == 0 || chance(g, 10))
+		out[n++] = pick(g, sc->n);
+	for (int k = 0; k < n; k++) {
+		const struct val *v = &sc->v[out[k]];
+
+		sprintf(types + strlen(types), "%s%s", k ? ", " : "",
+			shape_text(&v->s, sh));
+		sprintf(ops + strlen(ops), "%s%s", k ? ", " : "", v->name);
+		for (int p = 0; p < nparam; p++)
+			if (!(used >> p & 1) &&
+			    same_shape(&v->s, &sc->v[p].s) &&
+			    (!(g->safe & AVOID_ALIAS) || elementwise(v->op)) &&
+			    chance(g, 30)) {
+				used |= 1 << p;
+				bput(alias, "%s{%d}: (%d, {}, %s)",
+				     alias->n ? ", " : "", k, p,
+				     chance(g, 50) && !(g->safe & AVOID_ALIAS) ?
+				     "must-alias" : "may-alias");
+				break;
+			}
+	}
+	bput(&sc->text, "  ROOT out = (%s) tuple(%s)\n}\n", types, ops);
+}
+
+static char *
+gen_module(uint64_t seed, int safe)
+{
+	struct gen g = {.rng = seed * 0x2545f4914f6cdd1du + 1, .safe = safe};
+	struct scope *e = calloc(1, sizeof *e);
+	struct buf mod = {0}, alias = {0};
+	int np = 1 + pick(&g, 3);
+	char sh[64];
+
+	e->counter = -1;
+	bput(&alias, "%s", "");
+	bput(&g.comps, "%s", "");
+	bput(&e->text, "ENTRY %%main {\n");
+	for (int k = 0; k < np; k++) {
+		struct val *p = &e->v[e->n++];
+
+		p->s = random_shape(&g, chance(&g, 20) ? T_S32 : T_F32);
+		snprintf(p->name, sizeof p->name, "x%d", k);
+		bput(&e->text, "  %s = %s parameter(%d)\n", p->name,
+		     shape_text(&p->s, sh), k);
+	}
+	body_ops(&g, e, 4 + pick(&g, 12));
+	entry_root(&g, e, np, &alias);
+	bput(&mod, "HloModule gen%llu", (unsigned long long)seed);
+	if (alias.n)
+		bput(&mod, ", input_output_alias={ %s }", alias.p);
+	bput(&mod, "\n\n%s%s", g.comps.p, e->text.p);
+	free(alias.p);
+	free(g.comps.p);
+	free(e->text.p);
+	free(e);
+	return mod.p;
+}
+
+/* The AVOID_ bit of a known bug's name; 0 if none. */
+static int
+avoid_bit(const char *name)
+{
+	for (int k = 0; k < 5; k++)
+		if (!strcmp(avoid_names[k], name))
+			return 1 << k;
+	return 0;
+}
+
+/* ---- the driver --------------------------------------------------------- */
+
+static void
+keep(const char *dir, uint64_t seed, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/oracle_gen_%llu.hlo", dir,
+		 (unsigned long long)seed);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+	fprintf(stderr, "oracle_gen: kept %s\n", path);
+}
+
+struct args {
+	uint64_t seed, n;
+	const char *dir;	/* where failing modules are kept */
+	int print, safe;
+};
+
+static int
+parse_args(int argc, char **argv, struct args *a)
+{
+	for (int k = 1; k < argc; k++) {
+		if (!strcmp(argv[k], "--count") && k + 1 < argc)
+			a->n = strtoull(argv[++k], NULL, 0);
+		else if (!strcmp(argv[k], "--seed") && k + 1 < argc)
+			a->seed = strtoull(argv[++k], NULL, 0);
+		else if (!strcmp(argv[k], "--keep") && k + 1 < argc)
+			a->dir = argv[++k];
+		else if (!strcmp(argv[k], "--print"))
+			a->print = 1;
+		else if (!strcmp(argv[k], "--avoid-known-bugs"))
+			a->safe = AVOID_ALL;
+		else if (!strcmp(argv[k], "--allow") && k + 1 < argc)
+			a->safe &= ~avoid_bit(argv[++k]);
+		else {
+			fputs("usage: oracle_gen [--count N] [--seed S] "
+			      "[--keep DIR] [--print] [--avoid-known-bugs "
+			      "[--allow init|root|alias|bitcast|branch]]\n",
+			      stderr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args a = {.seed = 1, .n = 1000, .dir = "."};
+	uint64_t seed, n;
+	const char *dir;
+	int print, bad = 0, errors = 0, safe;
+
+	if (parse_args(argc, argv, &a) < 0)
+		return 2;
+	seed = a.seed;
+	n = a.n;
+	dir = a.dir;
+	print = a.print;
+	safe = a.safe;
+	for (uint64_t s = seed; s < seed + n; s++) {
+		char *text = gen_module(s, safe), name[64];
+		struct trial t = {.seed = s, .quiet = 1, .out = stdout};
+		int r;
+
+		snprintf(name, sizeof name, "gen%llu", (unsigned long long)s);
+		t.file = name;
+		if (print) {
+			fputs(text, stdout);
+			free(text);
+			continue;
+		}
+		r = trial_file(&t, text, strlen(text));
+		if (r != TRIAL_SAME) {
+			keep(dir, s, text);
+			bad += r == TRIAL_DIFF;
+			errors += r != TRIAL_DIFF;
+		}
+		free(text);
+	}
+	if (!print)
+		printf("oracle_gen: %llu modules from seed %llu: %llu "
+		       "identical, %d differ, %d errors or skips\n",
+		       (unsigned long long)n, (unsigned long long)seed,
+		       (unsigned long long)(n - (uint64_t)(bad + errors)), bad,
+		       errors);
+	return bad ? 1 : errors ? 2 : 0;
+}

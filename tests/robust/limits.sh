@@ -1,0 +1,168 @@
+#!/bin/sh
+# Limits: inputs too big, too long or too deep for a golden file, made here
+# and run through the CLI under runlimit (a time limit, peak memory shown).
+#   limits.sh CASE HLOPLAN RUNLIMIT GEN_BIG WORKDIR [BYTES]
+# Each case plans (exit 0) or fails cleanly (exit 1, the expected message),
+# in bounded time; none may crash.  BYTES sizes the "big" case.
+set -eu
+case_=$1 hloplan=$2 runlimit=$3 gen_big=$4 work=$5/$1
+bytes=${6:-104857600}
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+fail() {
+	echo "limits.sh: $case_: $*" >&2
+	exit 1
+}
+
+# run SECONDS MIB EXPECTED_STATUS ARGS...: hloplan under runlimit.
+run() {
+	secs=$1 mib=$2 want=$3
+	shift 3
+	status=0
+	"$runlimit" "$mib" "$secs" "$hloplan" "$@" >out.txt 2>err.txt ||
+		status=$?
+	grep -v '^runlimit:' err.txt | cut -c1-300 | head -n 20 >&2
+	grep '^runlimit:' err.txt >&2
+	[ "$status" = "$want" ] || fail "exit status $status, not $want"
+	if grep -q "internal error" err.txt; then
+		fail "an internal error"
+	fi
+}
+
+# expect N TEXT: err.txt holds TEXT on exactly N lines.
+expect() {
+	n=$(grep -c -F -- "$2" err.txt || true)
+	[ "$n" = "$1" ] || fail "'$2' on $n lines of stderr, not $1"
+}
+
+# repeat N TEXT: TEXT N times, no newline.
+repeat() {
+	awk -v n="$1" -v s="$2" 'BEGIN {
+		t = s; r = "";
+		for (b = 1; b <= n; b *= 2) {
+			if (int(n / b) % 2) r = r t;
+			t = t t;
+		}
+		printf "%s", r }'
+}
+
+# A module whose line 4 carries TEXT after a parameter.
+with_tail() {
+	printf 'HloModule m\n\nENTRY main {\n  a = f32[8]{0} parameter(0)%s\n' "$1"
+	printf '  ROOT n = f32[8]{0} negate(a)\n}\n'
+}
+
+case $case_ in
+big)
+	# A valid module of BYTES bytes plans in bounded time and memory.
+	"$gen_big" "$bytes" >big.hlo
+	echo "input: $(wc -c <big.hlo) bytes" >&2
+	run 600 6144 0 big.hlo -o big.h
+	grep -q '^#define HLOPLAN_GPU_ARENA_SIZE' big.h ||
+		fail "no arena size in the header"
+	rm -f big.hlo big.h ;;
+long_name)
+	# A 4 MiB name: once flex rescanned long tokens for every 8 KiB read.
+	name=$(repeat 4194304 x)
+	printf 'HloModule m\nENTRY e {\n  %s = f32[8] parameter(0)\n  ROOT b = f32[8] negate(%s)\n}\n' \
+		"$name" "$name" >in.hlo
+	run 30 0 0 in.hlo --dump ir -o ir.txt
+	[ "$(wc -c <ir.txt)" -gt 8388608 ] || fail "the name was cut" ;;
+long_undefined)
+	# The same, as an undefined operand: the message and caret stay short.
+	name=$(repeat 4194304 y)
+	printf 'HloModule m\nENTRY e {\n  a = f32[8] parameter(0)\n  ROOT b = f32[8] negate(%s)\n}\n' \
+		"$name" >in.hlo
+	run 30 0 1 in.hlo -o out.h
+	expect 1 "error: operand 'yyyy"
+	[ "$(wc -c <err.txt)" -lt 4096 ] || fail "the message is too long" ;;
+long_comment)
+	with_tail " /*$(repeat 33554432 c)*/" >in.hlo
+	run 30 0 0 in.hlo -o out.h ;;
+long_line_comment)
+	with_tail " // $(repeat 33554432 c)" >in.hlo
+	run 30 0 0 in.hlo -o out.h ;;
+long_string)
+	with_tail ", metadata={op_name=\"$(repeat 33554432 s)\"}" >in.hlo
+	run 30 0 0 in.hlo -o out.h ;;
+long_line)
+	# 100000 instructions on one line: columns past a million.
+	awk 'BEGIN { printf "HloModule m ENTRY e { a0 = f32[8] parameter(0)";
+		for (i = 1; i < 100000; i++)
+			printf " a%d = f32[8] negate(a%d)", i, i - 1;
+		print " }" }' >in.hlo
+	run 60 0 0 in.hlo -o out.h
+	awk 'BEGIN { printf "HloModule m ENTRY e { a0 = f32[8] parameter(0)";
+		for (i = 1; i < 100000; i++)
+			printf " a%d = f32[8] negate(a%d)", i, i - 1;
+		print " a = f32[8] negate(nope) }" }' >bad.hlo
+	run 60 0 1 bad.hlo -o out.h
+	grep -q -E "^bad.hlo:1:[0-9]{7}: error: operand 'nope'" err.txt ||
+		fail "no error at a column past a million" ;;
+many_dims)
+	# A million dimensions of 1, with a layout.
+	awk 'function shape(n, i) {
+		printf "f32[";
+		for (i = 0; i < n; i++) printf "%s", i ? ",1" : "1";
+		printf "]{";
+		for (i = n - 1; i >= 0; i--) printf "%d%s", i, i ? "," : "";
+		printf "}" }
+	BEGIN { printf "HloModule m\nENTRY e {\n  a = "; shape(1000000);
+		printf " parameter(0)\n  ROOT n = "; shape(1000000);
+		printf " negate(a)\n}\n" }' >in.hlo
+	run 60 0 0 in.hlo -o out.h ;;
+deep_tuple)
+	# 5000 levels: one message per shape, then a clean stop.
+	t="$(repeat 5000 '(')f32[2]$(repeat 5000 ')')"
+	printf 'HloModule m\nENTRY e {\n  p = %s parameter(0)\n  ROOT r = %s copy(p)\n}\n' \
+		"$t" "$t" >in.hlo
+	run 30 0 1 in.hlo -o out.h
+	expect 2 "tuple shapes nest more than 64 levels deep" ;;
+deep_braces)
+	# Brackets 100000 deep in an attribute: bison's stack limit.
+	with_tail ", frontend_attributes=$(repeat 100000 '{')$(repeat 100000 '}')" \
+		>in.hlo
+	run 30 0 1 in.hlo -o out.h
+	expect 1 "brackets nested too deeply" ;;
+deep_literal)
+	with_tail ", x=$(repeat 100000 '(')1$(repeat 100000 ')')" >in.hlo
+	run 30 0 1 in.hlo -o out.h
+	expect 1 "brackets nested too deeply" ;;
+many_errors)
+	# 100000 undefined operands: every one reported, in linear time.
+	awk 'BEGIN { print "HloModule m\nENTRY e {\n  a = f32[8] parameter(0)";
+		for (i = 0; i < 100000; i++)
+			printf "  b%d = f32[8] negate(zz%d)\n", i, i;
+		print "}" }' >in.hlo
+	run 30 0 1 in.hlo -o out.h
+	[ "$(grep -c 'is not defined' err.txt)" = 100000 ] ||
+		fail "not every error was reported" ;;
+many_modules)
+	# 2000 modules in one file, separated as XLA separates them.
+	awk 'BEGIN { for (i = 0; i < 2000; i++)
+		printf "// -----\nHloModule m%d\nENTRY e {\n  a = f32[8] parameter(0)\n  ROOT n = f32[8] negate(a)\n}\n", i }' \
+		>in.hlo
+	run 60 0 0 in.hlo -o out.h
+	[ "$(grep -c '_GPU_ARENA_SIZE ' out.h)" = 2000 ] ||
+		fail "not every module was planned" ;;
+bytes)
+	# Bytes that are not UTF-8, and NULs, in comments and strings are
+	# kept as they are; the plan is made.
+	printf 'HloModule m\n// \377\376 caf\351 \000 nul\nENTRY e {\n  a = f32[8]{0} parameter(0), metadata={op_name="\351\000\377"}\n  ROOT n = f32[8]{0} negate(a) /* \200\201\000 */\n}\n' \
+		>in.hlo
+	run 30 0 0 in.hlo -o out.h --json out.json
+	grep -q HLOPLAN_GPU_ARENA_SIZE out.h || fail "no header" ;;
+stdin)
+	with_tail "" >in.hlo
+	status=0
+	"$runlimit" 0 30 "$hloplan" - -o out.h <in.hlo 2>err.txt || status=$?
+	[ "$status" = 0 ] || fail "exit status $status from standard input"
+	grep -q HLOPLAN_GPU_ARENA_SIZE out.h ||
+		fail "no plan from standard input" ;;
+*)
+	fail "unknown case" ;;
+esac
+rm -rf "$work"	# kept only when a case fails
+echo "limits.sh: $case_: ok" >&2

@@ -123,7 +123,33 @@ list_copies(struct prog *p, struct plan *pl)
 		pc->dst = p->buf_of[c->dst];
 		pc->step = c->step;
 		pc->after = c->after;
+		/* The data: no more than either side holds (a TPU layout
+		 * may pad the two differently). */
 		pc->bytes = target_bytes(&p->opt, p->values[c->src].shape);
+		if (target_bytes(&p->opt, p->values[c->dst].shape) < pc->bytes)
+			pc->bytes = target_bytes(&p->opt,
+						 p->values[c->dst].shape);
+	}
+}
+
+/* Arenas are sums of sizes: keep every sum far from overflow (room for
+ * 64 slots a buffer), or say that the module is too big. */
+static void
+check_total(struct prog *p, struct plan *pl)
+{
+	const int64_t limit = INT64_MAX / 128;
+	int64_t total = 0;
+
+	for (int b = 0; b < pl->nbuf; b++) {
+		if (!pl->bufs[b].in_arena)
+			continue;
+		if (pl->bufs[b].size > limit - total) {
+			diag_error(p->ds, p->m->loc, "module '%s' needs more "
+				   "than 2^56 bytes of buffers; hloplan cannot "
+				   "plan arenas that large", p->m->name);
+			return;
+		}
+		total += pl->bufs[b].size;
 	}
 }
 
@@ -152,6 +178,7 @@ build_buffers(struct prog *p, struct plan *pl)
 	}
 	for (int b = 0; b < pl->nbuf; b++)
 		place_class(&p->opt, &pl->bufs[b], !nonconst[b]);
+	check_total(p, pl);
 	list_positions(p, pl);
 	list_copies(p, pl);
 	pl->steps = pool_alloc(p->pool, sizeof(char *) * (size_t)(p->ntime + 1));

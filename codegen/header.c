@@ -229,18 +229,6 @@ put_class(FILE *out, int flags)
 		fputs("temp", out);
 }
 
-static const char *
-target_name(int target)
-{
-	switch (target) {
-	case TARGET_GPU:
-		return "gpu";
-	case TARGET_TPU:
-		return "tpu";
-	}
-	return "unknown";
-}
-
 /* ---- one plan ----------------------------------------------------------- */
 
 struct hdr {
@@ -584,7 +572,8 @@ put_plan(struct hdr *h)
 
 	fprintf(h->out, "\n/* ---- %s: module ", h->pre);
 	put_comment_text(h->out, h->p->module ? h->p->module : "");
-	fprintf(h->out, ", target %s ---- */\n", target_name(h->p->target));
+	fprintf(h->out, ", target %s ---- */\n",
+		codegen_target(h->p->target));
 	put_plan_macros(h);
 	for (i = 0; i < h->p->nbuf; i++)
 		put_buffer_macros(h, i);

@@ -151,60 +151,62 @@ copied_apart(struct cx *x, int ra, int rb)
 	return 0;
 }
 
-static void
-do_join(struct cx *x, const struct join *j)
+/* Can the two sets of join j hold one buffer? */
+static int
+can_join(struct cx *x, const struct join *j)
 {
 	struct prog *p = x->p;
 	int ra = root(x, j->a), rb = root(x, j->b);
 	int32_t bdef = p->values[j->b].def;
 
-	if (ra == rb)
-		return;
-	if (copied_apart(x, ra, rb)) {
-		if (j->kind == J_WHILE_ROOT)
-			copy_root(x, j);
-		else if (j->kind == J_WHILE_INIT || j->kind == J_IN_PLACE)
-			add_copy(x, j->a, j->b, bdef, 0, 1);
-		else if (j->kind == J_BRANCH)
-			add_copy(x, j->a, j->b, p->hi[j->callee], 1, 1);
-		else if (j->kind == J_ALIAS_MUST)
-			add_copy(x, j->a, j->b, p->ntime - 1, 1, 1);
-		return;
-	}
+	if (copied_apart(x, ra, rb))
+		return 0;
 	switch (j->kind) {
-	case J_WHILE_INIT:
-		if (read_only(x, j->a) || p->bend[ra] > bdef)
-			add_copy(x, j->a, j->b, bdef, 0, 1);
-		else
-			join_sets(x, j->a, j->b);
-		return;
 	case J_WHILE_ROOT:
-		if (read_only(x, j->a) || !root_fits(x, j))
-			copy_root(x, j);
-		else
-			join_sets(x, j->a, j->b);
-		return;
-	case J_BRANCH:
-		if (read_only(x, j->a) || p->bend[ra] > bdef)
-			add_copy(x, j->a, j->b, p->hi[j->callee], 1, 1);
-		else
-			join_sets(x, j->a, j->b);
-		return;
-	case J_IN_PLACE:
-		if (read_only(x, j->a) || p->bend[ra] > bdef)
-			add_copy(x, j->a, j->b, bdef, 0, 1);
-		else
-			join_sets(x, j->a, j->b);
-		return;
+		return !read_only(x, j->a) && root_fits(x, j);
 	case J_ALIAS:
 	case J_ALIAS_MUST:
 		/* a: the output; b: the parameter it may take over. */
-		if (p->bend[rb] <= p->bstart[ra] && !read_only(x, j->a))
-			join_sets(x, j->a, j->b);
-		else if (j->kind == J_ALIAS_MUST)
-			add_copy(x, j->a, j->b, p->ntime - 1, 1, 1);
+		return p->bend[rb] <= p->bstart[ra] && !read_only(x, j->a);
+	default:	/* init, branch result, in-place op */
+		return !read_only(x, j->a) && p->bend[ra] <= bdef;
+	}
+}
+
+/* Keeps the two values of join j apart: the copy that stands for the
+ * sharing, where the second takes over (none for a may-alias). */
+static void
+keep_apart(struct cx *x, const struct join *j)
+{
+	struct prog *p = x->p;
+	int32_t bdef = p->values[j->b].def;
+
+	switch (j->kind) {
+	case J_WHILE_INIT:
+	case J_IN_PLACE:
+		add_copy(x, j->a, j->b, bdef, 0, 1);
+		return;
+	case J_WHILE_ROOT:
+		copy_root(x, j);
+		return;
+	case J_BRANCH:
+		add_copy(x, j->a, j->b, p->hi[j->callee], 1, 1);
+		return;
+	case J_ALIAS_MUST:
+		add_copy(x, j->a, j->b, p->ntime - 1, 1, 1);
 		return;
 	}
+}
+
+static void
+do_join(struct cx *x, const struct join *j)
+{
+	if (root(x, j->a) == root(x, j->b))
+		return;
+	if (can_join(x, j))
+		join_sets(x, j->a, j->b);
+	else
+		keep_apart(x, j);
 }
 
 /* The runtime's order: by step, before the step then after it, and at one

@@ -9,14 +9,6 @@
 
 #include "passes/passes.h"
 
-static int
-runs_program(const struct instr *in)
-{
-	int op = in->op ? in->op->op : OP_OTHER;
-
-	return op == OP_WHILE || op == OP_CONDITIONAL || op == OP_CALL;
-}
-
 /* A copy of computation c whose call lists can be redirected. */
 static int
 clone_comp(struct pool *pool, struct module *m, int c, int k)

@@ -131,6 +131,10 @@ void prog_union(struct prog *p, int a, int b);
 /* The value at a node of an instruction's output. */
 int prog_val(const struct prog *p, int c, int i, int node);
 
+/* Does the instruction run its called computations as program steps
+ * (while, conditional, call), rather than inside one kernel? */
+int runs_program(const struct instr *in);
+
 /* The computation named by an instruction's attribute, or -1. */
 int called_comp(const struct module *m, const struct instr *in,
 		const char *key);

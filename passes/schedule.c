@@ -6,8 +6,7 @@
 
 #include "passes/passes.h"
 
-/* Opcodes whose called computations run as program steps. */
-static int
+int
 runs_program(const struct instr *in)
 {
 	int op = in->op ? in->op->op : OP_OTHER;

@@ -62,7 +62,11 @@ struct span {
 static int64_t
 align_up(int64_t x, int64_t a)
 {
-	int64_t r = x % a;
+	int64_t r;
+
+	if (a == 1)
+		return x;
+	r = x % a;
 
 	return r ? x + (a - r) : x;
 }
@@ -659,7 +663,9 @@ struct bb {
 	int nlog, caplog;
 	struct ent *ent;
 	int nent, capent;
-	int *stamp, epoch, *aff;
+	int *stamp, epoch, *aff, naff;
+	int *ucnt;		/* section s's unplaced boxes lead its sbox run */
+	int *mbase, *mpos;	/* where box i sits in section s's run */
 	long nodes, steps, budget;
 	const char *heur;
 };
@@ -731,31 +737,60 @@ bb_raise_floors(struct bb *s, int naff)
 
 	for (int a = 0; a < naff; a++) {
 		int sec = s->aff[a], q = g->sfirst[sec];
+		int end = q + s->ucnt[sec];
 		int64_t mn = INT64_MAX, fl = s->floor[sec];
 
-		for (; q < g->sfirst[sec + 1] && mn > fl; q++) {
-			int j = g->sbox[q];
-
-			if (s->off[j] < 0 && s->minoff[j] < mn)
-				mn = s->minoff[j];
-		}
+		for (; q < end && mn > fl; q++)
+			if (s->minoff[g->sbox[q]] < mn)
+				mn = s->minoff[g->sbox[q]];
 		s->steps += q - g->sfirst[sec];
 		if (mn != INT64_MAX && fl < mn)
 			bb_set(s, &s->floor[sec], mn);
 	}
 }
 
-enum { PL_HATLESS = 1, PL_PINNED_OUT = 2 };
+enum { PL_HATLESS = 1, PL_DEAD = 2 };
 
-/* Marks the sections of box j whose floor is below its new lowest offset:
- * only there can the unallocated floor rise. */
+/* Moves box i out of the unplaced lead of each of its sections' runs;
+ * bb_unlist puts it back (last out, first back). */
+static void
+bb_delist(struct bb *s, int i)
+{
+	struct pack_graph *g = &s->g;
+
+	for (int sec = g->slo[i]; sec < g->shi[i]; sec++) {
+		int *pi = &s->mpos[s->mbase[i] + sec - g->slo[i]];
+		int last = g->sfirst[sec] + --s->ucnt[sec], j = g->sbox[last];
+
+		g->sbox[*pi] = j;
+		s->mpos[s->mbase[j] + sec - g->slo[j]] = *pi;
+		g->sbox[last] = i;
+		*pi = last;
+	}
+}
+
+static void
+bb_unlist(struct bb *s, int i)
+{
+	for (int sec = s->g.slo[i]; sec < s->g.shi[i]; sec++)
+		s->ucnt[sec]++;
+}
+
+/* Marks the sections of box j whose floor is below its new lowest offset
+ * (only there can the unallocated floor rise) and where that offset plus
+ * the unplaced bytes would pass the capacity (elsewhere the raised floor,
+ * at most that offset, cannot fail bb_check, and the floor can wait: a
+ * section is rescanned whenever it is marked again, and the placements
+ * that set it directly override it). */
 static int
 bb_mark(struct bb *s, int j, int naff)
 {
 	const struct pack_graph *g = &s->g;
 
 	for (int sec = g->slo[j]; sec < g->shi[j]; sec++)
-		if (s->floor[sec] < s->minoff[j] && s->stamp[sec] != s->epoch) {
+		if (s->floor[sec] < s->minoff[j] &&
+		    s->minoff[j] > s->cap - s->total[sec] &&
+		    s->stamp[sec] != s->epoch) {
 			s->stamp[sec] = s->epoch;
 			s->aff[naff++] = sec;
 		}
@@ -764,8 +799,8 @@ bb_mark(struct bb *s, int j, int naff)
 }
 
 /* Places box i at o: its unplaced neighbours now start above it.  Returns
- * PL_HATLESS when it has none, PL_PINNED_OUT when one is pushed above its
- * pin. */
+ * PL_HATLESS when it has none, PL_DEAD when one is pushed above its pin or
+ * past the capacity. */
 static int
 bb_place(struct bb *s, int i, int64_t o)
 {
@@ -776,6 +811,7 @@ bb_place(struct bb *s, int i, int64_t o)
 
 	s->off[i] = o;
 	s->epoch++;
+	bb_delist(s, i);
 	for (int sec = g->slo[i]; sec < g->shi[i]; sec++) {
 		bb_set(s, &s->floor[sec], top);
 		bb_set(s, &s->total[sec], s->total[sec] - L->size[i]);
@@ -789,23 +825,76 @@ bb_place(struct bb *s, int i, int64_t o)
 		if (s->minoff[j] >= top)
 			continue;
 		bb_set(s, &s->minoff[j], align_up(top, L->align[j]));
-		if (L->pin[j] >= 0 && s->minoff[j] > L->pin[j])
-			flags |= PL_PINNED_OUT;
+		if ((L->pin[j] >= 0 && s->minoff[j] > L->pin[j]) ||
+		    s->minoff[j] > s->cap - L->size[j])
+			flags |= PL_DEAD;
 		naff = bb_mark(s, j, naff);
 	}
 	s->steps += g->first[i + 1] - g->first[i] + g->shi[i] - g->slo[i];
 	bb_raise_floors(s, naff);
+	s->naff = naff;
 	return flags;
 }
 
+/* Every section of the part needs max(o, floor) + unplaced bytes <= cap,
+ * that is floor + total <= cap and o + total <= cap.  The parent checked
+ * the first; since then only box i's sections and the raised ones
+ * changed.  bb_room checked the second before i was placed. */
 static int
-bb_check(struct bb *s, const struct part *p, int64_t o)
+bb_check(struct bb *s, int i)
 {
-	s->steps += p->s1 - p->s0;
-	for (int sec = p->s0; sec < p->s1; sec++)
-		if (max64(o, s->floor[sec]) + s->total[sec] > s->cap)
+	const struct pack_graph *g = &s->g;
+
+	s->steps += g->shi[i] - g->slo[i] + s->naff;
+	for (int sec = g->slo[i]; sec < g->shi[i]; sec++)
+		if (s->floor[sec] + s->total[sec] > s->cap)
+			return 0;
+	for (int a = 0; a < s->naff; a++)
+		if (s->floor[s->aff[a]] + s->total[s->aff[a]] > s->cap)
 			return 0;
 	return 1;
+}
+
+/* The most unplaced bytes in one section of the part, and the first and
+ * last sections that hold that many. */
+struct most {
+	int64_t bytes;
+	int first, last;
+};
+
+static struct most
+bb_most(struct bb *s, const struct part *p, int s0, int s1)
+{
+	struct most m = { 0, -1, -1 };
+
+	s->steps += s1 - s0;
+	for (int sec = s0; sec < s1; sec++)
+		if (s->total[sec] > m.bytes || m.first < 0) {
+			m.bytes = s->total[sec];
+			m.first = m.last = sec;
+		} else if (s->total[sec] == m.bytes) {
+			m.last = sec;
+		}
+	(void)p;
+	return m;
+}
+
+/* Whether box i at o leaves o + total <= cap in every section of the
+ * part outside i's own (inside them, bb_check's floor test implies it). */
+static int
+bb_room(struct bb *s, const struct part *p, const struct most *m, int i,
+	int64_t o)
+{
+	const struct pack_graph *g = &s->g;
+	struct most lo, hi;
+
+	if (o <= s->cap - m->bytes)
+		return 1;
+	if (m->first < g->slo[i] || m->last >= g->shi[i])
+		return 0;
+	lo = bb_most(s, p, p->s0, g->slo[i]);
+	hi = bb_most(s, p, g->shi[i], p->s1);
+	return o <= s->cap - max64(lo.bytes, hi.bytes);
 }
 
 /* The unplaced boxes of ent[from..from+m) by their current lowest offset,
@@ -903,9 +992,10 @@ bb_try(struct bb *s, const struct part *p, int at, int k, struct ent e,
 	int mark = s->nlog, r = BB_NONE;
 	int flags = bb_place(s, e.box, e.off);
 
-	if (!(flags & PL_PINNED_OUT) && bb_check(s, p, e.off))
+	if (!(flags & PL_DEAD) && bb_check(s, e.box))
 		r = bb_split(s, p, at, k, e);
 	bb_undo(s, mark);
+	bb_unlist(s, e.box);
 	s->off[e.box] = -1;
 	*hatless = flags & PL_HATLESS;
 	return r;
@@ -917,6 +1007,7 @@ bb_search(struct bb *s, const struct part *p, int from, int m,
 {
 	int save = s->nent, r = BB_NONE, k, at, hatless = 0;
 	int64_t minh = INT64_MAX;
+	struct most most;
 
 	if (--s->nodes < 0 || s->steps >= s->budget)
 		return BB_ABORT;
@@ -933,6 +1024,7 @@ bb_search(struct bb *s, const struct part *p, int from, int m,
 		if (e->off + s->L->size[e->box] < minh)
 			minh = e->off + s->L->size[e->box];
 	}
+	most = bb_most(s, p, p->s0, p->s1);
 	for (int q = 0; q < k && r == BB_NONE && !hatless; q++) {
 		struct ent e = s->ent[at + q];
 
@@ -941,6 +1033,8 @@ bb_search(struct bb *s, const struct part *p, int from, int m,
 		if (e.off < lastoff || (e.off == lastoff && e.pidx < lastp))
 			continue;	/* not canonical */
 		if (s->L->pin[e.box] >= 0 && e.off != s->L->pin[e.box])
+			continue;
+		if (!bb_room(s, p, &most, e.box, e.off))
 			continue;
 		r = bb_try(s, p, at, k, e, &hatless);
 	}
@@ -981,7 +1075,7 @@ bb_subsolve(struct bb *s, const struct part *p)
 		s->ent[at + q].box = key[q].i;
 	}
 	free(key);
-	r = bb_search(s, p, at, p->n, 0, 0);
+	r = bb_search(s, p, at, p->n, -1, 0);
 	s->nent = save;
 	return r;
 }
@@ -998,6 +1092,8 @@ bb_reset(struct bb *s)
 	memset(s->floor, 0, (size_t)nsec * sizeof *s->floor);
 	memcpy(s->total, s->total0, (size_t)nsec * sizeof *s->total);
 	memcpy(s->cuts, s->cuts0, (size_t)nsec * sizeof *s->cuts);
+	for (int sec = 0; sec < nsec; sec++)
+		s->ucnt[sec] = s->g.sfirst[sec + 1] - s->g.sfirst[sec];
 	s->nlog = 0;
 	s->nent = 0;
 }
@@ -1013,6 +1109,28 @@ bb_count(struct bb *s)
 		for (int sec = g->slo[i]; sec + 1 < g->shi[i]; sec++)
 			s->cuts0[sec]++;
 	}
+}
+
+/* mbase[i]: where box i's sections start in mpos; mpos: its place in
+ * each section's run of sbox. */
+static void
+bb_positions(struct bb *s)
+{
+	const struct pack_graph *g = &s->g;
+	size_t m = 0;
+
+	s->mbase = pack_xmalloc((size_t)s->n * sizeof *s->mbase);
+	for (int i = 0; i < s->n; i++) {
+		s->mbase[i] = (int)m;
+		m += (size_t)(g->shi[i] - g->slo[i]);
+	}
+	s->mpos = pack_xmalloc((m + 1) * sizeof *s->mpos);
+	for (int sec = 0; sec < g->nsec; sec++)
+		for (int q = g->sfirst[sec]; q < g->sfirst[sec + 1]; q++) {
+			int j = g->sbox[q];
+
+			s->mpos[s->mbase[j] + sec - g->slo[j]] = q;
+		}
 }
 
 static int
@@ -1037,6 +1155,8 @@ bb_init(struct bb *s, const struct local *L)
 	s->cuts0 = pack_xcalloc(nsec, sizeof *s->cuts0);
 	s->stamp = pack_xcalloc(nsec, sizeof *s->stamp);
 	s->aff = pack_xmalloc(nsec * sizeof *s->aff);
+	s->ucnt = pack_xmalloc(nsec * sizeof *s->ucnt);
+	bb_positions(s);
 	bb_count(s);
 	return 0;
 }
@@ -1055,33 +1175,31 @@ bb_free(struct bb *s)
 	free(s->cuts0);
 	free(s->stamp);
 	free(s->aff);
+	free(s->ucnt);
+	free(s->mbase);
+	free(s->mpos);
 	free(s->log);
 	free(s->ent);
 }
 
-/* Is there a plan of height <= cap?  BB_FOUND (in s->sol), BB_NONE (the
- * canonical space holds none), or BB_ABORT when s->budget ran out. */
+/* Is there a plan of height <= cap?  One depth-first search with
+ * preorder h and at most limit nodes: BB_FOUND (in s->sol), BB_NONE (the
+ * canonical space holds none), or BB_ABORT. */
 static int
-bb_attempt(struct bb *s, int64_t cap)
+bb_attempt(struct bb *s, int64_t cap, long limit, int h)
 {
 	static const char *const heur[] = { "WAT", "TAW", "TWA" };
 	int *all = pack_xmalloc((size_t)s->n * sizeof *all);
 	struct part whole = { all, s->n, 0, s->g.nsec };
-	int r = BB_ABORT;
+	int r;
 
 	for (int i = 0; i < s->n; i++)
 		all[i] = i;
 	s->cap = cap;
-	for (long limit = 2L * s->n; r == BB_ABORT; limit *= 2) {
-		for (int h = 0; h < 3 && r == BB_ABORT; h++) {
-			bb_reset(s);
-			s->nodes = limit;
-			s->heur = heur[h];
-			r = bb_subsolve(s, &whole);
-		}
-		if (s->steps >= s->budget || limit > (1L << 40))
-			break;
-	}
+	bb_reset(s);
+	s->nodes = limit;
+	s->heur = heur[h];
+	r = bb_subsolve(s, &whole);
 	free(all);
 	return r;
 }
@@ -1096,10 +1214,30 @@ bb_height(const struct bb *s)
 	return h;
 }
 
-/* The lowest plan it can find between lo and best (exclusive), trying
- * the capacity lo first with three quarters of the budget, then bisecting
- * with half of what is left each time.  Returns its height (best when it
- * found none), the offsets in out. */
+/* Is there a plan of height <= cap?  minimalloc's restarts: the node
+ * limit doubles round after round, each tried with every preorder, until
+ * an answer or s->budget.  BB_FOUND, BB_NONE or BB_ABORT. */
+static int
+bb_restarts(struct bb *s, int64_t cap)
+{
+	int r = BB_ABORT;
+
+	for (long limit = 2L * s->n; limit < (1L << 40); limit *= 2)
+		for (int h = 0; h < 3; h++) {
+			if (s->steps >= s->budget)
+				return BB_ABORT;
+			r = bb_attempt(s, cap, limit, h);
+			if (r != BB_ABORT)
+				return r;
+		}
+	return r;
+}
+
+/* The lowest plan it can find below best, no lower than lo: the capacity
+ * lo first with three quarters of the budget, then bisecting with half of
+ * what is left each time, a capacity that found nothing counting as too
+ * low.  Returns the height (best when it found none), the offsets in
+ * out. */
 static int64_t
 bb_minimize(struct bb *s, int64_t lo, int64_t best, long budget, int64_t *out)
 {
@@ -1110,7 +1248,7 @@ bb_minimize(struct bb *s, int64_t lo, int64_t best, long budget, int64_t *out)
 		long left = budget - s->steps;
 
 		s->budget = s->steps + (first ? left / 4 * 3 : left / 2);
-		if (bb_attempt(s, cap) == BB_FOUND) {
+		if (bb_restarts(s, cap) == BB_FOUND) {
 			best = bb_height(s);
 			memcpy(out, s->sol, (size_t)s->n * sizeof *out);
 		} else {

@@ -11,7 +11,7 @@
 #include "ir/boxes.h"
 
 /* The default work budget, in steps (see struct pack_opts). */
-#define PACK_EFFORT_DEFAULT 300000000L
+#define PACK_EFFORT_DEFAULT 400000000L
 
 struct pack_stats {
 	int64_t greedy;		/* height after the greedy phase */

@@ -302,6 +302,62 @@ test_optimal_small(void **state)
 	assert_true(searched > 0);
 }
 
+/* Cuts the rectangle [t0, t1) x [o0, o1) into boxes by random guillotine
+ * cuts (in time or in offset) down to at most `left` boxes: a perfect
+ * packing, whose height and lower bound are both o1 - o0. */
+static void
+guillotine(struct boxes *bx, int64_t t0, int64_t t1, int64_t o0, int64_t o1,
+	   int left, uint64_t *seed)
+{
+	uint64_t r = next_rand(seed);
+	int in_time = r & 1, l;
+	int64_t lo = in_time ? t0 : o0, hi = in_time ? t1 : o1, cut;
+
+	if (left <= 1 || hi - lo < 2) {
+		struct box *b = &bx->b[bx->n];
+
+		*b = (struct box){ t0, t1 - 1, o1 - o0, 1, -1, 0, bx->n };
+		bx->n++;
+		return;
+	}
+	cut = lo + 1 + (int64_t)((r >> 32) % (uint64_t)(hi - lo - 1));
+	l = 1 + (int)((r >> 8) % (uint64_t)(left - 1));
+	if (in_time) {
+		guillotine(bx, t0, cut, o0, o1, l, seed);
+		guillotine(bx, cut, t1, o0, o1, left - l, seed);
+	} else {
+		guillotine(bx, t0, t1, o0, cut, l, seed);
+		guillotine(bx, t0, t1, cut, o1, left - l, seed);
+	}
+}
+
+/* Tight problems (no byte to spare anywhere) reach their bound: the
+ * search's pruning never cuts off the only plans.  Some of them must be
+ * beyond the greedy alone. */
+static void
+test_perfect_packings(void **state)
+{
+	int searched = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		struct boxes bx = { 0, calloc(96, sizeof(struct box)), 0, 0 };
+		uint64_t s = seed;
+
+		guillotine(&bx, 0, 1000, 0, 4096, 48 + (int)(seed % 48), &s);
+		pack(&bx, &(struct pack_opts){ .greedy_only = 1 });
+		assert_int_equal(bx.lower, 4096);
+		searched += bx.height > 4096;
+		pack(&bx, NULL);
+		assert_valid(&bx);
+		if (bx.height != 4096)
+			fail_msg("seed %d: %d boxes, height %lld, bound 4096",
+				 (int)seed, bx.n, (long long)bx.height);
+		free(bx.b);
+	}
+	assert_true(searched > 0);
+}
+
 static void
 test_deterministic(void **state)
 {
@@ -620,6 +676,7 @@ main(void)
 		cmocka_unit_test(test_alignment),
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_optimal_small),
+		cmocka_unit_test(test_perfect_packings),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_effort),
 		cmocka_unit_test(test_check),

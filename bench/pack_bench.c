@@ -24,15 +24,18 @@ static const char usage[] =
 	"usage: pack_bench [--effort N] [--greedy] [--repeat N]\n"
 	"                  [--corpus-only | --synthetic-only] "
 	"[INTERVALS_DIR]\n"
-	"       pack_bench --write-tiled N FILE [INTERVALS_DIR]\n"
+	"       pack_bench --write-tiled[-hard] N FILE [INTERVALS_DIR]\n"
 	"Packs each problem of INTERVALS_DIR/MANIFEST.csv, then random and\n"
 	"trace-tiled problems of 10^5 and 10^6 boxes, each in a child\n"
 	"process, and prints the height against the lower bound (and the\n"
 	"best known), the median time of N runs (--repeat; their plans must\n"
-	"be the same) and the child's peak RSS.  --effort: the packer's\n"
-	"budget in steps; --greedy: no improvement phase.  --write-tiled\n"
-	"writes the table's tiled problem with N boxes as minimalloc's CSV\n"
-	"to FILE (- for stdout), for hloplan --intervals, and exits.\n"
+	"be the same) and the child's peak RSS.  The tiled problems are\n"
+	"copies of real model traces (somas_resnet50, iopddl_G_1), and of\n"
+	"those mixed with minimalloc's hard A-K (\"challenging mix\").\n"
+	"--effort: the packer's budget in steps; --greedy: no improvement\n"
+	"phase.  --write-tiled writes the table's real tiled problem with N\n"
+	"boxes as minimalloc's CSV to FILE (- for stdout), for hloplan\n"
+	"--intervals, and exits; --write-tiled-hard the challenging mix.\n"
 	"Exit status: 0; 1 an invalid or changing plan or a failed run;\n"
 	"2 usage or I/O error.\n";
 
@@ -44,6 +47,7 @@ struct opts {
 	const char *dir;	/* the intervals corpus, or NULL */
 	long write_n;		/* --write-tiled's boxes, or 0 */
 	const char *write_file;
+	enum tiled_mix write_mix;
 };
 
 enum kind { P_IDLE, P_FILE, P_RANDOM, P_TILED };
@@ -53,6 +57,12 @@ struct problem {
 	const char *path;	/* P_FILE */
 	int n;			/* P_RANDOM, P_TILED: boxes */
 	uint64_t seed;
+	enum tiled_mix mix;	/* P_TILED */
+};
+
+static const char *const mix_label[] = {
+	[TILED_REAL] = "tiled real traces",
+	[TILED_HARD] = "tiled challenging mix",
 };
 
 enum status { OK, INVALID, NO_PROBLEM, FAILED, CHANGED };
@@ -118,7 +128,7 @@ load(const struct opts *o, const struct problem *p, struct boxes *bx,
 	if (p->kind == P_FILE)
 		return problem_read(p->path, bx, r->msg, sizeof r->msg);
 	if (p->kind == P_TILED)
-		return problem_tiled(bx, p->n, o->dir, p->seed, r->msg,
+		return problem_tiled(bx, p->n, o->dir, p->mix, p->seed, r->msg,
 				     sizeof r->msg);
 	problem_random(bx, p->n, p->seed);
 	return 0;
@@ -288,7 +298,7 @@ static int
 bench_file(const struct opts *o, const char *file, long long best)
 {
 	char path[4096];
-	struct problem p = { P_FILE, path, 0, 0 };
+	struct problem p = { P_FILE, path, 0, 0, 0 };
 	struct runs u;
 
 	snprintf(path, sizeof path, "%s/%s", o->dir, file);
@@ -334,10 +344,10 @@ bench_scale_row(const struct opts *o, const struct problem *p)
 	struct runs u;
 
 	snprintf(name, sizeof name, "%s, seed %" PRIu64,
-		 p->kind == P_TILED ? "tiled" : "random", p->seed);
+		 p->kind == P_TILED ? mix_label[p->mix] : "random", p->seed);
 	if (run_problem(o, p, &u))
 		return print_failure(name, &u.r);
-	printf("| %-16s | %7d | %6d | %10" PRId64 " | %10" PRId64 " | %10"
+	printf("| %-29s | %7d | %6d | %10" PRId64 " | %10" PRId64 " | %10"
 	       PRId64 " | %6.4f | %10ld | %8.1f | %8.1f |\n", name, u.r.n,
 	       u.r.pieces, u.r.lower, u.r.greedy, u.r.height,
 	       ratio(u.r.height, u.r.lower), u.r.steps, u.ms, u.peak_mib);
@@ -348,21 +358,28 @@ static int
 bench_scale(const struct opts *o)
 {
 	static const int sizes[] = { 100000, 1000000 };
-	char why[4200];
-	int tiled = !problem_traces_present(o->dir, why, sizeof why);
-	int bad = 0;
+	static const enum tiled_mix mixes[] = { TILED_REAL, TILED_HARD };
+	char why[2][4200];
+	int have[2], bad = 0;
 
 	printf("\n| problem | boxes | pieces | lower | greedy | height | "
 	       "h/lower | steps | ms | peak MiB |\n"
 	       "|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int k = 0; k < 2; k++)
 		bad |= bench_scale_row(o, &(struct problem){
-			P_RANDOM, NULL, sizes[k], SEED_RANDOM });
-	for (int k = 0; k < 2 && tiled; k++)
-		bad |= bench_scale_row(o, &(struct problem){
-			P_TILED, NULL, sizes[k], SEED_TILED });
-	if (!tiled)
-		printf("\n%s: the trace-tiled rows skipped\n", why);
+			P_RANDOM, NULL, sizes[k], SEED_RANDOM, 0 });
+	for (int m = 0; m < 2; m++) {
+		have[m] = !problem_traces_present(o->dir, mixes[m], why[m],
+						  sizeof why[m]);
+		for (int k = 0; k < 2 && have[m]; k++)
+			bad |= bench_scale_row(o, &(struct problem){
+				P_TILED, NULL, sizes[k], SEED_TILED,
+				mixes[m] });
+	}
+	for (int m = 0; m < 2; m++)
+		if (!have[m])
+			printf("\n%s: the %s rows skipped\n", why[m],
+			       mix_label[mixes[m]]);
 	return bad;
 }
 
@@ -372,7 +389,7 @@ print_preamble(const struct opts *o)
 	struct result r;
 	long kib;
 
-	run_child(o, &(struct problem){ P_IDLE, NULL, 0, 0 }, &r, &kib);
+	run_child(o, &(struct problem){ P_IDLE, NULL, 0, 0, 0 }, &r, &kib);
 	printf("pack_bench: effort %ld steps%s; median ms of %d run%s, each "
 	       "in its own child; peak MiB: the child's peak RSS (an idle "
 	       "child's: %.1f)\n", o->effort ? o->effort
@@ -388,8 +405,8 @@ write_tiled(const struct opts *o)
 	FILE *f;
 	int bad;
 
-	if (problem_tiled(&bx, (int)o->write_n, o->dir, SEED_TILED, err,
-			  sizeof err)) {
+	if (problem_tiled(&bx, (int)o->write_n, o->dir, o->write_mix,
+			  SEED_TILED, err, sizeof err)) {
 		fprintf(stderr, "pack_bench: %s\n", err);
 		return 2;
 	}
@@ -435,8 +452,11 @@ parse_args(int argc, char **argv, struct opts *o)
 			   !number(argv[i + 1], 1, MAXREPEAT, &v)) {
 			o->repeat = (int)v;
 			i++;
-		} else if (!strcmp(a, "--write-tiled") && more > 1 &&
+		} else if ((!strcmp(a, "--write-tiled") ||
+			    !strcmp(a, "--write-tiled-hard")) && more > 1 &&
 			   !number(argv[i + 1], 1, MAXBOXES, &o->write_n)) {
+			o->write_mix = strcmp(a, "--write-tiled") ?
+				       TILED_HARD : TILED_REAL;
 			o->write_file = argv[i + 2];
 			i += 2;
 		} else if (!strcmp(a, "--greedy")) {

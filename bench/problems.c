@@ -11,8 +11,10 @@
 #include "passes/pack.h"
 #include "problems.h"
 
-/* The traces a tiled problem is made of.  iopddl_S_1 is left out: its 28526
- * boxes would be most of every problem. */
+/* The traces a tiled problem is made of: minimalloc's A-K, chosen to be
+ * hard to pack, then the last NREAL, real model traces.  TILED_REAL takes
+ * those, TILED_HARD all.  iopddl_S_1 is left out: its 28526 boxes would be
+ * most of every problem. */
 static const char *const trace_file[] = {
 	"minimalloc/A.1048576.csv", "minimalloc/B.1048576.csv",
 	"minimalloc/C.1048576.csv", "minimalloc/D.1048576.csv",
@@ -23,7 +25,7 @@ static const char *const trace_file[] = {
 	"idealloc/iopddl_G_1.csv",
 };
 
-enum { NTRACE = sizeof trace_file / sizeof trace_file[0] };
+enum { NTRACE = sizeof trace_file / sizeof trace_file[0], NREAL = 2 };
 
 struct trace {
 	struct boxes bx;	/* bx.lower: its peak */
@@ -124,8 +126,16 @@ problem_random(struct boxes *bx, int n, uint64_t seed)
 	}
 }
 
+/* The first of mix's traces in trace_file; they run to the end. */
+static int
+first_trace(enum tiled_mix mix)
+{
+	return mix == TILED_REAL ? NTRACE - NREAL : 0;
+}
+
 int
-problem_traces_present(const char *dir, char *err, size_t errlen)
+problem_traces_present(const char *dir, enum tiled_mix mix, char *err,
+		       size_t errlen)
 {
 	char path[4096];
 
@@ -133,7 +143,7 @@ problem_traces_present(const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "no intervals directory");
 		return -1;
 	}
-	for (int i = 0; i < NTRACE; i++) {
+	for (int i = first_trace(mix); i < NTRACE; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, trace_file[i]);
 		if (access(path, R_OK)) {
 			snprintf(err, errlen, "no %s", path);
@@ -160,17 +170,19 @@ measure(struct trace *t)
 	t->bx.lower = pack_lower_bound(&t->bx);
 }
 
-/* Reads the traces and gives each the whole factors that bring its span and
- * peak closest to (not above) the largest ones. */
+/* Reads mix's traces into t[first_trace(mix)..] and gives each the whole
+ * factors that bring its span and peak closest to (not above) the largest
+ * of them. */
 static int
-load_traces(struct trace *t, const char *dir, char *err, size_t errlen)
+load_traces(struct trace *t, const char *dir, enum tiled_mix mix, char *err,
+	    size_t errlen)
 {
 	char path[4096];
 	int64_t span = 1, peak = 1;
 
-	if (problem_traces_present(dir, err, errlen))
+	if (problem_traces_present(dir, mix, err, errlen))
 		return -1;
-	for (int i = 0; i < NTRACE; i++) {
+	for (int i = first_trace(mix); i < NTRACE; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, trace_file[i]);
 		if (problem_read(path, &t[i].bx, err, errlen))
 			return -1;
@@ -182,7 +194,7 @@ load_traces(struct trace *t, const char *dir, char *err, size_t errlen)
 		span = t[i].span > span ? t[i].span : span;
 		peak = t[i].bx.lower > peak ? t[i].bx.lower : peak;
 	}
-	for (int i = 0; i < NTRACE; i++) {
+	for (int i = first_trace(mix); i < NTRACE; i++) {
 		t[i].tf = span / t[i].span;
 		t[i].sf = peak / t[i].bx.lower;
 	}
@@ -212,18 +224,20 @@ lay_copy(struct boxes *bx, int want, const struct trace *t, int64_t at)
 }
 
 int
-problem_tiled(struct boxes *bx, int n, const char *dir, uint64_t seed,
-	      char *err, size_t errlen)
+problem_tiled(struct boxes *bx, int n, const char *dir, enum tiled_mix mix,
+	      uint64_t seed, char *err, size_t errlen)
 {
 	struct trace t[NTRACE] = { 0 };
 	int64_t at = 0;
-	int bad = load_traces(t, dir, err, errlen);
+	int first = first_trace(mix);
+	uint64_t ntrace = (uint64_t)(NTRACE - first);
+	int bad = load_traces(t, dir, mix, err, errlen);
 
 	*bx = (struct boxes){ 0 };
 	if (!bad)
 		bx->b = pack_xmalloc((size_t)n * sizeof *bx->b + 1);
 	while (!bad && bx->n < n) {
-		const struct trace *c = &t[next_rand(&seed) % NTRACE];
+		const struct trace *c = &t[first + next_rand(&seed) % ntrace];
 		int64_t len = c->span * c->tf;
 
 		lay_copy(bx, n, c, at);

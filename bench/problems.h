@@ -1,5 +1,5 @@
 /* Packing problems for pack_bench: read from minimalloc's CSV, random, or
- * real traces from the intervals corpus laid end to end in time; and a
+ * traces from the intervals corpus laid end to end in time; and a
  * writer of any of them as minimalloc's CSV, for hloplan --intervals. */
 #ifndef HLOPLAN_BENCH_PROBLEMS_H
 #define HLOPLAN_BENCH_PROBLEMS_H
@@ -21,16 +21,20 @@ int problem_read(const char *path, struct boxes *bx, char *err,
  * log-uniform from 256 B to 4 MiB, aligned to 256. */
 void problem_random(struct boxes *bx, int n, uint64_t seed);
 
-/* 0 when every trace problem_tiled reads is under dir; otherwise -1 and
- * the first missing path in err. */
-int problem_traces_present(const char *dir, char *err, size_t errlen);
+/* The traces a tiled problem is made of: real model traces (somas_resnet50,
+ * iopddl_G_1), or those and minimalloc's adversarially tight A-K. */
+enum tiled_mix { TILED_REAL, TILED_HARD };
 
-/* n boxes from copies of real traces under dir (minimalloc's A-K,
- * somas_resnet50, iopddl_G_1), the trace of each copy picked by seed, each
- * copy starting in the last quarter or so of the one before; ids 0..n-1.
- * Returns 0, or -1 with a message in err. */
-int problem_tiled(struct boxes *bx, int n, const char *dir, uint64_t seed,
-		  char *err, size_t errlen);
+/* 0 when every trace of mix is under dir; otherwise -1 and the first
+ * missing path in err. */
+int problem_traces_present(const char *dir, enum tiled_mix mix, char *err,
+			   size_t errlen);
+
+/* n boxes from copies of the traces of mix under dir, the trace of each
+ * copy picked by seed, each copy starting in the last quarter or so of the
+ * one before; ids 0..n-1.  Returns 0, or -1 with a message in err. */
+int problem_tiled(struct boxes *bx, int n, const char *dir,
+		  enum tiled_mix mix, uint64_t seed, char *err, size_t errlen);
 
 /* bx as id,lower,upper,size[,alignment] rows, half-open [lower, upper), the
  * alignment column only when some box has one.  Returns 0, or -1 on a

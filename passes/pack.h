@@ -23,8 +23,8 @@ struct pack_stats {
 
 struct pack_opts {
 	/* Work budget in steps: a neighbour visited by best fit counts 4, a
-	 * unit of bookkeeping in the search 1 (about 1-3 ns each today, so
-	 * the default is a second or two at most per call).  0 means
+	 * unit of bookkeeping in the search 1 (about 1.5-2 ns each today, so
+	 * the default is under a second per call on a small hard piece).  0 means
 	 * PACK_EFFORT_DEFAULT.  The first greedy order always runs in full,
 	 * whatever the budget; the search stops early at the lower bound.  The
 	 * same input and effort give the same plan on every machine. */

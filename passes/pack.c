@@ -863,7 +863,7 @@ struct most {
 };
 
 static struct most
-bb_most(struct bb *s, const struct part *p, int s0, int s1)
+bb_most(struct bb *s, int s0, int s1)
 {
 	struct most m = { 0, -1, -1 };
 
@@ -875,7 +875,6 @@ bb_most(struct bb *s, const struct part *p, int s0, int s1)
 		} else if (s->total[sec] == m.bytes) {
 			m.last = sec;
 		}
-	(void)p;
 	return m;
 }
 
@@ -892,8 +891,8 @@ bb_room(struct bb *s, const struct part *p, const struct most *m, int i,
 		return 1;
 	if (m->first < g->slo[i] || m->last >= g->shi[i])
 		return 0;
-	lo = bb_most(s, p, p->s0, g->slo[i]);
-	hi = bb_most(s, p, g->shi[i], p->s1);
+	lo = bb_most(s, p->s0, g->slo[i]);
+	hi = bb_most(s, g->shi[i], p->s1);
 	return o <= s->cap - max64(lo.bytes, hi.bytes);
 }
 
@@ -1024,7 +1023,7 @@ bb_search(struct bb *s, const struct part *p, int from, int m,
 		if (e->off + s->L->size[e->box] < minh)
 			minh = e->off + s->L->size[e->box];
 	}
-	most = bb_most(s, p, p->s0, p->s1);
+	most = bb_most(s, p->s0, p->s1);
 	for (int q = 0; q < k && r == BB_NONE && !hatless; q++) {
 		struct ent e = s->ent[at + q];
 
@@ -1075,7 +1074,7 @@ bb_subsolve(struct bb *s, const struct part *p)
 		s->ent[at + q].box = key[q].i;
 	}
 	free(key);
-	r = bb_search(s, p, at, p->n, -1, 0);
+	r = bb_search(s, p, at, p->n, 0, 0);
 	s->nent = save;
 	return r;
 }
@@ -1182,24 +1181,30 @@ bb_free(struct bb *s)
 	free(s->ent);
 }
 
-/* Is there a plan of height <= cap?  One depth-first search with
- * preorder h and at most limit nodes: BB_FOUND (in s->sol), BB_NONE (the
- * canonical space holds none), or BB_ABORT. */
+/* Is there a plan of height <= cap?  minimalloc's restarts: the node
+ * limit doubles round after round, each tried with every preorder, until
+ * an answer or s->budget.  BB_FOUND (in s->sol), BB_NONE (the canonical
+ * space holds none), or BB_ABORT. */
 static int
-bb_attempt(struct bb *s, int64_t cap, long limit, int h)
+bb_attempt(struct bb *s, int64_t cap)
 {
 	static const char *const heur[] = { "WAT", "TAW", "TWA" };
 	int *all = pack_xmalloc((size_t)s->n * sizeof *all);
 	struct part whole = { all, s->n, 0, s->g.nsec };
-	int r;
+	int r = BB_ABORT;
 
 	for (int i = 0; i < s->n; i++)
 		all[i] = i;
 	s->cap = cap;
-	bb_reset(s);
-	s->nodes = limit;
-	s->heur = heur[h];
-	r = bb_subsolve(s, &whole);
+	for (long limit = 2L * s->n; r == BB_ABORT && limit < (1L << 40) &&
+	     s->steps < s->budget; limit *= 2)
+		for (int h = 0; h < 3 && r == BB_ABORT &&
+		     s->steps < s->budget; h++) {
+			bb_reset(s);
+			s->nodes = limit;
+			s->heur = heur[h];
+			r = bb_subsolve(s, &whole);
+		}
 	free(all);
 	return r;
 }
@@ -1212,25 +1217,6 @@ bb_height(const struct bb *s)
 	for (int i = 0; i < s->n; i++)
 		h = max64(h, s->sol[i] + s->L->size[i]);
 	return h;
-}
-
-/* Is there a plan of height <= cap?  minimalloc's restarts: the node
- * limit doubles round after round, each tried with every preorder, until
- * an answer or s->budget.  BB_FOUND, BB_NONE or BB_ABORT. */
-static int
-bb_restarts(struct bb *s, int64_t cap)
-{
-	int r = BB_ABORT;
-
-	for (long limit = 2L * s->n; limit < (1L << 40); limit *= 2)
-		for (int h = 0; h < 3; h++) {
-			if (s->steps >= s->budget)
-				return BB_ABORT;
-			r = bb_attempt(s, cap, limit, h);
-			if (r != BB_ABORT)
-				return r;
-		}
-	return r;
 }
 
 /* The lowest plan it can find below best, no lower than lo: the capacity
@@ -1248,7 +1234,7 @@ bb_minimize(struct bb *s, int64_t lo, int64_t best, long budget, int64_t *out)
 		long left = budget - s->steps;
 
 		s->budget = s->steps + (first ? left / 4 * 3 : left / 2);
-		if (bb_restarts(s, cap) == BB_FOUND) {
+		if (bb_attempt(s, cap) == BB_FOUND) {
 			best = bb_height(s);
 			memcpy(out, s->sol, (size_t)s->n * sizeof *out);
 		} else {

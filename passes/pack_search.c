@@ -1,0 +1,647 @@
+/* google/minimalloc's canonical branch and bound (Moffitt, ASPLOS 2024)
+ * on one piece, with a capacity bisected between the lower bound and the
+ * best height found. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/packer.h"
+
+#define SEARCH_GRAPH_LIMIT 20000000L
+
+/* ---- search: minimalloc's canonical branch and bound --------------------- */
+
+/* Boxes are placed in order of non-decreasing offset, each at the lowest
+ * offset above its placed neighbours (a canonical solution), candidates
+ * tried by that offset and then a static preorder; a partial plan is cut
+ * when, in some section, the floor plus the unplaced bytes exceed the
+ * capacity, and pieces split again when every box crossing a section
+ * boundary is placed.  Work is counted in steps; the node limit doubles
+ * round-robin over three preorders, as minimalloc's solver does. */
+
+enum { BB_FOUND, BB_NONE, BB_ABORT };
+
+struct ent {
+	int64_t off;
+	int pidx, box;
+};
+
+struct part {
+	int *box;
+	int n, s0, s1;		/* sections [s0, s1) */
+};
+
+struct undo {
+	int64_t *at;
+	int64_t old;
+};
+
+struct bb {
+	const struct local *L;
+	struct pack_graph g;
+	int n;
+	int64_t cap;
+	int64_t *off, *minoff, *floor, *total, *total0, *sol;
+	int *cuts, *cuts0;
+	struct undo *log;
+	int nlog, caplog;
+	struct ent *ent;
+	int nent, capent;
+	int *stamp, epoch, *aff, naff;
+	int *ucnt;		/* section s's unplaced boxes lead its sbox run */
+	int *mbase, *mpos;	/* where box i sits in section s's run */
+	long nodes, steps, budget;
+	const char *heur;
+};
+
+static void
+bb_set(struct bb *s, int64_t *at, int64_t v)
+{
+	if (s->nlog == s->caplog) {
+		s->caplog = s->caplog ? 2 * s->caplog : 1024;
+		s->log = pack_xrealloc(s->log,
+				       (size_t)s->caplog * sizeof *s->log);
+	}
+	s->log[s->nlog].at = at;
+	s->log[s->nlog++].old = *at;
+	*at = v;
+}
+
+static void
+bb_undo(struct bb *s, int mark)
+{
+	while (s->nlog > mark) {
+		s->nlog--;
+		*s->log[s->nlog].at = s->log[s->nlog].old;
+	}
+}
+
+static int
+bb_push(struct bb *s, int m)
+{
+	int at = s->nent;
+
+	if (s->nent + m > s->capent) {
+		s->capent = max64(2 * (int64_t)s->capent, s->nent + m);
+		s->ent = pack_xrealloc(s->ent,
+				       (size_t)s->capent * sizeof *s->ent);
+	}
+	s->nent += m;
+	return at;
+}
+
+static int
+ent_less(const struct ent *a, const struct ent *b)
+{
+	return a->off < b->off || (a->off == b->off && a->pidx < b->pidx);
+}
+
+/* The parent's run was sorted and offsets only rose since: insertion sort
+ * costs little more than a pass. */
+static void
+sort_ents(struct ent *a, int n)
+{
+	for (int i = 1; i < n; i++) {
+		struct ent t = a[i];
+		int j = i;
+
+		for (; j > 0 && ent_less(&t, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = t;
+	}
+}
+
+/* Raises the floor of the sections whose unplaced boxes all start higher
+ * (minimalloc's "unallocated floor"); one box at or below the floor ends
+ * the scan. */
+static void
+bb_raise_floors(struct bb *s, int naff)
+{
+	const struct pack_graph *g = &s->g;
+
+	for (int a = 0; a < naff; a++) {
+		int sec = s->aff[a], q = g->sfirst[sec];
+		int end = q + s->ucnt[sec];
+		int64_t mn = INT64_MAX, fl = s->floor[sec];
+
+		for (; q < end && mn > fl; q++)
+			if (s->minoff[g->sbox[q]] < mn)
+				mn = s->minoff[g->sbox[q]];
+		s->steps += q - g->sfirst[sec];
+		if (mn != INT64_MAX && fl < mn)
+			bb_set(s, &s->floor[sec], mn);
+	}
+}
+
+enum { PL_HATLESS = 1, PL_DEAD = 2 };
+
+/* Moves box i out of the unplaced lead of each of its sections' runs;
+ * bb_unlist puts it back (last out, first back). */
+static void
+bb_delist(struct bb *s, int i)
+{
+	struct pack_graph *g = &s->g;
+
+	for (int sec = g->slo[i]; sec < g->shi[i]; sec++) {
+		int *pi = &s->mpos[s->mbase[i] + sec - g->slo[i]];
+		int last = g->sfirst[sec] + --s->ucnt[sec], j = g->sbox[last];
+
+		g->sbox[*pi] = j;
+		s->mpos[s->mbase[j] + sec - g->slo[j]] = *pi;
+		g->sbox[last] = i;
+		*pi = last;
+	}
+}
+
+static void
+bb_unlist(struct bb *s, int i)
+{
+	for (int sec = s->g.slo[i]; sec < s->g.shi[i]; sec++)
+		s->ucnt[sec]++;
+}
+
+/* Marks the sections of box j whose floor is below its new lowest offset
+ * (only there can the unallocated floor rise) and where that offset plus
+ * the unplaced bytes would pass the capacity (elsewhere the raised floor,
+ * at most that offset, cannot fail bb_check, and the floor can wait: a
+ * section is rescanned whenever it is marked again, and the placements
+ * that set it directly override it). */
+static int
+bb_mark(struct bb *s, int j, int naff)
+{
+	const struct pack_graph *g = &s->g;
+
+	for (int sec = g->slo[j]; sec < g->shi[j]; sec++)
+		if (s->floor[sec] < s->minoff[j] &&
+		    s->minoff[j] > s->cap - s->total[sec] &&
+		    s->stamp[sec] != s->epoch) {
+			s->stamp[sec] = s->epoch;
+			s->aff[naff++] = sec;
+		}
+	s->steps += g->shi[j] - g->slo[j];
+	return naff;
+}
+
+/* Places box i at o: its unplaced neighbours now start above it.  Returns
+ * PL_HATLESS when it has none, PL_DEAD when one is pushed above its pin or
+ * past the capacity. */
+static int
+bb_place(struct bb *s, int i, int64_t o)
+{
+	const struct pack_graph *g = &s->g;
+	const struct local *L = s->L;
+	int64_t top = o + L->size[i];
+	int naff = 0, flags = PL_HATLESS;
+
+	s->off[i] = o;
+	s->epoch++;
+	bb_delist(s, i);
+	for (int sec = g->slo[i]; sec < g->shi[i]; sec++) {
+		bb_set(s, &s->floor[sec], top);
+		bb_set(s, &s->total[sec], s->total[sec] - L->size[i]);
+	}
+	for (int a = g->first[i]; a < g->first[i + 1]; a++) {
+		int j = g->adj[a];
+
+		if (s->off[j] >= 0)
+			continue;
+		flags &= ~PL_HATLESS;
+		if (s->minoff[j] >= top)
+			continue;
+		bb_set(s, &s->minoff[j], align_up(top, L->align[j]));
+		if ((L->pin[j] >= 0 && s->minoff[j] > L->pin[j]) ||
+		    s->minoff[j] > s->cap - L->size[j])
+			flags |= PL_DEAD;
+		naff = bb_mark(s, j, naff);
+	}
+	s->steps += g->first[i + 1] - g->first[i] + g->shi[i] - g->slo[i];
+	bb_raise_floors(s, naff);
+	s->naff = naff;
+	return flags;
+}
+
+/* Every section of the part needs max(o, floor) + unplaced bytes <= cap,
+ * that is floor + total <= cap and o + total <= cap.  The parent checked
+ * the first; since then only box i's sections and the raised ones
+ * changed.  bb_room checked the second before i was placed. */
+static int
+bb_check(struct bb *s, int i)
+{
+	const struct pack_graph *g = &s->g;
+
+	s->steps += g->shi[i] - g->slo[i] + s->naff;
+	for (int sec = g->slo[i]; sec < g->shi[i]; sec++)
+		if (s->floor[sec] + s->total[sec] > s->cap)
+			return 0;
+	for (int a = 0; a < s->naff; a++)
+		if (s->floor[s->aff[a]] + s->total[s->aff[a]] > s->cap)
+			return 0;
+	return 1;
+}
+
+/* The most unplaced bytes in one section of the part, and the first and
+ * last sections that hold that many. */
+struct most {
+	int64_t bytes;
+	int first, last;
+};
+
+static struct most
+bb_most(struct bb *s, int s0, int s1)
+{
+	struct most m = { 0, -1, -1 };
+
+	s->steps += s1 - s0;
+	for (int sec = s0; sec < s1; sec++)
+		if (s->total[sec] > m.bytes || m.first < 0) {
+			m.bytes = s->total[sec];
+			m.first = m.last = sec;
+		} else if (s->total[sec] == m.bytes) {
+			m.last = sec;
+		}
+	return m;
+}
+
+/* Whether box i at o leaves o + total <= cap in every section of the
+ * part outside i's own (inside them, bb_check's floor test implies it). */
+static int
+bb_room(struct bb *s, const struct part *p, const struct most *m, int i,
+	int64_t o)
+{
+	const struct pack_graph *g = &s->g;
+	struct most lo, hi;
+
+	if (o <= s->cap - m->bytes)
+		return 1;
+	if (m->first < g->slo[i] || m->last >= g->shi[i])
+		return 0;
+	lo = bb_most(s, p->s0, g->slo[i]);
+	hi = bb_most(s, g->shi[i], p->s1);
+	return o <= s->cap - max64(lo.bytes, hi.bytes);
+}
+
+/* The unplaced boxes of ent[from..from+m) by their current lowest offset,
+ * then preorder, pushed as a new run; returns its start, count in *k. */
+static int
+bb_order(struct bb *s, int from, int m, int *k)
+{
+	int at = bb_push(s, m), c = 0;
+
+	for (int q = 0; q < m; q++) {
+		struct ent e = s->ent[from + q];
+
+		if (s->off[e.box] >= 0)
+			continue;
+		e.off = s->minoff[e.box];
+		s->ent[at + c++] = e;
+	}
+	sort_ents(s->ent + at, c);
+	s->nent = at + c;
+	s->steps += m;
+	*k = c;
+	return at;
+}
+
+static int bb_subsolve(struct bb *s, const struct part *p);
+
+static int
+bb_search(struct bb *s, const struct part *p, int from, int m,
+	  int64_t lastoff, int lastp);
+
+/* Solves each run of sections between the cut points [c, c + nc] apart. */
+static int
+bb_subparts(struct bb *s, const struct part *p, const int *c, int nc)
+{
+	int *box = pack_xmalloc(((size_t)p->n + 1) * sizeof *box);
+	int r = BB_FOUND;
+
+	for (int j = 0; j < nc && r == BB_FOUND; j++) {
+		struct part sp = { box, 0, c[j], c[j + 1] };
+
+		for (int q = 0; q < p->n; q++) {
+			int b = p->box[q];
+
+			if (s->off[b] < 0 && s->g.slo[b] >= c[j] &&
+			    s->g.slo[b] < c[j + 1])
+				box[sp.n++] = b;
+		}
+		s->steps += p->n;
+		if (sp.n)
+			r = bb_subsolve(s, &sp);
+	}
+	free(box);
+	return r;
+}
+
+/* minimalloc's dynamic decomposition: placing box i may leave section
+ * boundaries that no unplaced box crosses; the parts between them are
+ * independent. */
+static int
+bb_split(struct bb *s, const struct part *p, int at, int k, struct ent e)
+{
+	const struct pack_graph *g = &s->g;
+	int i = e.box, nc = 0, r;
+	int *c = NULL;
+
+	s->sol[i] = e.off;
+	for (int sec = g->slo[i]; sec + 1 < g->shi[i]; sec++)
+		if (--s->cuts[sec] == 0)
+			nc++;
+	if (nc == 0) {
+		r = bb_search(s, p, at, k, e.off, e.pidx);
+	} else {
+		c = pack_xmalloc(((size_t)nc + 2) * sizeof *c);
+		nc = 0;
+		c[nc++] = p->s0;
+		for (int sec = g->slo[i]; sec + 1 < g->shi[i]; sec++)
+			if (s->cuts[sec] == 0)
+				c[nc++] = sec + 1;
+		c[nc] = p->s1;
+		r = bb_subparts(s, p, c, nc);
+		free(c);
+	}
+	for (int sec = g->slo[i]; sec + 1 < g->shi[i]; sec++)
+		s->cuts[sec]++;
+	return r;
+}
+
+/* Places e and searches on; *hatless tells whether e met no unplaced box
+ * (then no other choice here can do better: minimalloc's hatless
+ * pruning). */
+static int
+bb_try(struct bb *s, const struct part *p, int at, int k, struct ent e,
+       int *hatless)
+{
+	int mark = s->nlog, r = BB_NONE;
+	int flags = bb_place(s, e.box, e.off);
+
+	if (!(flags & PL_DEAD) && bb_check(s, e.box))
+		r = bb_split(s, p, at, k, e);
+	bb_undo(s, mark);
+	bb_unlist(s, e.box);
+	s->off[e.box] = -1;
+	*hatless = flags & PL_HATLESS;
+	return r;
+}
+
+static int
+bb_search(struct bb *s, const struct part *p, int from, int m,
+	  int64_t lastoff, int lastp)
+{
+	int save = s->nent, r = BB_NONE, k, at, hatless = 0;
+	int64_t minh = INT64_MAX;
+	struct most most;
+
+	if (--s->nodes < 0 || s->steps >= s->budget)
+		return BB_ABORT;
+	at = bb_order(s, from, m, &k);
+	if (k == 0) {
+		for (int q = 0; q < p->n; q++)
+			s->sol[p->box[q]] = s->off[p->box[q]];
+		s->nent = save;
+		return BB_FOUND;
+	}
+	for (int q = 0; q < k; q++) {
+		const struct ent *e = &s->ent[at + q];
+
+		if (e->off + s->L->size[e->box] < minh)
+			minh = e->off + s->L->size[e->box];
+	}
+	most = bb_most(s, p->s0, p->s1);
+	for (int q = 0; q < k && r == BB_NONE && !hatless; q++) {
+		struct ent e = s->ent[at + q];
+
+		if (e.off >= minh)	/* dominated: a gap another box fits */
+			break;
+		if (e.off < lastoff || (e.off == lastoff && e.pidx < lastp))
+			continue;	/* not canonical */
+		if (s->L->pin[e.box] >= 0 && e.off != s->L->pin[e.box])
+			continue;
+		if (!bb_room(s, p, &most, e.box, e.off))
+			continue;
+		r = bb_try(s, p, at, k, e, &hatless);
+	}
+	s->nent = save;
+	return r;
+}
+
+/* Preorder keys: W the lifespan, A the area, T the most unplaced bytes in
+ * one of its sections, in the order the heuristic names them. */
+static void
+bb_prekey(struct bb *s, int i, struct okey *key)
+{
+	const struct local *L = s->L;
+	int64_t w = duration(L->start[i], L->end[i]);
+	int64_t a = sat_mul(L->size[i], w), t = 0;
+
+	for (int sec = s->g.slo[i]; sec < s->g.shi[i]; sec++)
+		t = max64(t, s->total[sec]);
+	s->steps += s->g.shi[i] - s->g.slo[i];
+	for (int j = 0; j < 3; j++)
+		key->k[j] = s->heur[j] == 'W' ? w : s->heur[j] == 'A' ? a : t;
+	key->i = i;
+}
+
+static int
+bb_subsolve(struct bb *s, const struct part *p)
+{
+	struct okey *key = pack_xmalloc((size_t)p->n * sizeof *key);
+	int save = s->nent, at, r;
+
+	for (int q = 0; q < p->n; q++)
+		bb_prekey(s, p->box[q], &key[q]);
+	qsort(key, p->n, sizeof *key, pk_cmp_okey);
+	at = bb_push(s, p->n);
+	for (int q = 0; q < p->n; q++) {
+		s->ent[at + q].off = 0;
+		s->ent[at + q].pidx = q;
+		s->ent[at + q].box = key[q].i;
+	}
+	free(key);
+	r = bb_search(s, p, at, p->n, 0, 0);
+	s->nent = save;
+	return r;
+}
+
+static void
+bb_reset(struct bb *s)
+{
+	int nsec = s->g.nsec;
+
+	for (int i = 0; i < s->n; i++) {
+		s->off[i] = -1;
+		s->minoff[i] = s->L->pin[i] >= 0 ? s->L->pin[i] : 0;
+	}
+	memset(s->floor, 0, (size_t)nsec * sizeof *s->floor);
+	memcpy(s->total, s->total0, (size_t)nsec * sizeof *s->total);
+	memcpy(s->cuts, s->cuts0, (size_t)nsec * sizeof *s->cuts);
+	for (int sec = 0; sec < nsec; sec++)
+		s->ucnt[sec] = s->g.sfirst[sec + 1] - s->g.sfirst[sec];
+	s->nlog = 0;
+	s->nent = 0;
+}
+
+static void
+bb_count(struct bb *s)
+{
+	const struct pack_graph *g = &s->g;
+
+	for (int i = 0; i < s->n; i++) {
+		for (int sec = g->slo[i]; sec < g->shi[i]; sec++)
+			s->total0[sec] += s->L->size[i];
+		for (int sec = g->slo[i]; sec + 1 < g->shi[i]; sec++)
+			s->cuts0[sec]++;
+	}
+}
+
+/* mbase[i]: where box i's sections start in mpos; mpos: its place in
+ * each section's run of sbox. */
+static void
+bb_positions(struct bb *s)
+{
+	const struct pack_graph *g = &s->g;
+	size_t m = 0;
+
+	s->mbase = pack_xmalloc((size_t)s->n * sizeof *s->mbase);
+	for (int i = 0; i < s->n; i++) {
+		s->mbase[i] = (int)m;
+		m += (size_t)(g->shi[i] - g->slo[i]);
+	}
+	s->mpos = pack_xmalloc((m + 1) * sizeof *s->mpos);
+	for (int sec = 0; sec < g->nsec; sec++)
+		for (int q = g->sfirst[sec]; q < g->sfirst[sec + 1]; q++) {
+			int j = g->sbox[q];
+
+			s->mpos[s->mbase[j] + sec - g->slo[j]] = q;
+		}
+}
+
+static int
+bb_init(struct bb *s, const struct local *L)
+{
+	size_t n = (size_t)L->n, nsec;
+
+	memset(s, 0, sizeof *s);
+	if (pack_graph_build(&s->g, L->n, L->start, L->end,
+			     SEARCH_GRAPH_LIMIT) != 0)
+		return -1;
+	s->L = L;
+	s->n = L->n;
+	nsec = (size_t)s->g.nsec;
+	s->off = pack_xmalloc(n * sizeof *s->off);
+	s->minoff = pack_xmalloc(n * sizeof *s->minoff);
+	s->sol = pack_xmalloc(n * sizeof *s->sol);
+	s->floor = pack_xmalloc(nsec * sizeof *s->floor);
+	s->total = pack_xmalloc(nsec * sizeof *s->total);
+	s->total0 = pack_xcalloc(nsec, sizeof *s->total0);
+	s->cuts = pack_xmalloc(nsec * sizeof *s->cuts);
+	s->cuts0 = pack_xcalloc(nsec, sizeof *s->cuts0);
+	s->stamp = pack_xcalloc(nsec, sizeof *s->stamp);
+	s->aff = pack_xmalloc(nsec * sizeof *s->aff);
+	s->ucnt = pack_xmalloc(nsec * sizeof *s->ucnt);
+	bb_positions(s);
+	bb_count(s);
+	return 0;
+}
+
+static void
+bb_free(struct bb *s)
+{
+	pack_graph_free(&s->g);
+	free(s->off);
+	free(s->minoff);
+	free(s->sol);
+	free(s->floor);
+	free(s->total);
+	free(s->total0);
+	free(s->cuts);
+	free(s->cuts0);
+	free(s->stamp);
+	free(s->aff);
+	free(s->ucnt);
+	free(s->mbase);
+	free(s->mpos);
+	free(s->log);
+	free(s->ent);
+}
+
+/* Is there a plan of height <= cap?  minimalloc's restarts: the node
+ * limit doubles round after round, each tried with every preorder, until
+ * an answer or s->budget.  BB_FOUND (in s->sol), BB_NONE (the canonical
+ * space holds none), or BB_ABORT. */
+static int
+bb_attempt(struct bb *s, int64_t cap)
+{
+	static const char *const heur[] = { "WAT", "TAW", "TWA" };
+	int *all = pack_xmalloc((size_t)s->n * sizeof *all);
+	struct part whole = { all, s->n, 0, s->g.nsec };
+	int r = BB_ABORT;
+
+	for (int i = 0; i < s->n; i++)
+		all[i] = i;
+	s->cap = cap;
+	for (long limit = 2L * s->n; r == BB_ABORT && limit < (1L << 40) &&
+	     s->steps < s->budget; limit *= 2)
+		for (int h = 0; h < 3 && r == BB_ABORT &&
+		     s->steps < s->budget; h++) {
+			bb_reset(s);
+			s->nodes = limit;
+			s->heur = heur[h];
+			r = bb_subsolve(s, &whole);
+		}
+	free(all);
+	return r;
+}
+
+static int64_t
+bb_height(const struct bb *s)
+{
+	int64_t h = 0;
+
+	for (int i = 0; i < s->n; i++)
+		h = max64(h, s->sol[i] + s->L->size[i]);
+	return h;
+}
+
+/* The lowest plan it can find below best, no lower than lo: the capacity
+ * lo first with three quarters of the budget, then bisecting with half of
+ * what is left each time, a capacity that found nothing counting as too
+ * low.  Returns the height (best when it found none), the offsets in
+ * out. */
+static int64_t
+bb_minimize(struct bb *s, int64_t lo, int64_t best, long budget, int64_t *out)
+{
+	int first = 1;
+
+	while (lo < best && s->steps < budget) {
+		int64_t cap = first ? lo : lo + (best - lo) / 2;
+		long left = budget - s->steps;
+
+		s->budget = s->steps + (first ? left / 4 * 3 : left / 2);
+		if (bb_attempt(s, cap) == BB_FOUND) {
+			best = bb_height(s);
+			memcpy(out, s->sol, (size_t)s->n * sizeof *out);
+		} else {
+			lo = cap + 1;
+		}
+		first = 0;
+	}
+	return best;
+}
+
+int
+pk_search_piece(struct packer *P, struct piece *p, long budget)
+{
+	struct local L = pk_local_of(P, p);
+	struct bb s;
+	int64_t h;
+
+	if (bb_init(&s, &L) != 0)
+		return 0;
+	h = bb_minimize(&s, P->target, p->height, budget, L.off);
+	P->steps += s.steps;
+	bb_free(&s);
+	if (h == p->height)
+		return 0;
+	p->height = h;
+	return 1;
+}

@@ -1,0 +1,105 @@
+/* The packer's insides, shared by its files and by no other pass:
+ * pack.c (pieces, phases, the entry point), pack_greedy.c (best fit and
+ * the iterated greedy) and pack_search.c (the branch and bound). */
+#ifndef HLOPLAN_PACKER_H
+#define HLOPLAN_PACKER_H
+
+#include <stdint.h>
+
+#include "passes/pack.h"
+
+/* Boxes sorted by start; a piece is a slice [first, first + n). */
+struct packer {
+	struct box *b;
+	int n;
+	int *ix;		/* box index of rank r */
+	int64_t *start, *end, *size, *align, *pin;
+	int64_t *off;		/* best offsets found, by rank */
+	int64_t *live;		/* live bytes just after rank r starts */
+	int npiece;
+	struct piece *piece;
+	int64_t lower;		/* peak of live bytes */
+	int64_t target;		/* no plan is lower: lower, pinned tops */
+	long steps, budget;
+};
+
+struct piece {
+	int first, n;
+	int order;		/* the greedy order that gave height */
+	int64_t height;
+};
+
+/* A piece seen on its own: pointers into the packer's arrays. */
+struct local {
+	int n;
+	const int64_t *start, *end, *size, *align, *pin, *live;
+	int64_t *off;
+};
+
+struct kv {
+	int64_t key;
+	int i;
+};
+
+struct okey {
+	int64_t k[3];
+	int i;
+};
+
+static inline int64_t
+align_up(int64_t x, int64_t a)
+{
+	int64_t r;
+
+	if (a == 1)
+		return x;
+	r = x % a;
+
+	return r ? x + (a - r) : x;
+}
+
+static inline int64_t
+max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static inline int64_t
+sat_mul(int64_t a, int64_t b)
+{
+	if (a > 0 && b > INT64_MAX / a)
+		return INT64_MAX;
+	return a * b;
+}
+
+/* end - start + 1 without overflow, saturating. */
+static inline int64_t
+duration(int64_t start, int64_t end)
+{
+	uint64_t d = (uint64_t)end - (uint64_t)start;
+
+	return d >= (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d + 1;
+}
+
+/* Total orders for qsort: kv by key, then index; okey by larger keys
+ * first, then smaller index. */
+int pk_cmp_kv(const void *pa, const void *pb);
+int pk_cmp_okey(const void *pa, const void *pb);
+/* First rank in start[0..n) whose start is > t. */
+int pk_upper_rank(const int64_t *start, int n, int64_t t);
+struct local pk_local_of(struct packer *P, const struct piece *p);
+
+/* pack_greedy.c: runs order `which` (0 .. PK_NORDER - 1) on a piece and
+ * keeps its plan when lower (always for order 0). */
+enum { PK_NORDER = 6 };
+void pk_greedy_order(struct packer *P, struct piece *p, int which);
+/* Squeaky-wheel iterated greedy on a piece within budget steps; returns
+ * 1 when it lowered the piece. */
+int pk_iterate_greedy(struct packer *P, struct piece *p, long budget);
+
+/* pack_search.c: branch and bound on a piece of at most PK_SEARCH_MAX
+ * boxes within budget steps; returns 1 when it lowered the piece. */
+enum { PK_SEARCH_MAX = 4096 };
+int pk_search_piece(struct packer *P, struct piece *p, long budget);
+
+#endif

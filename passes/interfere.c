@@ -1,7 +1,6 @@
-/* Interference without an all-pairs scan: a segment tree over boxes in
- * start order lists the placed boxes live at a time; a sweep
- * over sorted intervals builds the graph and its time sections; and
- * pack_check sweeps time with the live boxes ordered by offset. */
+/* Interference without an all-pairs scan: a sweep over sorted intervals
+ * builds the graph and its time sections; and pack_check sweeps time with
+ * the live boxes ordered by offset. */
 #include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,82 +42,6 @@ pack_xrealloc(void *p, size_t n)
 		abort();
 	}
 	return p;
-}
-
-/* ---- the placed-box tree ---------------------------------------------- */
-
-/* The nodes that tile the ranks [from, to), at most two per level. */
-static int
-tiles(const struct pack_tree *t, int from, int to, int *v)
-{
-	int n = 0;
-
-	for (int l = from + t->leaves, r = to + t->leaves; l < r;
-	     l /= 2, r /= 2) {
-		if (l & 1)
-			v[n++] = l++;
-		if (r & 1)
-			v[n++] = --r;
-	}
-	return n;
-}
-
-void
-pack_tree_init(struct pack_tree *t, int n, const int *from, const int *to)
-{
-	size_t nodes;
-
-	t->leaves = 1;
-	while (t->leaves < n)
-		t->leaves *= 2;
-	nodes = 2 * (size_t)t->leaves;
-	t->first = pack_xcalloc(nodes + 1, sizeof *t->first);
-	t->fill = pack_xcalloc(nodes, sizeof *t->fill);
-	for (int j = 0; j < n; j++) {
-		int v[64], nv = tiles(t, from[j], to[j], v);
-
-		for (int q = 0; q < nv; q++)
-			t->first[v[q] + 1]++;
-	}
-	for (size_t v = 0; v < nodes; v++)
-		t->first[v + 1] += t->first[v];
-	t->slot = pack_xmalloc((size_t)t->first[nodes] * sizeof *t->slot + 1);
-}
-
-void
-pack_tree_clear(struct pack_tree *t)
-{
-	memset(t->fill, 0, 2 * (size_t)t->leaves * sizeof *t->fill);
-}
-
-void
-pack_tree_free(struct pack_tree *t)
-{
-	free(t->first);
-	free(t->fill);
-	free(t->slot);
-	memset(t, 0, sizeof *t);
-}
-
-void
-pack_tree_place(struct pack_tree *t, int j, int from, int to)
-{
-	int v[64], nv = tiles(t, from, to, v);
-
-	for (int q = 0; q < nv; q++)
-		t->slot[t->first[v[q]] + t->fill[v[q]]++] = j;
-}
-
-int
-pack_tree_stab(const struct pack_tree *t, int r, int *out, int n)
-{
-	for (int v = r + t->leaves; v > 0; v /= 2) {
-		const int *s = t->slot + t->first[v];
-
-		for (int q = 0; q < t->fill[v]; q++)
-			out[n++] = s[q];
-	}
-	return n;
 }
 
 /* ---- the interference graph -------------------------------------------- */

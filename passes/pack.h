@@ -50,27 +50,7 @@ void pack(struct boxes *bx, const struct pack_opts *opt);
  * 1 with one message naming the box(es) by id in err.  O(n log n). */
 int pack_check(const struct boxes *bx, char *err, size_t errlen);
 
-/* ---- shared by pack.c and interfere.c --------------------------------- */
-
-/* Placed boxes of one piece, indexed by rank in start order.  Box j
- * covers the ranks [from[j], to[j]); placing it files it under the
- * O(log n) nodes that tile that range, and a stab at rank r lists the
- * placed boxes covering r in O(log n + k).  A segment tree of lists. */
-struct pack_tree {
-	int leaves;		/* a power of two */
-	int *first;		/* node v's slots: slot[first[v]..first[v+1]) */
-	int *fill;		/* how many of them are used */
-	int *slot;
-};
-
-void pack_tree_init(struct pack_tree *t, int n, const int *from,
-		    const int *to);
-void pack_tree_clear(struct pack_tree *t);	/* unplaces every box */
-void pack_tree_free(struct pack_tree *t);
-void pack_tree_place(struct pack_tree *t, int j, int from, int to);
-/* Appends to out[n..] the placed boxes covering rank r; returns the new
- * count.  out must have room for every placed box. */
-int pack_tree_stab(const struct pack_tree *t, int r, int *out, int n);
+/* ---- shared by the packer's files and interfere.c ------------------- */
 
 /* The interference graph of a piece (boxes sorted by start), built by a
  * sweep over the intervals: adjacency in CSR form, and the time sections

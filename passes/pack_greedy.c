@@ -6,20 +6,15 @@
 
 #include "passes/packer.h"
 
-/* A neighbour visited by best fit (listed, sorted, scanned) is worth about
+/* A run or box read by best fit (listed, sorted, scanned) is worth about
  * four units of search bookkeeping: steps are weighted so. */
 enum { GREEDY_STEP = 4 };
-
-struct span {
-	int64_t lo, hi;
-};
 
 /* ---- greedy: best fit in one order --------------------------------------- */
 
 struct greedy {
 	const struct local *L;
-	struct pack_tree tree;
-	int *near;		/* ranks of placed neighbours */
+	struct gaps gaps;
 	struct span *sp, *tmp;
 	int *lo, *hi;		/* see rank_bounds */
 	int64_t *off;		/* offsets of this pass; -1 if unplaced */
@@ -120,29 +115,13 @@ best_fit(const struct span *sp, int n, int64_t size, int64_t align)
 	return best >= 0 ? best : align_up(cur, align);
 }
 
-/* The placed neighbours of k as spans sorted by lo, *m of them: those
- * that started earlier and are still live (a stab of the tree), and those
- * that start inside k's life (a slice of ranks, scanned). */
+/* The bytes k's placed neighbours occupy, as spans sorted by lo, *m of
+ * them. */
 static struct span *
 neighbours(struct greedy *G, int k, int *m)
 {
-	const struct local *L = G->L;
-	int nt = pack_tree_stab(&G->tree, G->lo[k], G->near, 0), c = 0;
-
-	for (int q = 0; q < nt; q++) {
-		int j = G->near[q];
-
-		G->sp[c].lo = G->off[j];
-		G->sp[c++].hi = G->off[j] + L->size[j];
-	}
-	for (int j = G->lo[k]; j < G->hi[k]; j++)
-		if (G->off[j] >= 0 && j != k) {
-			G->sp[c].lo = G->off[j];
-			G->sp[c++].hi = G->off[j] + L->size[j];
-		}
-	G->steps += GREEDY_STEP * (1L + nt + (G->hi[k] - G->lo[k]));
-	*m = c;
-	return sort_spans(G->sp, c, G->tmp);
+	*m = pk_gaps_query(&G->gaps, k, G->off, G->sp);
+	return sort_spans(G->sp, *m, G->tmp);
 }
 
 static int64_t
@@ -158,7 +137,7 @@ static void
 place(struct greedy *G, int k, int64_t off)
 {
 	G->off[k] = off;
-	pack_tree_place(&G->tree, k, G->lo[k] + 1, G->hi[k]);
+	pk_gaps_place(&G->gaps, k, off);
 }
 
 static int64_t
@@ -167,7 +146,7 @@ greedy_pass(struct greedy *G, const int *order, int norder)
 	const struct local *L = G->L;
 	int64_t h = 0;
 
-	pack_tree_clear(&G->tree);
+	pk_gaps_clear(&G->gaps);
 	for (int k = 0; k < L->n; k++)
 		G->off[k] = -1;
 	for (int k = 0; k < L->n; k++) {
@@ -182,6 +161,8 @@ greedy_pass(struct greedy *G, const int *order, int norder)
 		place(G, k, fit(G, k));
 		h = max64(h, G->off[k] + L->size[k]);
 	}
+	G->steps += GREEDY_STEP * G->gaps.steps;
+	G->gaps.steps = 0;
 	return h;
 }
 
@@ -274,25 +255,21 @@ greedy_init(struct greedy *G, const struct local *L)
 
 	memset(G, 0, sizeof *G);
 	G->L = L;
-	G->near = pack_xmalloc(n * sizeof *G->near);
 	G->sp = pack_xmalloc(n * sizeof *G->sp);
 	G->tmp = pack_xmalloc(n * sizeof *G->tmp);
 	G->lo = pack_xmalloc(n * sizeof *G->lo);
 	G->hi = pack_xmalloc(n * sizeof *G->hi);
 	G->off = pack_xmalloc(n * sizeof *G->off);
 	rank_bounds(L, G->lo, G->hi);
-	for (int k = 0; k < L->n; k++) {
-		G->near[k] = G->lo[k] + 1;
+	for (int k = 0; k < L->n; k++)
 		G->off[k] = -1;
-	}
-	pack_tree_init(&G->tree, L->n, G->near, G->hi);
+	pk_gaps_init(&G->gaps, L->n, G->lo, G->hi, L->size);
 }
 
 static void
 greedy_free(struct greedy *G)
 {
-	pack_tree_free(&G->tree);
-	free(G->near);
+	pk_gaps_free(&G->gaps);
 	free(G->sp);
 	free(G->tmp);
 	free(G->lo);

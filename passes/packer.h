@@ -89,6 +89,39 @@ int pk_cmp_okey(const void *pa, const void *pb);
 int pk_upper_rank(const int64_t *start, int n, int64_t t);
 struct local pk_local_of(struct packer *P, const struct piece *p);
 
+/* pack_gaps.c: what best fit needs to know of a box's placed neighbours.
+ * Box k of a piece (ranks in start order) is live from rank lo[k] (the
+ * first that starts with it) to before hi[k] (the first that starts
+ * after it ends). */
+struct span {
+	int64_t lo, hi;
+};
+
+struct runs {			/* sorted, disjoint, not touching */
+	struct span *v;
+	int n, cap;
+};
+
+struct gaps {
+	int leaves;		/* a power of two >= n */
+	const int *lo, *hi;
+	const int64_t *size;
+	struct runs *cover;	/* node v: boxes live over all of its ranks */
+	struct runs *below;	/* node v: boxes starting at one of them */
+	long steps;		/* runs and ranks read or moved */
+};
+
+void pk_gaps_init(struct gaps *g, int n, const int *lo, const int *hi,
+		  const int64_t *size);
+void pk_gaps_clear(struct gaps *g);	/* unplaces every box */
+void pk_gaps_free(struct gaps *g);
+void pk_gaps_place(struct gaps *g, int j, int64_t off);
+/* Writes to out the occupied bytes of k's placed neighbours (off[j] >= 0)
+ * as spans (unsorted, possibly overlapping; their union is exact) and
+ * returns how many; out must hold n spans. */
+int pk_gaps_query(struct gaps *g, int k, const int64_t *off,
+		  struct span *out);
+
 /* pack_greedy.c: runs order `which` (0 .. PK_NORDER - 1) on a piece and
  * keeps its plan when lower (always for order 0). */
 enum { PK_NORDER = 6 };

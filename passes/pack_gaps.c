@@ -1,0 +1,166 @@
+/* The occupied bytes around a box, for best fit: two segment trees over
+ * the ranks of a piece (boxes in start order) whose nodes keep the union
+ * of their placed boxes' spans as a sorted list of disjoint runs.  Packed
+ * boxes merge into few runs, so a query reads far fewer runs than the box
+ * has neighbours. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/packer.h"
+
+/* "below" keeps runs for nodes at least 2^GAPS_SHIFT ranks wide; the
+ * ranks of narrower ones are read box by box. */
+enum { GAPS_SHIFT = 4 };
+
+static void
+runs_free(struct runs *r, int nodes)
+{
+	for (int v = 0; v < nodes; v++)
+		free(r[v].v);
+	free(r);
+}
+
+void
+pk_gaps_init(struct gaps *g, int n, const int *lo, const int *hi,
+	     const int64_t *size)
+{
+	memset(g, 0, sizeof *g);
+	g->lo = lo;
+	g->hi = hi;
+	g->size = size;
+	g->leaves = 1;
+	while (g->leaves < n)
+		g->leaves *= 2;
+	g->cover = pack_xcalloc(2 * (size_t)g->leaves, sizeof *g->cover);
+	g->below = pack_xcalloc(2 * (size_t)g->leaves, sizeof *g->below);
+}
+
+void
+pk_gaps_clear(struct gaps *g)
+{
+	for (int v = 0; v < 2 * g->leaves; v++) {
+		g->cover[v].n = 0;
+		g->below[v].n = 0;
+	}
+}
+
+void
+pk_gaps_free(struct gaps *g)
+{
+	runs_free(g->cover, 2 * g->leaves);
+	runs_free(g->below, 2 * g->leaves);
+	memset(g, 0, sizeof *g);
+}
+
+/* First run of r[0..n) whose hi is >= x (runs are disjoint and sorted,
+ * so their his are too). */
+static int
+first_reaching(const struct span *r, int n, int64_t x)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (r[mid].hi < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Adds [lo, hi) to the union: the runs it overlaps or touches become one. */
+static long
+runs_add(struct runs *r, int64_t lo, int64_t hi)
+{
+	int a = first_reaching(r->v, r->n, lo), b = a;
+
+	while (b < r->n && r->v[b].lo <= hi)
+		b++;
+	if (a < b) {
+		lo = r->v[a].lo < lo ? r->v[a].lo : lo;
+		hi = r->v[b - 1].hi > hi ? r->v[b - 1].hi : hi;
+		memmove(r->v + a + 1, r->v + b,
+			(size_t)(r->n - b) * sizeof *r->v);
+		r->n -= b - a - 1;
+	} else {
+		if (r->n == r->cap) {
+			r->cap = r->cap ? 2 * r->cap : 4;
+			r->v = pack_xrealloc(r->v,
+					     (size_t)r->cap * sizeof *r->v);
+		}
+		memmove(r->v + a + 1, r->v + a,
+			(size_t)(r->n - a) * sizeof *r->v);
+		r->n++;
+	}
+	r->v[a].lo = lo;
+	r->v[a].hi = hi;
+	return 8 + (b - a) + (r->n - a) / 4;	/* mostly cache misses */
+}
+
+/* Box j placed at off: filed in "cover" under the nodes that tile the
+ * ranks [lo[j] + 1, hi[j]) (where it is live, having started earlier),
+ * and in "below" under the wide ancestors of its own rank. */
+void
+pk_gaps_place(struct gaps *g, int j, int64_t off)
+{
+	int64_t top = off + g->size[j];
+
+	for (int l = g->lo[j] + 1 + g->leaves, r = g->hi[j] + g->leaves;
+	     l < r; l /= 2, r /= 2) {
+		if (l & 1)
+			g->steps += runs_add(&g->cover[l++], off, top);
+		if (r & 1)
+			g->steps += runs_add(&g->cover[--r], off, top);
+	}
+	for (int v = (j + g->leaves) >> GAPS_SHIFT; v > 0; v /= 2)
+		g->steps += runs_add(&g->below[v], off, top);
+}
+
+static int
+append(struct span *out, int c, const struct runs *r)
+{
+	memcpy(out + c, r->v, (size_t)r->n * sizeof *r->v);
+	return c + r->n;
+}
+
+/* The runs of node v (2^h ranks wide) of "below", or, when it is narrow,
+ * the spans of its placed boxes other than k. */
+static int
+take(struct gaps *g, int v, int h, int k, const int64_t *off,
+     struct span *out, int c)
+{
+	int j = (v << h) - g->leaves, end = ((v + 1) << h) - g->leaves;
+
+	if (h >= GAPS_SHIFT) {
+		g->steps += 1 + 2L * g->below[v].n;
+		return append(out, c, &g->below[v]);
+	}
+	g->steps += end - j;
+	for (; j < end; j++)
+		if (off[j] >= 0 && j != k) {
+			out[c].lo = off[j];
+			out[c++].hi = off[j] + g->size[j];
+		}
+	return c;
+}
+
+int
+pk_gaps_query(struct gaps *g, int k, const int64_t *off, struct span *out)
+{
+	int c = 0;
+
+	for (int v = g->lo[k] + g->leaves; v > 0; v /= 2) {
+		g->steps += 1 + 2L * g->cover[v].n;
+		c = append(out, c, &g->cover[v]);
+	}
+	for (int l = g->lo[k] + g->leaves, r = g->hi[k] + g->leaves, h = 0;
+	     l < r; l /= 2, r /= 2, h++) {
+		if (l & 1)
+			c = take(g, l++, h, k, off, out, c);
+		if (r & 1)
+			c = take(g, --r, h, k, off, out, c);
+	}
+	return c;
+}

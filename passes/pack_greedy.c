@@ -9,6 +9,8 @@
 /* A run or box read by best fit (listed, sorted, scanned) is worth about
  * four units of search bookkeeping: steps are weighted so. */
 enum { GREEDY_STEP = 4 };
+/* Orders from this one on need lifetime_peaks. */
+enum { PEAK_ORDERS = 5 };
 
 /* ---- greedy: best fit in one order --------------------------------------- */
 
@@ -210,6 +212,17 @@ lifetime_peaks(const struct local *L)
 	return peak;
 }
 
+/* floor(log4(size)): boxes within a factor of 4 share a class. */
+static int64_t
+size_class(int64_t size)
+{
+	int64_t c = 0;
+
+	for (; size >= 4; size /= 4)
+		c++;
+	return c;
+}
+
 /* The keys of order `which` for box k; larger keys go first. */
 static void
 order_key(const struct local *L, const int64_t *peak, int which, int k,
@@ -222,10 +235,15 @@ order_key(const struct local *L, const int64_t *peak, int which, int k,
 	key->k[2] = 0;
 	switch (which) {
 	case 0: key->k[0] = size; key->k[1] = dur; break;
-	case 1: key->k[0] = area; key->k[1] = size; break;
-	case 2: key->k[0] = dur; key->k[1] = size; break;
-	case 3: key->k[0] = peak[k]; key->k[1] = size; key->k[2] = dur; break;
+	case 1:	/* size classes (factors of 4), long-lived first in each */
+		key->k[0] = size_class(size);
+		key->k[1] = dur;
+		key->k[2] = size;
+		break;
+	case 2: key->k[0] = area; key->k[1] = size; break;
+	case 3: key->k[0] = dur; key->k[1] = size; break;
 	case 4: key->k[0] = ~L->start[k]; key->k[1] = size; break;
+	case 5: key->k[0] = peak[k]; key->k[1] = size; key->k[2] = dur; break;
 	default: key->k[0] = peak[k]; key->k[1] = area; break;
 	}
 }
@@ -284,7 +302,7 @@ pk_greedy_order(struct packer *P, struct piece *p, int which)
 	struct local L = pk_local_of(P, p);
 	struct greedy G;
 	int *order = pack_xmalloc((size_t)L.n * sizeof *order);
-	int64_t *peak = which >= 3 ? lifetime_peaks(&L) : NULL;
+	int64_t *peak = which >= PEAK_ORDERS ? lifetime_peaks(&L) : NULL;
 	int m = make_order(&L, peak, which, order);
 	int64_t h;
 
@@ -340,7 +358,7 @@ pk_iterate_greedy(struct packer *P, struct piece *p, long budget)
 	int *base = pack_xmalloc((size_t)L.n * sizeof *base);
 	int *order = pack_xmalloc((size_t)L.n * sizeof *order);
 	char *hot = pack_xcalloc((size_t)L.n, 1);
-	int64_t *peak = p->order >= 3 ? lifetime_peaks(&L) : NULL;
+	int64_t *peak = p->order >= PEAK_ORDERS ? lifetime_peaks(&L) : NULL;
 	int m = make_order(&L, peak, p->order, base), improved = 0;
 	long end = P->steps + budget;
 

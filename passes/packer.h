@@ -124,7 +124,7 @@ int pk_gaps_query(struct gaps *g, int k, const int64_t *off,
 
 /* pack_greedy.c: runs order `which` (0 .. PK_NORDER - 1) on a piece and
  * keeps its plan when lower (always for order 0). */
-enum { PK_NORDER = 6 };
+enum { PK_NORDER = 7 };
 void pk_greedy_order(struct packer *P, struct piece *p, int which);
 /* Squeaky-wheel iterated greedy on a piece within budget steps; returns
  * 1 when it lowered the piece. */

@@ -1,6 +1,7 @@
 /* google/minimalloc's canonical branch and bound (Moffitt, ASPLOS 2024)
- * on one piece, with a capacity bisected between the lower bound and the
- * best height found. */
+ * on one piece: the lower bound tried first, then capacities bisected
+ * between it and the best height found. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +16,9 @@
  * tried by that offset and then a static preorder; a partial plan is cut
  * when, in some section, the floor plus the unplaced bytes exceed the
  * capacity, and pieces split again when every box crossing a section
- * boundary is placed.  Work is counted in steps; the node limit doubles
- * round-robin over three preorders, as minimalloc's solver does. */
+ * boundary is placed.  Work is counted in steps; the limit on a run
+ * doubles round-robin over three preorders, as in minimalloc's solver,
+ * but after the first round it is counted in steps rather than nodes. */
 
 enum { BB_FOUND, BB_NONE, BB_ABORT };
 
@@ -95,8 +97,7 @@ ent_less(const struct ent *a, const struct ent *b)
 	return a->off < b->off || (a->off == b->off && a->pidx < b->pidx);
 }
 
-/* The parent's run was sorted and offsets only rose since: insertion sort
- * costs little more than a pass. */
+/* Insertion sort: the few entries it gets are nearly in order. */
 static void
 sort_ents(struct ent *a, int n)
 {
@@ -108,6 +109,20 @@ sort_ents(struct ent *a, int n)
 			a[j] = a[j - 1];
 		a[j] = t;
 	}
+}
+
+/* Merges the sorted b[0..nb) into the sorted a[0..na), a having room for
+ * both. */
+static void
+merge_ents(struct ent *a, int na, const struct ent *b, int nb)
+{
+	int w = na + nb;
+
+	while (nb > 0)
+		if (na > 0 && ent_less(&b[nb - 1], &a[na - 1]))
+			a[--w] = a[--na];
+		else
+			a[--w] = b[--nb];
 }
 
 /* Raises the floor of the sections whose unplaced boxes all start higher
@@ -280,24 +295,33 @@ bb_room(struct bb *s, const struct part *p, const struct most *m, int i,
 }
 
 /* The unplaced boxes of ent[from..from+m) by their current lowest offset,
- * then preorder, pushed as a new run; returns its start, count in *k. */
+ * then preorder, pushed as a new run; returns its start, count in *k.
+ * The parent's run was sorted and offsets only rose since: the boxes
+ * whose offset stayed are still in order, the few that rose are sorted
+ * apart and merged in. */
 static int
 bb_order(struct bb *s, int from, int m, int *k)
 {
-	int at = bb_push(s, m), c = 0;
+	int at = bb_push(s, 2 * m), c = 0, nr = 0;
+	struct ent *run = s->ent + at, *risen = run + m;
 
 	for (int q = 0; q < m; q++) {
 		struct ent e = s->ent[from + q];
 
 		if (s->off[e.box] >= 0)
 			continue;
-		e.off = s->minoff[e.box];
-		s->ent[at + c++] = e;
+		if (e.off == s->minoff[e.box]) {
+			run[c++] = e;
+		} else {
+			e.off = s->minoff[e.box];
+			risen[nr++] = e;
+		}
 	}
-	sort_ents(s->ent + at, c);
-	s->nent = at + c;
+	sort_ents(risen, nr);
+	merge_ents(run, c, risen, nr);
+	s->nent = at + c + nr;
 	s->steps += m;
-	*k = c;
+	*k = c + nr;
 	return at;
 }
 
@@ -564,10 +588,35 @@ bb_free(struct bb *s)
 	free(s->ent);
 }
 
-/* Is there a plan of height <= cap?  minimalloc's restarts: the node
- * limit doubles round after round, each tried with every preorder, until
- * an answer or s->budget.  BB_FOUND (in s->sol), BB_NONE (the canonical
- * space holds none), or BB_ABORT. */
+/* One run of the search on the whole piece with preorder heur, cut off
+ * after nodes nodes, limit steps or at s->budget, whichever comes first.
+ * Returns its result, the steps it took in *took. */
+static int
+bb_run(struct bb *s, const struct part *whole, const char *heur, long nodes,
+       long limit, long *took)
+{
+	long end = s->budget, start = s->steps;
+	int r;
+
+	bb_reset(s);
+	s->heur = heur;
+	s->nodes = nodes;
+	if (limit < end - s->steps)
+		s->budget = s->steps + limit;
+	r = bb_subsolve(s, whole);
+	s->budget = end;
+	*took = s->steps - start;
+	return r;
+}
+
+/* Is there a plan of height <= cap?  minimalloc's restarts, each round
+ * trying every preorder, until an answer or s->budget: the first round
+ * with its limit of 2n nodes a run, the next with twice the steps the
+ * costliest run of the first took, doubling round after round.  A run is
+ * a depth-first search that the limit only cuts short; counted in steps,
+ * it gives every preorder the same work, where a node limit gave most of
+ * each round to the preorders that spend the most per node.  BB_FOUND
+ * (in s->sol), BB_NONE (the canonical space holds none), or BB_ABORT. */
 static int
 bb_attempt(struct bb *s, int64_t cap)
 {
@@ -575,19 +624,21 @@ bb_attempt(struct bb *s, int64_t cap)
 	int *all = pack_xmalloc((size_t)s->n * sizeof *all);
 	struct part whole = { all, s->n, 0, s->g.nsec };
 	int r = BB_ABORT;
+	long limit = 1, took;
 
 	for (int i = 0; i < s->n; i++)
 		all[i] = i;
 	s->cap = cap;
-	for (long limit = 2L * s->n; r == BB_ABORT && limit < (1L << 40) &&
-	     s->steps < s->budget; limit *= 2)
+	for (int h = 0; h < 3 && r == BB_ABORT && s->steps < s->budget;
+	     h++) {
+		r = bb_run(s, &whole, heur[h], 2L * s->n, s->budget, &took);
+		limit = max64(limit, 2 * took);
+	}
+	for (; r == BB_ABORT && s->steps < s->budget;
+	     limit = limit < LONG_MAX / 2 ? 2 * limit : LONG_MAX)
 		for (int h = 0; h < 3 && r == BB_ABORT &&
-		     s->steps < s->budget; h++) {
-			bb_reset(s);
-			s->nodes = limit;
-			s->heur = heur[h];
-			r = bb_subsolve(s, &whole);
-		}
+		     s->steps < s->budget; h++)
+			r = bb_run(s, &whole, heur[h], LONG_MAX, limit, &took);
 	free(all);
 	return r;
 }
@@ -602,29 +653,97 @@ bb_height(const struct bb *s)
 	return h;
 }
 
+static int64_t
+gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* What every height is a multiple of: the gcd of the sizes, pins and
+ * alignments above 1 (an offset is a pin or a top aligned up).
+ * Capacities between two multiples behave as the lower one. */
+static int64_t
+bb_granule(const struct bb *s)
+{
+	const struct local *L = s->L;
+	int64_t g = 0;
+
+	for (int i = 0; i < s->n; i++) {
+		g = gcd64(g, L->size[i]);
+		if (L->align[i] > 1)
+			g = gcd64(g, L->align[i]);
+		if (L->pin[i] > 0)
+			g = gcd64(g, L->pin[i]);
+	}
+	return g > 0 ? g : 1;
+}
+
+/* Tries cap with at most b more steps; a plan it finds lower than *best
+ * becomes the best, in out. */
+static int
+bb_probe(struct bb *s, int64_t cap, long b, int64_t *best, int64_t *out)
+{
+	int r;
+
+	s->budget = s->steps + b;
+	r = bb_attempt(s, cap);
+	if (r == BB_FOUND && bb_height(s) < *best) {
+		*best = bb_height(s);
+		memcpy(out, s->sol, (size_t)s->n * sizeof *out);
+	}
+	return r;
+}
+
+/* One pass of bisection between *lo and *best (multiples of g), unit
+ * steps a probe, until budget: a found plan lowers *best, a probe that
+ * ran out moves the next one up (proving nothing: below, another may be
+ * found sooner), one that exhausted the space raises *lo. */
+static void
+bb_pass(struct bb *s, int64_t *lo, int64_t *best, int64_t g, long unit,
+	long budget, int64_t *out)
+{
+	int64_t soft = *lo;
+
+	while (soft < *best && s->steps < budget) {
+		int64_t cap = max64(soft, (soft + (*best - soft) / 2) / g * g);
+		long b = unit < budget - s->steps ? unit : budget - s->steps;
+		int r = bb_probe(s, cap, b, best, out);
+
+		if (r == BB_NONE)
+			*lo = cap + g;
+		if (r != BB_FOUND)
+			soft = max64(soft, cap + g);
+	}
+}
+
 /* The lowest plan it can find below best, no lower than lo: the capacity
- * lo first with three quarters of the budget, then bisecting with half of
- * what is left each time, a capacity that found nothing counting as too
- * low.  Returns the height (best when it found none), the offsets in
- * out. */
+ * lo first with half the budget (where the bound is reached, mostly
+ * there), then passes of bisection, each probe of the first pass with
+ * 1/32 of what is left, four times that in the next pass, and so on:
+ * the work to reach a capacity is erratic, many short probes find low
+ * plans that a few long ones miss.  Returns the height (best when it
+ * found none), the offsets in out. */
 static int64_t
 bb_minimize(struct bb *s, int64_t lo, int64_t best, long budget, int64_t *out)
 {
-	int first = 1;
+	int64_t g = bb_granule(s);
+	long unit;
 
-	while (lo < best && s->steps < budget) {
-		int64_t cap = first ? lo : lo + (best - lo) / 2;
-		long left = budget - s->steps;
-
-		s->budget = s->steps + (first ? left / 4 * 3 : left / 2);
-		if (bb_attempt(s, cap) == BB_FOUND) {
-			best = bb_height(s);
-			memcpy(out, s->sol, (size_t)s->n * sizeof *out);
-		} else {
-			lo = cap + 1;
-		}
-		first = 0;
-	}
+	lo = align_up(lo, g);
+	if (lo >= best)
+		return best;
+	if (bb_probe(s, lo, budget / 2, &best, out) == BB_NONE)
+		lo += g;
+	unit = max64((budget - s->steps) / 32, 1);
+	for (; lo < best && s->steps < budget;
+	     unit = unit < LONG_MAX / 4 ? 4 * unit : LONG_MAX)
+		bb_pass(s, &lo, &best, g, unit, budget, out);
 	return best;
 }
 

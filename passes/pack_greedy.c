@@ -235,7 +235,7 @@ order_key(const struct local *L, const int64_t *peak, int which, int k,
 	key->k[2] = 0;
 	switch (which) {
 	case 0: key->k[0] = size; key->k[1] = dur; break;
-	case 1:	/* size classes (factors of 4), long-lived first in each */
+	case 1:	/* size classes (factors of 4), long-lived first */
 		key->k[0] = size_class(size);
 		key->k[1] = dur;
 		key->k[2] = size;

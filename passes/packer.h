@@ -106,7 +106,7 @@ struct gaps {
 	int leaves;		/* a power of two >= n */
 	const int *lo, *hi;
 	const int64_t *size;
-	struct runs *cover;	/* node v: boxes live over all of its ranks */
+	struct runs *cover;	/* node v: boxes live over all its ranks */
 	struct runs *below;	/* node v: boxes starting at one of them */
 	long steps;		/* runs and ranks read or moved */
 };

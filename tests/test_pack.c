@@ -12,6 +12,7 @@
 
 #include "frontend/intervals.h"
 #include "passes/pack.h"
+#include "passes/packer.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -663,6 +664,107 @@ test_csv_round_trip(void **state)
 	pool_free(c.pool);
 }
 
+/* Spans sorted and merged where they overlap or touch: a union's normal
+ * form.  Returns the new count. */
+static int
+normal_union(struct span *a, int n)
+{
+	int m = 0;
+
+	for (int i = 1; i < n; i++)	/* insertion sort by lo */
+		for (int j = i; j > 0 && a[j].lo < a[j - 1].lo; j--) {
+			struct span t = a[j];
+
+			a[j] = a[j - 1];
+			a[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++)
+		if (m > 0 && a[i].lo <= a[m - 1].hi)
+			a[m - 1].hi = a[i].hi > a[m - 1].hi ? a[i].hi
+							    : a[m - 1].hi;
+		else
+			a[m++] = a[i];
+	return m;
+}
+
+/* The gap structure's answer for a box is exactly the union of its placed
+ * neighbours' spans, checked against all pairs while boxes are placed in
+ * a random order at random (even overlapping) offsets. */
+static void
+gaps_against_pairs(int n, int64_t horizon, uint64_t seed)
+{
+	struct boxes bx = random_boxes(n, horizon, 50, seed);
+	size_t m = (size_t)n;
+	int64_t *start = malloc(m * sizeof *start);
+	int64_t *end = malloc(m * sizeof *end);
+	int64_t *size = malloc(m * sizeof *size);
+	int64_t *off = malloc(m * sizeof *off);
+	int *lo = malloc(m * sizeof *lo), *hi = malloc(m * sizeof *hi);
+	struct span *got = malloc(m * sizeof *got);
+	struct span *want = malloc(m * sizeof *want);
+	struct gaps g;
+
+	for (int i = 1; i < n; i++)	/* by start: ranks */
+		for (int j = i; j > 0 && bx.b[j].start < bx.b[j - 1].start;
+		     j--) {
+			struct box t = bx.b[j];
+
+			bx.b[j] = bx.b[j - 1];
+			bx.b[j - 1] = t;
+		}
+	for (int k = 0; k < n; k++) {
+		start[k] = bx.b[k].start;
+		end[k] = bx.b[k].end;
+		size[k] = bx.b[k].size;
+		off[k] = -1;
+	}
+	for (int k = 0; k < n; k++) {
+		lo[k] = k > 0 && start[k] == start[k - 1] ? lo[k - 1] : k;
+		hi[k] = pk_upper_rank(start, n, end[k]);
+	}
+	pk_gaps_init(&g, n, lo, hi, size);
+	for (int step = 0; step < n; step++) {
+		int k = (int)(next_rand(&seed) % (uint64_t)n), ng, nw = 0;
+
+		while (off[k] >= 0)
+			k = (k + 1) % n;
+		ng = normal_union(got, pk_gaps_query(&g, k, off, got));
+		for (int j = 0; j < n; j++)
+			if (off[j] >= 0 && start[j] <= end[k] &&
+			    start[k] <= end[j])
+				want[nw++] = (struct span){ off[j],
+							    off[j] + size[j] };
+		nw = normal_union(want, nw);
+		assert_int_equal(ng, nw);
+		for (int i = 0; i < nw; i++) {
+			assert_int_equal(got[i].lo, want[i].lo);
+			assert_int_equal(got[i].hi, want[i].hi);
+		}
+		off[k] = (int64_t)(next_rand(&seed) % 400);
+		pk_gaps_place(&g, k, off[k]);
+	}
+	pk_gaps_free(&g);
+	free(bx.b);
+	free(start);
+	free(end);
+	free(size);
+	free(off);
+	free(lo);
+	free(hi);
+	free(got);
+	free(want);
+}
+
+static void
+test_gaps_exact(void **state)
+{
+	(void)state;
+	gaps_against_pairs(1, 5, 1);
+	gaps_against_pairs(40, 10, 2);	/* many equal starts */
+	gaps_against_pairs(700, 300, 3);	/* wide nodes ("below") */
+	gaps_against_pairs(700, 5000, 4);
+}
+
 int
 main(void)
 {
@@ -677,6 +779,7 @@ main(void)
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_optimal_small),
 		cmocka_unit_test(test_perfect_packings),
+		cmocka_unit_test(test_gaps_exact),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_effort),
 		cmocka_unit_test(test_check),

@@ -121,7 +121,8 @@ pk_gaps_place(struct gaps *g, int j, int64_t off)
 static int
 append(struct span *out, int c, const struct runs *r)
 {
-	memcpy(out + c, r->v, (size_t)r->n * sizeof *r->v);
+	if (r->n)	/* an empty node has no array yet */
+		memcpy(out + c, r->v, (size_t)r->n * sizeof *r->v);
 	return c + r->n;
 }
 

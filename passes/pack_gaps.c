@@ -12,6 +12,14 @@
  * ranks of narrower ones are read box by box. */
 enum { GAPS_SHIFT = 4 };
 
+/* How many "below" nodes there are: those at least 2^GAPS_SHIFT wide
+ * have indices under 2 leaves / 2^GAPS_SHIFT. */
+static int
+below_nodes(const struct gaps *g)
+{
+	return 2 * g->leaves >> GAPS_SHIFT;
+}
+
 static void
 runs_free(struct runs *r, int nodes)
 {
@@ -32,23 +40,23 @@ pk_gaps_init(struct gaps *g, int n, const int *lo, const int *hi,
 	while (g->leaves < n)
 		g->leaves *= 2;
 	g->cover = pack_xcalloc(2 * (size_t)g->leaves, sizeof *g->cover);
-	g->below = pack_xcalloc(2 * (size_t)g->leaves, sizeof *g->below);
+	g->below = pack_xcalloc((size_t)below_nodes(g), sizeof *g->below);
 }
 
 void
 pk_gaps_clear(struct gaps *g)
 {
-	for (int v = 0; v < 2 * g->leaves; v++) {
+	for (int v = 0; v < 2 * g->leaves; v++)
 		g->cover[v].n = 0;
+	for (int v = 0; v < below_nodes(g); v++)
 		g->below[v].n = 0;
-	}
 }
 
 void
 pk_gaps_free(struct gaps *g)
 {
 	runs_free(g->cover, 2 * g->leaves);
-	runs_free(g->below, 2 * g->leaves);
+	runs_free(g->below, below_nodes(g));
 	memset(g, 0, sizeof *g);
 }
 
@@ -127,10 +135,10 @@ append(struct span *out, int c, const struct runs *r)
 }
 
 /* The runs of node v (2^h ranks wide) of "below", or, when it is narrow,
- * the spans of its placed boxes other than k. */
+ * the spans of its placed boxes. */
 static int
-take(struct gaps *g, int v, int h, int k, const int64_t *off,
-     struct span *out, int c)
+take(struct gaps *g, int v, int h, const int64_t *off, struct span *out,
+     int c)
 {
 	int j = (v << h) - g->leaves, end = ((v + 1) << h) - g->leaves;
 
@@ -140,7 +148,7 @@ take(struct gaps *g, int v, int h, int k, const int64_t *off,
 	}
 	g->steps += end - j;
 	for (; j < end; j++)
-		if (off[j] >= 0 && j != k) {
+		if (off[j] >= 0) {
 			out[c].lo = off[j];
 			out[c++].hi = off[j] + g->size[j];
 		}
@@ -159,9 +167,9 @@ pk_gaps_query(struct gaps *g, int k, const int64_t *off, struct span *out)
 	for (int l = g->lo[k] + g->leaves, r = g->hi[k] + g->leaves, h = 0;
 	     l < r; l /= 2, r /= 2, h++) {
 		if (l & 1)
-			c = take(g, l++, h, k, off, out, c);
+			c = take(g, l++, h, off, out, c);
 		if (r & 1)
-			c = take(g, --r, h, k, off, out, c);
+			c = take(g, --r, h, off, out, c);
 	}
 	return c;
 }

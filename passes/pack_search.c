@@ -631,7 +631,7 @@ bb_attempt(struct bb *s, int64_t cap)
 	s->cap = cap;
 	for (int h = 0; h < 3 && r == BB_ABORT && s->steps < s->budget;
 	     h++) {
-		r = bb_run(s, &whole, heur[h], 2L * s->n, s->budget, &took);
+		r = bb_run(s, &whole, heur[h], 2L * s->n, LONG_MAX, &took);
 		limit = max64(limit, 2 * took);
 	}
 	for (; r == BB_ABORT && s->steps < s->budget;

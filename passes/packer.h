@@ -107,7 +107,8 @@ struct gaps {
 	const int *lo, *hi;
 	const int64_t *size;
 	struct runs *cover;	/* node v: boxes live over all its ranks */
-	struct runs *below;	/* node v: boxes starting at one of them */
+	struct runs *below;	/* node v: boxes starting at one of them
+				 * (wide nodes only, see pack_gaps.c) */
 	long steps;		/* runs and ranks read or moved */
 };
 
@@ -116,8 +117,8 @@ void pk_gaps_init(struct gaps *g, int n, const int *lo, const int *hi,
 void pk_gaps_clear(struct gaps *g);	/* unplaces every box */
 void pk_gaps_free(struct gaps *g);
 void pk_gaps_place(struct gaps *g, int j, int64_t off);
-/* Writes to out the occupied bytes of k's placed neighbours (off[j] >= 0)
- * as spans (unsorted, possibly overlapping; their union is exact) and
+/* Writes to out the occupied bytes of unplaced k's placed neighbours
+ * (off[j] >= 0) as spans (unsorted, possibly overlapping; their union is exact) and
  * returns how many; out must hold n spans. */
 int pk_gaps_query(struct gaps *g, int k, const int64_t *off,
 		  struct span *out);

@@ -114,16 +114,24 @@ void
 pk_gaps_place(struct gaps *g, int j, int64_t off)
 {
 	int64_t top = off + g->size[j];
+	struct runs *nd[96];
+	int c = 0;
 
 	for (int l = g->lo[j] + 1 + g->leaves, r = g->hi[j] + g->leaves;
 	     l < r; l /= 2, r /= 2) {
 		if (l & 1)
-			g->steps += runs_add(&g->cover[l++], off, top);
+			nd[c++] = &g->cover[l++];
 		if (r & 1)
-			g->steps += runs_add(&g->cover[--r], off, top);
+			nd[c++] = &g->cover[--r];
 	}
 	for (int v = (j + g->leaves) >> GAPS_SHIFT; v > 0; v /= 2)
-		g->steps += runs_add(&g->below[v], off, top);
+		nd[c++] = &g->below[v];
+	for (int i = 0; i < c; i++)
+		__builtin_prefetch(nd[i]);
+	for (int i = 0; i < c; i++)
+		__builtin_prefetch(nd[i]->v + nd[i]->n / 2);
+	for (int i = 0; i < c; i++)
+		g->steps += runs_add(nd[i], off, top);
 }
 
 static int

@@ -11,6 +11,8 @@
 enum { GREEDY_STEP = 4 };
 /* Orders from this one on need lifetime_peaks. */
 enum { PEAK_ORDERS = 5 };
+/* Up to this many spans are sorted by buckets, more by radix. */
+enum { SORT_BUCKETS = 256 };
 
 /* ---- greedy: best fit in one order --------------------------------------- */
 
@@ -24,33 +26,8 @@ struct greedy {
 };
 
 static void
-sort_small(struct span *a, int n)
+insertion_sort(struct span *a, int n)
 {
-	while (n > 12) {
-		int64_t piv = a[n / 2].lo;
-		int i = 0, j = n - 1;
-
-		while (i <= j) {
-			while (a[i].lo < piv)
-				i++;
-			while (a[j].lo > piv)
-				j--;
-			if (i <= j) {
-				struct span t = a[i];
-
-				a[i++] = a[j];
-				a[j--] = t;
-			}
-		}
-		if (j + 1 < n - i) {	/* recurse on the smaller side */
-			sort_small(a, j + 1);
-			a += i;
-			n -= i;
-		} else {
-			sort_small(a + i, n - i);
-			n = j + 1;
-		}
-	}
 	for (int i = 1; i < n; i++) {
 		struct span t = a[i];
 		int j = i;
@@ -61,7 +38,34 @@ sort_small(struct span *a, int n)
 	}
 }
 
-/* Spans by lo (offsets are >= 0): quicksort when few, else an LSD radix
+/* Few spans: into about n buckets by the high bits of lo - min, then an
+ * insertion sort, which has little left to do.  tmp holds n spans. */
+static struct span *
+sort_buckets(struct span *a, int n, struct span *tmp)
+{
+	int64_t min = a[0].lo, max = a[0].lo;
+	int cnt[SORT_BUCKETS + 1], nb = 1, sh = 0;
+
+	for (int i = 1; i < n; i++) {
+		min = a[i].lo < min ? a[i].lo : min;
+		max = a[i].lo > max ? a[i].lo : max;
+	}
+	while (nb < n)
+		nb *= 2;
+	while (((uint64_t)(max - min) >> sh) >= (uint64_t)nb)
+		sh++;
+	memset(cnt, 0, (size_t)(nb + 1) * sizeof *cnt);
+	for (int i = 0; i < n; i++)
+		cnt[((uint64_t)(a[i].lo - min) >> sh) + 1]++;
+	for (int d = 0; d < nb; d++)
+		cnt[d + 1] += cnt[d];
+	for (int i = 0; i < n; i++)
+		tmp[cnt[(uint64_t)(a[i].lo - min) >> sh]++] = a[i];
+	insertion_sort(tmp, n);
+	return tmp;
+}
+
+/* Spans by lo (offsets are >= 0): bucketed when few, else an LSD radix
  * sort on bytes, skipping bytes all spans share.  tmp holds n spans; the
  * result is in a or tmp, whichever is returned. */
 static struct span *
@@ -69,10 +73,12 @@ sort_spans(struct span *a, int n, struct span *tmp)
 {
 	uint64_t or = 0, and = UINT64_MAX;
 
-	if (n < 256) {
-		sort_small(a, n);
+	if (n < 16) {
+		insertion_sort(a, n);
 		return a;
 	}
+	if (n <= SORT_BUCKETS)
+		return sort_buckets(a, n, tmp);
 	for (int i = 0; i < n; i++) {
 		or |= (uint64_t)a[i].lo;
 		and &= (uint64_t)a[i].lo;

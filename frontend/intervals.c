@@ -238,9 +238,14 @@ row_values(struct reader *r, const struct field *f, int64_t *v)
 
 	v[C_ALIGN] = 1;
 	v[C_OFFSET] = -1;
-	for (int c = C_LOWER; c < NCOL; c++)
-		if (r->at[c] >= 0)
-			bad |= read_int(r, &f[r->at[c]], c, &v[c]);
+	for (int c = C_LOWER; c < NCOL; c++) {
+		if (r->at[c] < 0)
+			continue;
+		/* an empty offset leaves that buffer to the packer */
+		if (c == C_OFFSET && f[r->at[c]].len == 0)
+			continue;
+		bad |= read_int(r, &f[r->at[c]], c, &v[c]);
+	}
 	if (bad)
 		return 1;
 	if (v[C_UPPER] <= v[C_LOWER])
@@ -262,7 +267,7 @@ check_offset(struct reader *r, const struct field *f, const int64_t *v)
 {
 	const struct field *o = r->at[C_OFFSET] >= 0 ? &f[r->at[C_OFFSET]] : 0;
 
-	if (!o)
+	if (!o || o->len == 0)	/* no pin */
 		return 0;
 	if (v[C_OFFSET] < 0)
 		error(r, o->col, "offset must not be negative, found %" PRId64,

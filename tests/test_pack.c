@@ -536,6 +536,13 @@ test_csv_columns(void **state)
 	assert_int_equal(c.iv.bx.b[0].align, 8);
 	pool_free(c.pool);
 
+	/* an empty offset pins nothing */
+	read_csv(&c, "id,lower,upper,size,offset\na,0,3,4,\nb,0,3,4, 8\n");
+	assert_int_equal(c.nerr, 0);
+	assert_int_equal(c.iv.bx.b[0].pin, -1);
+	assert_int_equal(c.iv.bx.b[1].pin, 8);
+	pool_free(c.pool);
+
 	/* blanks around fields, CRLF, blank lines */
 	read_csv(&c, "id, lower ,upper,size\r\n\r\n a ,0,3,4\r\n\n");
 	assert_int_equal(c.nerr, 0);

@@ -207,7 +207,7 @@ pk_local_of(struct packer *P, const struct piece *p)
 
 /* Order 0 on every piece, whatever the budget; then the other orders on
  * the pieces still above the target while half the budget lasts.  A pass
- * costs about what the first one cost. */
+ * costs about what the first one cost.  Cut pieces are done already. */
 static void
 greedy(struct packer *P)
 {
@@ -216,6 +216,8 @@ greedy(struct packer *P)
 	for (int i = 0; i < P->npiece; i++) {
 		long before = P->steps;
 
+		if (P->piece[i].cut)
+			continue;
 		pk_greedy_order(P, &P->piece[i], 0);
 		cost[i] = P->steps - before;
 	}
@@ -223,7 +225,7 @@ greedy(struct packer *P)
 		for (int i = 0; i < P->npiece; i++) {
 			struct piece *p = &P->piece[i];
 
-			if (p->height > P->target &&
+			if (!p->cut && p->height > P->target &&
 			    P->steps + cost[i] <= P->budget / 2)
 				pk_greedy_order(P, p, w);
 		}
@@ -243,7 +245,7 @@ search(struct packer *P, struct pack_stats *st)
 	for (int i = 0; i < P->npiece; i++) {
 		const struct piece *p = &P->piece[i];
 
-		if (p->height > P->target)
+		if (!p->cut && p->height > P->target)
 			todo[nt++] = (struct kv){ p->n, i };
 	}
 	qsort(todo, nt, sizeof *todo, pk_cmp_kv);
@@ -267,6 +269,28 @@ search(struct packer *P, struct pack_stats *st)
 	free(todo);
 }
 
+/* The pieces too large for one tree are cut (pack_cut.c), each with a
+ * share of the budget by its boxes. */
+static void
+cut(struct packer *P)
+{
+	long left = 0;
+
+	for (int i = 0; i < P->npiece; i++)
+		if (P->piece[i].n > PK_CUT_MIN)
+			left += P->piece[i].n;
+	for (int i = 0; i < P->npiece && left > 0; i++) {
+		struct piece *p = &P->piece[i];
+		long share;
+
+		if (p->n <= PK_CUT_MIN)
+			continue;
+		share = (long)((double)(P->budget - P->steps) * p->n / left);
+		left -= p->n;
+		p->cut = pk_cut_piece(P, p, share > 0 ? share : 0);
+	}
+}
+
 static int64_t
 top_height(const struct packer *P)
 {
@@ -277,29 +301,53 @@ top_height(const struct packer *P)
 	return h;
 }
 
+/* The phases, offsets written back to bx; may_cut 0 for the packer's own
+ * sub-problems (pack_cut.c), which are small or are cut already. */
+static void
+run(struct boxes *bx, long budget, int64_t floor, int greedy_only,
+    int may_cut, struct pack_stats *st)
+{
+	struct packer P;
+
+	packer_init(&P, bx, budget);
+	split_pieces(&P);
+	P.target = max64(P.target, floor);
+	if (may_cut)
+		cut(&P);
+	greedy(&P);
+	st->greedy = top_height(&P);
+	st->pieces = P.npiece;
+	for (int i = 0; i < P.npiece; i++)
+		st->cut += P.piece[i].cut;
+	if (!greedy_only)
+		search(&P, st);
+	for (int r = 0; r < P.n; r++)
+		bx->b[P.ix[r]].offset = P.off[r];
+	bx->height = top_height(&P);
+	bx->lower = P.lower;
+	st->steps = P.steps;
+	packer_free(&P);
+}
+
+long
+pk_pack_part(struct boxes *bx, long budget, int64_t floor)
+{
+	struct pack_stats st = { 0 };
+
+	run(bx, budget, floor, 0, 0, &st);
+	return st.steps;
+}
+
 void
 pack(struct boxes *bx, const struct pack_opts *opt)
 {
 	static const struct pack_opts def;
 	struct pack_stats st = { 0 };
-	struct packer P;
 
 	if (!opt)
 		opt = &def;
-	packer_init(&P, bx, opt->effort > 0 ? opt->effort
-					    : PACK_EFFORT_DEFAULT);
-	split_pieces(&P);
-	greedy(&P);
-	st.greedy = top_height(&P);
-	st.pieces = P.npiece;
-	if (!opt->greedy_only)
-		search(&P, &st);
-	for (int r = 0; r < P.n; r++)
-		bx->b[P.ix[r]].offset = P.off[r];
-	bx->height = top_height(&P);
-	bx->lower = P.lower;
-	st.steps = P.steps;
+	run(bx, opt->effort > 0 ? opt->effort : PACK_EFFORT_DEFAULT, 0,
+	    opt->greedy_only, 1, &st);
 	if (opt->stats)
 		*opt->stats = st;
-	packer_free(&P);
 }

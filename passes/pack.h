@@ -17,6 +17,7 @@ struct pack_stats {
 	int64_t greedy;		/* height after the greedy phase */
 	long steps;		/* work done, in steps */
 	int pieces;		/* independent pieces in time */
+	int cut;		/* ... of which were cut into windows */
 	int searched;		/* pieces handed to the improvement phase */
 	int improved;		/* ... of which it made lower */
 };

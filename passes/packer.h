@@ -26,6 +26,7 @@ struct packer {
 struct piece {
 	int first, n;
 	int order;		/* the greedy order that gave height */
+	int cut;		/* 1: packed by pack_cut.c */
 	int64_t height;
 };
 
@@ -88,6 +89,9 @@ int pk_cmp_okey(const void *pa, const void *pb);
 /* First rank in start[0..n) whose start is > t. */
 int pk_upper_rank(const int64_t *start, int n, int64_t t);
 struct local pk_local_of(struct packer *P, const struct piece *p);
+/* Packs bx as pack() does, but never cuts it, and stops searching at
+ * height floor; returns the steps spent. */
+long pk_pack_part(struct boxes *bx, long budget, int64_t floor);
 
 /* pack_gaps.c: what best fit needs to know of a box's placed neighbours.
  * Box k of a piece (ranks in start order) is live from rank lo[k] (the
@@ -135,5 +139,13 @@ int pk_iterate_greedy(struct packer *P, struct piece *p, long budget);
  * boxes within budget steps; returns 1 when it lowered the piece. */
 enum { PK_SEARCH_MAX = 4096 };
 int pk_search_piece(struct packer *P, struct piece *p, long budget);
+
+/* pack_cut.c: a piece of more than PK_CUT_MIN boxes is cut in time into
+ * windows of about PK_CUT_WINDOW boxes where few bytes cross; the boxes
+ * that cross a cut are packed first, then each window around them.
+ * Returns 1 when it packed the piece (offsets and height), 0 when the
+ * piece does not cut well and is left to the other phases. */
+enum { PK_CUT_MIN = 1 << 16, PK_CUT_WINDOW = 1 << 14 };
+int pk_cut_piece(struct packer *P, struct piece *p, long budget);
 
 #endif

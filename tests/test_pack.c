@@ -397,6 +397,91 @@ test_effort(void **state)
 	free(bx.b);
 }
 
+/* ---- cutting huge pieces ------------------------------------------------- */
+
+/* n boxes along a long time line, each short-lived, so that a piece this
+ * large is cut into windows; every 1000th lives 20000 steps, across many
+ * cuts.  Some sit at a pin, some need alignment 64. */
+static struct boxes
+long_chain(int n, uint64_t seed)
+{
+	struct boxes bx = { n, calloc((size_t)n + 1, sizeof(struct box)), 0,
+			    0 };
+
+	for (int i = 0; i < n; i++) {
+		struct box *b = &bx.b[i];
+
+		b->start = i / 4 + (int64_t)(next_rand(&seed) % 8);
+		b->end = b->start + (int64_t)(next_rand(&seed) % 40);
+		if (i % 1000 == 0)
+			b->end = b->start + 20000;
+		b->size = 1 + (int64_t)(next_rand(&seed) % 1000);
+		b->align = i % 7 == 0 ? 64 : 1;
+		b->pin = i % 5000 == 1 ? 1000000 + 1024 * (i / 5000 % 3) : -1;
+		b->id = i;
+	}
+	return bx;
+}
+
+static void
+test_cut_windows(void **state)
+{
+	int n = PK_CUT_MIN + PK_CUT_MIN / 2;
+	struct boxes a = long_chain(n, 5), b = long_chain(n, 5);
+	struct pack_stats st;
+	int64_t top = 0;
+
+	(void)state;
+	pack(&a, &(struct pack_opts){ .effort = 20000000, .stats = &st });
+	assert_int_equal(st.pieces, 1);
+	assert_int_equal(st.cut, 1);
+	assert_valid(&a);
+	for (int i = 0; i < n; i++)
+		if (a.b[i].pin >= 0)
+			assert_int_equal(a.b[i].offset, a.b[i].pin);
+	/* the pins stand apart (at 10^6 and up): the rest fits below
+	 * their top, which is as low as any packing goes */
+	for (int i = 0; i < n; i++)
+		if (a.b[i].pin >= 0 && a.b[i].pin + a.b[i].size > top)
+			top = a.b[i].pin + a.b[i].size;
+	assert_int_equal(a.height, top);
+	pack(&b, &(struct pack_opts){ .effort = 20000000 });
+	for (int i = 0; i < n; i++)
+		assert_int_equal(a.b[i].offset, b.b[i].offset);
+	/* unpinned: windows stacked rather than side by side would be a
+	 * multiple of the bound; best fit lands 1.10 above it here, uncut
+	 * 1.12 */
+	for (int i = 0; i < n; i++)
+		b.b[i].pin = -1;
+	pack(&b, &(struct pack_opts){ .effort = 20000000, .stats = &st });
+	assert_int_equal(st.cut, 1);
+	assert_valid(&b);
+	assert_true(b.height <= b.lower + b.lower * 15 / 100);
+	free(a.b);
+	free(b.b);
+}
+
+/* Long lives everywhere: any cut would cross most boxes, so none is
+ * made.  (Equal sizes keep best fit quick here.) */
+static void
+test_cut_declined(void **state)
+{
+	int n = PK_CUT_MIN + 1000;
+	struct boxes bx = { n, calloc((size_t)n + 1, sizeof(struct box)), 0,
+			    0 };
+	struct pack_stats st;
+
+	(void)state;
+	for (int i = 0; i < n; i++)
+		bx.b[i] = (struct box){ .start = i, .end = i + 30000, .size = 8,
+					.align = 1, .pin = -1, .id = i };
+	pack(&bx, &(struct pack_opts){ .greedy_only = 1, .stats = &st });
+	assert_int_equal(st.cut, 0);
+	assert_int_equal(bx.height, bx.lower);
+	assert_valid(&bx);
+	free(bx.b);
+}
+
 /* ---- the check ----------------------------------------------------------- */
 
 static void
@@ -782,6 +867,8 @@ main(void)
 		cmocka_unit_test(test_hand_optimum),
 		cmocka_unit_test(test_best_fit_gap),
 		cmocka_unit_test(test_pinned),
+		cmocka_unit_test(test_cut_windows),
+		cmocka_unit_test(test_cut_declined),
 		cmocka_unit_test(test_alignment),
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_optimal_small),

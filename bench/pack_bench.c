@@ -21,7 +21,8 @@ enum { MAXREPEAT = 1000, MAXBOXES = 100000000 };
 enum { SEED_RANDOM = 42, SEED_TILED = 1 };
 
 static const char usage[] =
-	"usage: pack_bench [--effort N] [--greedy] [--repeat N]\n"
+	"usage: pack_bench [--effort N] [--greedy] [--repeat N] [--threads N]"
+	"\n"
 	"                  [--corpus-only | --synthetic-only] "
 	"[INTERVALS_DIR]\n"
 	"       pack_bench --write-tiled[-hard] N FILE [INTERVALS_DIR]\n"
@@ -33,7 +34,9 @@ static const char usage[] =
 	"copies of real model traces (somas_resnet50, iopddl_G_1), and of\n"
 	"those mixed with minimalloc's hard A-K (\"challenging mix\").\n"
 	"--effort: the packer's budget in steps; --greedy: no improvement\n"
-	"phase.  --write-tiled writes the table's real tiled problem with N\n"
+	"phase; --threads: the packer's threads (default: one per processor).\n"
+	"The scale table also gives the median time of the check.\n"
+	"--write-tiled writes the table's real tiled problem with N\n"
 	"boxes as minimalloc's CSV to FILE (- for stdout), for hloplan\n"
 	"--intervals, and exits; --write-tiled-hard the challenging mix.\n"
 	"Exit status: 0; 1 an invalid or changing plan or a failed run;\n"
@@ -42,6 +45,7 @@ static const char usage[] =
 struct opts {
 	long effort;
 	int greedy_only;
+	int threads;
 	int corpus, synthetic;
 	int repeat;
 	const char *dir;	/* the intervals corpus, or NULL */
@@ -78,14 +82,14 @@ struct result {
 	int64_t lower, greedy, height;
 	uint64_t plan;		/* a hash of the offsets */
 	long steps;
-	double ms;
+	double ms, check_ms;	/* packing; pack_check */
 	char msg[256];
 };
 
 /* The --repeat runs of one problem. */
 struct runs {
 	struct result r;	/* the first, or the one that went wrong */
-	double ms;		/* the median */
+	double ms, check_ms;	/* the medians */
 	double peak_mib;	/* the largest peak RSS */
 };
 
@@ -138,13 +142,17 @@ static void
 pack_one(const struct opts *o, struct boxes *bx, struct result *r)
 {
 	struct pack_stats st = { 0 };
-	struct pack_opts po = { o->effort, o->greedy_only, &st };
+	struct pack_opts po = { .effort = o->effort,
+				.greedy_only = o->greedy_only,
+				.threads = o->threads, .stats = &st };
 	double t0 = now_ms();
 
 	pack(bx, &po);
 	r->ms = now_ms() - t0;
+	t0 = now_ms();
 	if (pack_check(bx, r->msg, sizeof r->msg))
 		r->status = INVALID;
+	r->check_ms = now_ms() - t0;
 	r->n = bx->n;
 	r->pieces = st.pieces;
 	r->lower = bx->lower;
@@ -260,7 +268,7 @@ compare(struct result *first, const struct result *r, int i)
 static int
 run_problem(const struct opts *o, const struct problem *p, struct runs *u)
 {
-	double ms[MAXREPEAT];
+	double ms[MAXREPEAT], cms[MAXREPEAT];
 	struct result r;
 	long kib;
 
@@ -276,8 +284,10 @@ run_problem(const struct opts *o, const struct problem *p, struct runs *u)
 		if (u->r.status != OK)
 			return 1;
 		ms[i] = r.ms;
+		cms[i] = r.check_ms;
 	}
 	u->ms = median(ms, o->repeat);
+	u->check_ms = median(cms, o->repeat);
 	return 0;
 }
 
@@ -348,9 +358,10 @@ bench_scale_row(const struct opts *o, const struct problem *p)
 	if (run_problem(o, p, &u))
 		return print_failure(name, &u.r);
 	printf("| %-29s | %7d | %6d | %10" PRId64 " | %10" PRId64 " | %10"
-	       PRId64 " | %6.4f | %10ld | %8.1f | %8.1f |\n", name, u.r.n,
-	       u.r.pieces, u.r.lower, u.r.greedy, u.r.height,
-	       ratio(u.r.height, u.r.lower), u.r.steps, u.ms, u.peak_mib);
+	       PRId64 " | %6.4f | %10ld | %8.1f | %8.1f | %8.1f |\n", name,
+	       u.r.n, u.r.pieces, u.r.lower, u.r.greedy, u.r.height,
+	       ratio(u.r.height, u.r.lower), u.r.steps, u.ms, u.check_ms,
+	       u.peak_mib);
 	return 0;
 }
 
@@ -363,8 +374,8 @@ bench_scale(const struct opts *o)
 	int have[2], bad = 0;
 
 	printf("\n| problem | boxes | pieces | lower | greedy | height | "
-	       "h/lower | steps | ms | peak MiB |\n"
-	       "|---|---|---|---|---|---|---|---|---|---|\n");
+	       "h/lower | steps | ms | check ms | peak MiB |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int k = 0; k < 2; k++)
 		bad |= bench_scale_row(o, &(struct problem){
 			P_RANDOM, NULL, sizes[k], SEED_RANDOM, 0 });
@@ -388,12 +399,19 @@ print_preamble(const struct opts *o)
 {
 	struct result r;
 	long kib;
+	char threads[48];
 
+	if (o->threads)
+		snprintf(threads, sizeof threads, "%d thread%s", o->threads,
+			 o->threads > 1 ? "s" : "");
+	else
+		snprintf(threads, sizeof threads, "threads: one per processor");
 	run_child(o, &(struct problem){ P_IDLE, NULL, 0, 0, 0 }, &r, &kib);
-	printf("pack_bench: effort %ld steps%s; median ms of %d run%s, each "
+	printf("pack_bench: effort %ld steps%s; %s; median ms of %d run%s, each "
 	       "in its own child; peak MiB: the child's peak RSS (an idle "
 	       "child's: %.1f)\n", o->effort ? o->effort
 	       : PACK_EFFORT_DEFAULT, o->greedy_only ? ", greedy only" : "",
+	       threads,
 	       o->repeat, o->repeat > 1 ? "s" : "", (double)kib / 1024);
 }
 
@@ -459,6 +477,10 @@ parse_args(int argc, char **argv, struct opts *o)
 				       TILED_HARD : TILED_REAL;
 			o->write_file = argv[i + 2];
 			i += 2;
+		} else if (!strcmp(a, "--threads") && more > 0 &&
+			   !number(argv[i + 1], 1, 64, &v)) {
+			o->threads = (int)v;
+			i++;
 		} else if (!strcmp(a, "--greedy")) {
 			o->greedy_only = 1;
 		} else if (!strcmp(a, "--corpus-only")) {

@@ -305,11 +305,12 @@ top_height(const struct packer *P)
  * sub-problems (pack_cut.c), which are small or are cut already. */
 static void
 run(struct boxes *bx, long budget, int64_t floor, int greedy_only,
-    int may_cut, struct pack_stats *st)
+    int may_cut, int threads, struct pack_stats *st)
 {
 	struct packer P;
 
 	packer_init(&P, bx, budget);
+	P.threads = threads;
 	split_pieces(&P);
 	P.target = max64(P.target, floor);
 	if (may_cut)
@@ -334,7 +335,7 @@ pk_pack_part(struct boxes *bx, long budget, int64_t floor)
 {
 	struct pack_stats st = { 0 };
 
-	run(bx, budget, floor, 0, 0, &st);
+	run(bx, budget, floor, 0, 0, 1, &st);
 	return st.steps;
 }
 
@@ -347,7 +348,7 @@ pack(struct boxes *bx, const struct pack_opts *opt)
 	if (!opt)
 		opt = &def;
 	run(bx, opt->effort > 0 ? opt->effort : PACK_EFFORT_DEFAULT, 0,
-	    opt->greedy_only, 1, &st);
+	    opt->greedy_only, 1, opt->threads, &st);
 	if (opt->stats)
 		*opt->stats = st;
 }

@@ -31,6 +31,9 @@ struct pack_opts {
 	 * same input and effort give the same plan on every machine. */
 	long effort;
 	int greedy_only;	/* 1: skip the improvement phase */
+	/* Threads for the windows of a huge piece (see pack_cut.c); 0: one
+	 * per processor.  The plan is the same for any number. */
+	int threads;
 	struct pack_stats *stats;	/* filled when not NULL */
 };
 

@@ -3,8 +3,11 @@
  * cuts go where few bytes cross; the boxes crossing a cut are packed first,
  * among themselves, then pinned, and each window is packed around them as
  * a problem of its own: the same phases, on a small tree. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "passes/packer.h"
 
@@ -12,6 +15,8 @@
  * a cut.  After best fit in every window, the window setting the height
  * gets what is left of the budget, and at least 1/IMPROVE_SHARE of it. */
 enum { CROSS_MAX = 4, IMPROVE_SHARE = 4 };
+/* The first pass over the windows runs on up to this many threads. */
+enum { SWEEP_THREADS = 8 };
 
 struct cuts {
 	int n;
@@ -129,15 +134,18 @@ struct window {
 	int a, b;
 	int act, nact;
 	int64_t height;
+	long steps;		/* of the first pass */
 };
 
 /* Packs window w within budget, content with height floor; the crossing
  * boxes are pinned where they are and cut to the window's time.  Keeps the
- * plan when it is lower than the window's (INT64_MAX at first). */
-static void
-pack_window(struct packer *P, const struct local *L, const char *cross,
-	    const int *act, struct window *w, long budget, int64_t floor)
+ * plan when it is lower than the window's (INT64_MAX at first).  Writes
+ * the offsets of w's own boxes only; returns the steps spent. */
+static long
+pack_window(const struct local *L, const char *cross, const int *act,
+	    struct window *w, long budget, int64_t floor)
 {
+	long steps;
 	struct boxes x = { 0 };
 	int64_t t0 = L->start[w->a], t1 = INT64_MAX;
 
@@ -158,7 +166,7 @@ pack_window(struct packer *P, const struct local *L, const char *cross,
 	for (int k = w->a; k < w->b; k++)
 		if (!cross[k])
 			x.b[x.n++] = box_of(L, k);
-	P->steps += pk_pack_part(&x, budget, floor);
+	steps = pk_pack_part(&x, budget, floor);
 	if (x.height < w->height) {
 		w->height = x.height;
 		for (int i = 0; i < x.n; i++)
@@ -166,6 +174,54 @@ pack_window(struct packer *P, const struct local *L, const char *cross,
 				L->off[x.b[i].id] = x.b[i].offset;
 	}
 	free(x.b);
+	return steps;
+}
+
+/* The first pass: best fit in one order in every window. */
+struct sweep {
+	const struct local *L;
+	const char *cross;
+	const int *act;
+	struct window *w;
+	int nw;
+	int64_t floor;
+	atomic_int next;	/* the next window to take */
+};
+
+static void *
+sweep_windows(void *arg)
+{
+	struct sweep *s = arg;
+
+	for (int i; (i = atomic_fetch_add(&s->next, 1)) < s->nw;)
+		s->w[i].steps = pack_window(s->L, s->cross, s->act, &s->w[i],
+					    0, s->floor);
+	return NULL;
+}
+
+/* The windows are independent once the crossing boxes are placed, and
+ * each is packed the same whichever thread takes it: so the pass runs on
+ * P->threads threads (0: one per processor), and the plan does not depend
+ * on their number. */
+static void
+sweep(struct packer *P, struct sweep *s)
+{
+	long want = P->threads > 0 ? P->threads
+				   : sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = want < 1 ? 1 : want > SWEEP_THREADS ? SWEEP_THREADS
+						     : (int)want;
+	pthread_t t[SWEEP_THREADS];
+	int started = 0;
+
+	atomic_init(&s->next, 0);
+	for (int i = 1; i < nt && i < s->nw; i++)
+		if (pthread_create(&t[started], NULL, sweep_windows, s) == 0)
+			started++;
+	sweep_windows(s);
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < s->nw; i++)
+		P->steps += s->w[i].steps;
 }
 
 /* The windows between the cuts, each with the crossing boxes live in it:
@@ -195,7 +251,7 @@ make_windows(const struct local *L, const struct cuts *c, const char *cross,
 			*act = pack_xrealloc(*act, (size_t)cap * sizeof **act);
 		}
 		memcpy(*act + used, live, (size_t)nlive * sizeof *live);
-		w[i] = (struct window){ a, b, used, nlive, INT64_MAX };
+		w[i] = (struct window){ a, b, used, nlive, INT64_MAX, 0 };
 		used += nlive;
 		a = b;
 	}
@@ -246,8 +302,8 @@ pk_cut_piece(struct packer *P, struct piece *p, long budget)
 	hx = pack_crossing(P, &L, cross, ncross);
 	nw = c.n + 1;
 	w = make_windows(&L, &c, cross, ncross, &act);
-	for (int i = 0; i < nw; i++)	/* best fit in one order */
-		pack_window(P, &L, cross, act, &w[i], 0, P->target);
+	sweep(P, &(struct sweep){ .L = &L, .cross = cross, .act = act,
+				  .w = w, .nw = nw, .floor = P->target });
 	/* then the budget (at least IMPROVE_SHARE of it) to the window that
 	 * sets the height, while it comes down below the others */
 	end = max64(end, P->steps + budget / IMPROVE_SHARE);
@@ -257,8 +313,9 @@ pk_cut_piece(struct packer *P, struct piece *p, long budget)
 
 		if (before <= max64(P->target, hx) || P->steps >= end)
 			break;
-		pack_window(P, &L, cross, act, &w[top], end - P->steps,
-			    max64(P->target, second));
+		P->steps += pack_window(&L, cross, act, &w[top],
+					end - P->steps,
+					max64(P->target, second));
 		if (w[top].height >= before)
 			break;
 	}

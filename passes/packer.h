@@ -21,6 +21,7 @@ struct packer {
 	int64_t lower;		/* peak of live bytes */
 	int64_t target;		/* no plan is lower: lower, pinned tops */
 	long steps, budget;
+	int threads;		/* pack_opts.threads */
 };
 
 struct piece {

@@ -445,7 +445,11 @@ test_cut_windows(void **state)
 		if (a.b[i].pin >= 0 && a.b[i].pin + a.b[i].size > top)
 			top = a.b[i].pin + a.b[i].size;
 	assert_int_equal(a.height, top);
-	pack(&b, &(struct pack_opts){ .effort = 20000000 });
+	/* the same plan on one thread as on several */
+	pack(&b, &(struct pack_opts){ .effort = 20000000, .threads = 1 });
+	for (int i = 0; i < n; i++)
+		assert_int_equal(a.b[i].offset, b.b[i].offset);
+	pack(&b, &(struct pack_opts){ .effort = 20000000, .threads = 5 });
 	for (int i = 0; i < n; i++)
 		assert_int_equal(a.b[i].offset, b.b[i].offset);
 	/* unpinned: windows stacked rather than side by side would be a

@@ -13,7 +13,7 @@
 int
 pk_cmp_kv(const void *pa, const void *pb)
 {
-	const struct kv *a = pa, *b = pb;
+	const struct pack_kv *a = pa, *b = pb;
 
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
@@ -32,18 +32,56 @@ pk_cmp_okey(const void *pa, const void *pb)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
+void
+pack_sort_kv(struct pack_kv *a, int n)
+{
+	struct pack_kv *tmp, *src = a, *dst;
+	uint64_t or = 0, and = UINT64_MAX;
+
+	for (int i = 0; i < n; i++) {	/* signed keys as unsigned ones */
+		uint64_t k = (uint64_t)a[i].key ^ (UINT64_C(1) << 63);
+
+		or |= k;
+		and &= k;
+	}
+	if (n < 2 || or == and)
+		return;
+	tmp = dst = pack_xmalloc((size_t)n * sizeof *tmp);
+	for (int sh = 0; sh < 64; sh += 8) {
+		size_t cnt[257] = { 0 };
+		struct pack_kv *t;
+
+		if ((((or ^ and) >> sh) & 0xff) == 0)	/* one digit for all */
+			continue;
+		for (int i = 0; i < n; i++)
+			cnt[((((uint64_t)src[i].key ^ (UINT64_C(1) << 63)) >>
+			      sh) & 0xff) + 1]++;
+		for (int d = 0; d < 256; d++)
+			cnt[d + 1] += cnt[d];
+		for (int i = 0; i < n; i++)
+			dst[cnt[(((uint64_t)src[i].key ^ (UINT64_C(1) << 63)) >>
+				 sh) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, (size_t)n * sizeof *a);
+	free(tmp);
+}
+
 /* Indices of bx's boxes sorted by start (or end), ties by index. */
 static int *
 sorted_by(const struct box *b, int n, int by_end)
 {
-	struct kv *kv = pack_xmalloc((size_t)n * sizeof *kv);
+	struct pack_kv *kv = pack_xmalloc((size_t)n * sizeof *kv);
 	int *ix = pack_xmalloc((size_t)n * sizeof *ix);
 
 	for (int i = 0; i < n; i++) {
 		kv[i].key = by_end ? b[i].end : b[i].start;
 		kv[i].i = i;
 	}
-	qsort(kv, n, sizeof *kv, pk_cmp_kv);
+	pack_sort_kv(kv, n);
 	for (int i = 0; i < n; i++)
 		ix[i] = kv[i].i;
 	free(kv);
@@ -239,14 +277,14 @@ greedy(struct packer *P)
 static void
 search(struct packer *P, struct pack_stats *st)
 {
-	struct kv *todo = pack_xmalloc((size_t)P->npiece * sizeof *todo);
+	struct pack_kv *todo = pack_xmalloc((size_t)P->npiece * sizeof *todo);
 	int nt = 0;
 
 	for (int i = 0; i < P->npiece; i++) {
 		const struct piece *p = &P->piece[i];
 
 		if (!p->cut && p->height > P->target)
-			todo[nt++] = (struct kv){ p->n, i };
+			todo[nt++] = (struct pack_kv){ p->n, i };
 	}
 	qsort(todo, nt, sizeof *todo, pk_cmp_kv);
 	for (int q = 0; q < nt && P->steps < P->budget; q++) {

@@ -76,6 +76,16 @@ int pack_graph_build(struct pack_graph *g, int n, const int64_t *start,
 		     const int64_t *end, long limit);
 void pack_graph_free(struct pack_graph *g);
 
+/* A key and an index.  pack_sort_kv sorts by key, stably (so by index
+ * too when a[] was filled in index order): an LSD radix sort on the bytes
+ * where keys differ, O(n). */
+struct pack_kv {
+	int64_t key;
+	int i;
+};
+
+void pack_sort_kv(struct pack_kv *a, int n);
+
 void *pack_xmalloc(size_t n);	/* aborts when out of memory */
 void *pack_xcalloc(size_t n, size_t size);
 void *pack_xrealloc(void *p, size_t n);

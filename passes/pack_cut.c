@@ -30,14 +30,14 @@ struct cuts {
 static int64_t *
 crossing_bytes(const struct local *L)
 {
-	struct kv *kv = pack_xmalloc((size_t)L->n * sizeof *kv);
+	struct pack_kv *kv = pack_xmalloc((size_t)L->n * sizeof *kv);
 	int64_t *cross = pack_xmalloc((size_t)L->n * sizeof *cross);
 	int64_t cur = 0;
 	int e = 0;
 
 	for (int k = 0; k < L->n; k++)
-		kv[k] = (struct kv){ L->end[k], k };
-	qsort(kv, L->n, sizeof *kv, pk_cmp_kv);
+		kv[k] = (struct pack_kv){ L->end[k], k };
+	pack_sort_kv(kv, L->n);
 	cross[0] = -1;
 	for (int r = 1; r < L->n; r++) {
 		cur += L->size[r - 1];

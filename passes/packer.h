@@ -38,11 +38,6 @@ struct local {
 	int64_t *off;
 };
 
-struct kv {
-	int64_t key;
-	int i;
-};
-
 struct okey {
 	int64_t k[3];
 	int i;
@@ -83,7 +78,7 @@ duration(int64_t start, int64_t end)
 	return d >= (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d + 1;
 }
 
-/* Total orders for qsort: kv by key, then index; okey by larger keys
+/* Total orders for qsort: pack_kv by key, then index; okey by larger keys
  * first, then smaller index. */
 int pk_cmp_kv(const void *pa, const void *pb);
 int pk_cmp_okey(const void *pa, const void *pb);

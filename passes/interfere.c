@@ -228,25 +228,10 @@ check_box(const struct box *x, int64_t height, char *err, size_t errlen)
 	return 1;
 }
 
-struct order {
-	int64_t key;
-	int i;
-};
-
-static int
-cmp_order(const void *pa, const void *pb)
-{
-	const struct order *a = pa, *b = pb;
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
-}
-
-static struct order *
+static struct pack_kv *
 order_boxes(const struct boxes *bx, int what)
 {
-	struct order *o = pack_xmalloc((size_t)bx->n * sizeof *o);
+	struct pack_kv *o = pack_xmalloc((size_t)bx->n * sizeof *o);
 
 	for (int i = 0; i < bx->n; i++) {
 		const struct box *x = &bx->b[i];
@@ -255,97 +240,138 @@ order_boxes(const struct boxes *bx, int what)
 			 : what == 1 ? x->end : x->offset;
 		o[i].i = i;
 	}
-	qsort(o, bx->n, sizeof *o, cmp_order);
+	pack_sort_kv(o, bx->n);
 	return o;
 }
 
-/* The live boxes, pairwise disjoint, counted by offset rank in a Fenwick
- * tree; owner[rank] is the live box at that offset. */
+/* The live boxes, pairwise disjoint, as a set of offset ranks: a bitmap
+ * with a bit per rank, and above it a bitmap with a bit per non-zero word
+ * below, up to a single word, so that the next and previous member are a
+ * few word operations away.  owner[rank] is the live box at that offset. */
+enum { LIVE_LEVELS = 6 };	/* 64^6 ranks: more than an int counts */
+
 struct live {
-	int m;
-	int64_t *val;		/* distinct offsets, ascending */
-	int *fen, *owner;
+	int levels;
+	uint64_t *w[LIVE_LEVELS];
+	int nw[LIVE_LEVELS];	/* words at each level */
+	int *owner;
 };
 
-static int
-rank_of(const struct live *lv, int64_t v)	/* first rank with val >= v */
+static void
+live_init(struct live *lv, int m)
 {
-	int lo = 0, hi = lv->m;
+	int words = m;
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (lv->val[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	memset(lv, 0, sizeof *lv);
+	do {
+		words = (words + 63) / 64;
+		lv->nw[lv->levels] = words;
+		lv->w[lv->levels++] = pack_xcalloc((size_t)words,
+						   sizeof(uint64_t));
+	} while (words > 1);
+	lv->owner = pack_xmalloc(((size_t)m + 1) * sizeof *lv->owner);
 }
 
 static void
-live_add(struct live *lv, int r, int d)
+live_free(struct live *lv)
 {
-	for (int i = r + 1; i <= lv->m; i += i & -i)
-		lv->fen[i] += d;
-}
-
-static int
-live_count(const struct live *lv, int r)	/* live boxes below rank r */
-{
-	int c = 0;
-
-	for (int i = r; i > 0; i -= i & -i)
-		c += lv->fen[i];
-	return c;
-}
-
-static int
-live_kth(const struct live *lv, int k)	/* rank of the k-th (1-based) */
-{
-	int pos = 0, step = 1;
-
-	while (2 * step <= lv->m)
-		step *= 2;
-	for (; step; step /= 2)
-		if (pos + step <= lv->m && lv->fen[pos + step] < k) {
-			pos += step;
-			k -= lv->fen[pos];
-		}
-	return pos;
-}
-
-/* A live box that shares a byte with x, or -1. */
-static int
-live_clash(const struct live *lv, const struct box *b, const struct box *x)
-{
-	int r = rank_of(lv, x->offset), rt = rank_of(lv, x->offset + x->size);
-	int below = live_count(lv, r);
-
-	if (live_count(lv, rt) > below)
-		return lv->owner[live_kth(lv, below + 1)];
-	if (below > 0) {
-		int j = lv->owner[live_kth(lv, below)];
-
-		if (b[j].offset + b[j].size > x->offset)
-			return j;
-	}
-	return -1;
+	for (int l = 0; l < lv->levels; l++)
+		free(lv->w[l]);
+	free(lv->owner);
 }
 
 static void
-live_init(struct live *lv, const struct boxes *bx)
+live_set(struct live *lv, int r)
 {
-	struct order *o = order_boxes(bx, 2);
+	for (int l = 0; l < lv->levels; l++, r /= 64) {
+		uint64_t was = lv->w[l][r / 64];
 
-	lv->val = pack_xmalloc((size_t)bx->n * sizeof *lv->val);
-	lv->m = 0;
-	for (int i = 0; i < bx->n; i++)
-		if (lv->m == 0 || o[i].key != lv->val[lv->m - 1])
-			lv->val[lv->m++] = o[i].key;
+		lv->w[l][r / 64] = was | UINT64_C(1) << (r % 64);
+		if (was)	/* the levels above know this word already */
+			break;
+	}
+}
+
+static void
+live_clear(struct live *lv, int r)
+{
+	for (int l = 0; l < lv->levels; l++, r /= 64)
+		if ((lv->w[l][r / 64] &= ~(UINT64_C(1) << (r % 64))) != 0)
+			break;
+}
+
+/* The lowest member >= r, or -1. */
+static int
+live_next(const struct live *lv, int r)
+{
+	uint64_t m;
+	int l = 0;
+
+	for (;; l++) {
+		if (l == lv->levels || r / 64 >= lv->nw[l])
+			return -1;
+		m = lv->w[l][r / 64] & (~UINT64_C(0) << (r % 64));
+		if (m)
+			break;
+		r = r / 64 + 1;		/* the words after this one */
+	}
+	r = r / 64 * 64 + __builtin_ctzll(m);
+	while (l-- > 0)
+		r = r * 64 + __builtin_ctzll(lv->w[l][r]);
+	return r;
+}
+
+/* The highest member < r, or -1. */
+static int
+live_prev(const struct live *lv, int r)
+{
+	uint64_t m;
+	int l = 0;
+
+	for (;; l++) {
+		if (l == lv->levels)
+			return -1;
+		m = lv->w[l][r / 64] & ((UINT64_C(1) << (r % 64)) - 1);
+		if (m)
+			break;
+		r /= 64;		/* the words before this one */
+	}
+	r = r / 64 * 64 + 63 - __builtin_clzll(m);
+	while (l-- > 0)
+		r = r * 64 + 63 - __builtin_clzll(lv->w[l][r]);
+	return r;
+}
+
+/* rank[i]: box i's offset among the distinct offsets; returns how many. */
+static int
+offset_ranks(const struct boxes *bx, int *rank)
+{
+	struct pack_kv *o = order_boxes(bx, 2);
+	int m = 0;
+
+	for (int q = 0; q < bx->n; q++) {
+		if (q > 0 && o[q].key != o[q - 1].key)
+			m++;
+		rank[o[q].i] = m;
+	}
 	free(o);
-	lv->fen = pack_xcalloc((size_t)lv->m + 1, sizeof *lv->fen);
-	lv->owner = pack_xmalloc(((size_t)lv->m + 1) * sizeof *lv->owner);
+	return bx->n ? m + 1 : 0;
+}
+
+/* A live box that shares a byte with x (at rank r), or -1: live boxes are
+ * disjoint, so only the next one up and the one below can. */
+static int
+live_clash(const struct live *lv, const struct box *b, const struct box *x,
+	   int r)
+{
+	int up = live_next(lv, r), down = live_prev(lv, r);
+
+	if (up >= 0 && b[lv->owner[up]].offset - x->offset < x->size)
+		return lv->owner[up];
+	if (down >= 0 && b[lv->owner[down]].offset +
+			 b[lv->owner[down]].size > x->offset)
+		return lv->owner[down];
+	return -1;
 }
 
 static void
@@ -360,35 +386,35 @@ clash_msg(const struct box *a, const struct box *x, char *err, size_t errlen)
 		 ta < tx ? ta : tx);
 }
 
-/* In start order: retire boxes that ended before this start, then the
+/* In start order: retire boxes that ended before each start, then the
  * newcomer may touch only its neighbours in offset order. */
 static int
 check_overlaps(const struct boxes *bx, char *err, size_t errlen)
 {
-	struct order *bys = order_boxes(bx, 0), *bye = order_boxes(bx, 1);
+	struct pack_kv *bys = order_boxes(bx, 0), *bye = order_boxes(bx, 1);
+	int *rank = pack_xmalloc((size_t)bx->n * sizeof *rank + 1);
 	struct live lv;
 	int e = 0, bad = 0;
 
-	live_init(&lv, bx);
+	live_init(&lv, offset_ranks(bx, rank));
 	for (int q = 0; q < bx->n && !bad; q++) {
-		const struct box *x = &bx->b[bys[q].i];
-		int j;
+		int i = bys[q].i, j;
+		const struct box *x = &bx->b[i];
 
 		for (; e < bx->n && bye[e].key < x->start; e++)
-			live_add(&lv, rank_of(&lv, bx->b[bye[e].i].offset), -1);
-		j = live_clash(&lv, bx->b, x);
+			live_clear(&lv, rank[bye[e].i]);
+		j = live_clash(&lv, bx->b, x, rank[i]);
 		if (j >= 0) {
 			clash_msg(&bx->b[j], x, err, errlen);
 			bad = 1;
 		}
-		live_add(&lv, rank_of(&lv, x->offset), 1);
-		lv.owner[rank_of(&lv, x->offset)] = bys[q].i;
+		live_set(&lv, rank[i]);
+		lv.owner[rank[i]] = i;
 	}
 	free(bys);
 	free(bye);
-	free(lv.val);
-	free(lv.fen);
-	free(lv.owner);
+	free(rank);
+	live_free(&lv);
 	return bad;
 }
 

@@ -525,6 +525,132 @@ test_check(void **state)
 }
 
 /* A sweep finds the overlap of a long box with one far along in time. */
+/* Any two boxes live at one time that share a byte, by brute force. */
+static int
+brute_clash(const struct boxes *bx)
+{
+	for (int i = 0; i < bx->n; i++)
+		for (int j = i + 1; j < bx->n; j++) {
+			const struct box *a = &bx->b[i], *b = &bx->b[j];
+
+			if (a->start <= b->end && b->start <= a->end &&
+			    a->offset < b->offset + b->size &&
+			    b->offset < a->offset + a->size)
+				return 1;
+		}
+	return 0;
+}
+
+/* pack_check against brute force: packed plans, some with one box moved,
+ * and offsets drawn at random from ranges wide and narrow. */
+static void
+test_check_random(void **state)
+{
+	uint64_t seed = 11;
+	char err[256];
+	int found[2] = { 0, 0 };
+
+	(void)state;
+	for (int t = 0; t < 400; t++) {
+		int n = 2 + (int)(next_rand(&seed) % 300);
+		struct boxes bx = random_boxes(n, 20 + t, 40, seed + (uint64_t)t);
+		int64_t span = 1 + (int64_t)(next_rand(&seed) % (40u * (unsigned)n));
+		int clash;
+
+		if (t % 2) {	/* packed; every other time one box moved */
+			pack(&bx, &(struct pack_opts){ .greedy_only = 1 });
+			if (t % 4 == 3)
+				bx.b[t % n].offset = (int64_t)(
+					next_rand(&seed) % (uint64_t)bx.height);
+		} else {
+			for (int i = 0; i < n; i++)
+				bx.b[i].offset = (int64_t)(next_rand(&seed) %
+							   (uint64_t)span);
+		}
+		bx.height = 0;
+		for (int i = 0; i < n; i++)
+			if (bx.b[i].offset + bx.b[i].size > bx.height)
+				bx.height = bx.b[i].offset + bx.b[i].size;
+		clash = brute_clash(&bx);
+		found[clash]++;
+		assert_int_equal(pack_check(&bx, err, sizeof err), clash);
+		free(bx.b);
+	}
+	assert_true(found[0] > 50 && found[1] > 50);	/* both seen */
+}
+
+/* Three levels of the live set (20000 offsets): a valid plan, then one
+ * box moved at a time, checked against a scan of the others. */
+static void
+test_check_large(void **state)
+{
+	struct boxes bx = random_boxes(20000, 5000, 100, 21);
+	uint64_t seed = 4;
+	char err[256];
+
+	(void)state;
+	pack(&bx, &(struct pack_opts){ .greedy_only = 1 });
+	assert_valid(&bx);
+	for (int t = 0; t < 40; t++) {
+		int k = (int)(next_rand(&seed) % (uint64_t)bx.n), clash = 0;
+		struct box *x = &bx.b[k];
+		int64_t was = x->offset;
+
+		x->offset = (int64_t)(next_rand(&seed) %
+				      (uint64_t)(bx.height - x->size + 1));
+		for (int j = 0; j < bx.n; j++) {
+			const struct box *y = &bx.b[j];
+
+			clash |= j != k && y->start <= x->end &&
+				 x->start <= y->end &&
+				 y->offset < x->offset + x->size &&
+				 x->offset < y->offset + y->size;
+		}
+		assert_int_equal(pack_check(&bx, err, sizeof err), clash);
+		x->offset = was;
+	}
+	free(bx.b);
+}
+
+/* Two boxes live at once, 300000 offset ranks apart (the rest live at
+ * other times): the live set is searched up three levels and down. */
+static void
+test_check_sparse(void **state)
+{
+	int n = 300002;
+	struct boxes bx = { n, calloc((size_t)n + 1, sizeof(struct box)), 0,
+			    0 };
+	char err[256];
+
+	(void)state;
+	for (int i = 0; i < n - 2; i++)
+		bx.b[i] = (struct box){ .start = 10 + i, .end = 10 + i,
+					.size = 10, .align = 1, .pin = -1,
+					.offset = 10 * (int64_t)i, .id = i };
+	/* a big box low, a small one high inside it, both at times 0-5 */
+	bx.b[n - 2] = (struct box){ .start = 0, .end = 5, .size = 4000000,
+				    .align = 1, .pin = -1, .offset = 5,
+				    .id = 900 };
+	bx.b[n - 1] = (struct box){ .start = 0, .end = 5, .size = 10,
+				    .align = 1, .pin = -1,
+				    .offset = 10 * (int64_t)(n - 3),
+				    .id = 901 };
+	bx.height = 4000005;
+	/* the small one comes second: its neighbour below is far down */
+	assert_int_equal(pack_check(&bx, err, sizeof err), 1);
+	assert_string_equal(err, "box 900 and box 901 overlap: both live at "
+			    "time 0, bytes [2999990, 3000000)");
+	/* the big one second: its neighbour above is far up */
+	bx.b[n - 2].start = 1;
+	assert_int_equal(pack_check(&bx, err, sizeof err), 1);
+	assert_string_equal(err, "box 901 and box 900 overlap: both live at "
+			    "time 1, bytes [2999990, 3000000)");
+	/* apart, nothing clashes */
+	bx.b[n - 2].size = 10;
+	assert_int_equal(pack_check(&bx, err, sizeof err), 0);
+	free(bx.b);
+}
+
 static void
 test_check_far(void **state)
 {
@@ -881,6 +1007,9 @@ main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_effort),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_check_random),
+		cmocka_unit_test(test_check_large),
+		cmocka_unit_test(test_check_sparse),
 		cmocka_unit_test(test_check_far),
 		cmocka_unit_test(test_csv_read),
 		cmocka_unit_test(test_csv_columns),

@@ -141,7 +141,7 @@ int pk_search_piece(struct packer *P, struct piece *p, long budget);
  * that cross a cut are packed first, then each window around them.
  * Returns 1 when it packed the piece (offsets and height), 0 when the
  * piece does not cut well and is left to the other phases. */
-enum { PK_CUT_MIN = 1 << 16, PK_CUT_WINDOW = 1 << 14 };
+enum { PK_CUT_MIN = 1 << 16, PK_CUT_WINDOW = 1 << 12 };
 int pk_cut_piece(struct packer *P, struct piece *p, long budget);
 
 #endif

@@ -453,7 +453,7 @@ test_cut_windows(void **state)
 	for (int i = 0; i < n; i++)
 		assert_int_equal(a.b[i].offset, b.b[i].offset);
 	/* unpinned: windows stacked rather than side by side would be a
-	 * multiple of the bound; best fit lands 1.10 above it here, uncut
+	 * multiple of the bound; best fit lands 1.11 above it here, uncut
 	 * 1.12 */
 	for (int i = 0; i < n; i++)
 		b.b[i].pin = -1;

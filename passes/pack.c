@@ -2,7 +2,9 @@
  * apart: best fit over the gaps between placed neighbours in several orders
  * (XLA's GlobalDecreasingSizeBestFit, TFLite's greedy-by-size); then pieces
  * above the lower bound get google/minimalloc's canonical branch and bound
- * (Moffitt, ASPLOS 2024), or, when large, squeaky-wheel iterated greedy. */
+ * (Moffitt, ASPLOS 2024), or, when large, squeaky-wheel iterated greedy.
+ * Pieces too large for one tree are cut further, where few bytes cross,
+ * and packed window by window (pack_cut.c). */
 #include <stdlib.h>
 #include <string.h>
 

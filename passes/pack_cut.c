@@ -311,7 +311,9 @@ pk_cut_piece(struct packer *P, struct piece *p, long budget)
 		int top = highest(w, nw, &second);
 		int64_t before = w[top].height;
 
-		if (before <= max64(P->target, hx) || P->steps >= end)
+		/* a tie at the top cannot come down one window at a time */
+		if (before <= max64(P->target, hx) || before <= second ||
+		    P->steps >= end)
 			break;
 		P->steps += pack_window(&L, cross, act, &w[top],
 					end - P->steps,

@@ -723,10 +723,10 @@ bb_pass(struct bb *s, int64_t *lo, int64_t *best, int64_t g, long unit,
 }
 
 /* The lowest plan it can find below best, no lower than lo: the capacity
- * lo first with half the budget (where the bound is reached, mostly
- * there), then passes of bisection, each probe of the first pass with
- * 1/32 of what is left, four times that in the next pass, and so on:
- * the work to reach a capacity is erratic, many short probes find low
+ * lo first with a quarter of the budget (where the bound is reached,
+ * mostly there), then passes of bisection, each probe of the first pass
+ * with 1/32 of what is left, four times that in the next pass, and so
+ * on: the work to reach a capacity is erratic, many short probes find low
  * plans that a few long ones miss.  Returns the height (best when it
  * found none), the offsets in out. */
 static int64_t
@@ -738,7 +738,7 @@ bb_minimize(struct bb *s, int64_t lo, int64_t best, long budget, int64_t *out)
 	lo = align_up(lo, g);
 	if (lo >= best)
 		return best;
-	if (bb_probe(s, lo, budget / 2, &best, out) == BB_NONE)
+	if (bb_probe(s, lo, budget / 4, &best, out) == BB_NONE)
 		lo += g;
 	unit = max64((budget - s->steps) / 32, 1);
 	for (; lo < best && s->steps < budget;

@@ -4,6 +4,7 @@
  * wherever the schedule defines or reads it. */
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "passes/passes.h"
 
@@ -63,54 +64,241 @@ check_buffer(const struct plan *pl, const struct buffer *b, char *err,
 	return 0;
 }
 
-static int
-cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS };
 
-	return (a > b) - (a < b);
+/* Sorts a[0..m) by the bits of each above bit 31, stably: LSD radix, 11
+ * bits a pass, up to the highest bit set; tmp holds m. */
+static void
+radix_sort(uint64_t *a, uint64_t *tmp, int m)
+{
+	uint64_t *src = a, *dst = tmp, *t, any = 0;
+	int count[RADIX];
+
+	for (int i = 0; i < m; i++)
+		any |= a[i];
+	for (int sh = 32; sh < 64 && any >> sh; sh += RADIX_BITS) {
+		memset(count, 0, sizeof count);
+		for (int i = 0; i < m; i++)
+			count[src[i] >> sh & (RADIX - 1)]++;
+		for (int d = 0, sum = 0, c; d < RADIX; d++) {
+			c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (int i = 0; i < m; i++)
+			dst[count[src[i] >> sh & (RADIX - 1)]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, sizeof *a * (size_t)m);
+}
+
+/* A buffer that takes arena bytes, as the sweep reads it. */
+struct item {
+	int64_t offset, top;
+	int32_t start, end;
+	int space, buf;
+};
+
+/* The m buffers that take arena bytes, in start order: a sort of
+ * (start, index) keys in key (room for 2 * nbuf), then one pass that
+ * gathers them, so that the sweep reads them in order. */
+static struct item *
+items_by_start(const struct plan *pl, uint64_t *key, int *m)
+{
+	struct item *it;
+
+	*m = 0;
+	for (int b = 0; b < pl->nbuf; b++)
+		if (pl->bufs[b].in_arena && pl->bufs[b].size > 0)
+			key[(*m)++] = (uint64_t)pl->bufs[b].start << 32 |
+				      (uint32_t)b;
+	radix_sort(key, key + *m, *m);
+	it = malloc(sizeof *it * ((size_t)*m + 1));
+	if (!it)
+		abort();
+	for (int k = 0; k < *m; k++) {
+		const struct buffer *b = &pl->bufs[(uint32_t)key[k]];
+
+		it[k] = (struct item){b->offset, b->offset + b->size, b->start,
+				      b->end, b->space, (int)(uint32_t)key[k]};
+	}
+	return it;
+}
+
+/* The live buffers of the sweep: a treap ordered by (space, offset, i),
+ * i the buffer's index among those checked.  Its nodes come from a pool
+ * that reuses freed ones, so it stays as small as the most buffers live
+ * at once.  (Not pack_check's structure, on purpose: the two verifiers
+ * should not share a mistake.) */
+struct node {
+	int64_t offset, top;
+	int space, i;
+	uint32_t prio;		/* random; above its children's */
+	int kid[2];		/* -1: none */
+};
+
+struct treap {
+	struct node *n;
+	int root, nused, free;	/* free: a list through kid[0] */
+	uint32_t seed;
+};
+
+static int
+before(const struct node *x, const struct node *y)
+{
+	if (x->space != y->space)
+		return x->space < y->space;
+	if (x->offset != y->offset)
+		return x->offset < y->offset;
+	return x->i < y->i;
+}
+
+/* The nearest nodes before and after a new node, met on its way down. */
+struct near {
+	int pred, succ;
+};
+
+/* Splits treap t into the nodes before x (*l) and those after it (*r). */
+static void
+split(struct node *n, int t, int x, int *l, int *r, struct near *nb)
+{
+	if (t < 0) {
+		*l = *r = -1;
+	} else if (before(&n[t], &n[x])) {
+		*l = nb->pred = t;
+		split(n, n[t].kid[1], x, &n[t].kid[1], r, nb);
+	} else {
+		*r = nb->succ = t;
+		split(n, n[t].kid[0], x, l, &n[t].kid[0], nb);
+	}
+}
+
+/* Treap t with node x, which it does not hold. */
+static int
+insert(struct node *n, int t, int x, struct near *nb)
+{
+	int d;
+
+	if (t < 0 || n[x].prio > n[t].prio) {
+		split(n, t, x, &n[x].kid[0], &n[x].kid[1], nb);
+		return x;
+	}
+	d = before(&n[t], &n[x]);
+	if (d)
+		nb->pred = t;
+	else
+		nb->succ = t;
+	n[t].kid[d] = insert(n, n[t].kid[d], x, nb);
+	return t;
+}
+
+/* Joins treaps l and r, every node of l before every node of r. */
+static int
+merge(struct node *n, int l, int r)
+{
+	if (l < 0 || r < 0)
+		return l < 0 ? r : l;
+	if (n[l].prio > n[r].prio) {
+		n[l].kid[1] = merge(n, n[l].kid[1], r);
+		return l;
+	}
+	n[r].kid[0] = merge(n, l, n[r].kid[0]);
+	return r;
+}
+
+/* Treap t without node x, which it holds. */
+static int
+erase(struct node *n, int t, int x)
+{
+	int d;
+
+	if (t == x)
+		return merge(n, n[t].kid[0], n[t].kid[1]);
+	d = before(&n[t], &n[x]);
+	n[t].kid[d] = erase(n, n[t].kid[d], x);
+	return t;
+}
+
+/* Do two live buffers of one space share a byte? */
+static int
+clash(const struct node *x, const struct node *y)
+{
+	return x->space == y->space && x->offset < y->top &&
+	       y->offset < x->top;
+}
+
+/* Adds buffer b (i among those checked) to the live set; returns its node,
+ * and sets *y to the live buffer it shares a byte with, or -1.  Live
+ * buffers of a space are disjoint (else the sweep would have stopped), so
+ * their tops rise with their offsets: if any overlaps b, its nearest
+ * neighbour by offset on that side does. */
+static int
+treap_add(struct treap *tr, const struct item *b, int i, int *y)
+{
+	struct node *n = tr->n;
+	struct near nb = {-1, -1};
+	int x = tr->free;
+
+	if (x >= 0)
+		tr->free = n[x].kid[0];
+	else
+		x = tr->nused++;
+	tr->seed ^= tr->seed << 13;	/* xorshift32 */
+	tr->seed ^= tr->seed >> 17;
+	tr->seed ^= tr->seed << 5;
+	n[x] = (struct node){b->offset, b->top, b->space, i, tr->seed,
+			     {-1, -1}};
+	tr->root = insert(n, tr->root, x, &nb);
+	*y = nb.pred >= 0 && clash(&n[nb.pred], &n[x]) ? n[nb.pred].i :
+	     nb.succ >= 0 && clash(&n[nb.succ], &n[x]) ? n[nb.succ].i : -1;
+	return x;
+}
+
+static void
+treap_remove(struct treap *tr, int x)
+{
+	tr->root = erase(tr->n, tr->root, x);
+	tr->n[x].kid[0] = tr->free;
+	tr->free = x;
 }
 
 /* Buffers live at one time in one space share no byte: a sweep in start
- * order against the buffers still live. */
+ * order over the live buffers, ordered by offset; O(n log n).  Intervals
+ * are closed: a buffer retires once its end is before the newcomer's
+ * start (the newcomer's own end, which is not, stops the retiring). */
 static int
 check_overlap(const struct plan *pl, char *err, size_t n)
 {
-	uint64_t *order = malloc(sizeof(uint64_t) * (size_t)(pl->nbuf + 1));
-	int *live = malloc(sizeof(int) * (size_t)(pl->nbuf + 1));
-	int norder = 0, nlive = 0, bad = 0;
+	uint64_t *ends = malloc(sizeof *ends * (2 * (size_t)pl->nbuf + 1));
+	int *node = malloc(sizeof *node * ((size_t)pl->nbuf + 1));
+	struct treap tr = {malloc(sizeof *tr.n * ((size_t)pl->nbuf + 1)),
+			   -1, 0, -1, 1};
+	struct item *it;
+	int m, y = -1;
 
-	if (!order || !live)
+	if (!ends || !node || !tr.n)
 		abort();
-	for (int b = 0; b < pl->nbuf; b++)
-		if (pl->bufs[b].in_arena && pl->bufs[b].size > 0)
-			order[norder++] = (uint64_t)pl->bufs[b].start << 32 |
-					  (uint32_t)b;
-	qsort(order, (size_t)norder, sizeof *order, cmp_u64);
-	for (int k = 0; k < norder && !bad; k++) {
-		int xb = (int)(order[k] & 0xffffffffu);
-		const struct buffer *x = &pl->bufs[xb];
-		int keep = 0;
-
-		for (int j = 0; j < nlive && !bad; j++) {
-			const struct buffer *y = &pl->bufs[live[j]];
-
-			if (y->end < x->start)
-				continue;
-			live[keep++] = live[j];
-			if (y->space == x->space &&
-			    x->offset < y->offset + y->size &&
-			    y->offset < x->offset + x->size)
-				bad = fail(err, n, "buffers '%s' and '%s' are "
-					   "live at once and overlap", y->name,
-					   x->name);
-		}
-		nlive = keep;
-		live[nlive++] = xb;
+	it = items_by_start(pl, ends, &m);
+	for (int k = 0; k < m; k++)	/* (end, index in it) */
+		ends[k] = (uint64_t)it[k].end << 32 | (uint32_t)k;
+	radix_sort(ends, ends + m, m);
+	for (int k = 0, e = 0; k < m && y < 0; k++) {
+		for (; (int32_t)(ends[e] >> 32) < it[k].start; e++)
+			treap_remove(&tr, node[(uint32_t)ends[e]]);
+		node[k] = treap_add(&tr, &it[k], k, &y);
+		if (y >= 0)
+			fail(err, n, "buffers '%s' and '%s' are live at once "
+			     "and overlap", pl->bufs[it[y].buf].name,
+			     pl->bufs[it[k].buf].name);
 	}
-	free(order);
-	free(live);
-	return bad;
+	free(ends);
+	free(node);
+	free(tr.n);
+	free(it);
+	return y >= 0;
 }
 
 static int

@@ -13,6 +13,7 @@
 #include "frontend/intervals.h"
 #include "passes/pack.h"
 #include "passes/packer.h"
+#include "splitmix.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -41,16 +42,6 @@ assert_valid(const struct boxes *bx)
 
 	if (pack_check(bx, err, sizeof err))
 		fail_msg("%s", err);
-}
-
-static uint64_t
-next_rand(uint64_t *s)	/* splitmix64 */
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
 }
 
 static struct boxes

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "passes/passes.h"
+#include "splitmix.h"
 
 enum { MAXBUF = 512, NTIME = 1000, ARENA = 1 << 20 };
 
@@ -227,16 +228,6 @@ test_skipped(void **state)
 	assert_passes();
 	bufs[2].in_arena = 1;
 	assert_fails("buffers 'b0' and 'b2' are live at once and overlap");
-}
-
-static uint64_t
-next_rand(uint64_t *s)	/* splitmix64 */
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
 }
 
 static int64_t

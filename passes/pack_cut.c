@@ -109,21 +109,26 @@ box_of(const struct local *L, int k)
 			     .pin = L->pin[k], .id = k };
 }
 
-/* Packs the crossing boxes (cross[k] set) among themselves, best fit
- * in one order; their offsets go to L->off.  Returns their height. */
+/* Packs the crossing boxes (cross[k] set) among themselves and around
+ * the pinned boxes (which the windows keep where they are), best fit in
+ * one order; their offsets go to L->off.  Returns their height. */
 static int64_t
 pack_crossing(struct packer *P, const struct local *L, const char *cross,
 	      int ncross)
 {
 	struct boxes x = { 0 };
+	int npin = 0;
 
-	x.b = pack_xmalloc((size_t)ncross * sizeof *x.b + 1);
 	for (int k = 0; k < L->n; k++)
-		if (cross[k])
+		npin += !cross[k] && L->pin[k] >= 0;
+	x.b = pack_xmalloc(((size_t)ncross + (size_t)npin) * sizeof *x.b + 1);
+	for (int k = 0; k < L->n; k++)
+		if (cross[k] || L->pin[k] >= 0)
 			x.b[x.n++] = box_of(L, k);
 	P->steps += pk_pack_part(&x, 0, 0);
 	for (int i = 0; i < x.n; i++)
-		L->off[x.b[i].id] = x.b[i].offset;
+		if (cross[x.b[i].id])
+			L->off[x.b[i].id] = x.b[i].offset;
 	free(x.b);
 	return x.height;
 }

@@ -456,6 +456,30 @@ test_cut_windows(void **state)
 	free(b.b);
 }
 
+/* Pins low down, where the crossing boxes would go first: they must
+ * keep out of the pinned boxes' way in every window. */
+static void
+test_cut_low_pins(void **state)
+{
+	int n = PK_CUT_MIN + PK_CUT_MIN / 2;
+	struct boxes bx = long_chain(n, 6);
+	struct pack_stats st;
+
+	(void)state;
+	for (int i = 0; i < n; i++) {
+		bx.b[i].pin = -1;
+		if (i % 97 == 5) {	/* short-lived, pinned at 0 or 64 */
+			bx.b[i].end = bx.b[i].start + 2;
+			bx.b[i].pin = 64 * (i % 2);
+			bx.b[i].size = 64;
+		}
+	}
+	pack(&bx, &(struct pack_opts){ .effort = 20000000, .stats = &st });
+	assert_int_equal(st.cut, 1);
+	assert_valid(&bx);
+	free(bx.b);
+}
+
 /* Long lives everywhere: any cut would cross most boxes, so none is
  * made.  (Equal sizes keep best fit quick here.) */
 static void
@@ -989,6 +1013,7 @@ main(void)
 		cmocka_unit_test(test_best_fit_gap),
 		cmocka_unit_test(test_pinned),
 		cmocka_unit_test(test_cut_windows),
+		cmocka_unit_test(test_cut_low_pins),
 		cmocka_unit_test(test_cut_declined),
 		cmocka_unit_test(test_alignment),
 		cmocka_unit_test(test_pieces),

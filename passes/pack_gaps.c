@@ -114,7 +114,7 @@ void
 pk_gaps_place(struct gaps *g, int j, int64_t off)
 {
 	int64_t top = off + g->size[j];
-	struct runs *nd[96];
+	struct runs *nd[96];	/* 2 per level in "cover", 1 in "below" */
 	int c = 0;
 
 	for (int l = g->lo[j] + 1 + g->leaves, r = g->hi[j] + g->leaves;
@@ -129,7 +129,8 @@ pk_gaps_place(struct gaps *g, int j, int64_t off)
 	for (int i = 0; i < c; i++)
 		__builtin_prefetch(nd[i]);
 	for (int i = 0; i < c; i++)
-		__builtin_prefetch(nd[i]->v + nd[i]->n / 2);
+		if (nd[i]->v)	/* an empty node may have no array yet */
+			__builtin_prefetch(nd[i]->v + nd[i]->n / 2);
 	for (int i = 0; i < c; i++)
 		g->steps += runs_add(nd[i], off, top);
 }

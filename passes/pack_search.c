@@ -184,10 +184,10 @@ static int
 bb_mark(struct bb *s, int j, int naff)
 {
 	const struct pack_graph *g = &s->g;
+	int64_t mo = s->minoff[j], room = s->cap - mo;
 
 	for (int sec = g->slo[j]; sec < g->shi[j]; sec++)
-		if (s->floor[sec] < s->minoff[j] &&
-		    s->minoff[j] > s->cap - s->total[sec] &&
+		if (s->total[sec] > room && s->floor[sec] < mo &&
 		    s->stamp[sec] != s->epoch) {
 			s->stamp[sec] = s->epoch;
 			s->aff[naff++] = sec;

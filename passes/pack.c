@@ -351,6 +351,7 @@ run(struct boxes *bx, long budget, int64_t floor, int greedy_only,
 
 	packer_init(&P, bx, budget);
 	P.threads = threads;
+	P.greedy_only = greedy_only;
 	split_pieces(&P);
 	P.target = max64(P.target, floor);
 	if (may_cut)

@@ -309,10 +309,11 @@ pk_cut_piece(struct packer *P, struct piece *p, long budget)
 	w = make_windows(&L, &c, cross, ncross, &act);
 	sweep(P, &(struct sweep){ .L = &L, .cross = cross, .act = act,
 				  .w = w, .nw = nw, .floor = P->target });
-	/* then the budget (at least IMPROVE_SHARE of it) to the window that
-	 * sets the height, while it comes down below the others */
+	/* then, unless greedy only, the budget (at least IMPROVE_SHARE of it)
+	 * to the window that sets the height, while it comes down below the
+	 * others */
 	end = max64(end, P->steps + budget / IMPROVE_SHARE);
-	for (;;) {
+	while (!P->greedy_only) {
 		int top = highest(w, nw, &second);
 		int64_t before = w[top].height;
 

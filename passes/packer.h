@@ -22,6 +22,7 @@ struct packer {
 	int64_t target;		/* no plan is lower: lower, pinned tops */
 	long steps, budget;
 	int threads;		/* pack_opts.threads */
+	int greedy_only;	/* pack_opts.greedy_only */
 };
 
 struct piece {

@@ -483,6 +483,63 @@ test_cut_low_pins(void **state)
 	free(bx.b);
 }
 
+/* Cut pieces of several shapes: starts per step, lives short and long,
+ * sizes, alignment 256 here and there, pins low (short-lived, two slots)
+ * and high (a band of their own): every plan valid, every pin kept. */
+static void
+test_cut_random(void **state)
+{
+	(void)state;
+	for (int t = 0; t < 3; t++) {
+		uint64_t seed = 1000 + (uint64_t)t;
+		int n = PK_CUT_MIN + 4000 + (int)(next_rand(&seed) % 8000);
+		int rate = 1 + (int)(next_rand(&seed) % 8);
+		int life = 1 + (int)(next_rand(&seed) % 200);
+		int every = 50 + (int)(next_rand(&seed) % 5000);
+		int longlife = 100 + (int)(next_rand(&seed) % 50000);
+		int pins = 50 + (int)(next_rand(&seed) % 2000), npin = 0;
+		int64_t maxsize = 1 + (int64_t)(next_rand(&seed) % 100000);
+		struct boxes bx = { n, calloc((size_t)n + 1, sizeof(struct box)),
+				    0, 0 };
+		struct pack_stats st;
+
+		for (int i = 0; i < n; i++) {
+			struct box *b = &bx.b[i];
+
+			b->start = i / rate + (int64_t)(next_rand(&seed) % 4);
+			b->end = b->start + (int64_t)(next_rand(&seed) %
+						      (uint64_t)life);
+			if (i % every == 0)
+				b->end = b->start + (int64_t)(next_rand(&seed) %
+							      (uint64_t)longlife);
+			b->size = 1 + (int64_t)(next_rand(&seed) %
+						(uint64_t)maxsize);
+			b->align = i % 7 == 0 ? 256 : 1;
+			b->pin = -1;
+			b->id = i;
+			if (i % pins)
+				continue;
+			if (npin++ % 2) {	/* high, in a slot of its own */
+				b->pin = ((int64_t)1 << 40) +
+					 (int64_t)npin * 256 * 200000;
+			} else {		/* low, for one step */
+				b->pin = (npin / 2 % 2) * 256 * 1024;
+				b->end = b->start;
+				b->size = 1000;
+			}
+		}
+		pack(&bx, &(struct pack_opts){ .effort = 20000000,
+					       .greedy_only = t == 2,
+					       .stats = &st });
+		assert_int_equal(st.cut, 1);
+		assert_valid(&bx);
+		for (int i = 0; i < n; i++)
+			if (bx.b[i].pin >= 0)
+				assert_int_equal(bx.b[i].offset, bx.b[i].pin);
+		free(bx.b);
+	}
+}
+
 /* Long lives everywhere: any cut would cross most boxes, so none is
  * made.  (Equal sizes keep best fit quick here.) */
 static void
@@ -1017,6 +1074,7 @@ main(void)
 		cmocka_unit_test(test_pinned),
 		cmocka_unit_test(test_cut_windows),
 		cmocka_unit_test(test_cut_low_pins),
+		cmocka_unit_test(test_cut_random),
 		cmocka_unit_test(test_cut_declined),
 		cmocka_unit_test(test_alignment),
 		cmocka_unit_test(test_pieces),

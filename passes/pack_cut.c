@@ -1,8 +1,10 @@
 /* Cutting a huge piece in time.  One best-fit tree over 10^6 boxes spends
- * its time in cache misses; windows of some 10^4 boxes fit in cache.  The
- * cuts go where few bytes cross; the boxes crossing a cut are packed first,
- * among themselves, then pinned, and each window is packed around them as
- * a problem of its own: the same phases, on a small tree. */
+ * its time in cache misses; windows of some thousands of boxes fit in
+ * cache.  The cuts go where few bytes cross; the boxes crossing a cut are
+ * packed first, among themselves and around the pinned boxes, then pinned
+ * in turn, and each window is packed around them as a problem of its own:
+ * the same phases, on a small tree, the windows on a thread per processor
+ * (the plan is the same for any number). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>

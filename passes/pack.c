@@ -34,17 +34,22 @@ pk_cmp_okey(const void *pa, const void *pb)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
+/* A signed key as an unsigned one in the same order. */
+static uint64_t
+ukey(int64_t key)
+{
+	return (uint64_t)key ^ (UINT64_C(1) << 63);
+}
+
 void
 pack_sort_kv(struct pack_kv *a, int n)
 {
 	struct pack_kv *tmp, *src = a, *dst;
 	uint64_t or = 0, and = UINT64_MAX;
 
-	for (int i = 0; i < n; i++) {	/* signed keys as unsigned ones */
-		uint64_t k = (uint64_t)a[i].key ^ (UINT64_C(1) << 63);
-
-		or |= k;
-		and &= k;
+	for (int i = 0; i < n; i++) {
+		or |= ukey(a[i].key);
+		and &= ukey(a[i].key);
 	}
 	if (n < 2 || or == and)
 		return;
@@ -56,13 +61,11 @@ pack_sort_kv(struct pack_kv *a, int n)
 		if ((((or ^ and) >> sh) & 0xff) == 0)	/* one digit for all */
 			continue;
 		for (int i = 0; i < n; i++)
-			cnt[((((uint64_t)src[i].key ^ (UINT64_C(1) << 63)) >>
-			      sh) & 0xff) + 1]++;
+			cnt[((ukey(src[i].key) >> sh) & 0xff) + 1]++;
 		for (int d = 0; d < 256; d++)
 			cnt[d + 1] += cnt[d];
 		for (int i = 0; i < n; i++)
-			dst[cnt[(((uint64_t)src[i].key ^ (UINT64_C(1) << 63)) >>
-				 sh) & 0xff]++] = src[i];
+			dst[cnt[(ukey(src[i].key) >> sh) & 0xff]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;

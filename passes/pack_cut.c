@@ -90,17 +90,9 @@ choose_cuts(const struct local *L, const int64_t *cross, struct cuts *c)
 static int
 crosses(const struct local *L, const struct cuts *c, int k)
 {
-	int lo = 0, hi = c->n;
+	int next = pk_upper_rank(c->time, c->n, L->start[k]);
 
-	while (lo < hi) {	/* the first cut after k starts */
-		int mid = lo + (hi - lo) / 2;
-
-		if (c->time[mid] <= L->start[k])
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->n && c->time[lo] <= L->end[k];
+	return next < c->n && c->time[next] <= L->end[k];
 }
 
 static struct box

@@ -119,8 +119,8 @@ void pk_gaps_clear(struct gaps *g);	/* unplaces every box */
 void pk_gaps_free(struct gaps *g);
 void pk_gaps_place(struct gaps *g, int j, int64_t off);
 /* Writes to out the occupied bytes of unplaced k's placed neighbours
- * (off[j] >= 0) as spans (unsorted, possibly overlapping; their union is exact) and
- * returns how many; out must hold n spans. */
+ * (off[j] >= 0) as spans, unsorted and possibly overlapping (their union
+ * is exact), and returns how many; out must hold n spans. */
 int pk_gaps_query(struct gaps *g, int k, const int64_t *off,
 		  struct span *out);
 

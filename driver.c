@@ -83,7 +83,7 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	if (nerr) {
 		diag_error(ds, m->loc, "internal error: the plan for module "
 			   "'%s' fails verification: %s", m->name, err);
-		return -1;
+		return d && d->keep_refused ? 1 : -1;
 	}
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* Trials: plan a module for the GPU (with and without reuse, with entry
  * parameters and outputs in and out of the arena) and the TPU, run the
- * reference once and each plan inside its arena, compare bit for bit.  A
- * mutation mode overlaps two buffers that are live at once, to show that
- * the oracle notices a broken plan. */
+ * reference and each plan (refused by verify or not) once per branch pass,
+ * compare bit for bit, and judge each plan by both verdicts.  A mutation
+ * mode overlaps two buffers that are live at once, to show that the oracle
+ * notices a broken plan. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,14 +48,18 @@ struct planned {
 	struct diags ds;
 	struct module *m;
 	struct plan pl;
+	int refused;		/* verify refused the plan */
+	char verdict[400];	/* verify's message */
 };
 
 static int
 plan_one(struct trial *t, const char *text, size_t len, int mod, int v,
 	 struct planned *p)
 {
+	struct driver_opts d = {.keep_refused = 1};
 	struct hlofile *f;
 	struct options o;
+	int r;
 
 	memset(p, 0, sizeof *p);
 	p->pool = pool_new();
@@ -71,10 +76,15 @@ plan_one(struct trial *t, const char *text, size_t len, int mod, int v,
 	options_default(&o);
 	if (variants[v].set)
 		variants[v].set(&o);
-	if (plan_module(p->pool, &p->ds, p->m, &o, NULL, &p->pl) < 0) {
+	r = plan_module(p->pool, &p->ds, p->m, &o, &d, &p->pl);
+	if (r < 0) {
 		diag_print(&p->ds, stderr);
 		return -1;
 	}
+	p->refused = r == 1;
+	if (p->refused && p->ds.n)
+		snprintf(p->verdict, sizeof p->verdict, "%s",
+			 p->ds.d[p->ds.n - 1].msg);
 	return 0;
 }
 
@@ -91,16 +101,23 @@ plan_bytes(const struct plan *pl)
 	return n;
 }
 
-/* Runs the plan and compares with ref: TRIAL_SAME or TRIAL_DIFF (why
- * says), TRIAL_SKIP or TRIAL_ERROR.  A plan that makes the run take
- * far longer than the reference (a loop that never ends) differs. */
+/* Pass 0 lets each conditional's operand pick its branch; pass j > 0 makes
+ * each take branch j - 1 (or its last), so that every branch runs. */
+
+/* Runs the plan in branch pass `pass` and compares with ref: TRIAL_SAME
+ * or TRIAL_DIFF (why says), TRIAL_SKIP or TRIAL_ERROR.  A plan that makes
+ * the run take far longer than the reference (a loop that never ends)
+ * differs. */
 static int
 try_plan(struct trial *t, const struct module *m, const struct plan *pl,
-	 const struct outputs *ref)
+	 const struct outputs *ref, int pass)
 {
-	struct interp_opts io = {INTERP_PLANNED, t->seed,
-				 4 * ref->work + 100000, t->fill_elided,
-				 t->data_only, t->trace ? stderr : NULL};
+	struct interp_opts io = {
+		.mode = INTERP_PLANNED, .seed = t->seed,
+		.budget = 4 * ref->work + 100000,
+		.fill_elided = t->fill_elided, .data_only = t->data_only,
+		.trace = t->trace ? stderr : NULL, .branch = pass - 1,
+	};
 	struct outputs out;
 	int r = interp_run(m, pl, &io, &out, t->why, sizeof t->why);
 
@@ -156,7 +173,7 @@ overlap_seen(struct trial *t, struct planned *p, int x, int y,
 	    bx->offset == by->offset)
 		return -1;
 	by->offset = bx->offset;
-	r = try_plan(t, p->m, &p->pl, ref);
+	r = try_plan(t, p->m, &p->pl, ref, 0);
 	by->offset = saved;
 	return r == TRIAL_DIFF;
 }
@@ -204,15 +221,6 @@ skip(struct trial *t, const char *name, const char *why)
 }
 
 static int
-differ(struct trial *t, const char *name, const char *plan)
-{
-	t->differed++;
-	fprintf(t->out, "%s: %s: DIFFERS in plan %s: %s\n", t->file, name,
-		plan, t->why);
-	return TRIAL_DIFF;
-}
-
-static int
 fail(struct trial *t, const char *name, const char *what)
 {
 	t->failed++;
@@ -220,57 +228,71 @@ fail(struct trial *t, const char *name, const char *what)
 	return TRIAL_ERROR;
 }
 
-/* Every plan but the first: parsed and planned afresh, run, compared. */
+/* Every variant planned, from a fresh parse each; -1 when one fails. */
 static int
-other_plans(struct trial *t, const char *text, size_t len, int mod,
-	    const char *name, const struct outputs *ref)
+plan_all(struct trial *t, const char *text, size_t len, int mod,
+	 struct planned *p)
 {
-	for (int v = 1; v < NVARIANT; v++) {
-		struct planned p;
-		int r;
-
-		if (plan_one(t, text, len, mod, v, &p) < 0) {
-			pool_free(p.pool);
+	for (int v = 0; v < NVARIANT; v++)
+		if (plan_one(t, text, len, mod, v, &p[v]) < 0) {
+			for (int w = 0; w <= v; w++)
+				pool_free(p[w].pool);
 			snprintf(t->why, sizeof t->why, "planning for %s "
 				 "failed", variants[v].name);
-			return fail(t, name, t->why);
+			return -1;
 		}
-		r = try_plan(t, p.m, &p.pl, ref);
-		pool_free(p.pool);
-		if (r == TRIAL_DIFF)
-			return differ(t, name, variants[v].name);
-		if (r != TRIAL_SAME)
-			return r == TRIAL_SKIP ? skip(t, name, t->why) :
-			       fail(t, name, t->why);
-	}
-	return TRIAL_SAME;
+	return 0;
 }
 
-static int
-run_module(struct trial *t, const char *text, size_t len, int mod,
-	   struct planned *p, const struct outputs *ref)
-{
-	const char *name = p->m->name;
-	int r;
+/* The verdicts of one variant: what verify said, what the oracle saw. */
+struct verdict {
+	int status;		/* TRIAL_SAME, _DIFF, _SKIP or _ERROR */
+	int pass;		/* the branch pass it first differed in */
+	char why[512];
+};
 
-	if (t->mutate)
-		return mutate(t, p, ref, name);
-	r = try_plan(t, p->m, &p->pl, ref);
-	if (r == TRIAL_DIFF)
-		return differ(t, name, variants[0].name);
-	if (r != TRIAL_SAME)
-		return r == TRIAL_SKIP ? skip(t, name, t->why) :
-		       fail(t, name, t->why);
-	r = other_plans(t, text, len, mod, name, ref);
-	if (r != TRIAL_SAME)
-		return r;
-	t->ran++;
-	if (!t->quiet)
-		fprintf(t->out, "%s: %s: identical in %d plans, %lld bytes, "
-			"%d result arrays%s\n", t->file, name, NVARIANT,
-			(long long)plan_bytes(&p->pl), ref->n,
-			t->fill_elided ? " (elided constants filled)" : "");
-	return TRIAL_SAME;
+/* One plan judged by both: a plan the oracle sees differ that verify
+ * accepted is a wrong plan written (TRIAL_DIFF); a refused plan is
+ * TRIAL_REFUSED, caught or a false alarm. */
+static int
+judge(struct trial *t, const char *name, int v, const struct planned *p,
+      const struct verdict *d)
+{
+	int differs = d->status == TRIAL_DIFF;
+
+	if (d->status == TRIAL_SKIP)
+		return skip(t, name, d->why);
+	if (d->status == TRIAL_ERROR)
+		return fail(t, name, d->why);
+	if (!p->refused && !differs)
+		return TRIAL_SAME;
+	if (!p->refused) {
+		t->wrong++;
+		fprintf(t->out, "%s: %s: DIFFERS in plan %s%s: %s\n", t->file,
+			name, variants[v].name, d->pass ? " (a branch pass)" :
+			"", d->why);
+		return TRIAL_DIFF;
+	}
+	t->refused++;
+	fprintf(t->out, "%s: %s: plan %s refused by verify; the oracle sees "
+		"%s%s%s\n  verify: %s\n", t->file, name, variants[v].name,
+		differs ? "it differ: " : "no difference",
+		differs ? d->why : "", differs && d->pass ? " (a later branch "
+		"pass)" : "", p->verdict);
+	return TRIAL_REFUSED;
+}
+
+/* The file's status: a wrong plan over an error over a refused plan over
+ * identical over skipped. */
+static int
+worse(int r, int worst)
+{
+	static const int rank[] = {
+		[TRIAL_SKIP] = 0, [TRIAL_SAME] = 1, [TRIAL_REFUSED] = 2,
+		[TRIAL_ERROR] = 3, [TRIAL_DIFF] = 4,
+	};
+
+	return rank[r] > rank[worst];
 }
 
 /* One line per result array: its index and values, as %.9g or ints. */
@@ -282,69 +304,152 @@ print_outputs(struct trial *t, const struct outputs *o)
 		int es = num_size(l->type);
 
 		fprintf(t->out, "%s", l->path);
-		for (int64_t i = 0; i * es < l->bytes; i++) {
-			union num v = num_get(l->type, l->data, i);
+		for (int64_t i = 0; es && i * es < l->bytes; i++) {
+			char buf[64];
 
-			if (num_kind(l->type) == NK_F)
-				fprintf(t->out, " %.9g", v.f);
-			else if (num_kind(l->type) == NK_S)
-				fprintf(t->out, " %lld", (long long)v.s);
-			else
-				fprintf(t->out, " %llu",
-					(unsigned long long)v.u);
+			num_print(l->type, l->data, i, buf, sizeof buf);
+			fprintf(t->out, " %s", buf);
 		}
 		fprintf(t->out, "\n");
 	}
 }
 
+/* Runs the reference of branch pass `pass`: INTERP_* as interp_run. */
 static int
-trial_module(struct trial *t, const char *text, size_t len, int mod)
+run_reference(struct trial *t, const struct planned *p, int pass,
+	      struct outputs *ref)
 {
-	struct interp_opts io = {INTERP_REF, t->seed, t->budget,
-				 t->fill_elided, 0, t->trace ? stderr : NULL};
-	struct planned p;
-	struct outputs ref;
-	const char *name;
-	int r;
+	struct interp_opts io = {
+		.mode = INTERP_REF, .seed = t->seed, .budget = t->budget,
+		.fill_elided = t->fill_elided,
+		.trace = t->trace ? stderr : NULL, .branch = pass - 1,
+	};
 
-	if (plan_one(t, text, len, mod, 0, &p) < 0) {
-		pool_free(p.pool);
-		return fail(t, "?", "planning for gpu failed");
+	return interp_run(p->m, &p->pl, &io, ref, t->why, sizeof t->why);
+}
+
+/* One branch pass: the reference, then every plan not yet seen to
+ * differ.  TRIAL_SAME, or a TRIAL_* that ends the trial (skip, error). */
+static int
+run_pass(struct trial *t, struct planned *p, int pass, struct verdict *d,
+	 int *nstub)
+{
+	struct outputs ref;
+	int r = run_reference(t, &p[0], pass, &ref);
+
+	if (r != INTERP_OK)
+		return r == INTERP_SKIP || r == INTERP_LIMIT ? TRIAL_SKIP :
+		       TRIAL_ERROR;
+	if (t->print && pass == 0)
+		print_outputs(t, &ref);
+	*nstub = ref.stubs > *nstub ? ref.stubs : *nstub;
+	for (int v = 0; v < NVARIANT; v++) {
+		if (d[v].status != TRIAL_SAME)
+			continue;
+		d[v].status = try_plan(t, p[v].m, &p[v].pl, &ref, pass);
+		d[v].pass = pass;
+		snprintf(d[v].why, sizeof d[v].why, "%s", t->why);
 	}
-	name = p.m->name;
-	if (interp_check(p.m, &io, t->why, sizeof t->why) < 0) {
-		r = skip(t, name, t->why);
-	} else if (t->max_bytes && plan_bytes(&p.pl) > t->max_bytes) {
-		snprintf(t->why, sizeof t->why, "the plan needs %lld bytes",
-			 (long long)plan_bytes(&p.pl));
-		r = skip(t, name, t->why);
-	} else {
-		r = interp_run(p.m, &p.pl, &io, &ref, t->why, sizeof t->why);
-		if (r == INTERP_OK) {
-			if (t->print)
-				print_outputs(t, &ref);
-			r = run_module(t, text, len, mod, &p, &ref);
-			interp_free(&ref);
-		} else {
-			r = r == INTERP_SKIP || r == INTERP_LIMIT ?
-				skip(t, name, t->why) : fail(t, name, t->why);
+	interp_free(&ref);
+	return TRIAL_SAME;
+}
+
+static void
+report_same(struct trial *t, const struct planned *p, int npass, int nstub)
+{
+	char stubs[64] = "";
+
+	t->ran++;
+	if (t->quiet)
+		return;
+	if (nstub)
+		snprintf(stubs, sizeof stubs, ", ran with %d custom-call "
+			 "stubs", nstub);
+	fprintf(t->out, "%s: %s: identical in %d plans, %lld bytes, %d "
+		"branch pass%s%s%s\n", t->file, p->m->name, NVARIANT,
+		(long long)plan_bytes(&p->pl), npass, npass > 1 ? "es" : "",
+		stubs, t->fill_elided ? " (elided constants filled)" : "");
+}
+
+/* Every branch pass, then each plan judged. */
+static int
+run_module(struct trial *t, struct planned *p)
+{
+	struct verdict d[NVARIANT];
+	const char *name = p->m->name;
+	int npass = 1 + interp_branches(p->m), nstub = 0;
+	int worst = TRIAL_SAME;
+
+	memset(d, 0, sizeof d);
+	for (int j = 0; j < npass; j++) {
+		int r = run_pass(t, p, j, d, &nstub);
+
+		if (r != TRIAL_SAME)
+			return r == TRIAL_SKIP ? skip(t, name, t->why) :
+			       fail(t, name, t->why);
+	}
+	for (int v = 0; v < NVARIANT; v++) {
+		int r = judge(t, name, v, &p[v], &d[v]);
+
+		if (r == TRIAL_SKIP || r == TRIAL_ERROR)
+			return r;
+		if (worse(r, worst))
+			worst = r;
+	}
+	for (int v = 0; v < NVARIANT; v++)
+		if (d[v].status == TRIAL_DIFF) {
+			t->differed++;
+			break;
 		}
-	}
-	pool_free(p.pool);
+	if (worst == TRIAL_SAME)
+		report_same(t, p, npass, nstub);
+	return worst;
+}
+
+/* --mutate, --break: the first plan broken on purpose, pass 0. */
+static int
+run_mutants(struct trial *t, struct planned *p)
+{
+	struct outputs ref;
+	int r = run_reference(t, p, 0, &ref);
+
+	if (r != INTERP_OK)
+		return r == INTERP_SKIP || r == INTERP_LIMIT ?
+		       skip(t, p->m->name, t->why) :
+		       fail(t, p->m->name, t->why);
+	if (p->refused)
+		fprintf(t->out, "%s: %s: note: plan %s refused by verify: "
+			"%s\n", t->file, p->m->name, variants[0].name,
+			p->verdict);
+	r = mutate(t, p, &ref, p->m->name);
+	interp_free(&ref);
 	return r;
 }
 
-/* The file's status: a difference over an error over identical over
- * skipped. */
 static int
-worse(int r, int worst)
+trial_module(struct trial *t, const char *text, size_t len, int mod)
 {
-	static const int rank[] = {
-		[TRIAL_SKIP] = 0, [TRIAL_SAME] = 1, [TRIAL_ERROR] = 2,
-		[TRIAL_DIFF] = 3,
-	};
+	struct interp_opts io = {.mode = INTERP_REF,
+				 .fill_elided = t->fill_elided};
+	struct planned p[NVARIANT];
+	const char *name;
+	int r;
 
-	return rank[r] > rank[worst];
+	if (plan_all(t, text, len, mod, p) < 0)
+		return fail(t, "?", t->why);
+	name = p[0].m->name;
+	if (interp_check(p[0].m, &io, t->why, sizeof t->why) < 0) {
+		r = skip(t, name, t->why);
+	} else if (t->max_bytes && plan_bytes(&p[0].pl) > t->max_bytes) {
+		snprintf(t->why, sizeof t->why, "the plan needs %lld bytes",
+			 (long long)plan_bytes(&p[0].pl));
+		r = skip(t, name, t->why);
+	} else {
+		r = t->mutate ? run_mutants(t, p) : run_module(t, p);
+	}
+	for (int v = 0; v < NVARIANT; v++)
+		pool_free(p[v].pool);
+	return r;
 }
 
 int

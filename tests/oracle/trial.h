@@ -10,8 +10,13 @@
 
 enum { MUTATE_NONE, MUTATE_ONE, MUTATE_ALL };
 
-/* Exit statuses, as ctest reads them. */
-enum { TRIAL_SAME = 0, TRIAL_DIFF = 1, TRIAL_ERROR = 2, TRIAL_SKIP = 77 };
+/* Exit statuses, as ctest reads them: TRIAL_DIFF only for a plan that
+ * differs and that verify accepted (a wrong plan written); TRIAL_REFUSED
+ * when verify refused a plan (whether or not the oracle sees it differ). */
+enum {
+	TRIAL_SAME = 0, TRIAL_DIFF = 1, TRIAL_ERROR = 2, TRIAL_REFUSED = 3,
+	TRIAL_SKIP = 77
+};
 
 struct trial {
 	const char *file;	/* shown in messages */
@@ -26,6 +31,8 @@ struct trial {
 	int trace;		/* trace every run on stderr */
 	FILE *out;
 	int ran, skipped, differed, failed;	/* modules, counted */
+	int refused;		/* plans verify refused */
+	int wrong;		/* plans that differ and that verify accepted */
 	char why[512];		/* the last skip's or difference's reason */
 };
 

@@ -407,6 +407,46 @@ interp_check(const struct module *m, const struct interp_opts *o, char *why,
 	return r;
 }
 
+static int
+most_branches(const struct module *m, int c, char *seen)
+{
+	const struct comp *cp = &m->comps[c];
+	int most = 0;
+
+	if (seen[c])
+		return 0;
+	seen[c] = 1;
+	for (int i = 0; i < cp->ninstr; i++) {
+		const struct instr *in = &cp->instrs[i];
+		int n = 0;
+
+		if (in->op && in->op->op == OP_CONDITIONAL)
+			n = in->nops && operand(cp, in, 0)->type == DT_PRED ?
+				2 : in->ncall;
+		for (int j = 0; j < in->ncall; j++) {
+			int d = most_branches(m, in->calls[j], seen);
+
+			n = d > n ? d : n;
+		}
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
+int
+interp_branches(const struct module *m)
+{
+	char *seen = calloc((size_t)m->ncomp + 1, 1);
+	int n;
+
+	if (!seen)
+		return 0;
+	n = m->entry >= 0 && m->entry < m->ncomp ?
+		most_branches(m, m->entry, seen) : 0;
+	free(seen);
+	return n;
+}
+
 /* ---- comparing two runs ------------------------------------------------- */
 
 /* Element i's index, "[a,b,c]". */

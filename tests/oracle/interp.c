@@ -28,13 +28,18 @@ struct frame {
 struct interp {
 	const struct module *m;
 	const struct plan *pl;
-	int mode, fill_elided, data_only;
+	int mode, fill_elided, data_only, branch;
 	FILE *trace;
 	int64_t work, budget;
 	uint64_t rng, seed;
 	int **posbase;		/* [c][i]: first position; NULL row: kernel */
 	int **step;		/* [c][i]: schedule step */
 	int **order;		/* per program computation: by step */
+	int **text;		/* ... the reference run's: text order, each
+				   operand first */
+	char **stubbed;		/* per computation: instructions run as
+				   stubs, counted once */
+	int stubs;
 	int *norder;
 	int nstep;
 	int *cfirst, *cidx;	/* step t's copies: cidx[cfirst[t] ..] */
@@ -488,26 +493,34 @@ run_while(struct interp *st, int c, int i, struct op *o)
 	st->depth--;
 }
 
+/* The branch a conditional takes: by its operand, or by the pass. */
+static int
+branch_index(struct interp *st, struct op *o, int nb)
+{
+	int64_t x;
+
+	if (st->branch >= 0)
+		return st->branch < nb ? st->branch : nb - 1;
+	if (o->as[0]->type == DT_PRED)
+		return num_get(DT_PRED, o->arg[0][0], 0).u ? 0 : 1;
+	x = num_get(o->as[0]->type, o->arg[0][0], 0).s;
+	return x < 0 || x >= nb ? nb - 1 : (int)x;
+}
+
 static void
 run_conditional(struct interp *st, struct op *o)
 {
 	const struct instr *in = o->in;
-	int b, k;
+	int pred = o->as[0]->type == DT_PRED, b, k;
 	unsigned char **arg[1], **r;
 
-	if (o->as[0]->type == DT_PRED) {
-		int t = (int)num_get(DT_PRED, o->arg[0][0], 0).u;
-
-		b = t ? callee(st, in, "true_computation", 0) :
+	k = branch_index(st, o, pred ? 2 : in->ncall);
+	if (pred)
+		b = k == 0 ? callee(st, in, "true_computation", 0) :
 			callee(st, in, "false_computation", 1);
-		k = t ? 1 : 2;
-	} else {
-		int64_t x = num_get(o->as[0]->type, o->arg[0][0], 0).s;
-
-		k = x < 0 || x >= in->ncall ? in->ncall - 1 : (int)x;
-		b = in->calls[k++];
-	}
-	arg[0] = o->arg[k];
+	else
+		b = in->calls[k];
+	arg[0] = o->arg[k + 1];
 	r = run_comp(st, b, arg);
 	if (st->mode == INTERP_REF)
 		move_tree(st, o->out, r, &in->shape);
@@ -746,7 +759,8 @@ run_comp(struct interp *st, int c, unsigned char ***args)
 	f->busy = 1;
 	if (st->posbase[c])
 		for (int k = 0; k < st->norder[c]; k++)
-			run_step(st, c, st->order[c][k], args);
+			run_step(st, c, st->mode == INTERP_REF ?
+				 st->text[c][k] : st->order[c][k], args);
 	else
 		for (int i = 0; i < cp->ninstr; i++)
 			run_instr(st, c, i, args);
@@ -869,6 +883,51 @@ check_positions(struct interp *st)
 	}
 	if (!st->posbase[m->entry])
 		interp_fail(st, INTERP_ERROR, "the plan has no positions");
+}
+
+/* Computation c in text order, each instruction after its operands (an
+ * iterative depth-first walk: chains may be long). */
+static void
+text_order(struct interp *st, int c)
+{
+	const struct comp *cp = &st->m->comps[c];
+	char *state = st_alloc(st, (size_t)cp->ninstr + 1);
+	int *stack = st_alloc(st, sizeof(int) * (size_t)(cp->ninstr + 1));
+	int *out = st->text[c] = st_alloc(st, sizeof(int) *
+					  (size_t)(cp->ninstr + 1));
+	int n = 0, sp = 0;
+
+	for (int i0 = 0; i0 < cp->ninstr; i0++) {
+		if (!state[i0])
+			stack[sp++] = i0;
+		while (sp > 0) {
+			int i = stack[sp - 1], k = 0;
+			const struct instr *in = &cp->instrs[i];
+
+			state[i] = state[i] ? state[i] : 1;
+			while (k < in->nops && state[in->ops[k]])
+				k++;
+			if (state[i] == 1 && k < in->nops) {
+				stack[sp++] = in->ops[k];
+				continue;
+			}
+			if (state[i] == 1)
+				out[n++] = i;
+			state[i] = 2;
+			sp--;
+		}
+	}
+	interp_release(st, state);
+	interp_release(st, stack);
+}
+
+static void
+index_text(struct interp *st)
+{
+	st->text = st_alloc(st, sizeof(int *) * (size_t)st->m->ncomp);
+	for (int c = 0; c < st->m->ncomp; c++)
+		if (st->posbase[c])
+			text_order(st, c);
 }
 
 /* Copies by step; a while's initial copies run when its loop starts. */
@@ -1103,6 +1162,8 @@ run(struct interp *st, struct outputs *out)
 	if (st->mode == INTERP_PLANNED)
 		setup_arenas(st);
 	else
+		index_text(st);
+	if (st->mode != INTERP_PLANNED)
 		st->valmem = st_alloc(st, sizeof(void *) *
 				      (size_t)(st->pl->npos + 1));
 	fill_params(st);
@@ -1114,6 +1175,7 @@ run(struct interp *st, struct outputs *out)
 		interp_fail(st, INTERP_ERROR, "out of memory");
 	collect(st, r, rs, &node, "{}", out);
 	out->work = st->work;
+	out->stubs = st->stubs;
 }
 
 int
@@ -1137,6 +1199,7 @@ interp_run(const struct module *m, const struct plan *pl,
 	st->fill_elided = o->fill_elided;
 	st->data_only = o->data_only;
 	st->trace = o->trace;
+	st->branch = o->branch;
 	st->msg = msg;
 	st->msglen = n;
 	msg[0] = 0;

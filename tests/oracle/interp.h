@@ -33,6 +33,11 @@ struct interp_opts {
 	int data_only;		/* no overlap check: only the data counts */
 	FILE *trace;		/* each instruction run, and its first
 				   element; NULL: none */
+	int branch;		/* -1: each conditional takes the branch its
+				   operand picks; j >= 0: the branch pass j,
+				   where each of n branches takes branch
+				   min(j, n-1) (a predicate: 0 true, 1
+				   false) */
 };
 
 /* One array of the entry's result, copied out of the run. */
@@ -49,12 +54,17 @@ struct outputs {
 	int n;
 	struct leaf *leaf;
 	int64_t work;		/* element operations the run took */
+	int stubs;		/* custom-calls and ops run as stubs */
 };
 
 /* 0 when every op and element type the entry reaches can run; else -1
  * and why names the first that cannot. */
 int interp_check(const struct module *m, const struct interp_opts *o,
 		 char *why, size_t n);
+
+/* The most branches of a conditional the entry reaches (0: none): the
+ * branch passes 0 .. n-1 reach every branch of every conditional. */
+int interp_branches(const struct module *m);
 
 /* Runs m (as planned into pl, which gives the schedule and, for the
  * planned run, every place).  Returns INTERP_*; out holds the outputs on

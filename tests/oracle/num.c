@@ -1,6 +1,7 @@
 /* Element values: load, store, convert, and HLO's elementwise arithmetic
  * (XLA's HloEvaluator semantics: integer division by zero gives -1, a
  * shift by the width or more gives 0, maximum and minimum propagate NaN). */
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,11 @@ static const struct {
 	[DT_S64] = {NK_S, 8}, [DT_U8] = {NK_U, 1}, [DT_U16] = {NK_U, 2},
 	[DT_U32] = {NK_U, 4}, [DT_U64] = {NK_U, 8}, [DT_F16] = {NK_F, 2},
 	[DT_BF16] = {NK_F, 2}, [DT_F32] = {NK_F, 4}, [DT_F64] = {NK_F, 8},
+	[DT_C64] = {NK_C, 8}, [DT_C128] = {NK_C, 16},
+	[DT_F8E5M2] = {NK_F, 1}, [DT_F8E4M3] = {NK_F, 1},
+	[DT_F8E4M3FN] = {NK_F, 1}, [DT_F8E4M3B11FNUZ] = {NK_F, 1},
+	[DT_F8E5M2FNUZ] = {NK_F, 1}, [DT_F8E4M3FNUZ] = {NK_F, 1},
+	[DT_F8E3M4] = {NK_F, 1}, [DT_F8E8M0FNU] = {NK_F, 1},
 };
 
 int
@@ -133,7 +139,17 @@ num_get(int dt, const unsigned char *base, int64_t i)
 		break;
 	case DT_F32: memcpy(&f, p, 4); v.f = f; break;
 	case DT_F64: memcpy(&v.f, p, 8); break;
-	default: break;
+	case DT_C64:
+		memcpy(&f, p, 4);
+		v.c.re = f;
+		memcpy(&f, p + 4, 4);
+		v.c.im = f;
+		break;
+	case DT_C128: memcpy(&v.c.re, p, 8); memcpy(&v.c.im, p + 8, 8); break;
+	default:
+		if (num_is_f8(dt))
+			v.f = num_f8_decode(dt, *p);
+		break;
 	}
 	return v;
 }
@@ -162,7 +178,17 @@ num_put(int dt, unsigned char *base, int64_t i, union num v)
 	case DT_BF16: u16 = f32_to_bf16((float)v.f); memcpy(p, &u16, 2); break;
 	case DT_F32: f = (float)v.f; memcpy(p, &f, 4); break;
 	case DT_F64: memcpy(p, &v.f, 8); break;
-	default: break;
+	case DT_C64:
+		f = (float)v.c.re;
+		memcpy(p, &f, 4);
+		f = (float)v.c.im;
+		memcpy(p + 4, &f, 4);
+		break;
+	case DT_C128: memcpy(p, &v.c.re, 8); memcpy(p + 8, &v.c.im, 8); break;
+	default:
+		if (num_is_f8(dt))
+			*p = (unsigned char)num_f8_encode(dt, v.f);
+		break;
 	}
 }
 
@@ -201,7 +227,13 @@ num_convert(int from, int to, union num v)
 	int kf = num_kind(from), kt = num_kind(to);
 	union num r = v;
 
-	if (kt == NK_PRED) {
+	if (kf == NK_C && kt != NK_C)
+		kf = NK_F;	/* the real part */
+	if (kt == NK_C) {
+		r = num_convert(from, DT_F64, v);
+		if (kf != NK_C)
+			r.c.im = 0;
+	} else if (kt == NK_PRED) {
 		r.u = kf == NK_F ? v.f != 0 : v.u != 0;
 	} else if (kt == NK_F) {
 		if (kf == NK_S)
@@ -221,15 +253,35 @@ num_format(int dt, const unsigned char *base, int64_t i, char *buf, int n)
 	uint64_t bits = 0;
 	int sz = num_size(dt);
 
-	memcpy(&bits, base + i * sz, (size_t)sz);
+	memcpy(&bits, base + i * sz, (size_t)(sz > 8 ? 8 : sz));
 	switch (num_kind(dt)) {
 	case NK_F:
 		snprintf(buf, (size_t)n, "%.9g (0x%0*llx)", v.f, 2 * sz,
 			 (unsigned long long)bits);
 		break;
+	case NK_C:
+		snprintf(buf, (size_t)n, "(%.9g,%.9g)", v.c.re, v.c.im);
+		break;
 	case NK_S:
 		snprintf(buf, (size_t)n, "%lld", (long long)v.s);
 		break;
+	default:
+		snprintf(buf, (size_t)n, "%llu", (unsigned long long)v.u);
+		break;
+	}
+}
+
+void
+num_print(int dt, const unsigned char *base, int64_t i, char *buf, int n)
+{
+	union num v = num_get(dt, base, i);
+
+	switch (num_kind(dt)) {
+	case NK_F: snprintf(buf, (size_t)n, "%.9g", v.f); break;
+	case NK_C:
+		snprintf(buf, (size_t)n, "%.9g,%.9g", v.c.re, v.c.im);
+		break;
+	case NK_S: snprintf(buf, (size_t)n, "%lld", (long long)v.s); break;
 	default:
 		snprintf(buf, (size_t)n, "%llu", (unsigned long long)v.u);
 		break;
@@ -281,9 +333,15 @@ num_op_accepts(int op, int kind)
 	case EW_SHL: case EW_SHRA: case EW_SHRL: case EW_POPCNT: case EW_CLZ:
 		return kind == NK_S || kind == NK_U;
 	case EW_ABS: case EW_NEGATE: case EW_SIGN: case EW_ADD:
-	case EW_SUBTRACT: case EW_MULTIPLY: case EW_DIVIDE:
-	case EW_REMAINDER: case EW_POWER:
+	case EW_SUBTRACT: case EW_MULTIPLY: case EW_DIVIDE: case EW_POWER:
+		return kind == NK_F || kind == NK_S || kind == NK_U ||
+		       kind == NK_C;
+	case EW_REMAINDER:
 		return kind == NK_F || kind == NK_S || kind == NK_U;
+	case EW_EXP: case EW_EXPM1: case EW_LOG: case EW_LOG1P: case EW_SQRT:
+	case EW_RSQRT: case EW_TANH: case EW_SINE: case EW_COSINE:
+	case EW_TAN: case EW_IS_FINITE:
+		return kind == NK_F || kind == NK_C;
 	default:
 		return kind == NK_F;
 	}
@@ -484,11 +542,49 @@ int_apply(int op, int dt, union num a, union num b)
 	return r;
 }
 
+/* Complex arithmetic, as XLA's evaluator does it with std::complex. */
+static union num
+complex_apply(int op, union num a, union num b)
+{
+	double complex x = a.c.re + I * a.c.im, y = b.c.re + I * b.c.im, z;
+	union num r;
+
+	switch (op) {
+	case EW_ABS: z = cabs(x); break;
+	case EW_NEGATE: z = -x; break;
+	case EW_SIGN: z = x == 0 ? 0 : x / cabs(x); break;
+	case EW_EXP: z = cexp(x); break;
+	case EW_EXPM1: z = cexp(x) - 1; break;
+	case EW_LOG: z = clog(x); break;
+	case EW_LOG1P: z = clog(1 + x); break;
+	case EW_SQRT: z = csqrt(x); break;
+	case EW_RSQRT: z = 1 / csqrt(x); break;
+	case EW_TANH: z = ctanh(x); break;
+	case EW_SINE: z = csin(x); break;
+	case EW_COSINE: z = ccos(x); break;
+	case EW_TAN: z = ctan(x); break;
+	case EW_ADD: z = x + y; break;
+	case EW_SUBTRACT: z = x - y; break;
+	case EW_MULTIPLY: z = x * y; break;
+	case EW_DIVIDE: z = x / y; break;
+	case EW_POWER: z = cpow(x, y); break;
+	case EW_IS_FINITE:
+		r.u = isfinite(a.c.re) && isfinite(a.c.im);
+		return r;
+	default: z = x; break;
+	}
+	r.c.re = creal(z);
+	r.c.im = cimag(z);
+	return r;
+}
+
 union num
 num_apply(int op, int dt, union num a, union num b)
 {
 	union num r;
 
+	if (num_kind(dt) == NK_C)
+		return complex_apply(op, a, b);
 	if (num_kind(dt) != NK_F)
 		return int_apply(op, dt, a, b);
 	if (op == EW_IS_FINITE) {
@@ -538,6 +634,8 @@ int
 num_compare(int dir, int total, int dt, union num a, union num b)
 {
 	switch (num_kind(dt)) {
+	case NK_C:
+		return order(dir, 0, a.c.re == b.c.re && a.c.im == b.c.im);
 	case NK_F:
 		if (total)
 			return order(dir, total_key(a.f) < total_key(b.f),

@@ -1,18 +1,23 @@
 /* Element values for the oracle: loading and storing one element of each
  * supported type, and the scalar arithmetic of HLO's elementwise ops.  Floats
  * compute in double and round to their type when stored (bf16, f16: via f32,
- * to nearest even); integers wrap at their width. */
+ * to nearest even; the f8 formats straight to nearest even); complex values
+ * compute in double complex; integers wrap at their width. */
 #ifndef HLOPLAN_ORACLE_NUM_H
 #define HLOPLAN_ORACLE_NUM_H
 
 #include <stdint.h>
 
-enum { NK_NONE, NK_PRED, NK_S, NK_U, NK_F };	/* kinds of element */
+/* Kinds of element; NK_C is complex (c64, c128). */
+enum { NK_NONE, NK_PRED, NK_S, NK_U, NK_F, NK_C };
 
 union num {
-	double f;	/* NK_F */
+	double f;	/* NK_F; NK_C's real part, c.re */
 	int64_t s;	/* NK_S: sign-extended */
 	uint64_t u;	/* NK_U, NK_PRED (0 or 1): zero-extended */
+	struct {
+		double re, im;
+	} c;		/* NK_C */
 };
 
 int num_kind(int dt);		/* NK_NONE when unsupported */
@@ -25,6 +30,15 @@ union num num_convert(int from, int to, union num v);
 /* Prints one element, as the value and its bits, into buf. */
 void num_format(int dt, const unsigned char *base, int64_t i, char *buf,
 		int n);
+
+/* num_f8.c: the 8-bit float formats. */
+int num_is_f8(int dt);
+double num_f8_decode(int dt, unsigned x);
+unsigned num_f8_encode(int dt, double v);
+
+/* Prints one element's value alone (%.9g, an integer, or re,im). */
+void num_print(int dt, const unsigned char *base, int64_t i, char *buf,
+	       int n);
 
 /* Elementwise opcodes by name; -1 when not an elementwise op. */
 enum {

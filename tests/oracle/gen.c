@@ -10,7 +10,7 @@
 
 #include "tests/oracle/trial.h"
 
-enum { MAXVAL = 512, MAXELEM = 4096, MAXDEPTH = 2 };
+enum { MAXVAL = 512, MAXELEM = 4096, MAXDEPTH = 2, MAXOUT = 8 };
 enum { T_F32, T_S32, T_BF16, T_PRED };
 
 static const char *const tname[] = {"f32", "s32", "bf16", "pred"};
@@ -57,6 +57,7 @@ struct val {
 	char name[24];
 	struct gs s;
 	int used;		/* an operand of something */
+	int inits;		/* in so many loops' init tuples */
 	char op[24];		/* the opcode that made it */
 };
 
@@ -70,26 +71,68 @@ struct scope {
 	int counter;		/* a loop body's s32 counter, or -1 */
 };
 
-/* The planner's known bugs (known_bugs/), each avoided on request. */
+/* Families of modules that the planner has got wrong, each made on
+ * purpose by a generator or a choice in one, each tagged in the module
+ * (a comment line, and the name in every message) and each switchable:
+ * --avoid NAME steers away from it (the first five) or never makes it. */
 enum {
-	AVOID_INIT = 1,		/* one value in two loops' state */
-	AVOID_ROOT = 2,		/* a loop's next state taken over in place */
-	AVOID_ALIAS = 4,	/* input_output_alias of a non-elementwise
-				   output; must-alias clobbering */
-	AVOID_BITCAST = 8,	/* a bitcast changing the TPU's padding */
-	AVOID_BRANCH = 16,	/* a branch returning its parameter */
-	AVOID_ALL = 31
+	F_INIT,		/* one value in several loops' state, read after */
+	F_ROOT,		/* a loop's next state taken over in place */
+	F_ALIAS,	/* input_output_alias of a non-elementwise output,
+			   must-alias, an output also read elsewhere */
+	F_BITCAST,	/* a bitcast changing the TPU's padding */
+	F_BRANCH,	/* a branch returning its parameter */
+	F_BRANCH_OPS,	/* branches taking different operands, returning
+			   them or parts of tuple operands */
+	F_BRANCH_PAIR,	/* two branches returning their two operands */
+	F_BRANCH_SWAP,	/* branches returning a tuple's elements swapped */
+	F_ALIAS_SWAP,	/* outputs aliasing each other's parameter */
+	F_COPY_START,	/* copy-start/copy-done around other work */
+	F_COLLECTIVE,	/* async collectives (one participant), async-start */
+	F_DUS_FUSION,	/* a fusion whose root updates its parameter 0 */
+	F_ROTATE,	/* loop state rotated, swapped, updated at the counter */
+	F_CALLS,	/* one computation called from 3-70 sites */
+	F_CALLS_CAP,	/* call sites past flatten.c's budget */
+	F_SLOTS,	/* a double-buffered fetch carried or copied */
+	NFAM
 };
 
-static const char *const avoid_names[] = {"init", "root", "alias",
-					   "bitcast", "branch"};
+static const char *const fam_names[NFAM] = {
+	"init", "root", "alias", "bitcast", "branch", "branch-operands",
+	"branch-pair", "branch-swap", "alias-swap", "copy-start",
+	"collective", "dus-fusion", "rotate", "calls", "calls-cap", "slots",
+};
+
+#define BIT(f) (1u << (f))
+
+/* --avoid-known-bugs: the families that make the planner write wrong
+ * plans today (oracle_gen_fast runs with them avoided). */
+#define KNOWN_BUGS (BIT(F_INIT) | BIT(F_ROOT) | BIT(F_ALIAS) | \
+		    BIT(F_BITCAST) | BIT(F_BRANCH) | BIT(F_BRANCH_OPS) | \
+		    BIT(F_BRANCH_PAIR) | BIT(F_BRANCH_SWAP) | \
+		    BIT(F_ALIAS_SWAP) | BIT(F_COPY_START) | \
+		    BIT(F_COLLECTIVE) | BIT(F_DUS_FUSION) | BIT(F_ROTATE) | \
+		    BIT(F_CALLS) | BIT(F_CALLS_CAP) | BIT(F_SLOTS))
+
+/* An entry output asked for: array v of the entry, aliasing parameter
+ * `param` (-1: none). */
+struct out {
+	int v, param, must;
+};
 
 struct gen {
 	uint64_t rng;
-	int safe;		/* AVOID_* bits */
+	unsigned safe;		/* BIT(F_*): families avoided */
+	unsigned fams;		/* BIT(F_*): families made */
 	struct buf comps;	/* computations the entry calls, in order */
 	int id;
 	int reducers;		/* bit per type: its add/max made */
+	int was_used;		/* what any() picked was read already */
+	int collectives;	/* make F_COLLECTIVE (the oracle runs them) */
+	int nparam;		/* the entry's parameters */
+	unsigned aliased;	/* bit per parameter: an output aliases it */
+	struct out outs[MAXOUT];	/* entry outputs asked for */
+	int nout;
 };
 
 static uint64_t
@@ -112,6 +155,28 @@ static int
 chance(struct gen *g, int percent)
 {
 	return pick(g, 100) < percent;
+}
+
+static int
+avoids(const struct gen *g, int f)
+{
+	return g->safe >> f & 1;
+}
+
+static void
+tag(struct gen *g, int f)
+{
+	g->fams |= BIT(f);
+}
+
+/* Family f, when it is not avoided: tagged as made, 1; else 0. */
+static int
+makes(struct gen *g, int f)
+{
+	if (avoids(g, f))
+		return 0;
+	tag(g, f);
+	return 1;
 }
 
 static int64_t
@@ -225,6 +290,7 @@ any(struct gen *g, struct scope *sc, int mask)
 	if (!n)
 		return NULL;
 	n = idx[pick(g, n)];
+	g->was_used = sc->v[n].used;
 	sc->v[n].used = 1;
 	return &sc->v[n];
 }
@@ -406,6 +472,7 @@ op_reshape(struct gen *g, struct scope *sc)
 	const struct val *v = any(g, sc, 15);
 	struct gs s;
 	int64_t n;
+	int cast;
 
 	if (!v)
 		return -1;
@@ -419,10 +486,10 @@ op_reshape(struct gen *g, struct scope *sc)
 			f = 1;
 		}
 	s.d[s.rank++] = (int)n;
-	emit(g, sc, &s, "%s(%s)", chance(g, 25) &&
-	     (!(g->safe & AVOID_BITCAST) ||
-	      tpu_count(&s) == tpu_count(&v->s)) ? "bitcast" : "reshape",
-	     v->name);
+	cast = chance(g, 25);
+	if (cast && tpu_count(&s) != tpu_count(&v->s))
+		cast = makes(g, F_BITCAST);
+	emit(g, sc, &s, "%s(%s)", cast ? "bitcast" : "reshape", v->name);
 	return 0;
 }
 
@@ -707,21 +774,25 @@ begin_callee(struct gen *g, struct scope *d, const char *name,
 
 /* The callee's ROOT: an array of shape s, often its last instruction
  * (then without the ROOT mark, as XLA allows), or a copy (`fresh`);
- * the text goes to comps. */
-static void
+ * the text goes to comps.  1 when the ROOT is not a copy. */
+static int
 end_callee(struct gen *g, struct scope *d, const struct gs *s, int fresh)
 {
 	const char *r = of_shape(g, d, s);
 	char sh[64];
+	int kept = 0;
 
 	if (!fresh && d->tail >= 0 && r == d->v[d->tail].name &&
-	    chance(g, 70))
+	    chance(g, 70)) {
 		bput(&d->text, "}\n\n");
-	else
+		kept = 1;
+	} else {
 		bput(&d->text, "  ROOT %s.r = %s copy(%s)\n}\n\n", r,
 		     shape_text(s, sh), r);
+	}
 	bput(&g->comps, "%s", d->text.p);
 	free(d->text.p);
+	return kept;
 }
 
 static int
@@ -811,7 +882,8 @@ op_conditional(struct gen *g, struct scope *sc)
 		snprintf(names[b], sizeof names[b], "branch%d", ++g->id);
 		begin_callee(g, d, names[b], &a, 1, sc->depth + 1);
 		body_ops(g, d, 1 + pick(g, 4));
-		end_callee(g, d, &a.s, g->safe & AVOID_BRANCH);
+		if (end_callee(g, d, &a.s, avoids(g, F_BRANCH)))
+			tag(g, F_BRANCH);
 		free(d);
 		sprintf(list + strlen(list), "%s%%%s", b ? ", " : "", names[b]);
 	}
@@ -885,8 +957,8 @@ next_state(struct gen *g, struct scope *d, const struct loop *L, int k,
 		(!strcmp(made_by(d, r), "get-tuple-element") ||
 		 !strcmp(made_by(d, r), "bitcast") ||
 		 !strcmp(made_by(d, r), "dynamic-slice"));
-	if ((g->safe & AVOID_ROOT) && used) {
-		struct val rv = {"", *s, 0, ""};
+	if (used && !makes(g, F_ROOT)) {
+		struct val rv = {.s = *s};
 
 		snprintf(rv.name, sizeof rv.name, "%s", r);
 		r = private_copy(g, d, &rv);
@@ -926,6 +998,22 @@ loop_body(struct gen *g, const struct loop *L, const char *name, int depth)
 	free(d);
 }
 
+/* An array for a loop's init tuple: itself, which may be in several
+ * loops' state or read elsewhere too (tagged when seen so far), or a
+ * copy that only the loop reads. */
+static const char *
+shared_init(struct gen *g, struct scope *sc, const struct val *v)
+{
+	struct val *w = (struct val *)v;
+
+	if (avoids(g, F_INIT))
+		return private_copy(g, sc, w);
+	if (g->was_used || w->inits)
+		tag(g, F_INIT);
+	w->inits++;
+	return w->name;
+}
+
 static int
 op_while(struct gen *g, struct scope *sc)
 {
@@ -944,9 +1032,7 @@ op_while(struct gen *g, struct scope *sc)
 		L.st[k] = *v;
 		sprintf(L.tuple + strlen(L.tuple), ", %s",
 			shape_text(&v->s, sh));
-		sprintf(init + strlen(init), ", %s",
-			!(g->safe & AVOID_INIT) ? v->name :
-			private_copy(g, sc, &L.st[k]));
+		sprintf(init + strlen(init), ", %s", shared_init(g, sc, v));
 	}
 	strcat(L.tuple, ")");
 	snprintf(cond, sizeof cond, "cond%d", ++g->id);
@@ -968,6 +1054,166 @@ op_while(struct gen *g, struct scope *sc)
 	return 0;
 }
 
+/* An entry output asked for by a generator: value v of the entry, maybe
+ * aliasing parameter p. */
+static void
+force_out(struct gen *g, struct scope *sc, int v, int p, int must)
+{
+	struct out *o = &g->outs[g->nout < MAXOUT ? g->nout++ : MAXOUT - 1];
+
+	o->v = v;
+	o->param = p;
+	o->must = must;
+	sc->v[v].used = 1;
+	if (p >= 0)
+		g->aliased |= 1 << p;
+}
+
+/* ---- input_output_alias of non-elementwise outputs ------------------- */
+
+/* Operand of x's shape for a binary op: one of the scope's, or fresh. */
+static const char *
+other(struct gen *g, struct scope *sc, const struct val *x)
+{
+	return of_shape(g, sc, &x->s);
+}
+
+/* Slice of [a, b) on dimension 0 and all of the others, as text. */
+static void
+slice_dim0(const struct gs *s, int a, int b, char *list)
+{
+	sprintf(list, "[%d:%d]", a, b);
+	for (int k = 1; k < s->rank; k++)
+		sprintf(list + strlen(list), ", [0:%d]", s->d[k]);
+}
+
+/* A non-elementwise op of x's shape reading x (a slice of a concatenate,
+ * a reduce of a broadcast, a dot, a transpose, a reverse); its index in
+ * the scope. */
+static int
+reading_op(struct gen *g, struct scope *sc, const struct val *x)
+{
+	struct gs s = x->s, b = x->s;
+	const struct val xv = *x;
+	char list[128];
+	int r = s.rank, k = pick(g, 6);
+
+	if (k == 0 && r >= 2 && s.d[r - 1] == s.d[r - 2]) {
+		emit(g, sc, &s, "transpose(%s), dimensions={%s}", xv.name,
+		     r == 2 ? "1,0" : "0,2,1");
+	} else if (k == 1 && xv.s.type == T_F32 && r == 2 &&
+		   s.d[0] == s.d[1]) {
+		emit(g, sc, &s, "dot(%s, %s), lhs_contracting_dims={1}, "
+		     "rhs_contracting_dims={0}", xv.name, other(g, sc, &xv));
+	} else if (k == 2) {
+		const char *o = other(g, sc, &xv), *c;
+		int at = chance(g, 50);
+
+		b.d[0] *= 2;
+		c = emit(g, sc, &b, "concatenate(%s, %s), dimensions={0}",
+			 at ? o : xv.name, at ? xv.name : o);
+		slice_dim0(&s, at * s.d[0], (at + 1) * s.d[0], list);
+		emit(g, sc, &s, "slice(%s), slice={%s}", c, list);
+	} else if (k == 3 && r < 3 && xv.s.type != T_BF16 &&
+		   xv.s.type != T_PRED) {
+		const char *init = constant(g, sc, xv.s.type), *c;
+		char red[32];
+
+		b.rank = r + 1;
+		b.d[0] = 2;
+		for (int j = 0; j < r; j++)
+			b.d[j + 1] = s.d[j];
+		c = emit(g, sc, &b, "broadcast(%s), dimensions={%s}", xv.name,
+			 r == 1 ? "1" : "1,2");
+		snprintf(red, sizeof red, "%s", reducer(g, xv.s.type, 0));
+		emit(g, sc, &s, "reduce(%s, %s), dimensions={0}, "
+		     "to_apply=%%%s", c, init, red);
+	} else if (k == 4 && xv.s.type != T_PRED) {
+		char idx[256];
+
+		indices(g, sc, r, idx);
+		emit(g, sc, &s, "dynamic-update-slice(%s, %s%s)", xv.name,
+		     fresh(g, sc, &(struct gs){xv.s.type, r, {1, 1, 1, 1}}),
+		     idx);
+	} else {
+		emit(g, sc, &s, "reverse(%s), dimensions={0}", xv.name);
+	}
+	return sc->tail;
+}
+
+/* An entry output that aliases parameter p and is a non-elementwise op
+ * reading p; sometimes also read by a later op, or output twice. */
+static int
+alias_reading(struct gen *g, struct scope *sc, int p)
+{
+	int v = reading_op(g, sc, &sc->v[p]);
+	const struct val w = sc->v[v];
+
+	force_out(g, sc, v, p, chance(g, 50));
+	if (chance(g, 30))
+		emit(g, sc, &w.s, "negate(%s)", w.name);
+	else if (chance(g, 20))
+		emit(g, sc, &w.s, "add(%s, %s)", w.name, sc->v[p].name);
+	else if (chance(g, 20))
+		force_out(g, sc, v, -1, 0);
+	return 0;
+}
+
+/* f(x) for a swapped output: x itself, or an op of it. */
+static int
+swap_source(struct gen *g, struct scope *sc, int x)
+{
+	const struct val v = sc->v[x];
+
+	switch (pick(g, 4)) {
+	case 0: return x;
+	case 1: emit(g, sc, &v.s, "copy(%s)", v.name); break;
+	case 2: emit(g, sc, &v.s, "reverse(%s), dimensions={0}", v.name);
+		break;
+	default:
+		if (v.s.type == T_PRED)
+			return x;
+		emit(g, sc, &v.s, "negate(%s)", v.name);
+		break;
+	}
+	return sc->tail;
+}
+
+/* Outputs p' = f(x_q) aliasing p and q' = f(x_p) aliasing q. */
+static int
+alias_swap(struct gen *g, struct scope *sc, int p, int q)
+{
+	int a = swap_source(g, sc, q), b = swap_source(g, sc, p);
+
+	force_out(g, sc, a, p, chance(g, 60));
+	force_out(g, sc, b, q, chance(g, 60));
+	return 0;
+}
+
+/* input_output_alias of non-elementwise entry outputs (F_ALIAS), or of
+ * two parameters' outputs swapped (F_ALIAS_SWAP). */
+static int
+op_io_alias(struct gen *g, struct scope *sc)
+{
+	int open[8], n = 0;
+
+	if (sc->depth > 0 || g->nout + 2 > MAXOUT)
+		return -1;
+	for (int p = 0; p < g->nparam; p++)
+		if (!(g->aliased >> p & 1))
+			open[n++] = p;
+	if (n == 0)
+		return -1;
+	for (int j = 0; j < n; j++)
+		for (int k = j + 1; k < n; k++)
+			if (same_shape(&sc->v[open[j]].s, &sc->v[open[k]].s) &&
+			    chance(g, 70) && makes(g, F_ALIAS_SWAP))
+				return alias_swap(g, sc, open[j], open[k]);
+	if (!makes(g, F_ALIAS))
+		return -1;
+	return alias_reading(g, sc, open[pick(g, n)]);
+}
+
 /* ---- computations ------------------------------------------------------- */
 
 typedef int opfn(struct gen *g, struct scope *sc);
@@ -981,7 +1227,7 @@ static const struct {
 	{op_slice, 5}, {op_concatenate, 3}, {op_pad, 3}, {op_dot, 4},
 	{op_reduce, 4}, {op_iota, 2}, {op_dynamic_slice, 3}, {op_dus, 3},
 	{op_tuple, 3}, {op_call, 2}, {op_conditional, 2}, {op_while, 3},
-	{op_fusion, 2},
+	{op_fusion, 2}, {op_io_alias, 2},
 };
 
 static void
@@ -1002,18 +1248,49 @@ body_ops(struct gen *g, struct scope *sc, int n)
 	}
 }
 
-/* The result: the arrays nothing uses (so that every value counts), at
- * most eight, or a random one; some alias a parameter of their shape
- * (input_output_alias). */
+/* Alias entry output k (array v) with a free parameter of its shape,
+ * sometimes; a non-elementwise output or must-alias is F_ALIAS. */
+static void
+maybe_alias(struct gen *g, struct scope *sc, int nparam, int k,
+	    const struct val *v, struct buf *alias)
+{
+	int ew = elementwise(v->op), must;
+
+	for (int p = 0; p < nparam; p++) {
+		if ((g->aliased >> p & 1) || !same_shape(&v->s, &sc->v[p].s) ||
+		    (!ew && avoids(g, F_ALIAS)) || !chance(g, 30))
+			continue;
+		must = chance(g, 50) && !avoids(g, F_ALIAS);
+		if (!ew || must)
+			tag(g, F_ALIAS);
+		g->aliased |= 1 << p;
+		bput(alias, "%s{%d}: (%d, {}, %s)", alias->n ? ", " : "", k, p,
+		     must ? "must-alias" : "may-alias");
+		return;
+	}
+}
+
+/* The result: the outputs generators asked for, then the arrays nothing
+ * uses (so that every value counts), at most eight, or a random one;
+ * some alias a parameter of their shape (input_output_alias). */
 static void
 entry_root(struct gen *g, struct scope *sc, int nparam, struct buf *alias)
 {
-	char types[1024] = "", ops[512] = "", sh[64];
-	int out[9], n = 0, used = 0;
+	char types[2048] = "", ops[1024] = "", sh[64];
+	int out[MAXOUT + 9], n = 0;
 
-	for (int k = sc->n - 1; k >= nparam && n < 8; k--)
+	for (int k = 0; k < g->nout; k++) {
+		const struct out *o = &g->outs[k];
+
+		out[n++] = o->v;
+		if (o->param >= 0)
+			bput(alias, "%s{%d}: (%d, {}, %s)", alias->n ? ", " :
+			     "", k, o->param, o->must ? "must-alias" :
+			     "may-alias");
+	}
+	for (int k = sc->n - 1, m = 0; k >= nparam && m < 8; k--)
 		if (!sc->v[k].used && sc->v[k].s.rank > 0)
-			out[n++] = k;
+			out[n++] = k, m++;
 	if (n == 0 || chance(g, 10))
 		out[n++] = pick(g, sc->n);
 	for (int k = 0; k < n; k++) {
@@ -1022,45 +1299,66 @@ entry_root(struct gen *g, struct scope *sc, int nparam, struct buf *alias)
 		sprintf(types + strlen(types), "%s%s", k ? ", " : "",
 			shape_text(&v->s, sh));
 		sprintf(ops + strlen(ops), "%s%s", k ? ", " : "", v->name);
-		for (int p = 0; p < nparam; p++)
-			if (!(used >> p & 1) &&
-			    same_shape(&v->s, &sc->v[p].s) &&
-			    (!(g->safe & AVOID_ALIAS) || elementwise(v->op)) &&
-			    chance(g, 30)) {
-				used |= 1 << p;
-				bput(alias, "%s{%d}: (%d, {}, %s)",
-				     alias->n ? ", " : "", k, p,
-				     chance(g, 50) && !(g->safe & AVOID_ALIAS) ?
-				     "must-alias" : "may-alias");
-				break;
-			}
+		if (k >= g->nout)
+			maybe_alias(g, sc, nparam, k, v, alias);
 	}
 	bput(&sc->text, "  ROOT out = (%s) tuple(%s)\n}\n", types, ops);
 }
 
-static char *
-gen_module(uint64_t seed, int safe)
+/* The entry's parameters: random shapes, some repeating an earlier one
+ * (so that outputs can alias each other's parameter). */
+static int
+entry_params(struct gen *g, struct scope *e)
 {
-	struct gen g = {.rng = seed * 0x2545f4914f6cdd1du + 1, .safe = safe};
+	int np = 1 + pick(g, 3);
+	char sh[64];
+
+	for (int k = 0; k < np; k++) {
+		struct val *p = &e->v[e->n++];
+
+		p->s = random_shape(g, chance(g, 20) ? T_S32 : T_F32);
+		if (k > 0 && chance(g, 25))
+			p->s = e->v[pick(g, k)].s;
+		snprintf(p->name, sizeof p->name, "x%d", k);
+		bput(&e->text, "  %s = %s parameter(%d)\n", p->name,
+		     shape_text(&p->s, sh), k);
+	}
+	return np;
+}
+
+/* "// families: a b" for the families made, or "". */
+static void
+fam_list(unsigned fams, char *list, size_t size)
+{
+	size_t k = 0;
+
+	list[0] = 0;
+	for (int f = 0; f < NFAM; f++)
+		if (fams >> f & 1)
+			k += (size_t)snprintf(list + k, size - k, "%s%s",
+					      k ? "," : "", fam_names[f]);
+}
+
+/* Module `seed` as text; *fams gets the families it holds. */
+static char *
+gen_module(uint64_t seed, unsigned safe, int collectives, unsigned *fams)
+{
+	struct gen g = {.rng = seed * 0x2545f4914f6cdd1du + 1, .safe = safe,
+			.collectives = collectives};
 	struct scope *e = calloc(1, sizeof *e);
 	struct buf mod = {0}, alias = {0};
-	int np = 1 + pick(&g, 3);
-	char sh[64];
+	char list[512];
+	int np;
 
 	e->counter = -1;
 	bput(&alias, "%s", "");
 	bput(&g.comps, "%s", "");
 	bput(&e->text, "ENTRY %%main {\n");
-	for (int k = 0; k < np; k++) {
-		struct val *p = &e->v[e->n++];
-
-		p->s = random_shape(&g, chance(&g, 20) ? T_S32 : T_F32);
-		snprintf(p->name, sizeof p->name, "x%d", k);
-		bput(&e->text, "  %s = %s parameter(%d)\n", p->name,
-		     shape_text(&p->s, sh), k);
-	}
+	g.nparam = np = entry_params(&g, e);
 	body_ops(&g, e, 4 + pick(&g, 12));
 	entry_root(&g, e, np, &alias);
+	fam_list(g.fams, list, sizeof list);
+	bput(&mod, "// families: %s\n", g.fams ? list : "none");
 	bput(&mod, "HloModule gen%llu", (unsigned long long)seed);
 	if (alias.n)
 		bput(&mod, ", input_output_alias={ %s }", alias.p);
@@ -1069,16 +1367,19 @@ gen_module(uint64_t seed, int safe)
 	free(g.comps.p);
 	free(e->text.p);
 	free(e);
+	*fams = g.fams;
 	return mod.p;
 }
 
-/* The AVOID_ bit of a known bug's name; 0 if none. */
-static int
-avoid_bit(const char *name)
+/* The bits of a family's name, or of "known-bugs"; 0 if none. */
+static unsigned
+fam_bits(const char *name)
 {
-	for (int k = 0; k < 5; k++)
-		if (!strcmp(avoid_names[k], name))
-			return 1 << k;
+	if (!strcmp(name, "known-bugs"))
+		return KNOWN_BUGS;
+	for (int k = 0; k < NFAM; k++)
+		if (!strcmp(fam_names[k], name))
+			return BIT(k);
 	return 0;
 }
 
@@ -1103,76 +1404,144 @@ keep(const char *dir, uint64_t seed, const char *text)
 struct args {
 	uint64_t seed, n;
 	const char *dir;	/* where failing modules are kept */
-	int print, safe;
+	int print, collectives, require_planned;
+	unsigned safe;
 };
+
+static void
+usage(void)
+{
+	fputs("usage: oracle_gen [--count N] [--seed S] [--keep DIR] "
+	      "[--print]\n"
+	      "  [--avoid-known-bugs] [--avoid FAMILY] [--allow FAMILY]\n"
+	      "  [--async-collectives] [--require-planned]\n"
+	      "families (--avoid-known-bugs avoids known-bugs):", stderr);
+	for (int k = 0; k < NFAM; k++)
+		fprintf(stderr, " %s", fam_names[k]);
+	fputs("\n", stderr);
+}
 
 static int
 parse_args(int argc, char **argv, struct args *a)
 {
 	for (int k = 1; k < argc; k++) {
-		if (!strcmp(argv[k], "--count") && k + 1 < argc)
+		const char *f = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+
+		if (!strcmp(f, "--count") && v)
 			a->n = strtoull(argv[++k], NULL, 0);
-		else if (!strcmp(argv[k], "--seed") && k + 1 < argc)
+		else if (!strcmp(f, "--seed") && v)
 			a->seed = strtoull(argv[++k], NULL, 0);
-		else if (!strcmp(argv[k], "--keep") && k + 1 < argc)
+		else if (!strcmp(f, "--keep") && v)
 			a->dir = argv[++k];
-		else if (!strcmp(argv[k], "--print"))
+		else if (!strcmp(f, "--print"))
 			a->print = 1;
-		else if (!strcmp(argv[k], "--avoid-known-bugs"))
-			a->safe = AVOID_ALL;
-		else if (!strcmp(argv[k], "--allow") && k + 1 < argc)
-			a->safe &= ~avoid_bit(argv[++k]);
+		else if (!strcmp(f, "--avoid-known-bugs"))
+			a->safe |= KNOWN_BUGS;
+		else if (!strcmp(f, "--allow") && v && fam_bits(v))
+			a->safe &= ~fam_bits(argv[++k]);
+		else if (!strcmp(f, "--avoid") && v && fam_bits(v))
+			a->safe |= fam_bits(argv[++k]);
+		else if (!strcmp(f, "--async-collectives"))
+			a->collectives = 1;
+		else if (!strcmp(f, "--require-planned"))
+			a->require_planned = 1;
 		else {
-			fputs("usage: oracle_gen [--count N] [--seed S] "
-			      "[--keep DIR] [--print] [--avoid-known-bugs "
-			      "[--allow init|root|alias|bitcast|branch]]\n",
-			      stderr);
+			usage();
 			return -1;
 		}
 	}
 	return 0;
 }
 
+/* Modules and verdicts, in all and per family. */
+struct tally {
+	int made[NFAM], refused[NFAM], seen[NFAM], wrong[NFAM];
+	int n, same, refused_all, seen_all, wrong_all, skipped, errors;
+};
+
+/* Module verdict r (a TRIAL_*); seen: the oracle saw a plan differ. */
+static void
+count_result(struct tally *y, unsigned fams, int r, int seen)
+{
+	int refused = r == TRIAL_REFUSED, wrong = r == TRIAL_DIFF;
+
+	y->n++;
+	y->same += r == TRIAL_SAME;
+	y->refused_all += refused;
+	y->seen_all += refused && seen;
+	y->wrong_all += wrong;
+	y->skipped += r == TRIAL_SKIP;
+	y->errors += r == TRIAL_ERROR;
+	for (int f = 0; f < NFAM; f++) {
+		if (!(fams >> f & 1))
+			continue;
+		y->made[f]++;
+		y->refused[f] += refused;
+		y->seen[f] += refused && seen;
+		y->wrong[f] += wrong;
+	}
+}
+
+static void
+print_tally(const struct tally *y, const struct args *a)
+{
+	printf("oracle_gen: families: modules, refused by verify (of them "
+	       "the oracle sees differ), WRONG\n");
+	for (int f = 0; f < NFAM; f++)
+		printf("  %-16s %6d %6d (%d) %6d%s\n", fam_names[f],
+		       y->made[f], y->refused[f], y->seen[f], y->wrong[f],
+		       a->safe >> f & 1 || (f == F_COLLECTIVE &&
+					    !a->collectives) ? "  avoided" :
+		       "");
+	printf("oracle_gen: seeds %llu..%llu\n", (unsigned long long)a->seed,
+	       (unsigned long long)(a->seed + a->n - 1));
+	printf("%d modules: %d same, %d refused by verify (%d of them the "
+	       "oracle also sees differ), %d WRONG (differ, accepted), %d "
+	       "skipped, %d errors\n", y->n, y->same, y->refused_all,
+	       y->seen_all, y->wrong_all, y->skipped, y->errors);
+}
+
+/* Plans module s, runs it; the name in messages carries its families. */
+static int
+run_one(const struct args *a, uint64_t s, struct tally *y)
+{
+	unsigned fams;
+	char *text = gen_module(s, a->safe, a->collectives, &fams);
+	char name[600], list[512];
+	struct trial t = {.seed = s, .quiet = 1, .out = stdout};
+	int r;
+
+	fam_list(fams, list, sizeof list);
+	snprintf(name, sizeof name, "gen%llu[%s]", (unsigned long long)s,
+		 list);
+	t.file = name;
+	if (a->print) {
+		fputs(text, stdout);
+		free(text);
+		return TRIAL_SAME;
+	}
+	r = trial_file(&t, text, strlen(text));
+	if (r != TRIAL_SAME && r != TRIAL_SKIP)
+		keep(a->dir, s, text);
+	count_result(y, fams, r, t.differed > 0);
+	free(text);
+	return r;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct args a = {.seed = 1, .n = 1000, .dir = "."};
-	uint64_t seed, n;
-	const char *dir;
-	int print, bad = 0, errors = 0, safe;
+	struct tally y = {0};
 
 	if (parse_args(argc, argv, &a) < 0)
 		return 2;
-	seed = a.seed;
-	n = a.n;
-	dir = a.dir;
-	print = a.print;
-	safe = a.safe;
-	for (uint64_t s = seed; s < seed + n; s++) {
-		char *text = gen_module(s, safe), name[64];
-		struct trial t = {.seed = s, .quiet = 1, .out = stdout};
-		int r;
-
-		snprintf(name, sizeof name, "gen%llu", (unsigned long long)s);
-		t.file = name;
-		if (print) {
-			fputs(text, stdout);
-			free(text);
-			continue;
-		}
-		r = trial_file(&t, text, strlen(text));
-		if (r != TRIAL_SAME) {
-			keep(dir, s, text);
-			bad += r == TRIAL_DIFF;
-			errors += r != TRIAL_DIFF;
-		}
-		free(text);
-	}
-	if (!print)
-		printf("oracle_gen: %llu modules from seed %llu: %llu "
-		       "identical, %d differ, %d errors or skips\n",
-		       (unsigned long long)n, (unsigned long long)seed,
-		       (unsigned long long)(n - (uint64_t)(bad + errors)), bad,
-		       errors);
-	return bad ? 1 : errors ? 2 : 0;
+	for (uint64_t s = a.seed; s < a.seed + a.n; s++)
+		run_one(&a, s, &y);
+	if (a.print)
+		return 0;
+	print_tally(&y, &a);
+	if (y.wrong_all || y.errors)
+		return 1;
+	return a.require_planned && y.refused_all ? 1 : 0;
 }

@@ -248,6 +248,22 @@ emit(struct gen *g, struct scope *sc, const struct gs *s, const char *fmt,
 	return v->name;
 }
 
+/* An array of the scope whose line the caller writes: its name. */
+static const char *
+new_val(struct gen *g, struct scope *sc, const struct gs *s, const char *op,
+	char *name)
+{
+	struct val *v = &sc->v[sc->n < MAXVAL ? sc->n++ : MAXVAL - 1];
+
+	snprintf(v->name, sizeof v->name, "v%d", ++g->id);
+	v->s = *s;
+	v->used = 0;
+	v->inits = 0;
+	snprintf(v->op, sizeof v->op, "%s", op);
+	sc->tail = -1;
+	return strcpy(name, v->name);
+}
+
 /* A copy that only its one user reads: it leaves the scope. */
 static const char *
 private_copy(struct gen *g, struct scope *sc, const struct val *v)
@@ -1214,6 +1230,289 @@ op_io_alias(struct gen *g, struct scope *sc)
 	return alias_reading(g, sc, open[pick(g, n)]);
 }
 
+/* ---- conditionals whose branches take operands of their own ---------- */
+
+static const char *
+tuple_text(const struct gs *e, int n, char *buf)
+{
+	char sh[64];
+	int k = sprintf(buf, "(");
+
+	for (int j = 0; j < n; j++)
+		k += sprintf(buf + k, "%s%s", j ? ", " : "",
+			     shape_text(&e[j], sh));
+	sprintf(buf + k, ")");
+	return buf;
+}
+
+/* A tuple of arrays a[0..n) in scope sc (not an array of the scope). */
+static const char *
+make_tuple(struct gen *g, struct scope *sc, const struct val *a, int n,
+	   char *name)
+{
+	struct gs e[4];
+	char types[256], ops[128] = "";
+
+	for (int k = 0; k < n; k++) {
+		e[k] = a[k].s;
+		sprintf(ops + strlen(ops), "%s%s", k ? ", " : "", a[k].name);
+	}
+	sprintf(name, "t%d", ++g->id);
+	bput(&sc->text, "  %s = %s tuple(%s)\n", name, tuple_text(e, n, types),
+	     ops);
+	sc->tail = -1;
+	return name;
+}
+
+/* The branch index: a pred for two branches, an s32 for more. */
+static const char *
+branch_index(struct gen *g, struct scope *sc, int nb, char *name)
+{
+	struct gs ps = scalar(T_PRED);
+
+	snprintf(name, 24, "%s", nb > 2 ? constant(g, sc, T_S32) :
+		 emit(g, sc, &ps, "constant(%s)", chance(g, 50) ? "true" :
+		      "false"));
+	return name;
+}
+
+/* The conditional's line: result `shape`, operands ops[0..nb). */
+static void
+conditional_line(struct scope *sc, const char *name, const char *shape,
+		 const char *pv, char (*ops)[24], char (*br)[32], int nb)
+{
+	bput(&sc->text, "  %s = %s conditional(%s", name, shape, pv);
+	for (int b = 0; b < nb; b++)
+		bput(&sc->text, ", %s", ops[b]);
+	if (nb == 2) {
+		bput(&sc->text, "), true_computation=%%%s, false_computation="
+		     "%%%s\n", br[0], br[1]);
+		return;
+	}
+	bput(&sc->text, "), branch_computations={");
+	for (int b = 0; b < nb; b++)
+		bput(&sc->text, "%s%%%s", b ? ", " : "", br[b]);
+	bput(&sc->text, "}\n");
+}
+
+/* A branch returning its parameter (of `shape`) unchanged. */
+static void
+identity_branch(struct gen *g, const char *name, const char *shape)
+{
+	bput(&g->comps, "%%%s {\n  ROOT p = %s parameter(0)\n}\n\n", name,
+	     shape);
+}
+
+/* A branch taking the tuple e[0..n) and returning element k. */
+static void
+part_branch(struct gen *g, const char *name, const struct gs *e, int n,
+	    int k)
+{
+	char tt[256], sh[64];
+
+	bput(&g->comps, "%%%s {\n  p = %s parameter(0)\n  ROOT e = %s "
+	     "get-tuple-element(p), index=%d\n}\n\n", name,
+	     tuple_text(e, n, tt), shape_text(&e[k], sh), k);
+}
+
+/* A branch computing an array of shape r from its parameter: an array
+ * (n = 0, shape e[0]) or the tuple e[0..n), whose elements it reads. */
+static void
+computed_branch(struct gen *g, const char *name, const struct gs *e, int n,
+		const struct gs *r, int depth)
+{
+	struct scope *d = calloc(1, sizeof *d);
+	struct val a = {.s = e[0]};
+	char tt[256];
+
+	begin_callee(g, d, name, &a, !n, depth);
+	if (n) {
+		bput(&d->text, "  p = %s parameter(0)\n", tuple_text(e, n, tt));
+		for (int k = 0; k < n; k++)
+			emit(g, d, &e[k], "get-tuple-element(p), index=%d", k);
+	}
+	body_ops(g, d, 1 + pick(g, 3));
+	if (end_callee(g, d, r, avoids(g, F_BRANCH)))
+		tag(g, F_BRANCH);
+	free(d);
+}
+
+/* Two arrays of one shape, distinct when the scope has them: at the top,
+ * often two entry parameters. */
+static int
+two_of_shape(struct gen *g, struct scope *sc, struct val *a, struct val *b)
+{
+	const struct val *v = any(g, sc, 15);
+
+	if (!v)
+		return -1;
+	*a = *v;
+	for (int k = 0; k < sc->n; k++)
+		if (sc->depth == 0 && k < g->nparam && chance(g, 40) &&
+		    k != (int)(v - sc->v) && same_shape(&sc->v[k].s, &a->s)) {
+			*b = sc->v[k];
+			return 0;
+		}
+	*b = *a;
+	snprintf(b->name, sizeof b->name, "%s", of_shape(g, sc, &a->s));
+	return 0;
+}
+
+/* conditional(p, a, b) whose two branches return their operands. */
+static int
+branch_pair(struct gen *g, struct scope *sc)
+{
+	char ops[2][24], br[2][32], pv[24], sh[64], name[24];
+	struct val a, b;
+
+	if (two_of_shape(g, sc, &a, &b) < 0)
+		return -1;
+	snprintf(ops[0], 24, "%s", a.name);
+	snprintf(ops[1], 24, "%s", b.name);
+	shape_text(&a.s, sh);
+	for (int k = 0; k < 2; k++) {
+		snprintf(br[k], 32, "branch%d", ++g->id);
+		identity_branch(g, br[k], sh);
+	}
+	branch_index(g, sc, 2, pv);
+	conditional_line(sc, new_val(g, sc, &a.s, "conditional", name), sh,
+			 pv, ops, br, 2);
+	return 0;
+}
+
+/* Branch b's operand for a result of shape r: an array of shape r, or a
+ * tuple holding one (e[0..*n), its index *k); its name goes to op. */
+static void
+branch_operand(struct gen *g, struct scope *sc, const struct gs *r,
+	       struct gs *e, int *n, int *k, char *op)
+{
+	struct val t[2];
+	const struct val *o = any(g, sc, 15);
+
+	*n = 0;
+	*k = 0;
+	snprintf(t[0].name, 24, "%s", of_shape(g, sc, r));
+	t[0].s = *r;
+	e[0] = *r;
+	if (!o || chance(g, 40)) {
+		snprintf(op, 24, "%s", t[0].name);
+		return;
+	}
+	t[1] = *o;
+	*k = pick(g, 2);
+	if (*k)
+		t[1] = t[0], t[0] = *o;
+	*n = 2;
+	e[0] = t[0].s;
+	e[1] = t[1].s;
+	make_tuple(g, sc, t, 2, op);
+}
+
+/* A conditional of 2 or 3 branches, each taking an operand of its own
+ * (an array, or a tuple) and returning it, a part of it, or something
+ * computed; an array operand is sometimes read again after. */
+static int
+branch_ops(struct gen *g, struct scope *sc)
+{
+	char ops[3][24], br[3][32], pv[24], sh[64], name[24];
+	int nb = chance(g, 40) ? 3 : 2, n[3], k;
+	const struct val *v = any(g, sc, 15);
+	struct gs r, e[2];
+
+	if (!v)
+		return -1;
+	r = v->s;
+	for (int b = 0; b < nb; b++) {
+		branch_operand(g, sc, &r, e, &n[b], &k, ops[b]);
+		snprintf(br[b], 32, "branch%d", ++g->id);
+		if (!n[b] && chance(g, 40) && makes(g, F_BRANCH))
+			identity_branch(g, br[b], shape_text(&r, sh));
+		else if (n[b] && chance(g, 60))
+			part_branch(g, br[b], e, n[b], k);
+		else
+			computed_branch(g, br[b], e, n[b], &r, sc->depth + 1);
+	}
+	branch_index(g, sc, nb, pv);
+	conditional_line(sc, new_val(g, sc, &r, "conditional", name),
+			 shape_text(&r, sh), pv, ops, br, nb);
+	k = pick(g, nb);
+	if (chance(g, 30) && !n[k])
+		emit(g, sc, &r, "copy(%s)", ops[k]);
+	return 0;
+}
+
+/* A branch over a pair (tuple tt of two arrays of shape sh): 0 returns
+ * it unchanged, 1 rebuilt, 2 with its elements swapped. */
+static void
+pair_branch(struct gen *g, const char *name, const char *tt, const char *sh,
+	    int mode)
+{
+	if (mode == 0) {
+		identity_branch(g, name, tt);
+		return;
+	}
+	bput(&g->comps, "%%%s {\n  p = %s parameter(0)\n"
+	     "  a = %s get-tuple-element(p), index=0\n"
+	     "  b = %s get-tuple-element(p), index=1\n"
+	     "  ROOT t = %s tuple(%s)\n}\n\n", name, tt, sh, sh, tt,
+	     mode == 1 ? "a, b" : "b, a");
+}
+
+/* A conditional over pairs (x, y) of one shape, the same pair for both
+ * branches or (y, x) for one: one branch returns its pair as it is, the
+ * other swapped. */
+static int
+branch_swap(struct gen *g, struct scope *sc)
+{
+	struct val a[2], t[2];
+	struct gs e[2];
+	char ops[2][24], br[2][32], pv[24], tt[256], name[24], sh[64];
+	int swapper = pick(g, 2);
+
+	if (two_of_shape(g, sc, &a[0], &a[1]) < 0)
+		return -1;
+	e[0] = e[1] = a[0].s;
+	tuple_text(e, 2, tt);
+	shape_text(&e[0], sh);
+	make_tuple(g, sc, a, 2, ops[0]);
+	t[0] = a[1];
+	t[1] = a[0];
+	if (chance(g, 50))
+		make_tuple(g, sc, t, 2, ops[1]);
+	else
+		strcpy(ops[1], ops[0]);
+	for (int b = 0; b < 2; b++) {
+		snprintf(br[b], 32, "branch%d", ++g->id);
+		pair_branch(g, br[b], tt, sh, b == swapper ? 2 : pick(g, 2));
+	}
+	branch_index(g, sc, 2, pv);
+	snprintf(name, sizeof name, "c%d", ++g->id);
+	conditional_line(sc, name, tt, pv, ops, br, 2);
+	sc->tail = -1;
+	for (int k = 0; k < 2; k++)
+		emit(g, sc, &e[k], "get-tuple-element(%s), index=%d", name, k);
+	return 0;
+}
+
+/* Conditionals whose branches take operands of their own (F_BRANCH_OPS),
+ * return their two operands (F_BRANCH_PAIR) or swap a pair
+ * (F_BRANCH_SWAP). */
+static int
+op_branches(struct gen *g, struct scope *sc)
+{
+	int k = pick(g, 3);
+
+	if (sc->depth >= MAXDEPTH)
+		return -1;
+	if (k == 0 && makes(g, F_BRANCH_PAIR))
+		return branch_pair(g, sc);
+	if (k == 1 && makes(g, F_BRANCH_SWAP))
+		return branch_swap(g, sc);
+	if (k == 2 && makes(g, F_BRANCH_OPS))
+		return branch_ops(g, sc);
+	return -1;
+}
+
 /* ---- computations ------------------------------------------------------- */
 
 typedef int opfn(struct gen *g, struct scope *sc);
@@ -1227,7 +1526,7 @@ static const struct {
 	{op_slice, 5}, {op_concatenate, 3}, {op_pad, 3}, {op_dot, 4},
 	{op_reduce, 4}, {op_iota, 2}, {op_dynamic_slice, 3}, {op_dus, 3},
 	{op_tuple, 3}, {op_call, 2}, {op_conditional, 2}, {op_while, 3},
-	{op_fusion, 2}, {op_io_alias, 2},
+	{op_fusion, 2}, {op_io_alias, 2}, {op_branches, 3},
 };
 
 static void

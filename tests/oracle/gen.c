@@ -129,6 +129,7 @@ struct gen {
 	int reducers;		/* bit per type: its add/max made */
 	int was_used;		/* what any() picked was read already */
 	int collectives;	/* make F_COLLECTIVE (the oracle runs them) */
+	int scheduled;		/* is_scheduled=true: the text order runs */
 	int nparam;		/* the entry's parameters */
 	unsigned aliased;	/* bit per parameter: an output aliases it */
 	struct out outs[MAXOUT];	/* entry outputs asked for */
@@ -1513,6 +1514,108 @@ op_branches(struct gen *g, struct scope *sc)
 	return -1;
 }
 
+/* ---- async pairs -------------------------------------------------------- */
+
+/* The operand of an async pair: an array of the scope, or one made just
+ * before (so that it dies at the start, unless read after the done). */
+static struct val
+async_operand(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	struct val x = {.s = {T_F32, 1, {4}}};
+
+	if (!v)
+		snprintf(x.name, sizeof x.name, "%s", fresh(g, sc, &x.s));
+	else
+		x = *v;
+	if (chance(g, 50)) {
+		snprintf(x.name, sizeof x.name, "%s", emit(g, sc, &x.s,
+			 "negate(%s)", x.name));
+		sc->v[sc->tail].used = 1;
+	}
+	return x;
+}
+
+/* Work between a start and its done: arrays of the operand's shape that
+ * could take its storage, and a few random ops. */
+static void
+async_work(struct gen *g, struct scope *sc, const struct val *x)
+{
+	for (int k = 0, n = 1 + pick(g, 3); k < n; k++)
+		if (chance(g, 50))
+			emit(g, sc, &x->s, "add(%s, %s)", of_shape(g, sc, &x->s),
+			     of_shape(g, sc, &x->s));
+		else
+			fresh(g, sc, &x->s);
+	body_ops(g, sc, pick(g, 3));
+}
+
+/* The start's line, for a collective or async-start of kind k. */
+static void
+collective_start(struct gen *g, struct scope *sc, int k, const struct val *x,
+		 const char *name)
+{
+	char sh[64], callee[32];
+
+	shape_text(&x->s, sh);
+	switch (k) {
+	case 0:
+		bput(&sc->text, "  %s = %s all-reduce-start(%s), replica_groups="
+		     "{{0}}, to_apply=%%%s\n", name, sh, x->name,
+		     reducer(g, x->s.type, chance(g, 30)));
+		break;
+	case 1:
+		bput(&sc->text, "  %s = (%s, %s) all-gather-start(%s), "
+		     "replica_groups={{0}}, dimensions={0}\n", name, sh, sh,
+		     x->name);
+		break;
+	case 2:
+		bput(&sc->text, "  %s = (%s, %s, u32[], u32[]) "
+		     "collective-permute-start(%s), source_target_pairs="
+		     "{{0,0}}\n", name, sh, sh, x->name);
+		break;
+	default:
+		snprintf(callee, sizeof callee, "async%d", ++g->id);
+		bput(&g->comps, "%%%s {\n  p = %s parameter(0)\n  ROOT r = %s "
+		     "negate(p)\n}\n\n", callee, sh, sh);
+		bput(&sc->text, "  %s = ((%s), %s, s32[]) async-start(%s), "
+		     "calls=%%%s\n", name, sh, sh, x->name, callee);
+		break;
+	}
+}
+
+/* copy-start/copy-done (F_COPY_START), or an async collective with one
+ * participant or an async-start (F_COLLECTIVE), around other work; the
+ * operand is sometimes read after the done. */
+static int
+op_async(struct gen *g, struct scope *sc)
+{
+	static const char *const dones[] = {
+		"all-reduce-done", "all-gather-done",
+		"collective-permute-done", "async-done", "copy-done",
+	};
+	int k = g->collectives && chance(g, 60) ? pick(g, 4) : 4;
+	char name[24], sh[64];
+	struct val x;
+
+	if (!makes(g, k == 4 ? F_COPY_START : F_COLLECTIVE))
+		return -1;
+	x = async_operand(g, sc);
+	snprintf(name, sizeof name, "s%d", ++g->id);
+	if (k == 4)
+		bput(&sc->text, "  %s = (%s, %s, u32[]) copy-start(%s)\n", name,
+		     shape_text(&x.s, sh), sh, x.name);
+	else
+		collective_start(g, sc, k, &x, name);
+	sc->tail = -1;
+	async_work(g, sc, &x);
+	emit(g, sc, &x.s, "%s(%s)", dones[k], name);
+	if (chance(g, 25))
+		emit(g, sc, &x.s, "copy(%s)", x.name);
+	g->scheduled |= chance(g, 30);
+	return 0;
+}
+
 /* ---- computations ------------------------------------------------------- */
 
 typedef int opfn(struct gen *g, struct scope *sc);
@@ -1526,7 +1629,7 @@ static const struct {
 	{op_slice, 5}, {op_concatenate, 3}, {op_pad, 3}, {op_dot, 4},
 	{op_reduce, 4}, {op_iota, 2}, {op_dynamic_slice, 3}, {op_dus, 3},
 	{op_tuple, 3}, {op_call, 2}, {op_conditional, 2}, {op_while, 3},
-	{op_fusion, 2}, {op_io_alias, 2}, {op_branches, 3},
+	{op_fusion, 2}, {op_io_alias, 2}, {op_branches, 3}, {op_async, 3},
 };
 
 static void
@@ -1659,6 +1762,8 @@ gen_module(uint64_t seed, unsigned safe, int collectives, unsigned *fams)
 	fam_list(g.fams, list, sizeof list);
 	bput(&mod, "// families: %s\n", g.fams ? list : "none");
 	bput(&mod, "HloModule gen%llu", (unsigned long long)seed);
+	if (g.scheduled)
+		bput(&mod, ", is_scheduled=true");
 	if (alias.n)
 		bput(&mod, ", input_output_alias={ %s }", alias.p);
 	bput(&mod, "\n\n%s%s", g.comps.p, e->text.p);

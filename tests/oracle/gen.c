@@ -69,7 +69,11 @@ struct scope {
 	int depth;		/* 0: the entry */
 	int tail;		/* the array the last line made, or -1 */
 	int counter;		/* a loop body's s32 counter, or -1 */
+	int nstate;		/* its state's arrays, after the counter */
 };
+
+struct gen;
+typedef int opfn(struct gen *g, struct scope *sc);
 
 /* Families of modules that the planner has got wrong, each made on
  * purpose by a generator or a choice in one, each tagged in the module
@@ -130,6 +134,7 @@ struct gen {
 	int was_used;		/* what any() picked was read already */
 	int collectives;	/* make F_COLLECTIVE (the oracle runs them) */
 	int scheduled;		/* is_scheduled=true: the text order runs */
+	opfn *inject;		/* to run first in the next loop body */
 	int nparam;		/* the entry's parameters */
 	unsigned aliased;	/* bit per parameter: an output aliases it */
 	struct out outs[MAXOUT];	/* entry outputs asked for */
@@ -917,11 +922,17 @@ op_conditional(struct gen *g, struct scope *sc)
 
 /* ---- while loops -------------------------------------------------------- */
 
+struct loop;
+typedef void nextfn(struct gen *g, struct scope *d, const struct loop *L,
+		    int first, char (*names)[24]);
+
 struct loop {
-	struct val st[4];	/* the carried arrays */
+	struct val st[4];	/* the carried arrays (names: the init) */
 	int n;
 	char tuple[256];	/* the state's tuple shape */
 	int trips;
+	nextfn *next;		/* makes the body's next state */
+	int kind;		/* a choice of next's */
 };
 
 static void
@@ -984,13 +995,26 @@ next_state(struct gen *g, struct scope *d, const struct loop *L, int k,
 	return names[k];
 }
 
-/* The body: state elements updated by ops, passed through, swapped, or
- * written with dynamic-update-slice at the counter (next_state). */
+/* The random body's next state: ops, then each element as drawn
+ * (next_state). */
+static void
+random_next(struct gen *g, struct scope *d, const struct loop *L, int first,
+	    char (*names)[24])
+{
+	body_ops(g, d, 2 + pick(g, 6));
+	for (int k = 0; k < L->n; k++)
+		next_state(g, d, L, k, first, names);
+}
+
+/* The body: the counter and state elements as get-tuple-elements, a
+ * generator's pattern when one is waiting (g->inject), the next state
+ * as L->next makes it, the counter plus one. */
 static void
 loop_body(struct gen *g, const struct loop *L, const char *name, int depth)
 {
 	struct scope *d = calloc(1, sizeof *d);
 	char root[256] = "", names[4][24];
+	opfn *inject = g->inject;
 	int first;
 
 	d->depth = depth;
@@ -999,20 +1023,58 @@ loop_body(struct gen *g, const struct loop *L, const char *name, int depth)
 	emit(g, d, &(struct gs){T_S32, 0, {0}}, "get-tuple-element(s), "
 	     "index=0");
 	first = d->n;
+	d->nstate = L->n;
 	for (int k = 0; k < L->n; k++)
 		emit(g, d, &L->st[k].s, "get-tuple-element(s), index=%d",
 		     k + 1);
-	body_ops(g, d, 2 + pick(g, 6));
+	g->inject = NULL;
+	if (inject)
+		inject(g, d);
+	L->next(g, d, L, first, names);
 	bput(&d->text, "  one = s32[] constant(1)\n"
 	     "  i1 = s32[] add(%s, one)\n", d->v[d->counter].name);
 	d->v[d->counter].used = 1;
 	for (int k = 0; k < L->n; k++)
-		sprintf(root + strlen(root), ", %s",
-			next_state(g, d, L, k, first, names));
+		sprintf(root + strlen(root), ", %s", names[k]);
 	bput(&d->text, "  ROOT t = %s tuple(i1%s)\n}\n\n", L->tuple, root);
 	bput(&g->comps, "%s", d->text.p);
 	free(d->text.p);
 	free(d);
+}
+
+/* Loop L over the init arrays L->st (their names), its cond and body
+ * written; the state's elements read after it, each with chance
+ * `percent`; the while's name. */
+static const char *
+write_loop(struct gen *g, struct scope *sc, struct loop *L, int percent,
+	   char *tn)
+{
+	char cond[32], body[32], sh[64];
+	const char *zero;
+
+	sprintf(L->tuple, "(s32[]");
+	for (int k = 0; k < L->n; k++)
+		sprintf(L->tuple + strlen(L->tuple), ", %s",
+			shape_text(&L->st[k].s, sh));
+	strcat(L->tuple, ")");
+	snprintf(cond, sizeof cond, "cond%d", ++g->id);
+	snprintf(body, sizeof body, "body%d", ++g->id);
+	loop_cond(g, L, cond);
+	loop_body(g, L, body, sc->depth + 1);
+	zero = emit(g, sc, &(struct gs){T_S32, 0, {0}}, "constant(%d)",
+		    pick(g, 2));
+	snprintf(tn, 24, "w%d", ++g->id);
+	bput(&sc->text, "  %s.init = %s tuple(%s", tn, L->tuple, zero);
+	for (int k = 0; k < L->n; k++)
+		bput(&sc->text, ", %s", L->st[k].name);
+	bput(&sc->text, ")\n  %s = %s while(%s.init), condition=%%%s, "
+	     "body=%%%s\n", tn, L->tuple, tn, cond, body);
+	sc->tail = -1;
+	for (int k = 0; k < L->n; k++)
+		if (chance(g, percent))
+			emit(g, sc, &L->st[k].s, "get-tuple-element(%s), "
+			     "index=%d", tn, k + 1);
+	return tn;
 }
 
 /* An array for a loop's init tuple: itself, which may be in several
@@ -1034,40 +1096,22 @@ shared_init(struct gen *g, struct scope *sc, const struct val *v)
 static int
 op_while(struct gen *g, struct scope *sc)
 {
-	struct loop L = {.n = 1 + pick(g, 3), .trips = 1 + pick(g, 4)};
-	char cond[32], body[32], init[256] = "", sh[64], tn[24];
-	const char *zero;
+	struct loop L = {.n = 1 + pick(g, 3), .trips = 1 + pick(g, 4),
+			 .next = random_next};
+	char tn[24];
 
 	if (sc->depth >= MAXDEPTH)
 		return -1;
-	sprintf(L.tuple, "(s32[]");
 	for (int k = 0; k < L.n; k++) {
 		const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
 
 		if (!v)
 			return -1;
 		L.st[k] = *v;
-		sprintf(L.tuple + strlen(L.tuple), ", %s",
-			shape_text(&v->s, sh));
-		sprintf(init + strlen(init), ", %s", shared_init(g, sc, v));
+		snprintf(L.st[k].name, sizeof L.st[k].name, "%s",
+			 shared_init(g, sc, v));
 	}
-	strcat(L.tuple, ")");
-	snprintf(cond, sizeof cond, "cond%d", ++g->id);
-	snprintf(body, sizeof body, "body%d", ++g->id);
-	loop_cond(g, &L, cond);
-	loop_body(g, &L, body, sc->depth + 1);
-	zero = emit(g, sc, &(struct gs){T_S32, 0, {0}}, "constant(%d)",
-		    pick(g, 2));
-	snprintf(tn, sizeof tn, "w%d", ++g->id);
-	bput(&sc->text, "  %s.init = %s tuple(%s%s)\n", tn, L.tuple, zero,
-	     init);
-	bput(&sc->text, "  %s = %s while(%s.init), condition=%%%s, "
-	     "body=%%%s\n", tn, L.tuple, tn, cond, body);
-	sc->tail = -1;
-	for (int k = 0; k < L.n; k++)
-		if (chance(g, 80))
-			emit(g, sc, &L.st[k].s, "get-tuple-element(%s), "
-			     "index=%d", tn, k + 1);
+	write_loop(g, sc, &L, 80, tn);
 	return 0;
 }
 
@@ -1616,9 +1660,384 @@ op_async(struct gen *g, struct scope *sc)
 	return 0;
 }
 
-/* ---- computations ------------------------------------------------------- */
+/* ---- loops: in-place fusions, rotations, shared inits, fetches ------- */
 
-typedef int opfn(struct gen *g, struct scope *sc);
+/* A state array of the loop body sc (of a type in mask), or NULL. */
+static const struct val *
+state_elem(struct gen *g, struct scope *sc, int mask)
+{
+	struct val *v;
+
+	if (sc->counter < 0 || !sc->nstate)
+		return NULL;
+	v = &sc->v[sc->counter + 1 + pick(g, sc->nstate)];
+	if (!(mask >> v->s.type & 1) || v->s.rank == 0)
+		return NULL;
+	v->used = 1;
+	return v;
+}
+
+/* The array of the scope named `name`. */
+static struct val *
+find_val(struct scope *sc, const char *name)
+{
+	for (int k = sc->n - 1; k >= 0; k--)
+		if (!strcmp(sc->v[k].name, name))
+			return &sc->v[k];
+	return NULL;
+}
+
+/* An index computed at run time, or the counter in a loop body. */
+static const char *
+run_time_index(struct gen *g, struct scope *sc)
+{
+	const char *a, *b;
+
+	if (sc->counter >= 0 && chance(g, 80))
+		return sc->v[sc->counter].name;
+	a = constant(g, sc, T_S32);
+	b = constant(g, sc, T_S32);
+	return emit(g, sc, &(struct gs){T_S32, 0, {0}}, "add(%s, %s)", a, b);
+}
+
+/* ", z, z" (z: the s32 zero's name) for the dimensions after the first;
+ * the sizes of shape u. */
+static void
+dims_after_first(const struct gs *u, const char *z, char *zs, char *sizes)
+{
+	zs[0] = 0;
+	sprintf(sizes, "%d", u->d[0]);
+	for (int k = 1; k < u->rank; k++) {
+		sprintf(zs + strlen(zs), ", %s", z);
+		sprintf(sizes + strlen(sizes), ",%d", u->d[k]);
+	}
+}
+
+/* An s32 zero of the scope, for indices. */
+static const char *
+zero(struct gen *g, struct scope *sc, char *name)
+{
+	snprintf(name, 24, "%s", emit(g, sc, &(struct gs){T_S32, 0, {0}},
+				      "constant(0)"));
+	return name;
+}
+
+/* %name (p0: S, p1: U, p2: s32[]) whose ROOT is dynamic-update-slice(p0,
+ * u, p2, 0...): u is f(p1), or p0's own slice there plus p1 (read,
+ * modify, write back). */
+static void
+dus_fused(struct gen *g, const char *name, const struct gs *s,
+	  const struct gs *u)
+{
+	char ss[64], us[64], zs[32], sizes[32];
+
+	dims_after_first(u, "z", zs, sizes);
+	bput(&g->comps, "%%%s {\n  p0 = %s parameter(0)\n  p1 = %s "
+	     "parameter(1)\n  p2 = s32[] parameter(2)\n  z = s32[] "
+	     "constant(0)\n", name, shape_text(s, ss), shape_text(u, us));
+	if (chance(g, 40))
+		bput(&g->comps, "  q = %s dynamic-slice(p0, p2%s), "
+		     "dynamic_slice_sizes={%s}\n  u = %s add(q, p1)\n", us, zs,
+		     sizes, us);
+	else
+		bput(&g->comps, "  u = %s negate(p1)\n", us);
+	bput(&g->comps, "  ROOT d = %s dynamic-update-slice(p0, u, p2%s)\n}"
+	     "\n\n", ss, zs);
+}
+
+/* A loop fusion whose ROOT updates its parameter 0 in place at an index
+ * (in a loop body the counter, the operand often the state); the
+ * operand is sometimes read after. */
+static int
+dus_fusion(struct gen *g, struct scope *sc)
+{
+	int mask = 1 << T_F32 | 1 << T_S32;
+	const struct val *v = state_elem(g, sc, mask);
+	char name[32], upd[24], idx[24];
+	const char *r;
+	struct val x;
+	struct gs u;
+
+	if (!v || chance(g, 20))
+		v = any(g, sc, mask);
+	if (!v || v->s.rank == 0)
+		return -1;
+	x = *v;
+	u = x.s;
+	u.d[0] = 1 + pick(g, u.d[0]);
+	snprintf(upd, sizeof upd, "%s", of_shape(g, sc, &u));
+	snprintf(idx, sizeof idx, "%s", run_time_index(g, sc));
+	snprintf(name, sizeof name, "fused%d", ++g->id);
+	dus_fused(g, name, &x.s, &u);
+	r = emit(g, sc, &x.s, "fusion(%s, %s, %s), kind=kLoop, calls=%%%s",
+		 x.name, upd, idx, name);
+	if (chance(g, 50))
+		emit(g, sc, &x.s, "add(%s, %s)", x.name, r);
+	return 0;
+}
+
+/* Runs generator fn in the body of a new random loop; -1 if none. */
+static int
+in_loop(struct gen *g, struct scope *sc, opfn *fn)
+{
+	if (sc->depth >= MAXDEPTH)
+		return -1;
+	g->inject = fn;
+	if (op_while(g, sc) == 0 && !g->inject)
+		return 0;
+	g->inject = NULL;
+	return -1;
+}
+
+/* F_DUS_FUSION: in a new loop's body, or here. */
+static int
+op_dus_fusion(struct gen *g, struct scope *sc)
+{
+	if (!makes(g, F_DUS_FUSION))
+		return -1;
+	if (sc->counter < 0 && chance(g, 40) && in_loop(g, sc, dus_fusion) == 0)
+		return 0;
+	return dus_fusion(g, sc);
+}
+
+/* x updated in place at the counter: dynamic-update-slice(x, u, i...)
+ * where u is a slice of y at the counter. */
+static const char *
+update_at_counter(struct gen *g, struct scope *d, const struct val *x,
+		  const struct val *y)
+{
+	struct gs u = x->s;
+	char idx[256], sizes[32], zs[32], un[24];
+
+	u.d[0] = 1;
+	dims_after_first(&u, "", zs, sizes);
+	indices(g, d, u.rank, idx);
+	snprintf(un, sizeof un, "%s", emit(g, d, &u, "dynamic-slice(%s%s), "
+		 "dynamic_slice_sizes={%s}", y->name, idx, sizes));
+	indices(g, d, u.rank, idx);
+	return emit(g, d, &x->s, "dynamic-update-slice(%s, %s%s)", x->name,
+		    un, idx);
+}
+
+/* f(a, b) for the scan carry: an op of the two, or either updated in
+ * place at the counter from the other. */
+static const char *
+carry_op(struct gen *g, struct scope *d, const struct val *a,
+	 const struct val *b)
+{
+	switch (pick(g, 4)) {
+	case 0: return emit(g, d, &a->s, "add(%s, %s)", a->name, b->name);
+	case 1: return emit(g, d, &a->s, "multiply(%s, %s)", b->name,
+			    a->name);
+	case 2: return update_at_counter(g, d, a, b);
+	default: return update_at_counter(g, d, b, a);
+	}
+}
+
+/* The rotating body (L->kind): 0 the scan carry (x0, .., xn) -> (x1, ..,
+ * xn, f(x0, x1)); 1 a rotation (x1, .., xn, x0), one element maybe
+ * updated in place first; 2 a swap with one side updated. */
+static void
+rotate_next(struct gen *g, struct scope *d, const struct loop *L, int first,
+	    char (*names)[24])
+{
+	const struct val *x = &d->v[first];
+	int n = L->n;
+
+	body_ops(g, d, pick(g, 3));
+	for (int k = 0; k + 1 < n; k++)
+		snprintf(names[k], 24, "%s", x[k + 1].name);
+	if (L->kind == 0) {
+		snprintf(names[n - 1], 24, "%s", carry_op(g, d, &x[0], &x[1]));
+		return;
+	}
+	snprintf(names[n - 1], 24, "%s", x[0].name);
+	if (chance(g, 50)) {
+		int k = pick(g, n);
+		const char *u = update_at_counter(g, d, &x[k], &x[(k + 1) % n]);
+
+		snprintf(names[(k + n - 1) % n], 24, "%s", u);
+	}
+}
+
+/* Init arrays for loop L: n of shape s, the first v; distinct unless
+ * F_INIT is made (shared_init). */
+static void
+same_shape_init(struct gen *g, struct scope *sc, struct loop *L,
+		const struct val *v)
+{
+	L->st[0] = *v;
+	for (int k = 1; k < L->n; k++) {
+		struct val *w = find_val(sc, of_shape(g, sc, &v->s));
+
+		L->st[k] = *w;
+		snprintf(L->st[k].name, 24, "%s", shared_init(g, sc, w));
+	}
+}
+
+/* F_ROTATE: a loop whose state of one shape rotates (the carry of every
+ * JAX scan, rotations of 3 and 4, swaps), with in-place updates at the
+ * counter. */
+static int
+op_rotate(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	struct loop L = {.trips = 1 + pick(g, 4), .next = rotate_next,
+			 .kind = pick(g, 3)};
+	char tn[24];
+
+	if (!v || v->s.rank == 0 || sc->depth >= MAXDEPTH ||
+	    !makes(g, F_ROTATE))
+		return -1;
+	L.n = L.kind == 2 ? 2 : 2 + pick(g, 3);
+	same_shape_init(g, sc, &L, v);
+	write_loop(g, sc, &L, 80, tn);
+	return 0;
+}
+
+/* The in-place body: each element updated at the counter (from an
+ * element of its shape), or by an elementwise op of itself. */
+static void
+update_next(struct gen *g, struct scope *d, const struct loop *L, int first,
+	    char (*names)[24])
+{
+	for (int k = 0; k < L->n; k++) {
+		const struct val *x = &d->v[first + k];
+		const struct val *y = &d->v[first + pick(g, L->n)];
+
+		if (!same_shape(&x->s, &y->s))
+			y = x;
+		if (x->s.rank > 0 && chance(g, 60))
+			snprintf(names[k], 24, "%s", update_at_counter(g, d, x,
+				 y));
+		else
+			snprintf(names[k], 24, "%s", emit(g, d, &x->s,
+				 "add(%s, %s)", x->name, x->name));
+	}
+}
+
+/* F_INIT: one array in the init tuples of two or three loops (sometimes
+ * twice in one), each updating its state in place; read after them. */
+static int
+op_shared_init(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	struct val x;
+	char tn[24];
+
+	if (!v || sc->depth >= MAXDEPTH || !makes(g, F_INIT))
+		return -1;
+	x = *v;
+	for (int k = 0, n = 2 + chance(g, 30); k < n; k++) {
+		struct loop L = {.n = 1 + chance(g, 40), .trips = 1 + pick(g, 3),
+				 .next = update_next};
+
+		L.st[0] = x;
+		if (L.n > 1)
+			L.st[1] = chance(g, 40) ? x : *any(g, sc, 1 << T_F32 |
+							   1 << T_S32);
+		write_loop(g, sc, &L, 70, tn);
+	}
+	emit(g, sc, &x.s, chance(g, 50) ? "negate(%s)" : "copy(%s)", x.name);
+	return 0;
+}
+
+/* The streaming body: a fetch f = dynamic-slice(A, i, 0...) of state A
+ * at the counter (which hloplan double-buffers) carried in the state as
+ * B is, through a copy, or twice; other elements add f or the last
+ * iteration's B; A sometimes updated at the counter. */
+static void
+slots_next(struct gen *g, struct scope *d, const struct loop *L, int first,
+	   char (*names)[24])
+{
+	const struct val *a = &d->v[first], *b = &d->v[first + 1];
+	char idx[256], sizes[32], zs[32], f[24], z[24];
+	int mode = pick(g, 4);
+
+	dims_after_first(&b->s, zero(g, d, z), zs, sizes);
+	snprintf(f, sizeof f, "%s", emit(g, d, &b->s, "dynamic-slice(%s, %s%s"
+		 "), dynamic_slice_sizes={%s}", a->name,
+		 d->v[d->counter].name, zs, sizes));
+	body_ops(g, d, pick(g, 3));
+	snprintf(names[0], 24, "%s", a->name);
+	if (chance(g, 30)) {
+		indices(g, d, a->s.rank, idx);
+		snprintf(names[0], 24, "%s", emit(g, d, &a->s,
+			 "dynamic-update-slice(%s, %s%s)", a->name,
+			 emit(g, d, &b->s, "negate(%s)", f), idx));
+	}
+	snprintf(names[1], 24, "%s", mode == 1 ? emit(g, d, &b->s, "copy(%s)",
+		 f) : f);
+	for (int k = 2; k < L->n; k++)
+		snprintf(names[k], 24, "%s", mode == 2 ? f : emit(g, d, &b->s,
+			 "add(%s, %s)", d->v[first + k].name, chance(g, 50) ?
+			 f : b->name));
+}
+
+/* A dynamic-slice's shape from a: 1 on dimension 0, the rest whole. */
+static struct gs
+fetch_shape(const struct gs *a)
+{
+	struct gs b = *a;
+
+	b.d[0] = 1;
+	return b;
+}
+
+/* Fetches of one source at run-time indices outside any loop (hloplan
+ * streams them through slots), each also a copy's source: an explicit
+ * copy, a loop's init, or an output. */
+static int
+unrolled_fetches(struct gen *g, struct scope *sc, const struct val *a)
+{
+	struct gs b = fetch_shape(&a->s);
+	char zs[32], sizes[32], z[24];
+
+	dims_after_first(&b, zero(g, sc, z), zs, sizes);
+	for (int k = 0, n = 2 + pick(g, 3); k < n; k++) {
+		const char *idx = run_time_index(g, sc), *f;
+		struct loop L = {.n = 1, .trips = 1 + pick(g, 3),
+				 .next = random_next};
+		char tn[24];
+
+		f = emit(g, sc, &b, "dynamic-slice(%s, %s%s), "
+			 "dynamic_slice_sizes={%s}", a->name, idx, zs, sizes);
+		L.st[0] = sc->v[sc->tail];
+		if (chance(g, 40) && sc->depth < MAXDEPTH)
+			write_loop(g, sc, &L, 100, tn);
+		else if (chance(g, 50))
+			emit(g, sc, &b, "copy(%s)", f);
+	}
+	return 0;
+}
+
+/* F_SLOTS: a loop streaming a state array through a double-buffered
+ * fetch that is also carried or copied, or unrolled fetches. */
+static int
+op_slots(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	struct loop L = {.n = 2 + pick(g, 2), .trips = 1 + pick(g, 4),
+			 .next = slots_next};
+	struct gs b;
+	char tn[24];
+
+	if (!v || v->s.rank == 0 || !makes(g, F_SLOTS))
+		return -1;
+	if (sc->counter >= 0 || sc->depth >= MAXDEPTH || chance(g, 30))
+		return unrolled_fetches(g, sc, v);
+	L.st[0] = *v;
+	b = fetch_shape(&v->s);
+	for (int k = 1; k < L.n; k++) {
+		L.st[k] = *find_val(sc, of_shape(g, sc, &b));
+		snprintf(L.st[k].name, 24, "%s", shared_init(g, sc,
+			 find_val(sc, L.st[k].name)));
+	}
+	write_loop(g, sc, &L, 80, tn);
+	return 0;
+}
+
+/* ---- computations ------------------------------------------------------- */
 
 static const struct {
 	opfn *fn;
@@ -1630,6 +2049,8 @@ static const struct {
 	{op_reduce, 4}, {op_iota, 2}, {op_dynamic_slice, 3}, {op_dus, 3},
 	{op_tuple, 3}, {op_call, 2}, {op_conditional, 2}, {op_while, 3},
 	{op_fusion, 2}, {op_io_alias, 2}, {op_branches, 3}, {op_async, 3},
+	{op_dus_fusion, 2}, {op_rotate, 2}, {op_shared_init, 2},
+	{op_slots, 2},
 };
 
 static void

@@ -7,9 +7,7 @@
 #include <string.h>
 
 #include "passes/passes.h"
-#include "tests/oracle/exec.h"
-
-enum { MAXRANK = 16 };
+#include "tests/oracle/arrays.h"
 
 const struct shape *
 node_shape(const struct shape *s, int node)
@@ -33,7 +31,7 @@ node_bytes(const struct shape *s)
 
 /* ---- attributes --------------------------------------------------------- */
 
-_Noreturn static void
+_Noreturn void
 bad_attr(struct op *o, const char *key)
 {
 	interp_fail(o->st, INTERP_SKIP, "'%s' (%s): cannot read %s=",
@@ -41,7 +39,7 @@ bad_attr(struct op *o, const char *key)
 }
 
 /* The text of attribute key, NUL-terminated in buf; NULL when absent. */
-static const char *
+const char *
 attr_text(struct op *o, const char *key, char *buf, size_t n)
 {
 	const struct attr *a = instr_attr(o->in, key);
@@ -57,34 +55,38 @@ attr_text(struct op *o, const char *key, char *buf, size_t n)
 
 /* The integers in attribute key ({1,0}, 3, ...): their count, or -1 when
  * it is absent. */
-static int
+int
 attr_ints(struct op *o, const char *key, int64_t *v, int max)
 {
-	char buf[1024];
-	const char *p = attr_text(o, key, buf, sizeof buf);
+	const struct attr *a = instr_attr(o->in, key);
+	const char *p, *end;
 	int n = 0;
 
-	if (!p)
+	if (!a)
 		return -1;
-	while (*p) {
-		char *end;
+	for (p = a->val, end = a->val + a->vlen; p < end;) {
+		int64_t x = 0, sign = 1;
 
-		if (!isdigit((unsigned char)*p) &&
-		    !(*p == '-' && isdigit((unsigned char)p[1]))) {
+		if (*p == '-' && p + 1 < end && isdigit((unsigned char)p[1])) {
+			sign = -1;
+			p++;
+		}
+		if (!isdigit((unsigned char)*p)) {
 			p++;
 			continue;
 		}
+		for (; p < end && isdigit((unsigned char)*p); p++)
+			x = x * 10 + (*p - '0');
 		if (n == max)
 			bad_attr(o, key);
-		v[n++] = strtoll(p, &end, 10);
-		p = end;
+		v[n++] = sign * x;
 	}
 	return n;
 }
 
 /* A list attribute the op needs: exactly `want` integers (want < 0: any
  * number); absent counts as empty when `optional`. */
-static int
+int
 need_ints(struct op *o, const char *key, int64_t *v, int want, int optional)
 {
 	int n = attr_ints(o, key, v, want >= 0 ? want : MAXRANK);
@@ -101,7 +103,7 @@ need_ints(struct op *o, const char *key, int64_t *v, int want, int optional)
 
 /* ---- indices ------------------------------------------------------------ */
 
-static int
+int
 next_index(int64_t *idx, const int64_t *dims, int rank)
 {
 	for (int k = rank - 1; k >= 0; k--) {
@@ -112,7 +114,7 @@ next_index(int64_t *idx, const int64_t *dims, int rank)
 	return 0;
 }
 
-static void
+void
 strides(const struct shape *s, int64_t *st)
 {
 	int64_t n = 1;
@@ -123,17 +125,38 @@ strides(const struct shape *s, int64_t *st)
 	}
 }
 
-static int64_t
+int64_t
 elems(const struct shape *s)
 {
 	return shape_elements(s);
 }
 
-static void
+/* One element: a copy of constant size for the usual widths, which the
+ * compiler makes a move (this is the inner loop of most data movement). */
+void
 copy_elem(unsigned char *dst, int64_t di, const unsigned char *src,
 	  int64_t si, int es)
 {
-	memmove(dst + di * es, src + si * es, (size_t)es);
+	switch (es) {
+	case 1: dst[di] = src[si]; break;
+	case 2: memmove(dst + di * 2, src + si * 2, 2); break;
+	case 4: memmove(dst + di * 4, src + si * 4, 4); break;
+	case 8: memmove(dst + di * 8, src + si * 8, 8); break;
+	default: memmove(dst + di * es, src + si * es, (size_t)es); break;
+	}
+}
+
+/* Element 0 of src into each of the n elements at dst, by doubling. */
+static void
+splat(unsigned char *dst, const unsigned char *src, int64_t n, int es)
+{
+	int64_t done = n > 0;
+
+	if (n > 0)
+		memmove(dst, src, (size_t)es);
+	for (; done < n; done *= 2)
+		memcpy(dst + done * es, dst, (size_t)(es * (done < n - done ?
+							    done : n - done)));
 }
 
 static void
@@ -191,8 +214,9 @@ elementwise(struct op *o, int op)
 	steps(o, st);
 	for (int64_t i = 0; i < n; i++) {
 		union num a = num_get(dt, o->arg[0][0], i * st[0]);
-		union num b = {.u = 0};
+		union num b;
 
+		memset(&b, 0, sizeof b);
 		if (two)
 			b = num_get(o->as[1]->type, o->arg[1][0], i * st[1]);
 		num_put(os->type, o->out[0], i, num_apply(op, dt, a, b));
@@ -535,8 +559,7 @@ pad(struct op *o)
 		bad_attr(o, "padding");
 	padding(o, is->rank, cfg);
 	n = elems(os);
-	for (int64_t i = 0; i < n; i++)
-		copy_elem(o->out[0], i, o->arg[1][0], 0, es);
+	splat(o->out[0], o->arg[1][0], n, es);
 	strides(os, ost);
 	if (elems(is) == 0)
 		return;
@@ -785,7 +808,7 @@ dot(struct op *o)
 
 /* ---- reduce and map ----------------------------------------------------- */
 
-static int
+int
 to_apply(struct op *o)
 {
 	int c = called_comp(o->m, o->in, "to_apply");
@@ -799,7 +822,7 @@ to_apply(struct op *o)
 
 /* A reducer that is one binary op of its two parameters: its op, and
  * whether the parameters come swapped; -1 otherwise. */
-static int
+int
 simple_reducer(const struct comp *c, int dt, int *swapped)
 {
 	const struct instr *r;
@@ -825,6 +848,55 @@ simple_reducer(const struct comp *c, int dt, int *swapped)
 	else
 		return -1;
 	return op;
+}
+
+void
+combiner_init(struct op *o, struct combiner *C, int comp, int n,
+	      const int *types)
+{
+	memset(C, 0, sizeof *C);
+	if (n < 1 || n > MAXRANK)
+		interp_fail(o->st, INTERP_SKIP, "'%s': a combiner of %d "
+			    "arrays", o->in->name, n);
+	C->o = o;
+	C->n = n;
+	C->comp = comp;
+	C->dt = types[0];
+	C->fast = n == 1 ? simple_reducer(&o->m->comps[comp], types[0],
+					  &C->swapped) : -1;
+	for (int k = 0; k < 2 * n; k++)
+		C->args[k] = &C->node[k];
+}
+
+void
+combine(struct combiner *C, unsigned char **acc, int64_t ai,
+	unsigned char **x, int64_t xi)
+{
+	unsigned char tmp[MAXRANK][16], **root;
+	int n = C->n, es[MAXRANK];
+
+	if (C->fast >= 0) {
+		union num a = num_get(C->dt, acc[0], ai);
+		union num b = num_get(C->dt, x[0], xi);
+
+		num_put(C->dt, acc[0], ai, C->swapped ?
+			num_apply(C->fast, C->dt, b, a) :
+			num_apply(C->fast, C->dt, a, b));
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		const struct instr *p = &C->o->m->comps[C->comp].instrs[
+			C->o->m->comps[C->comp].params[k]];
+
+		es[k] = num_size(p->shape.type);
+		C->node[k] = acc[k] + ai * es[k];
+		C->node[n + k] = x[k] + xi * es[k];
+	}
+	root = interp_kernel(C->o->st, C->comp, C->args);
+	for (int k = 0; k < n; k++)
+		memcpy(tmp[k], root[n == 1 ? 0 : 1 + k], (size_t)es[k]);
+	for (int k = 0; k < n; k++)
+		memcpy(acc[k] + ai * es[k], tmp[k], (size_t)es[k]);
 }
 
 struct reduction {
@@ -1106,81 +1178,66 @@ sort_op(struct op *o)
 	interp_release(o->st, tmp);
 }
 
-/* custom-call targets that only pass their operand on (one device). */
-int
-array_identity_call(const struct instr *in)
-{
-	static const char *const targets[] = {
-		"\"Sharding\"", "\"SPMDFullToShardShape\"",
-		"\"SPMDShardToFullShape\"",
-	};
-	const struct attr *a = instr_attr(in, "custom_call_target");
-
-	for (size_t k = 0; a && k < sizeof targets / sizeof targets[0]; k++)
-		if ((size_t)a->vlen == strlen(targets[k]) &&
-		    !memcmp(a->val, targets[k], (size_t)a->vlen))
-			return in->nops == 1;
-	return 0;
-}
-
-static void
-custom_call(struct op *o)
-{
-	if (!array_identity_call(o->in) ||
-	    shape_bytes(&o->in->shape) != shape_bytes(o->as[0]))
-		interp_fail(o->st, INTERP_SKIP, "'%s': custom-call of this "
-			    "target", o->in->name);
-	memmove(o->out[0], o->arg[0][0], (size_t)shape_bytes(o->as[0]));
-}
-
-static void
-zero_id(struct op *o)
-{
-	union num z = {.u = 0};
-
-	num_put(o->in->shape.type, o->out[0], 0, z);
-}
-
 /* ---- dispatch ----------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	void (*run)(struct op *o);
-} ops[] = {
-	{"compare", compare}, {"select", select_op}, {"clamp", clamp},
-	{"convert", convert}, {"bitcast-convert", bitcast_convert},
-	{"reduce-precision", reduce_precision}, {"iota", iota},
-	{"broadcast", broadcast}, {"reshape", reshape},
-	{"transpose", transpose}, {"reverse", reverse}, {"slice", slice},
-	{"concatenate", concatenate}, {"pad", pad},
-	{"dynamic-slice", dynamic_slice},
-	{"dynamic-update-slice", dynamic_update_slice}, {"dot", dot},
-	{"reduce", reduce}, {"map", map}, {"sort", sort_op},
-	{"custom-call", custom_call}, {"partition-id", zero_id},
-	{"replica-id", zero_id},
+static const struct kernel ops[] = {
+	{"compare", compare, 0}, {"select", select_op, 0}, {"clamp", clamp, 0},
+	{"convert", convert, 0}, {"bitcast-convert", bitcast_convert, 0},
+	{"reduce-precision", reduce_precision, 0}, {"iota", iota, 0},
+	{"broadcast", broadcast, 0}, {"reshape", reshape, 0},
+	{"transpose", transpose, 0}, {"reverse", reverse, 0}, {"slice", slice, 0},
+	{"concatenate", concatenate, 0}, {"pad", pad, 0},
+	{"dynamic-slice", dynamic_slice, 0},
+	{"dynamic-update-slice", dynamic_update_slice, 0}, {"dot", dot, 0},
+	{"reduce", reduce, 1}, {"map", map, 0}, {"sort", sort_op, 1},
 };
+static const int nops = sizeof ops / sizeof ops[0];
+
+static const struct {
+	const struct kernel *k;
+	const int *n;
+} tables[] = {
+	{ops, &nops}, {gather_kernels, &gather_nkernels},
+	{window_kernels, &window_nkernels}, {stub_kernels, &stub_nkernels},
+	{extra_kernels, &extra_nkernels},
+};
+
+static const struct kernel *
+find_kernel(const char *name)
+{
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		for (int k = 0; k < *tables[t].n; k++)
+			if (!strcmp(tables[t].k[k].name, name))
+				return &tables[t].k[k];
+	return NULL;
+}
 
 int
 array_known(const char *name)
 {
-	for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-		if (!strcmp(ops[k].name, name))
-			return 1;
-	return num_op_lookup(name) >= 0;
+	return find_kernel(name) || num_op_lookup(name) >= 0;
+}
+
+int
+array_tuple_ok(const char *name)
+{
+	const struct kernel *k = find_kernel(name);
+
+	return k && k->tuple;
 }
 
 int
 array_run(struct op *o)
 {
 	const char *name = o->in->op->name;
+	const struct kernel *k = find_kernel(name);
 	int ew = num_op_lookup(name);
 
 	check_rank(o);
-	for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-		if (!strcmp(ops[k].name, name)) {
-			ops[k].run(o);
-			return 0;
-		}
+	if (k) {
+		k->run(o);
+		return 0;
+	}
 	if (ew < 0)
 		return -1;
 	elementwise(o, ew);

@@ -53,6 +53,8 @@ types_ok(const struct shape *s)
 				return 0;
 		return 1;
 	}
+	if (s->type == DT_TOKEN)
+		return 1;
 	return num_kind(s->type) != NK_NONE &&
 	       (!s->elem_bits || s->elem_bits == dtype_bits(s->type));
 }
@@ -150,14 +152,17 @@ static int
 check_apply(struct chk *k, const struct comp *c, const struct instr *in,
 	    const char *key, const struct shape *ret)
 {
-	const struct shape *args[64];
+	const struct shape **args = malloc(sizeof *args *
+					   (size_t)(in->nops + 1));
+	int r;
 
-	if (in->nops > 64)
-		return no(k, "'%s': over 64 operands", in->name);
+	if (!args)
+		return no(k, "out of memory");
 	for (int j = 0; j < in->nops; j++)
 		args[j] = operand(c, in, j);
-	return call_fits(k, in, comp_of(k->m, in, key, 0), args, in->nops,
-			 ret);
+	r = call_fits(k, in, comp_of(k->m, in, key, 0), args, in->nops, ret);
+	free(args);
+	return r;
 }
 
 /* reduce (inputs..., inits...) and map: the callee takes scalars and
@@ -271,7 +276,7 @@ check_types(struct chk *k, const struct comp *c, const struct instr *in)
 			!num_op_accepts(ew, num_kind(operand(c, in, 0)->type))))
 		return no(k, "'%s': %s of this type", in->name, in->op->name);
 	if (shape_is_tuple(&in->shape) && in->op->op != OP_REDUCE &&
-	    in->op->op != OP_SORT)
+	    in->op->op != OP_SORT && !array_tuple_ok(in->op->name))
 		return no(k, "'%s': %s of a tuple", in->name, in->op->name);
 	return check_elementwise(k, c, in);
 }
@@ -296,8 +301,10 @@ check_forward(struct chk *k, const struct comp *c, const struct instr *in)
 				return no(k, "'%s': tuple of this form",
 					  in->name);
 		return 0;
-	default:
-		if (in->nops == 1 && fits(operand(c, in, 0), s))
+	default:	/* add-dependency also takes a token */
+		if ((in->nops == 1 || (in->nops == 2 && in->op->op ==
+				       OP_ADD_DEPENDENCY)) &&
+		    fits(operand(c, in, 0), s))
 			return 0;
 		break;
 	}
@@ -341,6 +348,7 @@ check_instr(struct chk *k, const struct comp *c, const struct instr *in)
 		default: return no(k, "'%s': %s", in->name, why);
 		}
 	case OP_GTE: case OP_TUPLE: case OP_BITCAST: case OP_OPT_BARRIER:
+	case OP_ADD_DEPENDENCY: case OP_DOMAIN:
 		return check_forward(k, c, in);
 	case OP_COPY_START: case OP_COPY_DONE:
 		return check_async_copy(k, c, in);
@@ -359,8 +367,6 @@ check_instr(struct chk *k, const struct comp *c, const struct instr *in)
 		return check_scalar_apply(k, c, in);
 	if (in->op->op == OP_SORT)
 		return check_sort(k, c, in);
-	if (in->op->op == OP_CUSTOM_CALL && !array_identity_call(in))
-		return no(k, "unsupported op 'custom-call' ('%s')", in->name);
 	return 0;
 }
 

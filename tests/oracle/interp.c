@@ -12,9 +12,9 @@
 #include "passes/passes.h"
 #include "tests/oracle/exec.h"
 
-enum { POISON = 0xA5, MAXDEPTH = 256 };
+enum { POISON = 0xA5, MAXDEPTH = 256, STUBS_LISTED = 4096 };
 #define TABLE_MAGIC UINT64_C(0x7AB1E00000000000)
-#define DEFAULT_BUDGET INT64_C(400000000)
+#define DEFAULT_BUDGET INT64_C(2000000000)
 
 struct frame {
 	unsigned char ***addr;		/* per instruction: output nodes */
@@ -22,6 +22,9 @@ struct frame {
 	const struct shape ***as;	/* per instruction: operands' shapes */
 	char **defs;			/* per instruction: nodes it defines */
 	unsigned char ***scratch;	/* a kernel's storage per node */
+	int64_t *runs;			/* per instruction: times run */
+	uint64_t *inflight;		/* per async start: its operands'
+					   hash */
 	int busy;
 };
 
@@ -37,9 +40,8 @@ struct interp {
 	int **order;		/* per program computation: by step */
 	int **text;		/* ... the reference run's: text order, each
 				   operand first */
-	char **stubbed;		/* per computation: instructions run as
-				   stubs, counted once */
-	int stubs;
+	const struct instr *stubbed[STUBS_LISTED];	/* run as stubs */
+	int nstubbed, stubs;
 	int *norder;
 	int nstep;
 	int *cfirst, *cidx;	/* step t's copies: cidx[cfirst[t] ..] */
@@ -288,7 +290,17 @@ forwarded(struct interp *st, int c, int i, int node, unsigned char ***args)
 		return arg[k][node];
 	case OP_BITCAST:
 	case OP_OPT_BARRIER:
+	case OP_ADD_DEPENDENCY:
+	case OP_DOMAIN:
 		return arg[0][node];
+	case OP_ASYNC_DONE: {	/* element 1 of the start's tuple */
+		const struct shape *as = st->frames[c].as[i][0];
+
+		if (!shape_is_tuple(as) || as->nelem < 2 ||
+		    shape_nodes(&as->elems[1]) != shape_nodes(&in->shape))
+			return NULL;
+		return arg[0][shape_child(as, 1) + node];
+	}
 	case OP_COPY_START:	/* (destination, source, context) */
 		k = shape_child(&in->shape, 1);
 		if (node < k || node >= k + shape_nodes(&in->shape.elems[1]))
@@ -436,6 +448,105 @@ entry_copies(struct interp *st, int pos)
 			do_copy(st, k);
 }
 
+/* ---- counting runs and stubs -------------------------------------------- */
+
+int64_t
+interp_runs(struct interp *st, int c, int i)
+{
+	struct frame *f = &st->frames[c];
+
+	if (!f->runs)
+		f->runs = st_alloc(st, sizeof(int64_t) *
+				   (size_t)(st->m->comps[c].ninstr + 1));
+	return f->runs[i]++;
+}
+
+void
+interp_stub(struct interp *st, const struct instr *in)
+{
+	for (int k = 0; k < st->nstubbed; k++)
+		if (st->stubbed[k] == in)
+			return;
+	if (st->nstubbed == STUBS_LISTED)
+		return;
+	st->stubbed[st->nstubbed++] = in;
+	st->stubs++;
+}
+
+/* ---- async pairs: operands intact from start to done -------------------- */
+
+static int
+name_ends(const struct instr *in, const char *suffix)
+{
+	size_t n = strlen(in->op->name), k = strlen(suffix);
+
+	return n > k && !strcmp(in->op->name + n - k, suffix);
+}
+
+static int
+is_start(const struct instr *in)
+{
+	return in->op && opcode(in) != OP_COPY_START &&
+	       (opcode(in) == OP_ASYNC_START || name_ends(in, "-start"));
+}
+
+static int
+is_done(const struct instr *in)
+{
+	return in->op && opcode(in) != OP_COPY_DONE &&
+	       (opcode(in) == OP_ASYNC_DONE || name_ends(in, "-done"));
+}
+
+static uint64_t
+hash_args(struct interp *st, int c, int i)
+{
+	const struct instr *in = &st->m->comps[c].instrs[i];
+	uint64_t h = 1469598103934665603u;
+
+	for (int k = 0; k < in->nops; k++) {
+		const struct shape *s = st->frames[c].as[i][k];
+
+		for (int j = 0; j < shape_nodes(s); j++) {
+			const unsigned char *p = st->frames[c].arg[i][k][j];
+			int64_t n = shape_is_tuple(node_shape(s, j)) ? 0 :
+				    node_bytes(node_shape(s, j));
+
+			for (int64_t b = 0; b < n; b++)
+				h = (h ^ p[b]) * 1099511628211u;
+		}
+	}
+	return h;
+}
+
+/* The planned run: a start notes its operands; its done (through any
+ * updates) finds them unchanged. */
+static void
+inflight(struct interp *st, int c, int i)
+{
+	const struct comp *cp = &st->m->comps[c];
+	struct frame *f = &st->frames[c];
+	int j;
+
+	if (st->mode != INTERP_PLANNED || !st->posbase[c] || st->data_only)
+		return;
+	if (!f->inflight)
+		f->inflight = st_alloc(st, sizeof(uint64_t) *
+				       (size_t)(cp->ninstr + 1));
+	if (is_start(&cp->instrs[i])) {
+		f->inflight[i] = hash_args(st, c, i);
+		return;
+	}
+	if (!is_done(&cp->instrs[i]) || cp->instrs[i].nops < 1)
+		return;
+	for (j = cp->instrs[i].ops[0]; opcode(&cp->instrs[j]) ==
+	     OP_ASYNC_UPDATE && cp->instrs[j].nops > 0;)
+		j = cp->instrs[j].ops[0];
+	if (is_start(&cp->instrs[j]) && hash_args(st, c, j) != f->inflight[j])
+		interp_fail(st, INTERP_DIFF, "'%s': an operand of '%s' "
+			    "changed while it was in flight",
+			    cp->instrs[i].name, cp->instrs[j].name);
+}
+
 /* ---- running computations ----------------------------------------------- */
 
 static unsigned char **run_comp(struct interp *st, int c,
@@ -534,9 +645,26 @@ run_fusion(struct interp *st, struct op *o)
 	move_tree(st, o->out, interp_kernel(st, d, o->arg), &o->in->shape);
 }
 
-/* The planned run: an op's output may not overlap what it reads, but an
- * elementwise op may write over an operand it reads at the same place,
- * and dynamic-update-slice over its operand 0. */
+/* May in write its output at the very place of operand k, which it
+ * reads?  An elementwise op, dynamic-update-slice and scatter over their
+ * operand 0 (or a whole update over itself), a custom-call whose output
+ * aliases an operand. */
+static int
+in_place_ok(const struct instr *in, int k, int64_t pb, int64_t qb, int ew)
+{
+	int op = opcode(in);
+
+	if (ew && pb == qb)
+		return 1;
+	if (op == OP_DUS)
+		return k == 0 || pb == qb;
+	if (op == OP_SCATTER)
+		return k == 0 && pb == qb && !shape_is_tuple(&in->shape);
+	return op == OP_CUSTOM_CALL && pb == qb && array_call_aliases(in);
+}
+
+/* The planned run: an op's output may not overlap what it reads, but for
+ * the op in place above. */
 static void
 check_overlap(struct interp *st, int c, int i, struct op *o)
 {
@@ -561,12 +689,8 @@ check_overlap(struct interp *st, int c, int i, struct op *o)
 
 				if (!pb || !qb || p + pb <= q || q + qb <= p)
 					continue;
-				if (p == q && ((ew && pb == qb) ||
-					       (opcode(in) == OP_DUS &&
-						(k == 0 || pb == qb))))
-					continue;	/* in place, or a
-							   whole update over
-							   itself */
+				if (p == q && in_place_ok(in, k, pb, qb, ew))
+					continue;
 				interp_fail(st, INTERP_DIFF, "'%s' writes its "
 					    "buffer '%s' over operand %d "
 					    "(%s), which it reads", in->name,
@@ -630,7 +754,8 @@ run_op(struct interp *st, int c, int i, struct op *o)
 
 	switch (opcode(o->in)) {
 	case OP_PARAMETER: case OP_TUPLE: case OP_BITCAST:
-	case OP_OPT_BARRIER: case OP_CALL:
+	case OP_OPT_BARRIER: case OP_CALL: case OP_ADD_DEPENDENCY:
+	case OP_DOMAIN:
 		return;
 	case OP_COPY_START:
 		check_overlap(st, c, i, o);
@@ -693,7 +818,7 @@ run_instr(struct interp *st, int c, int i, unsigned char ***args)
 	const struct instr *in = &st->m->comps[c].instrs[i];
 	struct frame *f = &st->frames[c];
 	struct op o = {st, st->m, in, f->addr[i], f->arg[i], f->as[i],
-		       st->mode == INTERP_PLANNED && st->posbase[c]};
+		       st->mode == INTERP_PLANNED && st->posbase[c], c, i};
 	int op = opcode(in), n = shape_nodes(&in->shape);
 
 	if (op == OP_CALL)
@@ -703,6 +828,7 @@ run_instr(struct interp *st, int c, int i, unsigned char ***args)
 	if (op == OP_CALL && st->mode == INTERP_REF && st->posbase[c])
 		ref_call_result(st, c, i);
 	run_op(st, c, i, &o);
+	inflight(st, c, i);
 	if (op == OP_PARAMETER || op == OP_WHILE || op == OP_CONDITIONAL ||
 	    op == OP_FUSION)
 		return;	/* parameters are filled; the rest move whole trees */
@@ -1077,6 +1203,10 @@ fill_random(struct interp *st, const struct shape *s, unsigned char *p)
 		case NK_F: v.f = (double)(r >> 11) * 0x1p-52 - 1; break;
 		case NK_S: v.s = (int64_t)(r % 12) - 2; break;
 		case NK_U: v.u = r % 10; break;
+		case NK_C:
+			v.c.re = (double)(r >> 40) * 0x1p-23 - 1;
+			v.c.im = (double)(r & 0xffffff) * 0x1p-23 - 1;
+			break;
 		default: v.u = r >> 63; break;
 		}
 		num_put(s->type, p, i, v);

@@ -65,6 +65,32 @@ scalar(struct lit *L, int dt, unsigned char *out, int64_t i)
 	return 0;
 }
 
+/* A complex element: (re, im). */
+static int
+complex_pair(struct lit *L, int dt, unsigned char *out, int64_t i)
+{
+	unsigned char two[16];
+	union num v;
+
+	skip(L, " \t\r\n");
+	if (L->p >= L->end || *L->p++ != '(')
+		return bad(L, "expected '(' for a complex number");
+	skip(L, " \t\r\n");
+	if (scalar(L, DT_F64, two, 0) < 0)
+		return -1;
+	skip(L, ", \t\r\n");
+	if (scalar(L, DT_F64, two + 8, 0) < 0)
+		return -1;
+	skip(L, " \t\r\n");
+	if (L->p >= L->end || *L->p++ != ')')
+		return bad(L, "expected ')' after a complex number");
+	memcpy(&v.c.re, two, 8);
+	memcpy(&v.c.im, two + 8, 8);
+	if (out)
+		num_put(dt, out, i, v);
+	return 0;
+}
+
 static int
 array(struct lit *L, const struct shape *s)
 {
@@ -76,7 +102,9 @@ array(struct lit *L, const struct shape *s)
 		return bad(L, "unsupported element type");
 	for (int64_t i = 0; i < n; i++) {
 		skip(L, ",{} \t\r\n");
-		if (scalar(L, s->type, out, i) < 0)
+		if (num_kind(s->type) == NK_C ?
+		    complex_pair(L, s->type, out, i) < 0 :
+		    scalar(L, s->type, out, i) < 0)
 			return -1;
 	}
 	skip(L, "{} \t\r\n");

@@ -1,0 +1,492 @@
+/* Ops whose results come from outside the module, run on one device:
+ * collectives with one participant (the others, where a shape says there
+ * are several, holding the same data), async pairs, and deterministic stubs
+ * (custom-calls, infeed, rng) that read every operand and fill every output
+ * from a hash of what they read, so that a clobbered operand shows. */
+#include <string.h>
+
+#include "passes/passes.h"
+#include "tests/oracle/arrays.h"
+
+/* ---- hashing what an op reads, filling what it writes ------------------- */
+
+static uint64_t
+fnv(uint64_t h, const unsigned char *p, int64_t n)
+{
+	for (int64_t k = 0; k < n; k++)
+		h = (h ^ p[k]) * 1099511628211u;
+	return h;
+}
+
+static uint64_t
+mix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+/* Every array byte of every operand, the op's name and `salt`. */
+static uint64_t
+hash_operands(struct op *o, const char *name, uint64_t salt)
+{
+	uint64_t h = fnv(1469598103934665603u ^ salt,
+			 (const unsigned char *)name, (int64_t)strlen(name));
+
+	for (int k = 0; k < o->in->nops; k++)
+		for (int j = 0; j < shape_nodes(o->as[k]); j++) {
+			const struct shape *s = node_shape(o->as[k], j);
+
+			if (!shape_is_tuple(s)) {
+				h = fnv(h, o->arg[k][j], node_bytes(s));
+				interp_work(o->st, elems(s));
+			}
+		}
+	return h;
+}
+
+/* Array `s` at p: values as the parameters get them (floats in [-1, 1],
+ * small integers), from seed h. */
+static void
+fill_array(struct op *o, const struct shape *s, unsigned char *p, uint64_t h)
+{
+	int64_t n = elems(s);
+
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t r = mix(&h);
+		union num v;
+
+		memset(&v, 0, sizeof v);
+		switch (num_kind(s->type)) {
+		case NK_F: v.f = (double)(r >> 11) * 0x1p-52 - 1; break;
+		case NK_C:
+			v.c.re = (double)(r >> 40) * 0x1p-23 - 1;
+			v.c.im = (double)(r & 0xffffff) * 0x1p-23 - 1;
+			break;
+		case NK_S: v.s = (int64_t)(r % 12) - 2; break;
+		case NK_U: v.u = r % 10; break;
+		default: v.u = r >> 63; break;
+		}
+		num_put(s->type, p, i, v);
+	}
+	interp_work(o->st, n);
+}
+
+static void
+fill_outputs(struct op *o, uint64_t h)
+{
+	const struct shape *s = &o->in->shape;
+
+	for (int j = 0; j < shape_nodes(s); j++)
+		if (!shape_is_tuple(node_shape(s, j)))
+			fill_array(o, node_shape(s, j), o->out[j],
+				   h + (uint64_t)j * 0x632be59bd9b4e019u);
+}
+
+/* A stub: the outputs from the operands and the op's name. */
+static void
+stub(struct op *o)
+{
+	const struct attr *a = instr_attr(o->in, "custom_call_target");
+	char name[256];
+
+	snprintf(name, sizeof name, "%s%.*s", o->in->op->name,
+		 a ? a->vlen > 200 ? 200 : a->vlen : 0, a ? a->val : "");
+	interp_stub(o->st, o->in);
+	fill_outputs(o, hash_operands(o, name, 0));
+}
+
+/* A stub for data from outside (infeed, rng): also by the instruction's
+ * name and how many times it ran, the same in every schedule. */
+static void
+outside(struct op *o)
+{
+	uint64_t salt = (uint64_t)interp_runs(o->st, o->c, o->i) *
+			0x2545f4914f6cdd1du;
+
+	interp_stub(o->st, o->in);
+	fill_outputs(o, hash_operands(o, o->in->name, salt));
+}
+
+/* ---- custom-calls ------------------------------------------------------- */
+
+static int
+target_is(const struct attr *a, const char *t)
+{
+	return a && (size_t)a->vlen == strlen(t) + 2 &&
+	       !memcmp(a->val + 1, t, strlen(t));
+}
+
+/* custom-call targets that only pass their operand on (one device). */
+int
+array_identity_call(const struct instr *in)
+{
+	static const char *const targets[] = {
+		"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape",
+		"annotate_device_placement", "xla.sdy.FuncResultSharding",
+		"MoveToHost", "MoveToDevice", "LayoutConstraint",
+	};
+	const struct attr *a = instr_attr(in, "custom_call_target");
+
+	for (size_t k = 0; a && k < sizeof targets / sizeof targets[0]; k++)
+		if (target_is(a, targets[k]))
+			return in->nops == 1 && !shape_is_tuple(&in->shape);
+	return 0;
+}
+
+int
+array_call_aliases(const struct instr *in)
+{
+	return instr_attr(in, "output_to_operand_aliasing") != NULL;
+}
+
+static void
+custom_call(struct op *o)
+{
+	if (array_identity_call(o->in) &&
+	    shape_bytes(&o->in->shape) == shape_bytes(o->as[0])) {
+		memmove(o->out[0], o->arg[0][0],
+			(size_t)shape_bytes(o->as[0]));
+		return;
+	}
+	stub(o);
+}
+
+static void
+zero_id(struct op *o)
+{
+	union num z = {.u = 0};
+
+	num_put(o->in->shape.type, o->out[0], 0, z);
+}
+
+static void
+nothing(struct op *o)
+{
+	(void)o;
+}
+
+/* ---- collectives -------------------------------------------------------- */
+
+/* Copies the arrays of tree src (shape s) into dst, node by node. */
+static void
+copy_tree(struct op *o, unsigned char **dst, unsigned char **src,
+	  const struct shape *s, const struct shape *ds)
+{
+	if (shape_nodes(s) != shape_nodes(ds))
+		interp_fail(o->st, INTERP_SKIP, "'%s': %s of this form",
+			    o->in->name, o->in->op->name);
+	for (int j = 0; j < shape_nodes(s); j++) {
+		const struct shape *a = node_shape(s, j), *b = node_shape(ds, j);
+
+		if (shape_is_tuple(a) != shape_is_tuple(b) ||
+		    (!shape_is_tuple(a) && node_bytes(a) != node_bytes(b)))
+			interp_fail(o->st, INTERP_SKIP, "'%s': %s of this form",
+				    o->in->name, o->in->op->name);
+		if (!shape_is_tuple(a) && dst[j] != src[j])
+			memmove(dst[j], src[j], (size_t)node_bytes(a));
+	}
+	interp_work(o->st, shape_elements(s) > 0 ? 1 : 0);
+}
+
+/* Output array k (of out, shaped os) of a collective over the operands:
+ * its nodes. */
+static unsigned char **
+out_array(struct op *o, unsigned char **out, const struct shape *os, int k,
+	  const struct shape **s)
+{
+	if (!shape_is_tuple(os)) {
+		*s = os;
+		return out;
+	}
+	if (k >= os->nelem || shape_is_tuple(&os->elems[k]))
+		interp_fail(o->st, INTERP_SKIP, "'%s': %s of this form",
+			    o->in->name, o->in->op->name);
+	*s = &os->elems[k];
+	return out + shape_child(os, k);
+}
+
+/* out[idx] = in[idx mod in's dims]: all-gather (every participant holds
+ * the same data), and a shard's first block (reduce-scatter). */
+static void
+tile(struct op *o, unsigned char *dst, const struct shape *ds,
+     const unsigned char *src, const struct shape *ss)
+{
+	int64_t idx[MAXRANK] = {0}, st[MAXRANK], i = 0;
+	int es = num_size(ds->type);
+
+	if (ds->rank != ss->rank || ds->type != ss->type || ds->rank > MAXRANK)
+		interp_fail(o->st, INTERP_SKIP, "'%s': %s of this form",
+			    o->in->name, o->in->op->name);
+	strides(ss, st);
+	if (elems(ds) == 0 || elems(ss) == 0)
+		return;
+	do {
+		int64_t si = 0;
+
+		for (int d = 0; d < ds->rank; d++)
+			si += idx[d] % ss->dims[d] * st[d];
+		copy_elem(dst, i++, src, si, es);
+	} while (next_index(idx, ds->dims, ds->rank));
+	interp_work(o->st, i);
+}
+
+/* all-reduce, all-gather, reduce-scatter, all-to-all, collective-
+ * broadcast on participant 0 of groups that hold the same data:
+ * all-reduce is the operand, all-gather tiles it, reduce-scatter keeps
+ * the first shard, all-to-all receives chunk 0 of every participant. */
+static void
+collective_into(struct op *o, unsigned char **out, const struct shape *os)
+{
+	for (int k = 0; k < o->in->nops; k++) {
+		const struct shape *s, *as = o->as[k];
+		unsigned char **dst = out_array(o, out, os, k, &s);
+
+		if (shape_is_tuple(as))
+			interp_fail(o->st, INTERP_SKIP, "'%s': %s of a tuple",
+				    o->in->name, o->in->op->name);
+		if (shape_bytes(s) == shape_bytes(as) && s->type == as->type) {
+			if (dst[0] != o->arg[k][0])
+				memmove(dst[0], o->arg[k][0],
+					(size_t)shape_bytes(as));
+			interp_work(o->st, elems(as));
+		} else {
+			tile(o, dst[0], s, o->arg[k][0], as);
+		}
+	}
+}
+
+static void
+collective(struct op *o)
+{
+	collective_into(o, o->out, &o->in->shape);
+}
+
+/* Does a pair of source_target_pairs={{s,t},...} send to device 0? */
+static int
+receives(struct op *o)
+{
+	int64_t v[2 * 1024];
+	int n = attr_ints(o, "source_target_pairs", v, 2 * 1024);
+
+	for (int k = 1; k < n; k += 2)
+		if (v[k] == 0)
+			return 1;
+	return 0;
+}
+
+/* collective-permute: the operand from a source, or zeros when no pair
+ * sends to this device (as XLA does). */
+static void
+permute_into(struct op *o, unsigned char **out, const struct shape *os)
+{
+	if (receives(o)) {
+		collective_into(o, out, os);
+		return;
+	}
+	for (int j = 0; j < shape_nodes(os); j++)
+		if (!shape_is_tuple(node_shape(os, j)))
+			memset(out[j], 0, (size_t)node_bytes(node_shape(os, j)));
+	interp_work(o->st, elems(os) > 0 ? elems(os) : 1);
+}
+
+static void
+permute(struct op *o)
+{
+	permute_into(o, o->out, &o->in->shape);
+}
+
+/* ---- async pairs -------------------------------------------------------- */
+
+/* Zeros every array of elements from..nelem-1 of tuple s at out. */
+static void
+zero_from(unsigned char **out, const struct shape *s, int from)
+{
+	for (int e = from; e < s->nelem; e++) {
+		int at = shape_child(s, e);
+
+		for (int j = 0; j < shape_nodes(&s->elems[e]); j++) {
+			const struct shape *ns = node_shape(&s->elems[e], j);
+
+			if (!shape_is_tuple(ns))
+				memset(out[at + j], 0, (size_t)node_bytes(ns));
+		}
+	}
+}
+
+/* Element 0 of a start's tuple: its operands (one, or a tuple of them),
+ * as the plan holds them there. */
+static void
+keep_operands(struct op *o)
+{
+	const struct shape *s = &o->in->shape, *e0 = &s->elems[0];
+	unsigned char **dst = o->out + shape_child(s, 0);
+
+	if (o->in->nops == 1 && !(shape_is_tuple(e0) &&
+				  !shape_is_tuple(o->as[0]))) {
+		copy_tree(o, dst, o->arg[0], o->as[0], e0);
+		return;
+	}
+	if (!shape_is_tuple(e0) || e0->nelem != o->in->nops)
+		interp_fail(o->st, INTERP_SKIP, "'%s': %s of this form",
+			    o->in->name, o->in->op->name);
+	for (int k = 0; k < o->in->nops; k++)
+		copy_tree(o, dst + shape_child(e0, k), o->arg[k], o->as[k],
+			  &e0->elems[k]);
+}
+
+/* A start's tuple: (operands, result, context...). */
+static const struct shape *
+start_shape(struct op *o)
+{
+	const struct shape *s = &o->in->shape;
+
+	if (!shape_is_tuple(s) || s->nelem < 2)
+		interp_fail(o->st, INTERP_SKIP, "'%s': %s of this form",
+			    o->in->name, o->in->op->name);
+	return s;
+}
+
+/* async-start: runs the wrapped computation now; the done's operands
+ * must stay intact until it (interp.c checks). */
+static void
+async_start(struct op *o)
+{
+	const struct shape *s = start_shape(o);
+	int c = called_comp(o->m, o->in, "calls");
+	unsigned char **r;
+
+	if (c < 0 && o->in->ncall == 1)
+		c = o->in->calls[0];
+	if (c < 0)
+		bad_attr(o, "calls");
+	keep_operands(o);
+	r = interp_kernel(o->st, c, o->arg);
+	copy_tree(o, o->out + shape_child(s, 1), r,
+		  &o->m->comps[c].instrs[o->m->comps[c].root].shape,
+		  &s->elems[1]);
+	zero_from(o->out, s, 2);
+}
+
+/* all-gather-start, collective-permute-start: (operands, results,
+ * context...). */
+static void
+collective_start(struct op *o)
+{
+	const struct shape *s = start_shape(o);
+	int permutes = !strcmp(o->in->op->name, "collective-permute-start");
+
+	keep_operands(o);
+	if (permutes)
+		permute_into(o, o->out + shape_child(s, 1), &s->elems[1]);
+	else
+		collective_into(o, o->out + shape_child(s, 1), &s->elems[1]);
+	zero_from(o->out, s, 2);
+}
+
+/* async-update: its operand, as it is; a done: element 1 of its operand
+ * (the result), or the operand itself (all-reduce-done). */
+static void
+async_pass(struct op *o)
+{
+	copy_tree(o, o->out, o->arg[0], o->as[0], &o->in->shape);
+}
+
+static void
+async_done(struct op *o)
+{
+	const struct shape *a = o->as[0];
+
+	if (shape_is_tuple(a) && a->nelem >= 2 &&
+	    shape_nodes(&a->elems[1]) == shape_nodes(&o->in->shape))
+		copy_tree(o, o->out, o->arg[0] + shape_child(a, 1),
+			  &a->elems[1], &o->in->shape);
+	else
+		async_pass(o);
+}
+
+/* ---- small ops ---------------------------------------------------------- */
+
+static void
+get_dimension_size(struct op *o)
+{
+	int64_t d;
+	union num v;
+
+	need_ints(o, "dimensions", &d, 1, 0);
+	if (d >= o->as[0]->rank)
+		bad_attr(o, "dimensions");
+	v.s = o->as[0]->dims[d];
+	num_put(o->in->shape.type, o->out[0], 0,
+		num_convert(DT_S64, o->in->shape.type, v));
+}
+
+static void
+first_operand(struct op *o)
+{
+	copy_tree(o, o->out, o->arg[0], o->as[0], &o->in->shape);
+}
+
+/* real, imag: a part of a complex number (of a real one: itself, 0). */
+static void
+part(struct op *o)
+{
+	int64_t n = elems(&o->in->shape);
+	int dt = o->as[0]->type, im = !strcmp(o->in->op->name, "imag");
+
+	for (int64_t i = 0; i < n; i++) {
+		union num v = num_get(dt, o->arg[0][0], i), r;
+
+		memset(&r, 0, sizeof r);
+		if (num_kind(dt) == NK_C)
+			r.f = im ? v.c.im : v.c.re;
+		else
+			r.f = im ? 0 : v.f;
+		num_put(o->in->shape.type, o->out[0], i, r);
+	}
+	interp_work(o->st, n);
+}
+
+static void
+make_complex(struct op *o)
+{
+	int64_t n = elems(&o->in->shape);
+	int64_t sa = elems(o->as[0]) != 1, sb = elems(o->as[1]) != 1;
+
+	for (int64_t i = 0; i < n; i++) {
+		union num r;
+
+		r.c.re = num_get(o->as[0]->type, o->arg[0][0], i * sa).f;
+		r.c.im = num_get(o->as[1]->type, o->arg[1][0], i * sb).f;
+		num_put(o->in->shape.type, o->out[0], i, r);
+	}
+	interp_work(o->st, n);
+}
+
+const struct kernel stub_kernels[] = {
+	{"custom-call", custom_call, 1}, {"partition-id", zero_id, 0},
+	{"replica-id", zero_id, 0}, {"after-all", nothing, 0},
+	{"all-reduce", collective, 1}, {"all-reduce-start", collective, 1},
+	{"all-reduce-done", async_done, 1}, {"all-gather", collective, 1},
+	{"all-gather-start", collective_start, 1},
+	{"all-gather-done", async_done, 1},
+	{"reduce-scatter", collective, 1}, {"all-to-all", collective, 1},
+	{"collective-broadcast", collective, 1},
+	{"collective-permute", permute, 1},
+	{"collective-permute-start", collective_start, 1},
+	{"collective-permute-done", async_done, 1},
+	{"async-start", async_start, 1}, {"async-update", async_pass, 1},
+	{"async-done", async_done, 1},
+	{"infeed", outside, 1}, {"recv", outside, 1},
+	{"rng", outside, 0}, {"rng-get-and-update-state", outside, 0},
+	{"rng-bit-generator", stub, 1}, {"outfeed", stub, 0},
+	{"send", stub, 1}, {"send-done", stub, 0}, {"recv-done", stub, 1},
+	{"fft", stub, 0}, {"cholesky", stub, 0},
+	{"triangular-solve", stub, 0}, {"stochastic-convert", stub, 0},
+	{"get-dimension-size", get_dimension_size, 0},
+	{"set-dimension-size", first_operand, 0},
+	{"real", part, 0}, {"imag", part, 0}, {"complex", make_complex, 0},
+};
+const int stub_nkernels = sizeof stub_kernels / sizeof stub_kernels[0];

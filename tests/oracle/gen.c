@@ -1,8 +1,12 @@
 /* oracle_gen: random valid HLO modules (DAGs of elementwise ops, broadcasts,
  * reshapes, slices, concatenates, pads, dots, reductions, dynamic slices,
- * tuples, while loops, conditionals, calls, input_output_alias), each
- * planned, verified and run by the oracle.  Fixed seeds: seed k makes the
- * same module on every machine.  Exit 0 all identical, 1 a difference. */
+ * tuples, while loops, conditionals, calls, fusions, async pairs,
+ * input_output_alias), built to reach every family of plans the planner
+ * has got wrong (F_*: tagged in each module, switchable), each planned,
+ * verified and run by the oracle.  Fixed seeds: seed k makes the same
+ * module on every machine.  Exit 1 for a wrong plan written (the oracle
+ * sees it differ, verify accepted it) or an error, and with
+ * --require-planned for a plan verify refused; else 0. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +98,7 @@ enum {
 	F_COPY_START,	/* copy-start/copy-done around other work */
 	F_COLLECTIVE,	/* async collectives (one participant), async-start */
 	F_DUS_FUSION,	/* a fusion whose root updates its parameter 0 */
-	F_ROTATE,	/* loop state rotated, swapped, updated at the counter */
+	F_ROTATE,	/* loop state rotated or swapped, updated in place */
 	F_CALLS,	/* one computation called from 3-70 sites */
 	F_CALLS_CAP,	/* call sites past flatten.c's budget */
 	F_SLOTS,	/* a double-buffered fetch carried or copied */
@@ -1167,56 +1171,71 @@ slice_dim0(const struct gs *s, int a, int b, char *list)
 		sprintf(list + strlen(list), ", [0:%d]", s->d[k]);
 }
 
+/* slice(concatenate(x, o) or (o, x)) back to x's shape. */
+static void
+slice_of_concat(struct gen *g, struct scope *sc, const struct val *x)
+{
+	const char *o = other(g, sc, x), *c;
+	struct gs b = x->s;
+	int at = chance(g, 50);
+	char list[128];
+
+	b.d[0] *= 2;
+	c = emit(g, sc, &b, "concatenate(%s, %s), dimensions={0}",
+		 at ? o : x->name, at ? x->name : o);
+	slice_dim0(&x->s, at * x->s.d[0], (at + 1) * x->s.d[0], list);
+	emit(g, sc, &x->s, "slice(%s), slice={%s}", c, list);
+}
+
+/* reduce(broadcast(x) to [2, ...]) over dimension 0. */
+static void
+reduce_of_broadcast(struct gen *g, struct scope *sc, const struct val *x)
+{
+	const char *init = constant(g, sc, x->s.type), *c;
+	struct gs b = x->s;
+	char red[32];
+
+	b.rank = x->s.rank + 1;
+	b.d[0] = 2;
+	for (int j = 0; j < x->s.rank; j++)
+		b.d[j + 1] = x->s.d[j];
+	c = emit(g, sc, &b, "broadcast(%s), dimensions={%s}", x->name,
+		 x->s.rank == 1 ? "1" : "1,2");
+	snprintf(red, sizeof red, "%s", reducer(g, x->s.type, 0));
+	emit(g, sc, &x->s, "reduce(%s, %s), dimensions={0}, to_apply=%%%s",
+	     c, init, red);
+}
+
 /* A non-elementwise op of x's shape reading x (a slice of a concatenate,
- * a reduce of a broadcast, a dot, a transpose, a reverse); its index in
- * the scope. */
+ * a reduce of a broadcast, a dot, a transpose, a dynamic-update-slice, a
+ * reverse); its index in the scope. */
 static int
 reading_op(struct gen *g, struct scope *sc, const struct val *x)
 {
-	struct gs s = x->s, b = x->s;
 	const struct val xv = *x;
-	char list[128];
-	int r = s.rank, k = pick(g, 6);
+	const struct gs *s = &xv.s;
+	int r = s->rank, k = pick(g, 6), num = s->type == T_F32 ||
+					      s->type == T_S32;
+	char idx[256];
 
-	if (k == 0 && r >= 2 && s.d[r - 1] == s.d[r - 2]) {
-		emit(g, sc, &s, "transpose(%s), dimensions={%s}", xv.name,
+	if (k == 0 && r >= 2 && s->d[r - 1] == s->d[r - 2]) {
+		emit(g, sc, s, "transpose(%s), dimensions={%s}", xv.name,
 		     r == 2 ? "1,0" : "0,2,1");
-	} else if (k == 1 && xv.s.type == T_F32 && r == 2 &&
-		   s.d[0] == s.d[1]) {
-		emit(g, sc, &s, "dot(%s, %s), lhs_contracting_dims={1}, "
+	} else if (k == 1 && s->type == T_F32 && r == 2 &&
+		   s->d[0] == s->d[1]) {
+		emit(g, sc, s, "dot(%s, %s), lhs_contracting_dims={1}, "
 		     "rhs_contracting_dims={0}", xv.name, other(g, sc, &xv));
 	} else if (k == 2) {
-		const char *o = other(g, sc, &xv), *c;
-		int at = chance(g, 50);
-
-		b.d[0] *= 2;
-		c = emit(g, sc, &b, "concatenate(%s, %s), dimensions={0}",
-			 at ? o : xv.name, at ? xv.name : o);
-		slice_dim0(&s, at * s.d[0], (at + 1) * s.d[0], list);
-		emit(g, sc, &s, "slice(%s), slice={%s}", c, list);
-	} else if (k == 3 && r < 3 && xv.s.type != T_BF16 &&
-		   xv.s.type != T_PRED) {
-		const char *init = constant(g, sc, xv.s.type), *c;
-		char red[32];
-
-		b.rank = r + 1;
-		b.d[0] = 2;
-		for (int j = 0; j < r; j++)
-			b.d[j + 1] = s.d[j];
-		c = emit(g, sc, &b, "broadcast(%s), dimensions={%s}", xv.name,
-			 r == 1 ? "1" : "1,2");
-		snprintf(red, sizeof red, "%s", reducer(g, xv.s.type, 0));
-		emit(g, sc, &s, "reduce(%s, %s), dimensions={0}, "
-		     "to_apply=%%%s", c, init, red);
-	} else if (k == 4 && xv.s.type != T_PRED) {
-		char idx[256];
-
+		slice_of_concat(g, sc, &xv);
+	} else if (k == 3 && r < 3 && num) {
+		reduce_of_broadcast(g, sc, &xv);
+	} else if (k == 4 && num) {
 		indices(g, sc, r, idx);
-		emit(g, sc, &s, "dynamic-update-slice(%s, %s%s)", xv.name,
-		     fresh(g, sc, &(struct gs){xv.s.type, r, {1, 1, 1, 1}}),
+		emit(g, sc, s, "dynamic-update-slice(%s, %s%s)", xv.name,
+		     fresh(g, sc, &(struct gs){s->type, r, {1, 1, 1, 1}}),
 		     idx);
 	} else {
-		emit(g, sc, &s, "reverse(%s), dimensions={0}", xv.name);
+		emit(g, sc, s, "reverse(%s), dimensions={0}", xv.name);
 	}
 	return sc->tail;
 }
@@ -1606,8 +1625,8 @@ async_work(struct gen *g, struct scope *sc, const struct val *x)
 {
 	for (int k = 0, n = 1 + pick(g, 3); k < n; k++)
 		if (chance(g, 50))
-			emit(g, sc, &x->s, "add(%s, %s)", of_shape(g, sc, &x->s),
-			     of_shape(g, sc, &x->s));
+			emit(g, sc, &x->s, "add(%s, %s)",
+			     of_shape(g, sc, &x->s), of_shape(g, sc, &x->s));
 		else
 			fresh(g, sc, &x->s);
 	body_ops(g, sc, pick(g, 3));
@@ -1623,8 +1642,8 @@ collective_start(struct gen *g, struct scope *sc, int k, const struct val *x,
 	shape_text(&x->s, sh);
 	switch (k) {
 	case 0:
-		bput(&sc->text, "  %s = %s all-reduce-start(%s), replica_groups="
-		     "{{0}}, to_apply=%%%s\n", name, sh, x->name,
+		bput(&sc->text, "  %s = %s all-reduce-start(%s), "
+		     "replica_groups={{0}}, to_apply=%%%s\n", name, sh, x->name,
 		     reducer(g, x->s.type, chance(g, 30)));
 		break;
 	case 1:
@@ -1948,8 +1967,8 @@ op_shared_init(struct gen *g, struct scope *sc)
 		return -1;
 	x = *v;
 	for (int k = 0, n = 2 + chance(g, 30); k < n; k++) {
-		struct loop L = {.n = 1 + chance(g, 40), .trips = 1 + pick(g, 3),
-				 .next = update_next};
+		struct loop L = {.n = 1 + chance(g, 40),
+				 .trips = 1 + pick(g, 3), .next = update_next};
 
 		L.st[0] = x;
 		if (L.n > 1)

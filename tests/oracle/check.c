@@ -261,6 +261,9 @@ check_types(struct chk *k, const struct comp *c, const struct instr *in)
 	int last = !strcmp(in->op->name, "dynamic-update-slice") ? 2 :
 		   in->nops;
 
+	if (ew == EW_ABS && in->nops == 1 &&
+	    num_kind(operand(c, in, 0)->type) == NK_C)
+		from = -1;	/* |complex| is real */
 	if (!types_ok(&in->shape))
 		return no(k, "'%s': element type of %s", in->name,
 			  in->op->name);

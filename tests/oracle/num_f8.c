@@ -130,7 +130,7 @@ num_f8_encode(int dt, double v)
 		code += v >= ldexp(1.5, ilogb(v));
 		return code > 0xfe ? 0xff : code;
 	}
-	code = isinf(v) ? 0x100 : f8_code(&f, fabs(v));
+	code = v == 0 ? 0 : isinf(v) ? 0x100 : f8_code(&f, fabs(v));
 	if (code > f8_max(&f))
 		return f.style == F8_IEEE ? sign | (f8_max(&f) + 1) :
 		       f8_nan(&f) | sign;

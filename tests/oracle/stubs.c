@@ -208,11 +208,12 @@ out_array(struct op *o, unsigned char **out, const struct shape *os, int k,
 	return out + shape_child(os, k);
 }
 
-/* out[idx] = in[idx mod in's dims]: all-gather (every participant holds
- * the same data), and a shard's first block (reduce-scatter). */
+/* out[idx] = in[idx mod mod[]] (NULL: in's dims): all-gather (every
+ * participant holds the same data), a shard's first block (reduce-scatter),
+ * the first chunks (all-to-all). */
 static void
 tile(struct op *o, unsigned char *dst, const struct shape *ds,
-     const unsigned char *src, const struct shape *ss)
+     const unsigned char *src, const struct shape *ss, const int64_t *mod)
 {
 	int64_t idx[MAXRANK] = {0}, st[MAXRANK], i = 0;
 	int es = num_size(ds->type);
@@ -227,7 +228,7 @@ tile(struct op *o, unsigned char *dst, const struct shape *ds,
 		int64_t si = 0;
 
 		for (int d = 0; d < ds->rank; d++)
-			si += idx[d] % ss->dims[d] * st[d];
+			si += idx[d] % (mod ? mod : ss->dims)[d] * st[d];
 		copy_elem(dst, i++, src, si, es);
 	} while (next_index(idx, ds->dims, ds->rank));
 	interp_work(o->st, i);
@@ -253,7 +254,7 @@ collective_into(struct op *o, unsigned char **out, const struct shape *os)
 					(size_t)shape_bytes(as));
 			interp_work(o->st, elems(as));
 		} else {
-			tile(o, dst[0], s, o->arg[k][0], as);
+			tile(o, dst[0], s, o->arg[k][0], as, NULL);
 		}
 	}
 }
@@ -262,6 +263,53 @@ static void
 collective(struct op *o)
 {
 	collective_into(o, o->out, &o->in->shape);
+}
+
+/* Participants per group: replica_groups={{0,1},{2,3}} or [G,S]<=[N];
+ * 1 when it does not say ({}). */
+static int64_t
+group_size(struct op *o)
+{
+	const struct attr *a = instr_attr(o->in, "replica_groups");
+	int64_t n = 0;
+
+	if (!a || a->vlen < 2)
+		return 1;
+	if (a->val[0] == '[') {
+		for (int k = 1; k < a->vlen && a->val[k] != ']'; k++)
+			if (a->val[k] == ',')
+				n = 0;
+			else if (a->val[k] >= '0' && a->val[k] <= '9')
+				n = n * 10 + (a->val[k] - '0');
+		return n > 0 ? n : 1;
+	}
+	for (int k = 2; a->val[0] == '{' && a->val[1] == '{' && k < a->vlen &&
+	     a->val[k] != '}'; k++)
+		n += a->val[k] == ',';
+	return a->val[0] == '{' && a->val[1] == '{' ? n + 1 : 1;
+}
+
+/* all-to-all of groups of k that hold the same data: participant 0 gets
+ * chunk 0 of the split dimension from each (array form), or operand 0
+ * from each (tuple form). */
+static void
+all_to_all(struct op *o)
+{
+	const struct shape *os = &o->in->shape, *s = o->as[0];
+	int64_t d, k = group_size(o), dims[MAXRANK];
+
+	if (shape_is_tuple(os)) {
+		for (int j = 0; j < os->nelem; j++)
+			copy_tree(o, o->out + shape_child(os, j), o->arg[0],
+				  s, &os->elems[j]);
+		return;
+	}
+	if (attr_ints(o, "dimensions", &d, 1) != 1 || d >= s->rank ||
+	    s->rank > MAXRANK || k < 1 || s->dims[d] % k)
+		bad_attr(o, "dimensions");
+	memcpy(dims, s->dims, sizeof(int64_t) * (size_t)s->rank);
+	dims[d] /= k;
+	tile(o, o->out[0], os, o->arg[0][0], s, dims);
 }
 
 /* Does a pair of source_target_pairs={{s,t},...} send to device 0? */
@@ -472,7 +520,7 @@ const struct kernel stub_kernels[] = {
 	{"all-reduce-done", async_done, 1}, {"all-gather", collective, 1},
 	{"all-gather-start", collective_start, 1},
 	{"all-gather-done", async_done, 1},
-	{"reduce-scatter", collective, 1}, {"all-to-all", collective, 1},
+	{"reduce-scatter", collective, 1}, {"all-to-all", all_to_all, 1},
 	{"collective-broadcast", collective, 1},
 	{"collective-permute", permute, 1},
 	{"collective-permute-start", collective_start, 1},

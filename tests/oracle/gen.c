@@ -114,8 +114,7 @@ static const char *const fam_names[NFAM] = {
 #define BIT(f) (1u << (f))
 
 /* --avoid-known-bugs: the families that make the planner write wrong
- * plans today (oracle_gen_fast runs with them avoided), and the async
- * collectives, not yet judged. */
+ * plans today (oracle_gen_fast runs with them avoided). */
 #define KNOWN_BUGS (BIT(F_INIT) | BIT(F_ROOT) | BIT(F_ALIAS) | \
 		    BIT(F_BITCAST) | BIT(F_BRANCH) | BIT(F_BRANCH_OPS) | \
 		    BIT(F_BRANCH_PAIR) | BIT(F_BRANCH_SWAP) | \
@@ -143,7 +142,6 @@ struct gen {
 	int id;
 	int reducers;		/* bit per type: its add/max made */
 	int was_used;		/* what any() picked was read already */
-	int collectives;	/* make F_COLLECTIVE (the oracle runs them) */
 	int scheduled;		/* is_scheduled=true: the text order runs */
 	opfn *inject;		/* to run first in the next body or branch */
 	struct callee shared;	/* F_CALLS */
@@ -1676,7 +1674,7 @@ op_async(struct gen *g, struct scope *sc)
 		"all-reduce-done", "all-gather-done",
 		"collective-permute-done", "async-done", "copy-done",
 	};
-	int k = g->collectives && chance(g, 60) ? pick(g, 4) : 4;
+	int k = chance(g, 60) ? pick(g, 4) : 4;
 	char name[24], sh[64];
 	struct val x;
 
@@ -2326,10 +2324,9 @@ fam_list(unsigned fams, char *list, size_t size)
 
 /* Module `seed` as text; *fams gets the families it holds. */
 static char *
-gen_module(uint64_t seed, unsigned safe, int collectives, unsigned *fams)
+gen_module(uint64_t seed, unsigned safe, unsigned *fams)
 {
-	struct gen g = {.rng = seed * 0x2545f4914f6cdd1du + 1, .safe = safe,
-			.collectives = collectives};
+	struct gen g = {.rng = seed * 0x2545f4914f6cdd1du + 1, .safe = safe};
 	struct scope *e = calloc(1, sizeof *e);
 	struct buf mod = {0}, alias = {0};
 	char list[512];
@@ -2391,7 +2388,7 @@ keep(const char *dir, uint64_t seed, const char *text)
 struct args {
 	uint64_t seed, n;
 	const char *dir;	/* where failing modules are kept */
-	int print, collectives, require_planned;
+	int print, require_planned;
 	unsigned safe;
 };
 
@@ -2401,7 +2398,7 @@ usage(void)
 	fputs("usage: oracle_gen [--count N] [--seed S] [--keep DIR] "
 	      "[--print]\n"
 	      "  [--avoid-known-bugs] [--avoid FAMILY] [--allow FAMILY]\n"
-	      "  [--async-collectives] [--require-planned]\n"
+	      "  [--require-planned]\n"
 	      "families (--avoid-known-bugs avoids known-bugs):", stderr);
 	for (int k = 0; k < NFAM; k++)
 		fprintf(stderr, " %s", fam_names[k]);
@@ -2428,8 +2425,6 @@ parse_args(int argc, char **argv, struct args *a)
 			a->safe &= ~fam_bits(argv[++k]);
 		else if (!strcmp(f, "--avoid") && v && fam_bits(v))
 			a->safe |= fam_bits(argv[++k]);
-		else if (!strcmp(f, "--async-collectives"))
-			a->collectives = 1;
 		else if (!strcmp(f, "--require-planned"))
 			a->require_planned = 1;
 		else {
@@ -2485,9 +2480,7 @@ print_tally(const struct tally *y, const struct args *a)
 		printf("  %-15s %7d %7d %7d %7d %7d %4d/%d%s\n",
 		       fam_names[f], y->made[f], y->differ[f], y->refused[f],
 		       y->seen[f], y->wrong[f], y->alone_differ[f],
-		       y->alone[f], a->safe >> f & 1 ||
-		       (f == F_COLLECTIVE && !a->collectives) ? "  avoided" :
-		       "");
+		       y->alone[f], a->safe >> f & 1 ? "  avoided" : "");
 	printf("oracle_gen: seeds %llu..%llu (differ: the oracle sees a plan "
 	       "differ; alone: of the modules of no other family)\n",
 	       (unsigned long long)a->seed,
@@ -2503,7 +2496,7 @@ static int
 run_one(const struct args *a, uint64_t s, struct tally *y)
 {
 	unsigned fams;
-	char *text = gen_module(s, a->safe, a->collectives, &fams);
+	char *text = gen_module(s, a->safe, &fams);
 	char name[600], list[512];
 	struct trial t = {.seed = s, .quiet = 1, .out = stdout};
 	int r;

@@ -1781,13 +1781,35 @@ dus_fused(struct gen *g, const char *name, const struct gs *s,
 	     "\n\n", ss, zs);
 }
 
+/* %name (p0: S, p1: U, p2: s32[1,1]): ROOT scatter(p0, p2, f(p1))
+ * adding the update U (S with 1 on dimension 0) at row p2. */
+static void
+scatter_fused(struct gen *g, const char *name, const struct gs *s,
+	      const struct gs *u)
+{
+	char ss[64], us[64], win[16] = "";
+	char red[32];
+
+	snprintf(red, sizeof red, "%s", reducer(g, s->type, 0));
+	for (int k = 1; k < s->rank; k++)
+		sprintf(win + strlen(win), "%s%d", k > 1 ? "," : "", k);
+	shape_text(s, ss);
+	bput(&g->comps, "%%%s {\n  p0 = %s parameter(0)\n  p1 = %s "
+	     "parameter(1)\n  p2 = s32[1,1] parameter(2)\n  q = %s "
+	     "negate(p1)\n"
+	     "  ROOT d = %s scatter(p0, p2, q), update_window_dims={%s}, "
+	     "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+	     "index_vector_dim=1, to_apply=%%%s\n}\n\n", name, ss,
+	     shape_text(u, us), us, ss, win, red);
+}
+
 /* A loop fusion whose ROOT updates its parameter 0 in place at an index
- * (in a loop body the counter, the operand often the state); the
- * operand is sometimes read after. */
+ * (dynamic-update-slice or scatter; in a loop body the counter, the
+ * operand often the state); the operand is sometimes read after. */
 static int
 dus_fusion(struct gen *g, struct scope *sc)
 {
-	int mask = 1 << T_F32 | 1 << T_S32;
+	int mask = 1 << T_F32 | 1 << T_S32, scatter = chance(g, 35);
 	const struct val *v = state_elem(g, sc, mask);
 	char name[32], upd[24], idx[24];
 	const char *r;
@@ -1800,11 +1822,17 @@ dus_fusion(struct gen *g, struct scope *sc)
 		return -1;
 	x = *v;
 	u = x.s;
-	u.d[0] = 1 + pick(g, u.d[0]);
+	u.d[0] = scatter ? 1 : 1 + pick(g, u.d[0]);
 	snprintf(upd, sizeof upd, "%s", of_shape(g, sc, &u));
 	snprintf(idx, sizeof idx, "%s", run_time_index(g, sc));
 	snprintf(name, sizeof name, "fused%d", ++g->id);
-	dus_fused(g, name, &x.s, &u);
+	if (scatter) {
+		snprintf(idx, sizeof idx, "%s", emit(g, sc, &(struct gs){T_S32,
+			 2, {1, 1}}, "reshape(%s)", idx));
+		scatter_fused(g, name, &x.s, &u);
+	} else {
+		dus_fused(g, name, &x.s, &u);
+	}
 	r = emit(g, sc, &x.s, "fusion(%s, %s, %s), kind=kLoop, calls=%%%s",
 		 x.name, upd, idx, name);
 	if (chance(g, 50))

@@ -2383,12 +2383,14 @@ gen_module(uint64_t seed, unsigned safe, unsigned *fams)
 	return mod.p;
 }
 
-/* The bits of a family's name, or of "known-bugs"; 0 if none. */
+/* The bits of a family's name, of "known-bugs" or "all"; 0 if none. */
 static unsigned
 fam_bits(const char *name)
 {
 	if (!strcmp(name, "known-bugs"))
 		return KNOWN_BUGS;
+	if (!strcmp(name, "all"))
+		return BIT(NFAM) - 1;
 	for (int k = 0; k < NFAM; k++)
 		if (!strcmp(fam_names[k], name))
 			return BIT(k);
@@ -2427,7 +2429,8 @@ usage(void)
 	      "[--print]\n"
 	      "  [--avoid-known-bugs] [--avoid FAMILY] [--allow FAMILY]\n"
 	      "  [--require-planned]\n"
-	      "families (--avoid-known-bugs avoids known-bugs):", stderr);
+	      "FAMILY: all, known-bugs (what --avoid-known-bugs avoids), or",
+	      stderr);
 	for (int k = 0; k < NFAM; k++)
 		fprintf(stderr, " %s", fam_names[k]);
 	fputs("\n", stderr);

@@ -2006,18 +2006,35 @@ op_shared_init(struct gen *g, struct scope *sc)
 	return 0;
 }
 
+/* Elements 2.. of the streaming body: x + B (read before the fetch or
+ * after it), x + f, or f itself (mode 2). */
+static void
+slots_others(struct gen *g, struct scope *d, const struct loop *L,
+	     int first, const char *f, int mode, char (*names)[24])
+{
+	const struct val *b = &d->v[first + 1];
+
+	for (int k = 2; k < L->n; k++)
+		snprintf(names[k], 24, "%s", mode == 2 ? f : emit(g, d, &b->s,
+			 "add(%s, %s)", d->v[first + k].name,
+			 !f[0] || chance(g, 70) ? b->name : f));
+}
+
 /* The streaming body: a fetch f = dynamic-slice(A, i, 0...) of state A
  * at the counter (which hloplan double-buffers) carried in the state as
- * B is, through a copy, or twice; other elements add f or the last
- * iteration's B; A sometimes updated at the counter. */
+ * B as it is or through a copy; other elements add B, often before the
+ * fetch (so that f may take B's buffer in place), or f; A sometimes
+ * updated at the counter. */
 static void
 slots_next(struct gen *g, struct scope *d, const struct loop *L, int first,
 	   char (*names)[24])
 {
 	const struct val *a = &d->v[first], *b = &d->v[first + 1];
-	char idx[256], sizes[32], zs[32], f[24], z[24];
-	int mode = pick(g, 4);
+	char idx[256], sizes[32], zs[32], f[24] = "", z[24];
+	int mode = pick(g, 3), early = mode != 2 && chance(g, 50);
 
+	if (early)
+		slots_others(g, d, L, first, f, mode, names);
 	dims_after_first(&b->s, zero(g, d, z), zs, sizes);
 	snprintf(f, sizeof f, "%s", emit(g, d, &b->s, "dynamic-slice(%s, %s%s"
 		 "), dynamic_slice_sizes={%s}", a->name,
@@ -2032,10 +2049,8 @@ slots_next(struct gen *g, struct scope *d, const struct loop *L, int first,
 	}
 	snprintf(names[1], 24, "%s", mode == 1 ? emit(g, d, &b->s, "copy(%s)",
 		 f) : f);
-	for (int k = 2; k < L->n; k++)
-		snprintf(names[k], 24, "%s", mode == 2 ? f : emit(g, d, &b->s,
-			 "add(%s, %s)", d->v[first + k].name, chance(g, 50) ?
-			 f : b->name));
+	if (!early)
+		slots_others(g, d, L, first, f, mode, names);
 }
 
 /* A dynamic-slice's shape from a: 1 on dimension 0, the rest whole. */
@@ -2075,13 +2090,44 @@ unrolled_fetches(struct gen *g, struct scope *sc, const struct val *a)
 	return 0;
 }
 
+/* The elements of a literal of shape s from dimension k, into b. */
+static void
+literal_dims(struct gen *g, struct buf *b, const struct gs *s, int k)
+{
+	bput(b, "{");
+	for (int j = 0; j < s->d[k]; j++) {
+		if (j)
+			bput(b, ", ");
+		if (k + 1 < s->rank)
+			literal_dims(g, b, s, k + 1);
+		else
+			bput(b, "%d", pick(g, 5) - 2);
+	}
+	bput(b, "}");
+}
+
+/* A constant array of shape s (a literal: its own constant buffer, as
+ * the state's initial value of a JAX scan often is). */
+static const char *
+literal(struct gen *g, struct scope *sc, const struct gs *s)
+{
+	struct buf b = {0};
+	static char name[24];
+
+	literal_dims(g, &b, s, 0);
+	snprintf(name, sizeof name, "%s", emit(g, sc, s, "constant(%s)",
+					       b.p));
+	free(b.p);
+	return name;
+}
+
 /* F_SLOTS: a loop streaming a state array through a double-buffered
  * fetch that is also carried or copied, or unrolled fetches. */
 static int
 op_slots(struct gen *g, struct scope *sc)
 {
 	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
-	struct loop L = {.n = 2 + pick(g, 2), .trips = 1 + pick(g, 4),
+	struct loop L = {.n = 2 + chance(g, 80), .trips = 2 + pick(g, 3),
 			 .next = slots_next};
 	struct gs b;
 	char tn[24];
@@ -2093,11 +2139,16 @@ op_slots(struct gen *g, struct scope *sc)
 	L.st[0] = *v;
 	b = fetch_shape(&v->s);
 	for (int k = 1; k < L.n; k++) {
+		if (chance(g, 60) && count(&b) <= 64) {
+			literal(g, sc, &b);
+			L.st[k] = sc->v[--sc->n];	/* the loop's alone */
+			continue;
+		}
 		L.st[k] = *find_val(sc, of_shape(g, sc, &b));
 		snprintf(L.st[k].name, 24, "%s", shared_init(g, sc,
 			 find_val(sc, L.st[k].name)));
 	}
-	write_loop(g, sc, &L, 80, tn);
+	write_loop(g, sc, &L, 50, tn);
 	return 0;
 }
 

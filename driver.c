@@ -79,7 +79,7 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	dump(d, "plan", &p, pl);
 	if (check_capacity(&p, pl) < 0)
 		return -1;
-	STAGE(st, ST_VERIFY, nerr = verify_plan(&p, pl, err, sizeof err));
+	STAGE(st, ST_VERIFY, nerr = verify_plan(m, &p.opt, pl, err, sizeof err));
 	if (nerr) {
 		diag_error(ds, m->loc, "internal error: the plan for module "
 			   "'%s' fails verification: %s", m->name, err);

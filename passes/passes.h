@@ -178,9 +178,10 @@ void insert_double_buffers(struct prog *p, struct plan *pl);
 /* assign.c: an arena over its space's capacity is an error naming the
  * buffers live at its peak; returns -1 then. */
 int check_capacity(struct prog *p, const struct plan *pl);
-/* verify.c: an independent check; 0 when sound, else 1 with a message. */
-int verify_plan(const struct prog *p, const struct plan *pl, char *err,
-		size_t errlen);
+/* verify.c: an independent check from the IR and the plan alone (no
+ * facts of the passes): 0 when sound, else 1 with a message. */
+int verify_plan(const struct module *m, const struct options *o,
+		const struct plan *pl, char *err, size_t errlen);
 /* The part of verify_plan that needs only the plan: bounds, alignment,
  * overlap and copies (also the check of --intervals mode). */
 int verify_layout(const struct plan *pl, char *err, size_t errlen);

@@ -1,12 +1,13 @@
 /* verify: an independent check of a finished plan (DESIGN.md section 8).  It
  * trusts no pass: bounds, alignment and overlap are checked from the plan's
- * numbers alone, and every value is checked to have a buffer that is live
- * wherever the schedule defines or reads it. */
+ * numbers alone (here), and every value by running the plan symbolically
+ * from the IR, the plan's steps, places and copies (verify_run.c). */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "passes/passes.h"
+#include "passes/verifier.h"
 
 static int
 fail(char *err, size_t n, const char *fmt, ...)
@@ -307,58 +308,6 @@ live_at(const struct plan *pl, int b, int32_t t)
 	return pl->bufs[b].start <= t && t <= pl->bufs[b].end;
 }
 
-/* Every value has a buffer that is big enough and covers its interval. */
-static int
-check_values(const struct prog *p, const struct plan *pl, char *err, size_t n)
-{
-	for (int v = 0; v < p->nval; v++) {
-		const struct value *x = &p->values[v];
-		int b = p->buf_of[v];
-
-		if (b < 0 || b >= pl->nbuf)
-			return fail(err, n, "value %d has no buffer", v);
-		if (!live_at(pl, b, x->def) || !live_at(pl, b, x->end) ||
-		    pl->bufs[b].size < target_size(&p->opt, x->shape))
-			return fail(err, n, "buffer '%s' does not hold value "
-				    "%d of '%s'", pl->bufs[b].name, v,
-				    p->m->comps[x->comp].instrs[x->instr].name);
-	}
-	return 0;
-}
-
-/* Re-derives the simplest liveness facts from the schedule: a value is
- * live where it is defined, and an operand where it is read. */
-static int
-check_steps(const struct prog *p, const struct plan *pl, char *err, size_t n)
-{
-	for (int32_t t = 0; t < p->ntime; t++) {
-		int c = p->steps[t].comp, i = p->steps[t].instr;
-		const struct instr *in = &p->m->comps[c].instrs[i];
-		int v = prog_val(p, c, i, 0), b = p->buf_of[v], op;
-		int own = p->values[v].comp == c && p->values[v].instr == i;
-
-		if (own && !live_at(pl, b, t) && !(pl->bufs[b].flags & BUF_CONST))
-			return fail(err, n, "'%s' is not live at its own step",
-				    in->name);
-		op = in->op ? in->op->op : OP_OTHER;
-		if (op == OP_TUPLE || op == OP_WHILE || op == OP_CALL ||
-		    op == OP_PARAMETER || op == OP_BITCAST || op == OP_DOMAIN ||
-		    op == OP_OPT_BARRIER || op == OP_ADD_DEPENDENCY ||
-		    op == OP_CONDITIONAL)
-			continue;
-		for (int k = 0; k < in->nops; k++) {
-			b = p->buf_of[prog_val(p, c, in->ops[k], 0)];
-			if (!live_at(pl, b, t) &&
-			    !(pl->bufs[b].flags & BUF_CONST))
-				return fail(err, n, "operand '%s' of '%s' is "
-					    "not live where it is read",
-					    p->m->comps[c].instrs[in->ops[k]]
-						    .name, in->name);
-		}
-	}
-	return 0;
-}
-
 /* A copy's two buffers are live where it happens and hold its bytes. */
 static int
 check_copies(const struct plan *pl, char *err, size_t n)
@@ -381,55 +330,6 @@ check_copies(const struct plan *pl, char *err, size_t n)
 	return 0;
 }
 
-/* Values sharing one slot of a block (an unrolled loop's fetches) are
- * never live at once: sorted by (buffer, slot, start), each starts after
- * every one before it in its slot has ended. */
-struct slotted {
-	uint64_t group;		/* buffer << 8 | slot */
-	int32_t def, end;
-};
-
-static int
-cmp_slotted(const void *a, const void *b)
-{
-	const struct slotted *x = a, *y = b;
-
-	if (x->group != y->group)
-		return (x->group > y->group) - (x->group < y->group);
-	return (x->def > y->def) - (x->def < y->def);
-}
-
-static int
-check_slots(const struct prog *p, const struct plan *pl, char *err, size_t n)
-{
-	struct slotted *s = malloc(sizeof *s * (size_t)(p->nval + 1));
-	int m = 0, bad = 0;
-	int32_t end = -1;
-
-	if (!s)
-		abort();
-	for (int v = 0; v < p->nval && p->slot_of; v++)
-		if (p->slot_of[v] >= 0)
-			s[m++] = (struct slotted){
-				(uint64_t)p->buf_of[v] << 8 |
-					(uint64_t)(p->slot_of[v] & 255),
-				p->values[v].def, p->values[v].end};
-	if (m > 1)
-		qsort(s, (size_t)m, sizeof *s, cmp_slotted);
-	for (int k = 0; k < m && !bad; k++) {
-		if (k == 0 || s[k].group != s[k - 1].group)
-			end = -1;
-		if (s[k].def <= end)
-			bad = fail(err, n, "two values in slot %d of '%s' are "
-				   "live at once", (int)(s[k].group & 255),
-				   pl->bufs[s[k].group >> 8].name);
-		if (s[k].end > end)
-			end = s[k].end;
-	}
-	free(s);
-	return bad;
-}
-
 int
 verify_layout(const struct plan *pl, char *err, size_t errlen)
 {
@@ -441,11 +341,9 @@ verify_layout(const struct plan *pl, char *err, size_t errlen)
 }
 
 int
-verify_plan(const struct prog *p, const struct plan *pl, char *err,
-	    size_t errlen)
+verify_plan(const struct module *m, const struct options *o,
+	    const struct plan *pl, char *err, size_t errlen)
 {
 	return verify_layout(pl, err, errlen) ||
-	       check_slots(p, pl, err, errlen) ||
-	       check_values(p, pl, err, errlen) ||
-	       check_steps(p, pl, err, errlen);
+	       verify_values(m, o, pl, err, errlen);
 }

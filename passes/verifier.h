@@ -1,0 +1,53 @@
+/* The verifier's private header (verify.c, verify_run.c, verify_map.c).
+ * Nothing here is shared with the passes it checks. */
+#ifndef HLOPLAN_VERIFIER_H
+#define HLOPLAN_VERIFIER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- verify_map.c: which value's bytes each byte holds -------------------
+ * An interval map from addresses to tags (a treap of disjoint segments);
+ * an address is a region (an arena, or a buffer out of the arenas) in the
+ * bits above VM_REGION_SHIFT and an offset below.  Tag 0 is "never
+ * written".  Every assignment is journaled with what it replaced, so that
+ * a branch can be undone and a loop can tell what it wrote. */
+enum { VM_REGION_SHIFT = 42 };
+#define VM_MAX_OFFSET (UINT64_C(1) << VM_REGION_SHIFT)
+
+struct vm_piece {
+	uint64_t lo, hi;	/* [lo, hi) */
+	uint32_t tag;
+};
+
+struct vmap;
+
+struct vmap *vm_new(void);
+void vm_free(struct vmap *m);
+/* Bytes [lo, hi) hold tag from now on (0: forget them). */
+void vm_assign(struct vmap *m, uint64_t lo, uint64_t hi, uint32_t tag);
+/* Calls fn for each piece of [lo, hi) in order, gaps as tag 0; stops and
+ * returns fn's value when it is not 0. */
+int vm_visit(const struct vmap *m, uint64_t lo, uint64_t hi,
+	     int (*fn)(void *arg, const struct vm_piece *p), void *arg);
+/* The journal: its length now, the pieces replaced since mark (their
+ * union is what was written since), undoing back to mark, and dropping
+ * it all (nothing will be undone). */
+size_t vm_mark(const struct vmap *m);
+const struct vm_piece *vm_journal(const struct vmap *m, size_t mark,
+				  size_t *n);
+void vm_undo(struct vmap *m, size_t mark);
+void vm_forget(struct vmap *m);
+
+/* ---- verify_run.c: the plan run symbolically ---------------------------- */
+
+struct module;
+struct options;
+struct plan;
+
+/* Runs the module inside the plan with a tag for data: every value's bytes
+ * intact from its write to each of its reads.  0, or 1 with a message. */
+int verify_values(const struct module *m, const struct options *o,
+		  const struct plan *pl, char *err, size_t errlen);
+
+#endif

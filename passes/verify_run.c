@@ -1,0 +1,1519 @@
+/* The plan run symbolically (DESIGN.md section 8): every byte of every
+ * arena holds a tag naming the value last written there, and every read
+ * checks that the bytes where the plan says the value is hold its tag.
+ * From the IR, the plan's steps, places and copies only: nothing of the
+ * passes' values, liveness or copies.  Loops run a few abstract iterations
+ * (zero trips, the first, steady ones, each a possible last); each branch
+ * of a conditional runs from the same state, and what any of them wrote
+ * is clobbered after it, but for the result where every branch left it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/passes.h"
+#include "passes/verifier.h"
+
+enum { TAG_VALUE, TAG_TABLE, TAG_POISON };
+
+/* What a tag stands for: a value written by position pos at a step and
+ * iteration, a tuple index table (its contents depend on its shape only),
+ * or bytes clobbered by a loop or a branch (pos: the while or
+ * conditional, why: how). */
+struct tag {
+	int kind, pos;
+	int32_t step;
+	int64_t iter;
+	const char *why;
+	int64_t bytes;		/* a value's: as written (a reader checks no
+				   more: beyond them a wider layout pads) */
+};
+
+struct vr {
+	const struct module *m;
+	const struct options *o;
+	const struct plan *pl;
+	int **posbase;		/* [c][i]: first position; NULL: a kernel's */
+	int **stepof;		/* [c][i]: its step */
+	int **order;		/* [c]: instructions by step */
+	int *norder;
+	int nstep;
+	int *comp_of_pos, *instr_of_pos;	/* per position */
+	const struct shape **nshape;	/* per position: the node's shape */
+	int *nsub;		/* per position: the nodes of its subtree */
+	int64_t *nbytes;	/* per position: bytes read and written */
+	uint32_t *cur;		/* per position: the tag it holds now */
+	int *region;		/* per buffer */
+	int *slotcomp;		/* per slotted buffer: where it is made */
+	int *readonly;		/* per buffer: 1 constant, 2 caller's param */
+	int *cfirst, *cidx;	/* step t's copies: cidx[cfirst[t] ..] */
+	int *entry_of;		/* per copy: the while position it enters */
+	int64_t *iter_of;	/* per computation: its loop's iteration */
+	int64_t iters[256];	/* the loops running, innermost last */
+	int depth;
+	int k;			/* abstract iterations per loop */
+	int nest;		/* branches and loops whose writes count */
+	int32_t now;		/* the step running */
+	struct tag *tags;
+	uint32_t ntag, captag;
+	uint64_t *tabkey;	/* table tags by shape hash: open addressing */
+	uint32_t *tabtag;
+	size_t ntab;
+	struct vm_piece *tmp;	/* a loop's or branch's writes, merged */
+	size_t captmp;
+	struct vmap *mem;
+	char *err;
+	size_t errlen;
+	jmp_buf jb;
+	void **live;		/* what vr_alloc gave and vr_free did not
+				   take back: freed at the end, failed or not */
+	int nlive, caplive;
+};
+
+static void *
+vr_alloc(struct vr *v, size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+
+	if (!p)
+		abort();
+	if (v->nlive == v->caplive) {
+		v->caplive = v->caplive ? 2 * v->caplive : 256;
+		v->live = realloc(v->live, sizeof *v->live *
+					   (size_t)v->caplive);
+		if (!v->live)
+			abort();
+	}
+	v->live[v->nlive++] = p;
+	return p;
+}
+
+/* Frees p early; the latest allocations are found first. */
+static void
+vr_free(struct vr *v, void *p)
+{
+	for (int k = v->nlive - 1; k >= 0; k--)
+		if (v->live[k] == p) {
+			free(p);
+			v->live[k] = v->live[--v->nlive];
+			return;
+		}
+}
+
+static _Noreturn void vr_fail(struct vr *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static _Noreturn void
+vr_fail(struct vr *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->err, v->errlen, fmt, ap);
+	va_end(ap);
+	longjmp(v->jb, 1);
+}
+
+static int
+opcode(const struct instr *in)
+{
+	return in->op ? in->op->op : OP_OTHER;
+}
+
+static const char *
+opname(const struct instr *in)
+{
+	return in->op ? in->op->name : "";
+}
+
+static int
+ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* ---- shapes, without the passes' helpers ------------------------------- */
+
+static int
+nodes_of(const struct shape *s)
+{
+	int n = 1;
+
+	for (int e = 0; e < s->nelem; e++)
+		n += nodes_of(&s->elems[e]);
+	return n;
+}
+
+/* Fills out[] with the shape of each preorder node of s from *node on,
+ * and nsub[] with the nodes of each one's subtree. */
+static int
+fill_nodes(const struct shape *s, const struct shape **out, int *nsub,
+	   int *node)
+{
+	int me = (*node)++, n = 1;
+
+	out[me] = s;
+	for (int e = 0; e < s->nelem; e++)
+		n += fill_nodes(&s->elems[e], out, nsub, node);
+	nsub[me] = n;
+	return n;
+}
+
+/* "{1,0}" for a node's shape index; "" for node 0. */
+static void
+node_path(const struct shape *s, int node, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	while (node > 0 && shape_is_tuple(s)) {
+		int e = 0, at = 1;
+
+		while (e + 1 < s->nelem && at + nodes_of(&s->elems[e]) <= node)
+			at += nodes_of(&s->elems[e++]);
+		len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
+					"%s%d", len ? "," : "{", e);
+		node -= at;
+		s = &s->elems[e];
+		if (len >= n)
+			break;
+	}
+	if (len && len + 1 < n)
+		strcat(buf, "}");
+}
+
+static uint64_t
+shape_hash(const struct shape *s)
+{
+	uint64_t h = 1469598103934665603u ^ (uint64_t)s->type;
+
+	h = (h ^ (uint64_t)s->rank) * 1099511628211u;
+	for (int k = 0; k < s->rank; k++)
+		h = (h ^ (uint64_t)s->dims[k]) * 1099511628211u;
+	for (int k = 0; k < s->nelem; k++)
+		h = (h ^ shape_hash(&s->elems[k])) * 1099511628211u;
+	return h | 1;
+}
+
+/* ---- tags ---------------------------------------------------------------- */
+
+static uint32_t
+new_tag(struct vr *v, int kind, int pos, const char *why)
+{
+	if (v->ntag == v->captag) {
+		v->captag = v->captag ? 2 * v->captag : 4096;
+		v->tags = realloc(v->tags, sizeof *v->tags * v->captag);
+		if (!v->tags)
+			abort();
+	}
+	v->tags[v->ntag] = (struct tag){kind, pos, v->now,
+					v->depth ? v->iters[v->depth - 1] : 0,
+					why, kind == TAG_VALUE && pos >= 0 ?
+					v->nbytes[pos] : INT64_MAX};
+	return v->ntag++;
+}
+
+/* The tag of a table of shape s: one per shape, as its contents are. */
+static uint32_t
+table_tag(struct vr *v, const struct shape *s)
+{
+	uint64_t h = shape_hash(s);
+	size_t k = (size_t)(h % v->ntab);
+
+	while (v->tabkey[k] && v->tabkey[k] != h)
+		k = (k + 1) % v->ntab;
+	if (!v->tabkey[k]) {
+		v->tabkey[k] = h;
+		v->tabtag[k] = new_tag(v, TAG_TABLE, -1, NULL);
+	}
+	return v->tabtag[k];
+}
+
+/* ---- naming what went wrong --------------------------------------------- */
+
+static void
+pos_name(const struct vr *v, int pos, char *buf, size_t n)
+{
+	const struct comp *c = &v->m->comps[v->comp_of_pos[pos]];
+	const struct instr *in = &c->instrs[v->instr_of_pos[pos]];
+	char path[96];
+
+	node_path(&in->shape, v->pl->pos[pos].node, path, sizeof path);
+	snprintf(buf, n, "%s/%s%s", c->name, in->name, path);
+}
+
+static void
+tag_name(const struct vr *v, uint32_t t, char *buf, size_t n)
+{
+	const struct tag *g = &v->tags[t];
+	char w[256];
+
+	if (t == 0) {
+		snprintf(buf, n, "nothing written yet");
+		return;
+	}
+	if (g->kind == TAG_TABLE) {
+		snprintf(buf, n, "a tuple index table of another shape");
+		return;
+	}
+	pos_name(v, g->pos, w, sizeof w);
+	if (g->kind == TAG_POISON)
+		snprintf(buf, n, "bytes %s by '%s' (step %d)", g->why, w,
+			 g->step);
+	else
+		snprintf(buf, n, "'%s' (written at step %d, iteration %lld)",
+			 w, g->step, (long long)g->iter);
+}
+
+/* ---- where a position's bytes are --------------------------------------- */
+
+static int64_t
+cur_iter(const struct vr *v)
+{
+	return v->depth ? v->iters[v->depth - 1] : 0;
+}
+
+static uint64_t
+where(const struct vr *v, int pos)
+{
+	const struct plan_pos *p = &v->pl->pos[pos];
+	const struct buffer *b = &v->pl->bufs[p->buf];
+	uint64_t a = (uint64_t)v->region[p->buf] << VM_REGION_SHIFT;
+	int64_t slot;
+
+	if (b->in_arena)
+		a += (uint64_t)b->offset;
+	if (b->slots > 1) {
+		slot = p->slot >= 0 ? p->slot : v->slotcomp[p->buf] >= 0 ?
+			v->iter_of[v->slotcomp[p->buf]] : cur_iter(v);
+		a += (uint64_t)(slot % b->slots) * (uint64_t)b->stride;
+	}
+	return a;
+}
+
+/* The address of buffer b (a copy's end): its slot of this iteration. */
+static uint64_t
+buf_where(const struct vr *v, int b)
+{
+	const struct buffer *bf = &v->pl->bufs[b];
+	uint64_t a = (uint64_t)v->region[b] << VM_REGION_SHIFT;
+	int64_t slot;
+
+	if (bf->in_arena)
+		a += (uint64_t)bf->offset;
+	if (bf->slots > 1) {
+		slot = v->slotcomp[b] >= 0 ? v->iter_of[v->slotcomp[b]] :
+					     cur_iter(v);
+		a += (uint64_t)(slot % bf->slots) * (uint64_t)bf->stride;
+	}
+	return a;
+}
+
+/* ---- reads and writes --------------------------------------------------- */
+
+struct want {
+	uint32_t tag;
+	struct vm_piece bad;
+};
+
+static int
+is_wanted(void *arg, const struct vm_piece *p)
+{
+	struct want *w = arg;
+
+	if (p->tag == w->tag)
+		return 0;
+	w->bad = *p;
+	return 1;
+}
+
+/* Do bytes [a, a+n) all hold tag t? */
+static int
+holds(const struct vr *v, uint64_t a, int64_t n, uint32_t t,
+      struct vm_piece *bad)
+{
+	struct want w = {t, {0, 0, 0}};
+	int r = vm_visit(v->mem, a, a + (uint64_t)n, is_wanted, &w);
+
+	if (r && bad)
+		*bad = w.bad;
+	return !r;
+}
+
+/* Who reads or writes, named only when a message needs it: the
+ * instruction at a position, the caller (WHO_RESULT), plan copy k
+ * (WHO_COPY(k)); WHO_NONE writes where nothing else may. */
+enum { WHO = 320, WHO_NONE = -1, WHO_RESULT = -2 };
+#define WHO_COPY(k) (-3 - (k))
+
+static const char *
+who_str(const struct vr *v, int who, char *buf)
+{
+	const struct plan_copy *pc;
+
+	if (who >= 0) {
+		snprintf(buf, WHO, "'%s/%s'",
+			 v->m->comps[v->comp_of_pos[who]].name,
+			 v->m->comps[v->comp_of_pos[who]]
+				 .instrs[v->instr_of_pos[who]].name);
+	} else if (who == WHO_RESULT) {
+		snprintf(buf, WHO, "the entry's result");
+	} else if (who <= WHO_COPY(0)) {
+		pc = &v->pl->copies[-3 - who];
+		snprintf(buf, WHO, "the copy of '%s' into '%s'",
+			 v->pl->bufs[pc->src].name, v->pl->bufs[pc->dst].name);
+	} else {
+		snprintf(buf, WHO, "the runtime");
+	}
+	return buf;
+}
+
+/* Fails with a message that starts with who's name. */
+static _Noreturn void vr_failw(struct vr *v, int who, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static _Noreturn void
+vr_failw(struct vr *v, int who, const char *fmt, ...)
+{
+	char w[WHO];
+	size_t n;
+	va_list ap;
+
+	who_str(v, who, w);
+	n = (size_t)snprintf(v->err, v->errlen, "%s", w);
+	va_start(ap, fmt);
+	if (n < v->errlen)
+		vsnprintf(v->err + n, v->errlen - n, fmt, ap);
+	va_end(ap);
+	longjmp(v->jb, 1);
+}
+
+static _Noreturn void
+not_intact(struct vr *v, int pos, uint32_t t, uint64_t a, int who,
+	   const struct vm_piece *bad)
+{
+	char val[256], was[320], w[WHO];
+	const struct buffer *b = &v->pl->bufs[v->pl->pos[pos].buf];
+	uint64_t mask = VM_MAX_OFFSET - 1;
+
+	tag_name(v, t, val, sizeof val);
+	tag_name(v, bad->tag, was, sizeof was);
+	vr_fail(v, "%s at step %d (iteration %lld) reads %s from buffer '%s' "
+		"(S(%d)%s), but bytes [%llu, %llu) there hold %s", who_str(v, who, w), v->now,
+		(long long)cur_iter(v), val, b->name, b->space,
+		b->in_arena ? "" : ", out of the arena",
+		(unsigned long long)(bad->lo & mask),
+		(unsigned long long)(bad->hi & mask), was);
+	(void)a;
+}
+
+/* The value at position pos is read now, where the plan says it is. */
+/* The bytes of tag t that position pos reads. */
+static int64_t
+read_len(const struct vr *v, int pos, uint32_t t)
+{
+	return v->nbytes[pos] < v->tags[t].bytes ? v->nbytes[pos] :
+						   v->tags[t].bytes;
+}
+
+static void
+need_at(struct vr *v, int pos, uint64_t a, uint32_t t, int who)
+{
+	struct vm_piece bad;
+	int64_t n = read_len(v, pos, t);
+
+	if (n > 0 && !holds(v, a, n, t, &bad))
+		not_intact(v, pos, t, a, who, &bad);
+}
+
+static void
+need(struct vr *v, int pos, int who)
+{
+	need_at(v, pos, where(v, pos), v->cur[pos], who);
+}
+
+static void
+need_all(struct vr *v, int base, int who)
+{
+	int n = v->nsub[base];
+
+	for (int node = 0; node < n; node++)
+		need(v, base + node, who);
+}
+
+/* Bytes written by anyone but the runtime's caller must be writable. */
+static void
+check_writable(struct vr *v, int b, int who)
+{
+	char w[WHO];
+
+	if (v->readonly[b])
+		vr_fail(v, "%s at step %d writes buffer '%s', which %s",
+			who_str(v, who, w),
+			v->now, v->pl->bufs[b].name, v->readonly[b] == 1 ?
+			"holds a constant" : "is the caller's parameter "
+			"(not donated by input_output_alias)");
+}
+
+static void
+put(struct vr *v, int pos, uint32_t t, int who)
+{
+	uint64_t a = where(v, pos);
+
+	v->cur[pos] = t;
+	if (v->nbytes[pos] <= 0)
+		return;
+	if (who != WHO_NONE)
+		check_writable(v, v->pl->pos[pos].buf, who);
+	vm_assign(v->mem, a, a + (uint64_t)v->nbytes[pos], t);
+}
+
+/* A new value at pos, or the table of its shape. */
+static void
+define(struct vr *v, int pos, int who)
+{
+	const struct shape *s = v->nshape[pos];
+
+	put(v, pos, shape_is_tuple(s) ? table_tag(v, s) :
+		    new_tag(v, TAG_VALUE, pos, NULL), who);
+}
+
+/* Position dst holds what src holds: the same bytes where the plan says
+ * dst forwards, a copy the runtime makes where it says dst defines. */
+static void
+forward(struct vr *v, int dst, int src, int who)
+{
+	if (v->pl->pos[dst].defines) {
+		need(v, src, who);
+		put(v, dst, v->cur[src], who);
+	}
+	v->cur[dst] = v->cur[src];
+}
+
+static void
+forward_tree(struct vr *v, int dst, int src, int n, int who)
+{
+	for (int node = 0; node < n; node++)
+		forward(v, dst + node, src + node, who);
+}
+
+
+
+/* ---- copies the plan lists ---------------------------------------------- */
+
+struct copied {
+	struct vr *v;
+	uint64_t from, to;
+	uint32_t tag;
+	int mixed;
+};
+
+static int
+first_tag(void *arg, const struct vm_piece *p)
+{
+	struct copied *c = arg;
+
+	if (p->lo == c->from)
+		c->tag = p->tag;
+	else if (p->tag != c->tag)
+		c->mixed = 1;
+	return 0;
+}
+
+/* The runtime copies bytes from src to dst: dst holds whatever src held
+ * (one value, or bytes of several that nothing may read whole). */
+static void
+do_copy(struct vr *v, int k)
+{
+	const struct plan_copy *pc = &v->pl->copies[k];
+	struct copied c = {v, buf_where(v, pc->src), buf_where(v, pc->dst), 0,
+			   0};
+
+	if (pc->bytes <= 0)
+		return;
+	check_writable(v, pc->dst, WHO_COPY(k));
+	vm_visit(v->mem, c.from, c.from + (uint64_t)pc->bytes, first_tag, &c);
+	if (c.mixed)
+		c.tag = new_tag(v, TAG_POISON, -1, NULL);
+	vm_assign(v->mem, c.to, c.to + (uint64_t)pc->bytes, c.tag);
+}
+
+static void
+step_copies(struct vr *v, int32_t t, int after)
+{
+	for (int j = v->cfirst[t]; j < v->cfirst[t + 1]; j++) {
+		int k = v->cidx[j];
+
+		if (v->pl->copies[k].after == after && v->entry_of[k] < 0)
+			do_copy(v, k);
+	}
+}
+
+/* ---- clobbering what a loop or the branches wrote ----------------------- */
+
+static int
+by_lo(const void *a, const void *b)
+{
+	const struct vm_piece *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Appends the ranges written since mark to v->tmp[*n..]. */
+static void
+collect_writes(struct vr *v, size_t mark, size_t *n)
+{
+	size_t k;
+	const struct vm_piece *j = vm_journal(v->mem, mark, &k);
+
+	if (*n + k > v->captmp) {
+		v->captmp = 2 * (*n + k) + 1024;
+		v->tmp = realloc(v->tmp, sizeof *v->tmp * v->captmp);
+		if (!v->tmp)
+			abort();
+	}
+	memcpy(v->tmp + *n, j, sizeof *j * k);
+	*n += k;
+}
+
+/* The ranges in v->tmp[0..n) are clobbered (tag t) from now on. */
+static void
+clobber(struct vr *v, size_t n, uint32_t t)
+{
+	size_t m = 0;
+
+	if (n > 1)
+		qsort(v->tmp, n, sizeof *v->tmp, by_lo);
+	for (size_t k = 0; k < n; k++) {
+		if (m && v->tmp[k].lo <= v->tmp[m - 1].hi) {
+			if (v->tmp[k].hi > v->tmp[m - 1].hi)
+				v->tmp[m - 1].hi = v->tmp[k].hi;
+		} else {
+			v->tmp[m++] = v->tmp[k];
+		}
+	}
+	for (size_t k = 0; k < m; k++)
+		vm_assign(v->mem, v->tmp[k].lo, v->tmp[k].hi, t);
+}
+
+/* ---- running computations ----------------------------------------------- */
+
+static void run_comp(struct vr *v, int c, const int *args);
+
+static int
+callee(const struct instr *in, const char *key)
+{
+	for (int j = 0; j < in->ncall; j++)
+		if (!strcmp(in->callkey[j], key))
+			return in->calls[j];
+	return -1;
+}
+
+static int
+root_pos(struct vr *v, int d, int who)
+{
+	const struct comp *dc = &v->m->comps[d];
+
+	if (!v->posbase[d] || dc->root < 0 || v->posbase[d][dc->root] < 0)
+		vr_failw(v, who, " runs '%s', which the plan does not list",
+			 dc->name);
+	return v->posbase[d][dc->root];
+}
+
+/* Results of a loop or a conditional: per node, the tag every exit
+ * agrees on (or a new one), and whether every exit left it in place. */
+struct exits {
+	uint32_t *first;
+	char *same, *ok;
+	int *bad_at;		/* an exit that did not: its iteration */
+};
+
+static void
+exits_init(struct vr *v, struct exits *x, int n)
+{
+	x->first = vr_alloc(v, sizeof *x->first * (size_t)n);
+	x->same = vr_alloc(v, (size_t)n);
+	x->ok = vr_alloc(v, (size_t)n);
+	x->bad_at = vr_alloc(v, sizeof *x->bad_at * (size_t)n);
+	memset(x->same, 1, (size_t)n);
+	memset(x->ok, 1, (size_t)n);
+}
+
+static void
+exits_free(struct vr *v, struct exits *x)
+{
+	vr_free(v, x->first);
+	vr_free(v, x->same);
+	vr_free(v, x->ok);
+	vr_free(v, x->bad_at);
+}
+
+/* One exit: position base's nodes should hold tags t[] where they are. */
+static void
+exits_see(struct vr *v, struct exits *x, int e, int base, const uint32_t *t,
+	  int n)
+{
+	for (int node = 0; node < n; node++) {
+		if (e == 0)
+			x->first[node] = t[node];
+		else if (t[node] != x->first[node])
+			x->same[node] = 0;
+		if (x->ok[node] && read_len(v, base + node, t[node]) > 0 &&
+		    !holds(v, where(v, base + node),
+			   read_len(v, base + node, t[node]), t[node], NULL)) {
+			x->ok[node] = 0;
+			x->bad_at[node] = e;
+		}
+	}
+}
+
+/* After the exits: what they wrote is clobbered, and each result node
+ * holds its tag where every exit left it. */
+static void
+exits_finish(struct vr *v, struct exits *x, size_t nw, int base, int n,
+	     const char *clobbered, const char *misplaced)
+{
+	clobber(v, nw, new_tag(v, TAG_POISON, base, clobbered));
+	for (int node = 0; node < n; node++) {
+		uint32_t t = x->same[node] ? x->first[node] :
+			     shape_is_tuple(v->nshape[base + node]) ?
+			     table_tag(v, v->nshape[base + node]) :
+			     new_tag(v, TAG_VALUE, base + node, NULL);
+
+		put(v, base + node, x->ok[node] ? t :
+			new_tag(v, TAG_POISON, base + node, misplaced),
+		    WHO_NONE);
+		v->cur[base + node] = t;
+	}
+}
+
+static void
+run_while(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int cond = callee(in, "condition"), body = callee(in, "body");
+	int w = v->posbase[c][i], n = v->nsub[w], args[1] = {w};
+	size_t mark = vm_mark(v->mem), nw = 0;
+	struct exits x;
+	int rb, rc;
+
+	if (cond < 0 || body < 0 || in->nops != 1 || v->depth == 256)
+		vr_failw(v, who, ": a while the verifier cannot run");
+	for (int k = 0; k < v->pl->ncopy; k++)
+		if (v->entry_of[k] == w)
+			do_copy(v, k);
+	for (int node = 0; node < n; node++)	/* the state: the init */
+		v->cur[w + node] = v->cur[v->posbase[c][in->ops[0]] + node];
+	rc = root_pos(v, cond, who);
+	rb = root_pos(v, body, who);
+	exits_init(v, &x, n);
+	v->nest++;
+	v->iters[v->depth++] = 0;
+	for (int j = 0;; j++) {
+		v->iters[v->depth - 1] = j;
+		v->iter_of[cond] = v->iter_of[body] = j;
+		run_comp(v, cond, args);
+		need(v, rc, who);	/* the runtime reads the predicate */
+		exits_see(v, &x, j, w, v->cur + w, n);
+		if (j == v->k)
+			break;
+		run_comp(v, body, args);
+		for (int node = 0; node < n; node++)
+			v->cur[w + node] = v->cur[rb + node];
+	}
+	v->depth--;
+	v->nest--;
+	collect_writes(v, mark, &nw);
+	exits_finish(v, &x, nw, w, n, "written in the loop",
+		     "not where the loop keeps its state when it exits");
+	exits_free(v, &x);
+}
+
+/* The operand a branch computation takes. */
+static int
+branch_operand(const struct instr *in, int j)
+{
+	if (!strcmp(in->callkey[j], "true_computation"))
+		return 1;
+	if (!strcmp(in->callkey[j], "false_computation"))
+		return 2;
+	return j + 1;
+}
+
+static void
+run_conditional(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], n = v->nsub[base];
+	size_t mark = vm_mark(v->mem), nw = 0;
+	struct exits x;
+	uint32_t *t = vr_alloc(v, sizeof *t * (size_t)n);
+
+	need(v, v->posbase[c][in->ops[0]], who);
+	exits_init(v, &x, n);
+	v->nest++;
+	for (int j = 0; j < in->ncall; j++) {
+		int d = in->calls[j], k = branch_operand(in, j), args[1], r;
+
+		if (k >= in->nops)
+			vr_failw(v, who, ": branch %d has no operand", j);
+		args[0] = v->posbase[c][in->ops[k]];
+		run_comp(v, d, args);
+		r = root_pos(v, d, who);
+		for (int node = 0; node < n; node++)
+			t[node] = v->cur[r + node];
+		exits_see(v, &x, j, base, t, n);
+		collect_writes(v, mark, &nw);
+		vm_undo(v->mem, mark);
+	}
+	v->nest--;
+	exits_finish(v, &x, nw, base, n, "written in a branch",
+		     "not where the conditional's result is after a branch");
+	exits_free(v, &x);
+	vr_free(v, t);
+}
+
+static void
+run_call(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int d = in->ncall ? in->calls[0] : -1, base = v->posbase[c][i], r;
+	int *args = vr_alloc(v, sizeof *args * (size_t)(in->nops + 1));
+
+	if (d < 0)
+		vr_failw(v, who, " calls nothing");
+	for (int k = 0; k < in->nops; k++)
+		args[k] = v->posbase[c][in->ops[k]];
+	run_comp(v, d, args);
+	vr_free(v, args);
+	r = root_pos(v, d, who);
+	forward_tree(v, base, r, v->nsub[base], who);
+}
+
+/* ---- kernels: every other instruction ------------------------------------ */
+
+/* May the output at node `node` (address a, n bytes) of (c,i) lie over
+ * node j of operand k, at b with m bytes?  Only where the op writes in
+ * place over what it consumes there: an elementwise op over an operand of
+ * its size, dynamic-update-slice and scatter over operand 0 (or a whole
+ * update over itself), a fusion whose root updates a parameter in place,
+ * a custom-call's output_to_operand_aliasing. */
+/* The k-th minor dimension of s (a missing layout is the default one). */
+static int
+minor(const struct shape *s, int k)
+{
+	return s->has_layout ? s->m2m[k] : s->rank - 1 - k;
+}
+
+/* Does element i of a lie where element i of b does (dims, layout, tiles
+ * and element width alike), so that an elementwise op may run in place? */
+static int
+same_places(const struct shape *a, const struct shape *b)
+{
+	int ba = a->elem_bits ? a->elem_bits : dtype_bits(a->type);
+	int bb = b->elem_bits ? b->elem_bits : dtype_bits(b->type);
+
+	if (ba != bb || a->rank != b->rank || a->nelem || b->nelem ||
+	    a->ntile != b->ntile)
+		return 0;
+	for (int k = 0; k < a->rank; k++)
+		if (a->dims[k] != b->dims[k] || minor(a, k) != minor(b, k))
+			return 0;
+	for (int t = 0; t < a->ntile; t++) {
+		if (a->tiles[t].n != b->tiles[t].n)
+			return 0;
+		for (int k = 0; k < a->tiles[t].n; k++)
+			if (a->tiles[t].d[k] != b->tiles[t].d[k])
+				return 0;
+	}
+	return 1;
+}
+
+/* The users of instruction x in computation f; *last: one of them. */
+static int
+users(const struct comp *f, int x, int *last)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->ninstr; i++)
+		for (int k = 0; k < f->instrs[i].nops; k++)
+			if (f->instrs[i].ops[k] == x) {
+				n++;
+				*last = i;
+			}
+	return n;
+}
+
+/* Is instruction r of fused computation f (past bitcasts) an update in
+ * place of parameter k, which nothing else in f reads? */
+static int
+updates_param(const struct comp *f, int r, int64_t k)
+{
+	int x, u;
+
+	while (opcode(&f->instrs[r]) == OP_BITCAST && f->instrs[r].nops == 1)
+		r = f->instrs[r].ops[0];
+	if ((opcode(&f->instrs[r]) != OP_DUS &&
+	     opcode(&f->instrs[r]) != OP_SCATTER) || f->instrs[r].nops < 1)
+		return 0;
+	for (x = f->instrs[r].ops[0]; opcode(&f->instrs[x]) == OP_BITCAST &&
+	     f->instrs[x].nops == 1; x = f->instrs[x].ops[0])
+		if (users(f, x, &u) != 1)
+			return 0;
+	return opcode(&f->instrs[x]) == OP_PARAMETER &&
+	       f->instrs[x].param == k && users(f, x, &u) == 1;
+}
+
+/* A fusion whose root (or flat root tuple's element) at output node
+ * `node` updates parameter k in place. */
+static int
+fusion_in_place(const struct vr *v, const struct instr *in, int k, int node)
+{
+	int d = callee(in, "calls"), r;
+	const struct comp *f;
+
+	if (d < 0 || (f = &v->m->comps[d])->root < 0)
+		return 0;
+	r = f->root;
+	if (opcode(&f->instrs[r]) == OP_TUPLE) {
+		if (node < 1 || node > f->instrs[r].nops ||
+		    nodes_of(&f->instrs[r].shape) != f->instrs[r].nops + 1)
+			return 0;
+		r = f->instrs[r].ops[node - 1];
+	} else if (node != 0) {
+		return 0;
+	}
+	return updates_param(f, r, k);
+}
+
+/* A custom-call's output_to_operand_aliasing names operand k. */
+static int
+aliased_operand(const struct instr *in, int k)
+{
+	const struct attr *at = instr_attr(in, "output_to_operand_aliasing");
+	char pat[24];
+	int len = snprintf(pat, sizeof pat, "(%d,", k);
+
+	for (int j = 0; at && j + len <= at->vlen; j++)
+		if (!strncmp(at->val + j, pat, (size_t)len))
+			return 1;
+	return 0;
+}
+
+/* May the output at node `node` (address a, n bytes) of in lie over node
+ * j of operand k, at b with m bytes?  Only where the op writes in place
+ * over what it consumes there: an elementwise op over an operand laid out
+ * alike, dynamic-update-slice and scatter over operand 0 (or a whole
+ * update over itself), a fusion whose root updates a parameter in place
+ * (and reads it nowhere else), a custom-call's
+ * output_to_operand_aliasing, an all-reduce (NCCL's in place). */
+static int
+in_place_ok(struct vr *v, const struct instr *in, const struct shape *os,
+	    int k, int node, uint64_t a, int64_t n, uint64_t b, int64_t m)
+{
+	int op = opcode(in), same = a == b && n == m;
+
+	if (op == OP_DUS || op == OP_SCATTER)
+		return (k == 0 && node == 0) || same;
+	if (!same)
+		return 0;
+	if (in->op && (in->op->flags & OPF_ELEMENTWISE))
+		return same_places(&in->shape, os);
+	if (op == OP_FUSION)
+		return fusion_in_place(v, in, k, node);
+	if (op == OP_CUSTOM_CALL)
+		return aliased_operand(in, k);
+	return op == OP_ALL_REDUCE;
+}
+
+/* No output node lies over an operand the op reads, but in place. */
+static void
+check_overlap(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], n = v->nsub[base];
+
+	for (int node = 0; node < n; node++) {
+		uint64_t a = where(v, base + node);
+		int64_t an = v->nbytes[base + node];
+
+		for (int k = 0; an > 0 && k < in->nops; k++) {
+			int ob = v->posbase[c][in->ops[k]];
+			int on = v->nsub[ob];
+
+			for (int j = 0; j < on; j++) {
+				uint64_t b = where(v, ob + j);
+				int64_t bn = v->nbytes[ob + j];
+
+				if (bn <= 0 || a + (uint64_t)an <= b ||
+				    b + (uint64_t)bn <= a ||
+				    in_place_ok(v, in, v->nshape[ob + j], k,
+						node, a, an, b, bn))
+					continue;
+				vr_failw(v, who, " at step %d writes its "
+					 "output over operand %d ('%s'), which "
+					 "it reads", v->now, k,
+					v->m->comps[c].instrs[in->ops[k]].name);
+			}
+		}
+	}
+}
+
+/* The start of an asynchronous pair whose done is (c,i), or -1. */
+static int
+async_start(const struct vr *v, int c, int i)
+{
+	const struct comp *cp = &v->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	int s;
+
+	if (!ends_with(opname(in), "-done") || in->nops < 1)
+		return -1;
+	s = in->ops[0];
+	while (opcode(&cp->instrs[s]) == OP_ASYNC_UPDATE &&
+	       cp->instrs[s].nops > 0)
+		s = cp->instrs[s].ops[0];
+	in = &cp->instrs[s];
+	return ends_with(opname(in), "-start") || opcode(in) == OP_SEND ||
+	       opcode(in) == OP_RECV ? s : -1;
+}
+
+static void
+run_kernel(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], n = v->nsub[base];
+	int dus = (opcode(in) == OP_DUS || opcode(in) == OP_SCATTER) &&
+		  !shape_is_tuple(&in->shape) && in->nops > 0;
+
+	for (int k = 0; k < in->nops; k++) {
+		int ob = v->posbase[c][in->ops[k]];
+
+		if (dus && k == 0)	/* updated where the output is */
+			need_at(v, ob, where(v, base), v->cur[ob], who);
+		else
+			need_all(v, ob, who);
+	}
+	check_overlap(v, c, i, who);
+	for (int node = 0; node < n; node++) {
+		if (!v->pl->pos[base + node].defines)
+			vr_failw(v, who, ": the plan says node %d forwards a "
+				 "value, but the op writes it", node);
+		define(v, base + node, who);
+	}
+}
+
+/* The node of operand o's output that output node 0 of a done or a
+ * get-tuple-element forwards: element e of a tuple, or o itself. */
+static int
+element_of(struct vr *v, int ob, int64_t e, int n)
+{
+	const struct shape *s = v->nshape[ob];
+	int at = ob + 1;
+
+	if (!shape_is_tuple(s))
+		return v->nsub[ob] == n && e < 0 ? ob : -1;
+	if (e < 0 || e >= s->nelem)
+		return -1;
+	if (v->nsub[ob] == s->nelem + 1)	/* flat: no walk */
+		at = ob + 1 + (int)e;
+	else
+		for (int k = 0; k < e; k++)
+			at += v->nsub[at];
+	return v->nsub[at] == n ? at : -1;
+}
+
+/* A done: its operands and the start's stay intact until now; it hands
+ * back what the start made (element 1 of a tuple start; a copy-start's
+ * element 0), else it is a kernel. */
+static void
+run_done(struct vr *v, int c, int i, int s, int who)
+{
+	const struct comp *cp = &v->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	int base = v->posbase[c][i], n = v->nsub[base];
+	int ob = v->posbase[c][in->ops[0]], src;
+
+	for (int k = 0; k < cp->instrs[s].nops; k++)
+		need_all(v, v->posbase[c][cp->instrs[s].ops[k]], who);
+	need_all(v, ob, who);
+	src = element_of(v, ob, opcode(in) == OP_COPY_DONE ? 0 :
+			 shape_is_tuple(v->nshape[ob]) ? 1 : -1, n);
+	if (src < 0) {
+		run_kernel(v, c, i, who);
+		return;
+	}
+	forward_tree(v, base, src, n, who);
+}
+
+static void
+run_copy_start(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], ob = v->posbase[c][in->ops[0]];
+	int n1, src;
+
+	src = shape_is_tuple(&in->shape) && in->shape.nelem == 3 ?
+	      element_of(v, base, 1, v->nsub[ob]) : -1;
+	if (src < 0 || nodes_of(&in->shape.elems[0]) != 1) {
+		run_kernel(v, c, i, who);
+		return;
+	}
+	need_all(v, ob, who);
+	define(v, base, who);
+	define(v, base + 1, who);		/* the destination */
+	n1 = v->nsub[ob];
+	forward_tree(v, src, ob, n1, who);	/* the source */
+	for (int node = src + n1; node < base + v->nsub[base]; node++)
+		define(v, node, who);		/* the context */
+}
+
+/* Nodes of (c,i) forwarded whole from operand 0, when shapes allow. */
+static void
+run_forward(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], n = v->nsub[base], ob;
+
+	if (in->nops < 1 ||
+	    v->nsub[ob = v->posbase[c][in->ops[0]]] != n) {
+		run_kernel(v, c, i, who);
+		return;
+	}
+	forward_tree(v, base, ob, n, who);
+}
+
+static void
+run_tuple(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], at = base + 1;
+
+	if (in->nops != in->shape.nelem) {
+		run_kernel(v, c, i, who);
+		return;
+	}
+	define(v, base, who);
+	for (int k = 0; k < in->nops; k++) {
+		int ob = v->posbase[c][in->ops[k]], n = v->nsub[ob];
+
+		forward_tree(v, at, ob, n, who);
+		at += n;
+	}
+}
+
+static void
+run_gte(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], n = v->nsub[base], ob, src;
+
+	if (in->nops < 1) {
+		run_kernel(v, c, i, who);
+		return;
+	}
+	ob = v->posbase[c][in->ops[0]];
+	src = element_of(v, ob, in->index, n);
+	if (src < 0)
+		vr_failw(v, who, ": no element %lld of its operand",
+			 (long long)in->index);
+	need(v, ob, who);	/* the index table */
+	forward_tree(v, base, src, n, who);
+}
+
+static void
+run_param(struct vr *v, int c, int i, const int *args, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], n = v->nsub[base];
+
+	if (c == v->m->entry)
+		return;		/* written before the first step */
+	if (!args || in->param < 0 || in->param >= v->m->comps[c].nparam ||
+	    v->nsub[args[in->param]] != n)
+		vr_failw(v, who, ": its caller passes no operand of its "
+			 "shape");
+	forward_tree(v, base, args[in->param], n, who);
+}
+
+static void
+run_instr(struct vr *v, int c, int i, const int *args)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int who = v->posbase[c][i], s;
+
+	switch (opcode(in)) {
+	case OP_PARAMETER: run_param(v, c, i, args, who); return;
+	case OP_CONSTANT:
+		for (int node = 0; node < v->nsub[who]; node++)
+			define(v, who + node, WHO_NONE);
+		return;
+	case OP_GTE: run_gte(v, c, i, who); return;
+	case OP_TUPLE: run_tuple(v, c, i, who); return;
+	case OP_BITCAST: case OP_OPT_BARRIER: case OP_ADD_DEPENDENCY:
+	case OP_DOMAIN:
+		run_forward(v, c, i, who);
+		return;
+	case OP_COPY_START: run_copy_start(v, c, i, who); return;
+	case OP_WHILE: run_while(v, c, i, who); return;
+	case OP_CONDITIONAL: run_conditional(v, c, i, who); return;
+	case OP_CALL: run_call(v, c, i, who); return;
+	default: break;
+	}
+	if ((s = async_start(v, c, i)) >= 0)
+		run_done(v, c, i, s, who);
+	else
+		run_kernel(v, c, i, who);
+}
+
+static void
+run_comp(struct vr *v, int c, const int *args)
+{
+	if (!v->posbase[c])
+		vr_fail(v, "'%s' runs as program steps, but the plan does not "
+			"list it", v->m->comps[c].name);
+	for (int k = 0; k < v->norder[c]; k++) {
+		int i = v->order[c][k];
+
+		v->now = v->stepof[c][i];
+		step_copies(v, v->now, 0);
+		run_instr(v, c, i, args);
+		v->now = v->stepof[c][i];
+		step_copies(v, v->now, 1);
+		if (!v->nest)
+			vm_forget(v->mem);	/* nothing will be undone */
+	}
+}
+
+/* ---- setting up: the plan's positions, steps and copies ------------------ */
+
+static void
+index_positions(struct vr *v)
+{
+	const struct plan *pl = v->pl;
+	const struct module *m = v->m;
+
+	for (int k = 0, n; k < pl->npos; k += n) {
+		const struct plan_pos *p = &pl->pos[k];
+		const struct comp *cp;
+		int fill = k;
+
+		if (p->comp < 0 || p->comp >= m->ncomp || p->instr < 0 ||
+		    p->instr >= m->comps[p->comp].ninstr || p->node != 0)
+			vr_fail(v, "plan position %d is out of range", k);
+		cp = &m->comps[p->comp];
+		if (!v->posbase[p->comp]) {
+			size_t ni = (size_t)cp->ninstr + 1;
+
+			v->posbase[p->comp] = vr_alloc(v, sizeof(int) * ni);
+			v->stepof[p->comp] = vr_alloc(v, sizeof(int) * ni);
+			v->order[p->comp] = vr_alloc(v, sizeof(int) * ni);
+			memset(v->posbase[p->comp], -1, sizeof(int) * ni);
+		}
+		if (v->posbase[p->comp][p->instr] >= 0)
+			vr_fail(v, "the plan lists '%s' twice",
+				cp->instrs[p->instr].name);
+		v->posbase[p->comp][p->instr] = k;
+		v->stepof[p->comp][p->instr] = v->nstep++;
+		v->order[p->comp][v->norder[p->comp]++] = p->instr;
+		n = nodes_of(&cp->instrs[p->instr].shape);
+		if (k + n > pl->npos)
+			vr_fail(v, "the plan's positions do not cover '%s'",
+				cp->instrs[p->instr].name);
+		fill_nodes(&cp->instrs[p->instr].shape, v->nshape, v->nsub,
+			   &fill);
+		for (int j = k; j < k + n; j++) {
+			if (pl->pos[j].comp != p->comp ||
+			    pl->pos[j].instr != p->instr ||
+			    pl->pos[j].node != j - k || pl->pos[j].buf < 0 ||
+			    pl->pos[j].buf >= pl->nbuf)
+				vr_fail(v, "plan position %d is out of order",
+					j);
+			v->comp_of_pos[j] = p->comp;
+			v->instr_of_pos[j] = p->instr;
+		}
+	}
+}
+
+/* Every position's bytes fit the room of its buffer (its slot). */
+static void
+size_positions(struct vr *v)
+{
+	for (int k = 0; k < v->pl->npos; k++) {
+		const struct buffer *b = &v->pl->bufs[v->pl->pos[k].buf];
+		int64_t room = b->slots > 1 ? b->stride : b->size;
+		int64_t n = target_bytes(v->o, v->nshape[k]);
+		char name[256];
+
+		if (b->flags & BUF_CONST && !b->in_arena && room < n)
+			room = n;	/* constants: listed, not placed */
+		if (n < 0 || n > room) {
+			pos_name(v, k, name, sizeof name);
+			vr_fail(v, "'%s' needs %lld bytes, more than the %lld "
+				"of buffer '%s'", name, (long long)n,
+				(long long)room, b->name);
+		}
+		v->nbytes[k] = n;
+	}
+}
+
+static int
+arena_index(const struct plan *pl, int space)
+{
+	for (int a = 0; a < pl->narena; a++)
+		if (pl->arenas[a].space == space)
+			return a;
+	return -1;
+}
+
+/* Regions, the loop each slotted buffer's values are made in, and the
+ * buffers nothing but their value may write. */
+static void
+index_buffers(struct vr *v)
+{
+	const struct plan *pl = v->pl;
+	const struct comp *e = &v->m->comps[v->m->entry];
+
+	for (int b = 0; b < pl->nbuf; b++) {
+		const struct buffer *bf = &pl->bufs[b];
+
+		v->region[b] = bf->in_arena ? arena_index(pl, bf->space) :
+					      pl->narena + b;
+		if (v->region[b] < 0 || (uint64_t)v->region[b] >=
+		    UINT64_C(1) << (64 - VM_REGION_SHIFT) ||
+		    (uint64_t)(bf->in_arena ? bf->offset + bf->size :
+					       bf->size) >= VM_MAX_OFFSET)
+			vr_fail(v, "buffer '%s' lies where the verifier "
+				"cannot follow it", bf->name);
+		v->slotcomp[b] = -1;
+		v->readonly[b] = bf->flags & BUF_CONST ? 1 :
+				 bf->flags & BUF_PARAM && !bf->in_arena ? 2 : 0;
+	}
+	for (int k = 0; k < pl->npos; k++) {
+		const struct plan_pos *p = &pl->pos[k];
+
+		if (p->defines && pl->bufs[p->buf].slots > 1 &&
+		    v->slotcomp[p->buf] < 0)
+			v->slotcomp[p->buf] = p->comp;
+		if (p->comp == v->m->entry &&
+		    opcode(&e->instrs[p->instr]) == OP_PARAMETER &&
+		    v->readonly[p->buf] == 2)
+			for (int a = 0; a < v->m->nalias; a++)
+				if (v->m->aliases[a].param ==
+				    e->instrs[p->instr].param)
+					v->readonly[p->buf] = 0;
+	}
+}
+
+/* Copies by step; a copy before a loop's step from its init into its
+ * state runs when the loop starts (as the runtime and the oracle do). */
+static void
+index_copies(struct vr *v)
+{
+	const struct plan *pl = v->pl;
+	int *fill = vr_alloc(v, sizeof(int) * (size_t)(v->nstep + 2));
+
+	for (int k = 0; k < pl->ncopy; k++) {
+		const struct plan_copy *pc = &pl->copies[k];
+
+		if (pc->step < 0 || pc->step >= v->nstep || pc->src < 0 ||
+		    pc->src >= pl->nbuf || pc->dst < 0 ||
+		    pc->dst >= pl->nbuf || pc->bytes < 0 ||
+		    pc->bytes > pl->bufs[pc->src].size ||
+		    pc->bytes > pl->bufs[pc->dst].size)
+			vr_fail(v, "plan copy %d is out of range", k);
+		v->cfirst[pc->step + 1]++;
+		v->entry_of[k] = -1;
+	}
+	for (int t = 0; t < v->nstep; t++)
+		v->cfirst[t + 1] += v->cfirst[t];
+	for (int k = 0; k < pl->ncopy; k++) {
+		int t = pl->copies[k].step;
+
+		v->cidx[v->cfirst[t] + fill[t]++] = k;
+	}
+	vr_free(v, fill);
+}
+
+struct wnode {
+	int src, dst, pos;
+	int32_t step;
+};
+
+static int
+cmp_wnode(const void *a, const void *b)
+{
+	const struct wnode *x = a, *y = b;
+
+	if (x->src != y->src)
+		return (x->src > y->src) - (x->src < y->src);
+	if (x->dst != y->dst)
+		return (x->dst > y->dst) - (x->dst < y->dst);
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Each copy before a step that moves a while's init into its state at or
+ * before the while's step enters the first such while (by position). */
+static void
+find_entries(struct vr *v)
+{
+	const struct plan *pl = v->pl;
+	struct wnode *w = NULL;
+	size_t n = 0, cap = 0;
+
+	for (int k = 0; k < pl->npos; k++) {
+		const struct instr *in = &v->m->comps[v->comp_of_pos[k]]
+					  .instrs[v->instr_of_pos[k]];
+		int init;
+
+		if (opcode(in) != OP_WHILE || in->nops != 1)
+			continue;
+		init = v->posbase[v->comp_of_pos[k]][in->ops[0]] +
+		       pl->pos[k].node;
+		if (n == cap) {
+			cap = 2 * cap + 64;
+			w = realloc(w, sizeof *w * cap);
+			if (!w)
+				abort();
+		}
+		w[n++] = (struct wnode){pl->pos[init].buf, pl->pos[k].buf,
+					k - pl->pos[k].node,
+					v->stepof[v->comp_of_pos[k]]
+						 [v->instr_of_pos[k]]};
+	}
+	if (n > 1)
+		qsort(w, n, sizeof *w, cmp_wnode);
+	for (int k = 0; k < pl->ncopy; k++) {
+		const struct plan_copy *pc = &pl->copies[k];
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {	/* the first of (src, dst) */
+			size_t mid = (lo + hi) / 2;
+
+			if (w[mid].src < pc->src || (w[mid].src == pc->src &&
+						     w[mid].dst < pc->dst))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; !pc->after && lo < n && w[lo].src == pc->src &&
+		       w[lo].dst == pc->dst; lo++)
+			if (pc->step <= w[lo].step) {
+				v->entry_of[k] = w[lo].pos;
+				break;
+			}
+	}
+	free(w);
+}
+
+/* The caller writes the entry's parameters before the first step. */
+static void
+write_params(struct vr *v)
+{
+	const struct comp *e = &v->m->comps[v->m->entry];
+
+	if (!v->posbase[v->m->entry])
+		vr_fail(v, "the plan does not list the entry computation");
+	v->now = -1;
+	for (int k = 0; k < e->nparam; k++) {
+		int i = e->params[k], base;
+
+		if (i < 0 || (base = v->posbase[v->m->entry][i]) < 0)
+			continue;
+		for (int node = 0; node < v->nsub[base]; node++)
+			define(v, base + node, WHO_NONE);
+	}
+}
+
+/* The caller reads every array of the entry's result after the last. */
+static void
+read_result(struct vr *v)
+{
+	const struct comp *e = &v->m->comps[v->m->entry];
+	int base = e->root >= 0 ? v->posbase[v->m->entry][e->root] : -1;
+
+	if (base < 0)
+		vr_fail(v, "the plan does not list the entry's ROOT");
+	v->now = v->nstep;
+	need_all(v, base, WHO_RESULT);
+}
+
+/* Abstract iterations per loop: zero trips, the first, and enough more
+ * that every slot of a streamed buffer is reused once. */
+static int
+iterations(const struct plan *pl)
+{
+	int k = 3;
+
+	for (int b = 0; b < pl->nbuf; b++)
+		if (pl->bufs[b].slots + 2 > k)
+			k = pl->bufs[b].slots + 2;
+	return k;
+}
+
+static void
+setup(struct vr *v)
+{
+	const struct plan *pl = v->pl;
+	size_t np = (size_t)pl->npos + 1, nc = (size_t)v->m->ncomp + 1;
+	size_t nb = (size_t)pl->nbuf + 1;
+
+	v->posbase = vr_alloc(v, sizeof(int *) * nc);
+	v->stepof = vr_alloc(v, sizeof(int *) * nc);
+	v->order = vr_alloc(v, sizeof(int *) * nc);
+	v->norder = vr_alloc(v, sizeof(int) * nc);
+	v->iter_of = vr_alloc(v, sizeof(int64_t) * nc);
+	v->comp_of_pos = vr_alloc(v, sizeof(int) * np);
+	v->instr_of_pos = vr_alloc(v, sizeof(int) * np);
+	v->nshape = vr_alloc(v, sizeof(*v->nshape) * np);
+	v->nsub = vr_alloc(v, sizeof(int) * np);
+	v->nbytes = vr_alloc(v, sizeof(int64_t) * np);
+	v->cur = vr_alloc(v, sizeof(uint32_t) * np);
+	v->region = vr_alloc(v, sizeof(int) * nb);
+	v->slotcomp = vr_alloc(v, sizeof(int) * nb);
+	v->readonly = vr_alloc(v, sizeof(int) * nb);
+	v->ntab = 1021;
+	v->tabkey = vr_alloc(v, sizeof(uint64_t) * v->ntab);
+	v->tabtag = vr_alloc(v, sizeof(uint32_t) * v->ntab);
+	v->k = iterations(pl);
+	new_tag(v, TAG_POISON, -1, NULL);	/* tag 0: never written */
+	index_positions(v);
+	v->cfirst = vr_alloc(v, sizeof(int) * (size_t)(v->nstep + 2));
+	v->cidx = vr_alloc(v, sizeof(int) * (size_t)(pl->ncopy + 1));
+	v->entry_of = vr_alloc(v, sizeof(int) * (size_t)(pl->ncopy + 1));
+	size_positions(v);
+	index_buffers(v);
+	index_copies(v);
+	find_entries(v);
+}
+
+int
+verify_values(const struct module *m, const struct options *o,
+	      const struct plan *pl, char *err, size_t errlen)
+{
+	struct vr *v = calloc(1, sizeof *v);
+	int bad;
+
+	if (!v)
+		abort();
+	*v = (struct vr){.m = m, .o = o, .pl = pl, .err = err,
+			 .errlen = errlen, .mem = vm_new()};
+	bad = setjmp(v->jb);
+	if (!bad) {
+		setup(v);
+		write_params(v);
+		run_comp(v, m->entry, NULL);
+		read_result(v);
+	}
+	for (int k = 0; k < v->nlive; k++)
+		free(v->live[k]);
+	free(v->live);
+	free(v->tags);
+	free(v->tmp);
+	vm_free(v->mem);
+	free(v);
+	return bad;
+}

@@ -359,6 +359,11 @@ check_instr(struct chk *k, const struct comp *c, const struct instr *in)
 	case OP_CONDITIONAL: return check_conditional(k, c, in);
 	case OP_CALL: return check_apply(k, c, in, "to_apply", &in->shape);
 	case OP_FUSION: return check_apply(k, c, in, "calls", &in->shape);
+	case OP_ASYNC_START:	/* ((operands), result, context...) */
+		if (!shape_is_tuple(&in->shape) || in->shape.nelem < 2)
+			return no(k, "'%s': async-start of this form",
+				  in->name);
+		return check_apply(k, c, in, "calls", &in->shape.elems[1]);
 	default: break;
 	}
 	if (!array_known(in->op->name))

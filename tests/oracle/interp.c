@@ -12,7 +12,10 @@
 #include "passes/passes.h"
 #include "tests/oracle/exec.h"
 
-enum { POISON = 0xA5, MAXDEPTH = 256, STUBS_LISTED = 4096 };
+/* DISPATCH: what running one instruction costs in element operations
+ * beyond its elements, so that a loop of small steps (or one that never
+ * ends) meets the budget in about the time one of big steps does. */
+enum { POISON = 0xA5, MAXDEPTH = 256, STUBS_LISTED = 4096, DISPATCH = 64 };
 #define TABLE_MAGIC UINT64_C(0x7AB1E00000000000)
 #define DEFAULT_BUDGET INT64_C(2000000000)
 
@@ -821,6 +824,7 @@ run_instr(struct interp *st, int c, int i, unsigned char ***args)
 		       st->mode == INTERP_PLANNED && st->posbase[c], c, i};
 	int op = opcode(in), n = shape_nodes(&in->shape);
 
+	interp_work(st, DISPATCH);
 	if (op == OP_CALL)
 		st->callroot = run_comp(st, callee(st, in, "to_apply", 0),
 					f->arg[i]);

@@ -21,8 +21,9 @@ struct op {
 	unsigned char **out;		/* output nodes, preorder */
 	unsigned char ***arg;		/* per operand: its nodes */
 	const struct shape **as;	/* per operand: its shape */
-	int in_place;			/* the plan's run: dynamic-update-slice
-					   and scatter write only the update */
+	int in_place;			/* the plan's run: dynamic-update-
+					   slice and scatter write only the
+					   update */
 	int c, i;			/* the instruction's place */
 };
 

@@ -12,7 +12,8 @@
 struct dnums {
 	int64_t map[MAXRANK];		/* start_index_map, or
 					   scatter_dims_to_operand_dims */
-	int64_t win[MAXRANK];		/* offset_dims, update_window_dims */
+	int64_t win[MAXRANK];		/* offset_dims, or
+					   update_window_dims */
 	int64_t gone[MAXRANK];		/* collapsed_slice_dims,
 					   inserted_window_dims */
 	int64_t obatch[MAXRANK], ibatch[MAXRANK];

@@ -1,7 +1,8 @@
-/* oracle: runs each module of an HLO file once with every value in its own
- * allocation and once inside each of several plans' arenas, and compares
- * the results bit for bit.  Exit 0 identical, 1 a difference, 77 skipped
- * (an op it cannot run, or too big), 2 usage, input or planning errors. */
+/* oracle: runs each module of an HLO file with every value in its own
+ * allocation and inside each of several plans' arenas, and compares the
+ * results bit for bit.  Exit 0 identical, 1 a plan that differs and that
+ * verify accepted, 3 a plan verify refused, 77 skipped (an op it cannot
+ * run, or too big), 2 usage, input or planning errors. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -179,7 +179,8 @@ copy_tree(struct op *o, unsigned char **dst, unsigned char **src,
 		interp_fail(o->st, INTERP_SKIP, "'%s': %s of this form",
 			    o->in->name, o->in->op->name);
 	for (int j = 0; j < shape_nodes(s); j++) {
-		const struct shape *a = node_shape(s, j), *b = node_shape(ds, j);
+		const struct shape *a = node_shape(s, j);
+		const struct shape *b = node_shape(ds, j);
 
 		if (shape_is_tuple(a) != shape_is_tuple(b) ||
 		    (!shape_is_tuple(a) && node_bytes(a) != node_bytes(b)))
@@ -336,7 +337,8 @@ permute_into(struct op *o, unsigned char **out, const struct shape *os)
 	}
 	for (int j = 0; j < shape_nodes(os); j++)
 		if (!shape_is_tuple(node_shape(os, j)))
-			memset(out[j], 0, (size_t)node_bytes(node_shape(os, j)));
+			memset(out[j], 0,
+			       (size_t)node_bytes(node_shape(os, j)));
 	interp_work(o->st, elems(os) > 0 ? elems(os) : 1);
 }
 

@@ -363,8 +363,8 @@ report_same(struct trial *t, const struct planned *p, int npass, int nstub)
 	if (t->quiet)
 		return;
 	if (nstub)
-		snprintf(stubs, sizeof stubs, ", ran with %d custom-call "
-			 "stubs", nstub);
+		snprintf(stubs, sizeof stubs, ", ran with %d stub%s", nstub,
+			 nstub > 1 ? "s" : "");
 	fprintf(t->out, "%s: %s: identical in %d plans, %lld bytes, %d "
 		"branch pass%s%s%s\n", t->file, p->m->name, NVARIANT,
 		(long long)plan_bytes(&p->pl), npass, npass > 1 ? "es" : "",

@@ -32,7 +32,7 @@ struct trial {
 	FILE *out;
 	int ran, skipped, differed, failed;	/* modules, counted */
 	int refused;		/* plans verify refused */
-	int wrong;		/* plans that differ and that verify accepted */
+	int wrong;		/* plans that differ, which verify accepted */
 	char why[512];		/* the last skip's or difference's reason */
 };
 

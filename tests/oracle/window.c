@@ -138,7 +138,8 @@ reduce_window(struct op *o)
 		memset(k, 0, sizeof k);
 		if (elems(is) > 0 && w.rank >= 0)
 			do {
-				int64_t off = window_offset(&w, is, ist, idx, k);
+				int64_t off = window_offset(&w, is, ist, idx,
+							    k);
 
 				if (off >= 0)
 					combine(&C, acc, i, x, off);
@@ -310,12 +311,14 @@ conv_one(struct op *o, const struct conv *V, int64_t b, int64_t of,
 
 	memset(&acc, 0, sizeof acc);
 	do {
-		int64_t lo = lb * V->lst[V->L.b[0]], ro = of * V->rst[V->L.f[1]];
+		int64_t lo = lb * V->lst[V->L.b[0]];
+		int64_t ro = of * V->rst[V->L.f[1]];
 		int ok = 1;
 
 		for (int d = 0; d < V->L.nsp && ok; d++) {
 			int ld = V->L.sp[0][d], rd = V->L.sp[1][d];
-			int64_t kk = V->w.rev[d] ? V->w.size[d] - 1 - k[d] : k[d];
+			int64_t kk = V->w.rev[d] ? V->w.size[d] - 1 - k[d] :
+				     k[d];
 			int64_t p = base_at(&V->w, d, x[d], k[d],
 					    ls->dims[ld]);
 

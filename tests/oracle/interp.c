@@ -269,6 +269,56 @@ opcode(const struct instr *in)
 	return in->op ? in->op->op : OP_OTHER;
 }
 
+static int
+name_ends(const struct instr *in, const char *suffix)
+{
+	size_t n = strlen(in->op->name), k = strlen(suffix);
+
+	return n > k && !strcmp(in->op->name + n - k, suffix);
+}
+
+static int
+is_start(const struct instr *in)
+{
+	return in->op && opcode(in) != OP_COPY_START &&
+	       (opcode(in) == OP_ASYNC_START || name_ends(in, "-start"));
+}
+
+static int
+is_done(const struct instr *in)
+{
+	return in->op && opcode(in) != OP_COPY_DONE &&
+	       (opcode(in) == OP_ASYNC_DONE || name_ends(in, "-done"));
+}
+
+/* Node `node` of an async start's element 0 (its operands, kept there):
+ * the operand node it holds, when the plan forwards it rather than
+ * defining it (as XLA aliases them); else NULL. */
+static unsigned char *
+start_operand(struct interp *st, int c, int i, int node)
+{
+	const struct instr *in = &st->m->comps[c].instrs[i];
+	const struct shape *s = &in->shape, *e0;
+	unsigned char ***arg = st->frames[c].arg[i];
+	int at, k = 0;
+
+	if (!is_start(in) || !st->posbase[c] || !shape_is_tuple(s) ||
+	    s->nelem < 2 || st->pl->pos[st->posbase[c][i] + node].defines)
+		return NULL;
+	e0 = &s->elems[0];
+	at = node - shape_child(s, 0);
+	if (at < 0 || at >= shape_nodes(e0) || in->nops < 1)
+		return NULL;
+	if (in->nops == 1 && shape_nodes(st->frames[c].as[i][0]) ==
+	    shape_nodes(e0))
+		return arg[0][at];
+	if (at-- == 0 || !shape_is_tuple(e0) || e0->nelem != in->nops)
+		return NULL;
+	while (at >= shape_nodes(&e0->elems[k]))
+		at -= shape_nodes(&e0->elems[k++]);
+	return arg[k][at];
+}
+
 /* The address node `node` of (c,i)'s output forwards from, or NULL when
  * the instruction defines that node. */
 static unsigned char *
@@ -314,7 +364,7 @@ forwarded(struct interp *st, int c, int i, int node, unsigned char ***args)
 	case OP_CALL:
 		return st->callroot[node];
 	default:
-		return NULL;
+		return start_operand(st, c, i, node);
 	}
 }
 
@@ -477,28 +527,6 @@ interp_stub(struct interp *st, const struct instr *in)
 }
 
 /* ---- async pairs: operands intact from start to done -------------------- */
-
-static int
-name_ends(const struct instr *in, const char *suffix)
-{
-	size_t n = strlen(in->op->name), k = strlen(suffix);
-
-	return n > k && !strcmp(in->op->name + n - k, suffix);
-}
-
-static int
-is_start(const struct instr *in)
-{
-	return in->op && opcode(in) != OP_COPY_START &&
-	       (opcode(in) == OP_ASYNC_START || name_ends(in, "-start"));
-}
-
-static int
-is_done(const struct instr *in)
-{
-	return in->op && opcode(in) != OP_COPY_DONE &&
-	       (opcode(in) == OP_ASYNC_DONE || name_ends(in, "-done"));
-}
 
 static uint64_t
 hash_args(struct interp *st, int c, int i)

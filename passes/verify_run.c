@@ -63,6 +63,12 @@ struct vr {
 	struct vm_piece *tmp;	/* a loop's or branch's writes, merged */
 	size_t captmp;
 	struct vmap *mem;
+	struct verify_span *span;	/* per tag, when asked for: where it
+					   was written, when, its last read */
+	int64_t clock;		/* reads and writes so far */
+	int path, npath, cappath;	/* the branch run now, and each
+					   one's parent (spans only) */
+	int *parent;
 	char *err;
 	size_t errlen;
 	jmp_buf jb;
@@ -208,7 +214,13 @@ new_tag(struct vr *v, int kind, int pos, const char *why)
 		v->tags = realloc(v->tags, sizeof *v->tags * v->captag);
 		if (!v->tags)
 			abort();
+		if (v->span && !(v->span = realloc(v->span, sizeof *v->span *
+							     v->captag)))
+			abort();
 	}
+	if (v->span)
+		v->span[v->ntag] = (struct verify_span){-1, 0, 0, 0, -1,
+							v->path, 0};
 	v->tags[v->ntag] = (struct tag){kind, pos, v->now,
 					v->depth ? v->iters[v->depth - 1] : 0,
 					why, kind == TAG_VALUE && pos >= 0 ?
@@ -274,6 +286,16 @@ static int64_t
 cur_iter(const struct vr *v)
 {
 	return v->depth ? v->iters[v->depth - 1] : 0;
+}
+
+/* The address of buffer b's first byte (slot 0). */
+static uint64_t
+buf_base(const struct vr *v, int b)
+{
+	const struct buffer *bf = &v->pl->bufs[b];
+
+	return ((uint64_t)v->region[b] << VM_REGION_SHIFT) +
+	       (bf->in_arena ? (uint64_t)bf->offset : 0);
 }
 
 static uint64_t
@@ -411,6 +433,28 @@ not_intact(struct vr *v, int pos, uint32_t t, uint64_t a, int who,
 }
 
 /* The value at position pos is read now, where the plan says it is. */
+/* Tag t is read at address a: where it was first written, its span
+ * grows (a copy of it elsewhere has a span of its own making). */
+static void
+read_at(struct vr *v, uint32_t t, uint64_t a)
+{
+	struct verify_span *s = v->span ? &v->span[t] : NULL;
+
+	if (s && s->buf >= 0 && !s->closed &&
+	    a == buf_base(v, s->buf) + (uint64_t)s->at)
+		s->last = v->clock++;
+}
+
+/* Tag t is written at address a: at its own place again, its span ends. */
+static void
+rewritten_at(struct vr *v, uint32_t t, uint64_t a)
+{
+	struct verify_span *s = v->span ? &v->span[t] : NULL;
+
+	if (s && s->buf >= 0 && a == buf_base(v, s->buf) + (uint64_t)s->at)
+		s->closed = 1;
+}
+
 /* The bytes of tag t that position pos reads. */
 static int64_t
 read_len(const struct vr *v, int pos, uint32_t t)
@@ -427,6 +471,8 @@ need_at(struct vr *v, int pos, uint64_t a, uint32_t t, int who)
 
 	if (n > 0 && !holds(v, a, n, t, &bad))
 		not_intact(v, pos, t, a, who, &bad);
+	if (n > 0)
+		read_at(v, t, a);
 }
 
 static void
@@ -468,7 +514,15 @@ put(struct vr *v, int pos, uint32_t t, int who)
 		return;
 	if (who != WHO_NONE)
 		check_writable(v, v->pl->pos[pos].buf, who);
+	rewritten_at(v, t, a);
 	vm_assign(v->mem, a, a + (uint64_t)v->nbytes[pos], t);
+	if (v->span && v->span[t].buf < 0 && v->tags[t].kind == TAG_VALUE) {
+		const struct plan_pos *p = &v->pl->pos[pos];
+
+		v->span[t] = (struct verify_span){
+			p->buf, (int64_t)(a - buf_base(v, p->buf)),
+			v->nbytes[pos], v->clock++, -1, v->path, 0};
+	}
 }
 
 /* A new value at pos, or the table of its shape. */
@@ -538,6 +592,9 @@ do_copy(struct vr *v, int k)
 	vm_visit(v->mem, c.from, c.from + (uint64_t)pc->bytes, first_tag, &c);
 	if (c.mixed)
 		c.tag = new_tag(v, TAG_POISON, -1, NULL);
+	else
+		read_at(v, c.tag, c.from);
+	rewritten_at(v, c.tag, c.to);
 	vm_assign(v->mem, c.to, c.to + (uint64_t)pc->bytes, c.tag);
 }
 
@@ -732,6 +789,27 @@ run_while(struct vr *v, int c, int i, int who)
 	exits_free(v, &x);
 }
 
+/* A run of one branch begins: a path of its own, for spans; returns the
+ * path to go back to. */
+static int
+enter_branch(struct vr *v)
+{
+	int saved = v->path;
+
+	if (!v->span)
+		return saved;
+	if (v->npath == v->cappath) {
+		v->cappath = 2 * v->cappath + 64;
+		v->parent = realloc(v->parent, sizeof(int) *
+					       (size_t)v->cappath);
+		if (!v->parent)
+			abort();
+	}
+	v->parent[v->npath] = saved;
+	v->path = v->npath++;
+	return saved;
+}
+
 /* The operand a branch computation takes. */
 static int
 branch_operand(const struct instr *in, int j)
@@ -757,11 +835,14 @@ run_conditional(struct vr *v, int c, int i, int who)
 	v->nest++;
 	for (int j = 0; j < in->ncall; j++) {
 		int d = in->calls[j], k = branch_operand(in, j), args[1], r;
+		int saved;
 
 		if (k >= in->nops)
 			vr_failw(v, who, ": branch %d has no operand", j);
 		args[0] = v->posbase[c][in->ops[k]];
+		saved = enter_branch(v);
 		run_comp(v, d, args);
+		v->path = saved;
 		r = root_pos(v, d, who);
 		for (int node = 0; node < n; node++)
 			t[node] = v->cur[r + node];
@@ -1490,9 +1571,9 @@ setup(struct vr *v)
 	find_entries(v);
 }
 
-int
-verify_values(const struct module *m, const struct options *o,
-	      const struct plan *pl, char *err, size_t errlen)
+static int
+run(const struct module *m, const struct options *o, const struct plan *pl,
+    struct verify_trace *tr, char *err, size_t errlen)
 {
 	struct vr *v = calloc(1, sizeof *v);
 	int bad;
@@ -1501,6 +1582,11 @@ verify_values(const struct module *m, const struct options *o,
 		abort();
 	*v = (struct vr){.m = m, .o = o, .pl = pl, .err = err,
 			 .errlen = errlen, .mem = vm_new()};
+	if (tr) {
+		v->span = malloc(sizeof *v->span);
+		enter_branch(v);	/* path 0: the whole run */
+		v->parent[0] = -1;
+	}
 	bad = setjmp(v->jb);
 	if (!bad) {
 		setup(v);
@@ -1510,10 +1596,37 @@ verify_values(const struct module *m, const struct options *o,
 	}
 	for (int k = 0; k < v->nlive; k++)
 		free(v->live[k]);
+	if (tr)
+		*tr = (struct verify_trace){(int)v->ntag, v->npath, v->span,
+					    v->parent};
 	free(v->live);
 	free(v->tags);
 	free(v->tmp);
 	vm_free(v->mem);
 	free(v);
 	return bad;
+}
+
+int
+verify_values(const struct module *m, const struct options *o,
+	      const struct plan *pl, char *err, size_t errlen)
+{
+	return run(m, o, pl, NULL, err, errlen);
+}
+
+int
+verify_spans(const struct module *m, const struct options *o,
+	     const struct plan *pl, struct verify_trace *tr, char *err,
+	     size_t errlen)
+{
+	return run(m, o, pl, tr, err, errlen);
+}
+
+void
+verify_trace_free(struct verify_trace *tr)
+{
+	free(tr->span);
+	free(tr->parent);
+	tr->span = NULL;
+	tr->parent = NULL;
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/oracle/exec.h"
+#include "tests/oracle/arrays.h"
 
 struct lit {
 	const char *p, *end;
@@ -102,6 +102,11 @@ array(struct lit *L, const struct shape *s)
 		return bad(L, "unsupported element type");
 	for (int64_t i = 0; i < n; i++) {
 		skip(L, ",{} \t\r\n");
+		if (i == 1 && L->p == L->end) {	/* one value for all */
+			for (int64_t j = 1; out && j < n; j++)
+				copy_elem(out, j, out, 0, num_size(s->type));
+			break;
+		}
 		if (num_kind(s->type) == NK_C ?
 		    complex_pair(L, s->type, out, i) < 0 :
 		    scalar(L, s->type, out, i) < 0)

@@ -516,8 +516,8 @@ make_complex(struct op *o)
 }
 
 const struct kernel stub_kernels[] = {
-	{"custom-call", custom_call, 1}, {"partition-id", zero_id, 0},
-	{"replica-id", zero_id, 0}, {"after-all", nothing, 0},
+	{"custom-call", custom_call, 1}, {"partition-id", zero_id, 1},
+	{"replica-id", zero_id, 1}, {"after-all", nothing, 1},
 	{"all-reduce", collective, 1}, {"all-reduce-start", collective, 1},
 	{"all-reduce-done", async_done, 1}, {"all-gather", collective, 1},
 	{"all-gather-start", collective_start, 1},
@@ -530,13 +530,13 @@ const struct kernel stub_kernels[] = {
 	{"async-start", async_start, 1}, {"async-update", async_pass, 1},
 	{"async-done", async_done, 1},
 	{"infeed", outside, 1}, {"recv", outside, 1},
-	{"rng", outside, 0}, {"rng-get-and-update-state", outside, 0},
-	{"rng-bit-generator", stub, 1}, {"outfeed", stub, 0},
-	{"send", stub, 1}, {"send-done", stub, 0}, {"recv-done", stub, 1},
-	{"fft", stub, 0}, {"cholesky", stub, 0},
-	{"triangular-solve", stub, 0}, {"stochastic-convert", stub, 0},
-	{"get-dimension-size", get_dimension_size, 0},
-	{"set-dimension-size", first_operand, 0},
-	{"real", part, 0}, {"imag", part, 0}, {"complex", make_complex, 0},
+	{"rng", outside, 1}, {"rng-get-and-update-state", outside, 1},
+	{"rng-bit-generator", stub, 1}, {"outfeed", stub, 1},
+	{"send", stub, 1}, {"send-done", stub, 1}, {"recv-done", stub, 1},
+	{"fft", stub, 1}, {"cholesky", stub, 1},
+	{"triangular-solve", stub, 1}, {"stochastic-convert", stub, 1},
+	{"get-dimension-size", get_dimension_size, 1},
+	{"set-dimension-size", first_operand, 1},
+	{"real", part, 1}, {"imag", part, 1}, {"complex", make_complex, 1},
 };
 const int stub_nkernels = sizeof stub_kernels / sizeof stub_kernels[0];

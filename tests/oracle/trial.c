@@ -337,6 +337,11 @@ run_pass(struct trial *t, struct planned *p, int pass, struct verdict *d,
 	struct outputs ref;
 	int r = run_reference(t, &p[0], pass, &ref);
 
+	if (r == INTERP_LIMIT && pass > 0) {
+		fprintf(t->out, "%s: %s: note: branch pass %d left out: its "
+			"reference run %s\n", t->file, p->m->name, pass, t->why);
+		return TRIAL_SAME;	/* a forced branch may loop forever */
+	}
 	if (r != INTERP_OK)
 		return r == INTERP_SKIP || r == INTERP_LIMIT ? TRIAL_SKIP :
 		       TRIAL_ERROR;

@@ -1,6 +1,8 @@
 /* Composite ops that real models use, on their defining formulas (XLA's
  * operation semantics): batch-norm-training, -inference and -grad over a
- * feature dimension, computed in double; topk along the last dimension. */
+ * feature dimension, computed in double; fft, term by term; topk along
+ * the last dimension. */
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +159,121 @@ batch_norm_grad(struct op *o)
 	interp_release(o->st, mean);
 }
 
+/* ---- fft: the discrete Fourier transform, term by term --------------- */
+
+static const double PI = 3.14159265358979323846;
+
+/* e^(sign 2 pi i a / n), exact at the quarter turns. */
+static double complex
+twiddle(int64_t a, int64_t n, int sign)
+{
+	static const double complex quarter[4] = {1, I, -1, -I};
+
+	if (4 * a % n == 0)
+		return quarter[(sign > 0 ? 4 * a / n : 4 - 4 * a / n) % 4];
+	return cexp(sign * 2 * PI * I * (double)a / (double)n);
+}
+
+/* One line of n points at stride st along a dimension: its DFT (sign -1)
+ * or inverse (sign +1, scaled by 1/n); tmp holds n points. */
+static void
+dft_line(double complex *x, int64_t n, int64_t st, int sign,
+	 double complex *tmp)
+{
+	for (int64_t k = 0; k < n; k++) {
+		double complex s = 0;
+
+		for (int64_t j = 0; j < n; j++)
+			s += x[j * st] * twiddle(j * k % n, n, sign);
+		tmp[k] = sign > 0 ? s / (double)n : s;
+	}
+	for (int64_t k = 0; k < n; k++)
+		x[k * st] = tmp[k];
+}
+
+/* Every line along dimension d of the array x of shape dims[rank]. */
+static void
+dft_dim(struct op *o, double complex *x, const int64_t *dims, int rank,
+	int d, int sign)
+{
+	int64_t st = 1, n = dims[d], total = 1;
+	double complex *tmp = interp_alloc(o->st, sizeof *tmp *
+					   (size_t)(n + 1));
+
+	for (int k = 0; k < rank; k++)
+		total *= dims[k];
+	for (int k = d + 1; k < rank; k++)
+		st *= dims[k];
+	for (int64_t b = 0; n > 0 && b < total; b++)
+		if (b / st % n == 0)	/* the first point of a line */
+			dft_line(x + b, n, st, sign, tmp);
+	interp_work(o->st, total * n);
+	interp_release(o->st, tmp);
+}
+
+/* IRFFT's last dimension: the half spectrum at src (m = n/2+1 points a
+ * line) made whole by Hermitian symmetry, into x (n points a line). */
+static void
+hermitian(double complex *x, const double complex *src, int64_t rows,
+	  int64_t m, int64_t n)
+{
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t k = 0; k < n; k++)
+			x[r * n + k] = k < m ? src[r * m + k] :
+				       conj(src[r * m + n - k]);
+}
+
+static void
+fft(struct op *o)
+{
+	const struct shape *s = o->as[0], *os = &o->in->shape;
+	int64_t len[3], dims[MAXRANK], n, rows;
+	int nl = need_ints(o, "fft_length", len, -1, 0), r = s->rank;
+	char buf[16];
+	const char *t = attr_text(o, "fft_type", buf, sizeof buf);
+	int inv = t && (!strcmp(t, "IFFT") || !strcmp(t, "IRFFT"));
+	int real_in = t && !strcmp(t, "RFFT"), real_out = t &&
+							 !strcmp(t, "IRFFT");
+	double complex *x, *h;
+
+	if (!t || nl < 1 || nl > 3 || nl > r || os->rank != r)
+		bad_attr(o, "fft_length");
+	memcpy(dims, os->dims, sizeof(int64_t) * (size_t)r);
+	for (int k = 0; k < nl; k++)
+		dims[r - nl + k] = len[k];
+	n = len[nl - 1];
+	rows = n ? elems(os) / (real_in ? n / 2 + 1 : os->dims[r - 1]) : 0;
+	x = interp_alloc(o->st, sizeof *x * (size_t)(rows * n + 1));
+	h = interp_alloc(o->st, sizeof *h * (size_t)(elems(s) + 1));
+	for (int64_t i = 0; i < elems(s); i++) {
+		union num v = num_get(s->type, o->arg[0][0], i);
+
+		h[i] = num_kind(s->type) == NK_C ? v.c.re + I * v.c.im : v.f;
+	}
+	if (real_out) {	/* the outer dimensions first, on the half */
+		dims[r - 1] = n / 2 + 1;
+		for (int k = r - nl; k < r - 1; k++)
+			dft_dim(o, h, dims, r, k, 1);
+		dims[r - 1] = n;
+		hermitian(x, h, rows, n / 2 + 1, n);
+		dft_dim(o, x, dims, r, r - 1, 1);
+	} else {
+		memcpy(x, h, sizeof *x * (size_t)(rows * n));
+		for (int k = r - nl; k < r; k++)
+			dft_dim(o, x, dims, r, k, inv ? 1 : -1);
+	}
+	for (int64_t i = 0; i < elems(os); i++) {
+		int64_t m = os->dims[r - 1], at = i / m * n + i % m;
+		union num v;
+
+		v.c.re = creal(x[at]);
+		v.c.im = cimag(x[at]);
+		num_put(os->type, o->out[0], i, v);
+	}
+	interp_release(o->st, x);
+	interp_release(o->st, h);
+}
+
 /* ---- topk --------------------------------------------------------------- */
 
 struct ranked {
@@ -220,5 +337,6 @@ const struct kernel extra_kernels[] = {
 	{"batch-norm-training", batch_norm_training, 1},
 	{"batch-norm-inference", batch_norm_inference, 0},
 	{"batch-norm-grad", batch_norm_grad, 1}, {"topk", topk, 1},
+	{"fft", fft, 0},
 };
 const int extra_nkernels = sizeof extra_kernels / sizeof extra_kernels[0];

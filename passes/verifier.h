@@ -30,9 +30,10 @@ void vm_assign(struct vmap *m, uint64_t lo, uint64_t hi, uint32_t tag);
  * returns fn's value when it is not 0. */
 int vm_visit(const struct vmap *m, uint64_t lo, uint64_t hi,
 	     int (*fn)(void *arg, const struct vm_piece *p), void *arg);
-/* The journal: its length now, the pieces replaced since mark (their
- * union is what was written since), undoing back to mark, and dropping
- * it all (nothing will be undone). */
+/* The journal: its length now, the pieces since mark (each assignment's
+ * range, tagged VM_WRITTEN, then the pieces it replaced), undoing back to
+ * mark, and dropping it all (nothing will be undone). */
+#define VM_WRITTEN UINT32_MAX
 size_t vm_mark(const struct vmap *m);
 const struct vm_piece *vm_journal(const struct vmap *m, size_t mark,
 				  size_t *n);

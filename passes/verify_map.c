@@ -154,14 +154,35 @@ drop(struct vmap *m, int t, uint64_t *at, int record)
 	m->free = t;
 }
 
+/* The segment that starts at lo, or -1. */
+static int
+find(const struct vmap *m, uint64_t lo)
+{
+	int t = m->root;
+
+	while (t >= 0 && m->s[t].lo != lo)
+		t = m->s[t].kid[m->s[t].lo < lo];
+	return t;
+}
+
 static void
 assign(struct vmap *m, uint64_t lo, uint64_t hi, uint32_t tag, int record)
 {
-	int l, mid, r;
+	int l, mid, r, t;
 	uint64_t at = lo;
 
 	if (lo >= hi)
 		return;
+	if (record)
+		journal(m, lo, hi, VM_WRITTEN);
+	t = find(m, lo);
+	if (t >= 0 && m->s[t].hi == hi && tag) {	/* the common case: the
+							   same bytes again */
+		if (record)
+			journal(m, lo, hi, m->s[t].tag);
+		m->s[t].tag = tag;
+		return;
+	}
 	cut(m, lo);
 	cut(m, hi);
 	split(m->s, m->root, lo, &l, &mid);
@@ -251,7 +272,8 @@ vm_undo(struct vmap *m, size_t mark)
 	while (m->njr > mark) {
 		struct vm_piece p = m->jr[--m->njr];
 
-		assign(m, p.lo, p.hi, p.tag, 0);
+		if (p.tag != VM_WRITTEN)
+			assign(m, p.lo, p.hi, p.tag, 0);
 	}
 }
 

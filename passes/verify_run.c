@@ -22,13 +22,21 @@ enum { TAG_VALUE, TAG_TABLE, TAG_POISON };
  * or bytes clobbered by a loop or a branch (pos: the while or
  * conditional, why: how). */
 struct tag {
-	int kind, pos;
-	int32_t step;
-	int64_t iter;
-	const char *why;
 	int64_t bytes;		/* a value's: as written (a reader checks no
 				   more: beyond them a wider layout pads) */
+	int pos;
+	int32_t step, iter;
+	uint8_t kind;
+	uint8_t why;		/* a poison's: an index in whys[] */
 };
+
+static const char *const whys[] = {
+	"", "written in the loop", "written in a branch",
+	"not where the loop keeps its state when it exits",
+	"not where the conditional's result is after a branch",
+};
+
+enum { WHY_NONE, WHY_LOOP, WHY_BRANCH, WHY_STATE, WHY_RESULT };
 
 struct vr {
 	const struct module *m;
@@ -207,7 +215,7 @@ shape_hash(const struct shape *s)
 /* ---- tags ---------------------------------------------------------------- */
 
 static uint32_t
-new_tag(struct vr *v, int kind, int pos, const char *why)
+new_tag(struct vr *v, int kind, int pos, int why)
 {
 	if (v->ntag == v->captag) {
 		v->captag = v->captag ? 2 * v->captag : 4096;
@@ -221,10 +229,10 @@ new_tag(struct vr *v, int kind, int pos, const char *why)
 	if (v->span)
 		v->span[v->ntag] = (struct verify_span){-1, 0, 0, 0, -1,
 							v->path, 0};
-	v->tags[v->ntag] = (struct tag){kind, pos, v->now,
-					v->depth ? v->iters[v->depth - 1] : 0,
-					why, kind == TAG_VALUE && pos >= 0 ?
-					v->nbytes[pos] : INT64_MAX};
+	v->tags[v->ntag] = (struct tag){
+		kind == TAG_VALUE && pos >= 0 ? v->nbytes[pos] : INT64_MAX,
+		pos, v->now, v->depth ? (int32_t)v->iters[v->depth - 1] : 0,
+		(uint8_t)kind, (uint8_t)why};
 	return v->ntag++;
 }
 
@@ -239,7 +247,7 @@ table_tag(struct vr *v, const struct shape *s)
 		k = (k + 1) % v->ntab;
 	if (!v->tabkey[k]) {
 		v->tabkey[k] = h;
-		v->tabtag[k] = new_tag(v, TAG_TABLE, -1, NULL);
+		v->tabtag[k] = new_tag(v, TAG_TABLE, -1, WHY_NONE);
 	}
 	return v->tabtag[k];
 }
@@ -273,8 +281,8 @@ tag_name(const struct vr *v, uint32_t t, char *buf, size_t n)
 	}
 	pos_name(v, g->pos, w, sizeof w);
 	if (g->kind == TAG_POISON)
-		snprintf(buf, n, "bytes %s by '%s' (step %d)", g->why, w,
-			 g->step);
+		snprintf(buf, n, "bytes %s by '%s' (step %d)", whys[g->why],
+			 w, g->step);
 	else
 		snprintf(buf, n, "'%s' (written at step %d, iteration %lld)",
 			 w, g->step, (long long)g->iter);
@@ -532,7 +540,7 @@ define(struct vr *v, int pos, int who)
 	const struct shape *s = v->nshape[pos];
 
 	put(v, pos, shape_is_tuple(s) ? table_tag(v, s) :
-		    new_tag(v, TAG_VALUE, pos, NULL), who);
+		    new_tag(v, TAG_VALUE, pos, WHY_NONE), who);
 }
 
 /* Position dst holds what src holds: the same bytes where the plan says
@@ -591,7 +599,7 @@ do_copy(struct vr *v, int k)
 	check_writable(v, pc->dst, WHO_COPY(k));
 	vm_visit(v->mem, c.from, c.from + (uint64_t)pc->bytes, first_tag, &c);
 	if (c.mixed)
-		c.tag = new_tag(v, TAG_POISON, -1, NULL);
+		c.tag = new_tag(v, TAG_POISON, -1, WHY_NONE);
 	else
 		read_at(v, c.tag, c.from);
 	rewritten_at(v, c.tag, c.to);
@@ -611,14 +619,6 @@ step_copies(struct vr *v, int32_t t, int after)
 
 /* ---- clobbering what a loop or the branches wrote ----------------------- */
 
-static int
-by_lo(const void *a, const void *b)
-{
-	const struct vm_piece *x = a, *y = b;
-
-	return (x->lo > y->lo) - (x->lo < y->lo);
-}
-
 /* Appends the ranges written since mark to v->tmp[*n..]. */
 static void
 collect_writes(struct vr *v, size_t mark, size_t *n)
@@ -632,28 +632,38 @@ collect_writes(struct vr *v, size_t mark, size_t *n)
 		if (!v->tmp)
 			abort();
 	}
-	memcpy(v->tmp + *n, j, sizeof *j * k);
-	*n += k;
+	for (size_t i = 0; i < k; i++)
+		if (j[i].tag == VM_WRITTEN)
+			v->tmp[(*n)++] = j[i];
 }
 
-/* The ranges in v->tmp[0..n) are clobbered (tag t) from now on. */
+/* The ranges in v->tmp[0..n) are clobbered (tag t) from now on: each
+ * once (a loop writes the same ranges in every iteration), in the order
+ * written. */
 static void
 clobber(struct vr *v, size_t n, uint32_t t)
 {
-	size_t m = 0;
+	size_t cap = 1, h;
+	uint32_t *seen;
 
-	if (n > 1)
-		qsort(v->tmp, n, sizeof *v->tmp, by_lo);
+	while (cap < 2 * n)
+		cap *= 2;
+	seen = vr_alloc(v, sizeof *seen * cap);	/* index + 1 per slot */
 	for (size_t k = 0; k < n; k++) {
-		if (m && v->tmp[k].lo <= v->tmp[m - 1].hi) {
-			if (v->tmp[k].hi > v->tmp[m - 1].hi)
-				v->tmp[m - 1].hi = v->tmp[k].hi;
-		} else {
-			v->tmp[m++] = v->tmp[k];
-		}
+		const struct vm_piece *p = &v->tmp[k];
+
+		h = (size_t)((p->lo * 0x9e3779b97f4a7c15u) ^
+			     (p->hi * 0xc2b2ae3d27d4eb4fu)) >> 7;
+		for (h &= cap - 1; seen[h]; h = (h + 1) & (cap - 1))
+			if (v->tmp[seen[h] - 1].lo == p->lo &&
+			    v->tmp[seen[h] - 1].hi == p->hi)
+				break;
+		if (seen[h])
+			continue;
+		seen[h] = (uint32_t)k + 1;
+		vm_assign(v->mem, p->lo, p->hi, t);
 	}
-	for (size_t k = 0; k < m; k++)
-		vm_assign(v->mem, v->tmp[k].lo, v->tmp[k].hi, t);
+	vr_free(v, seen);
 }
 
 /* ---- running computations ----------------------------------------------- */
@@ -731,14 +741,14 @@ exits_see(struct vr *v, struct exits *x, int e, int base, const uint32_t *t,
  * holds its tag where every exit left it. */
 static void
 exits_finish(struct vr *v, struct exits *x, size_t nw, int base, int n,
-	     const char *clobbered, const char *misplaced)
+	     int clobbered, int misplaced)
 {
 	clobber(v, nw, new_tag(v, TAG_POISON, base, clobbered));
 	for (int node = 0; node < n; node++) {
 		uint32_t t = x->same[node] ? x->first[node] :
 			     shape_is_tuple(v->nshape[base + node]) ?
 			     table_tag(v, v->nshape[base + node]) :
-			     new_tag(v, TAG_VALUE, base + node, NULL);
+			     new_tag(v, TAG_VALUE, base + node, WHY_NONE);
 
 		put(v, base + node, x->ok[node] ? t :
 			new_tag(v, TAG_POISON, base + node, misplaced),
@@ -784,8 +794,7 @@ run_while(struct vr *v, int c, int i, int who)
 	v->depth--;
 	v->nest--;
 	collect_writes(v, mark, &nw);
-	exits_finish(v, &x, nw, w, n, "written in the loop",
-		     "not where the loop keeps its state when it exits");
+	exits_finish(v, &x, nw, w, n, WHY_LOOP, WHY_STATE);
 	exits_free(v, &x);
 }
 
@@ -851,8 +860,7 @@ run_conditional(struct vr *v, int c, int i, int who)
 		vm_undo(v->mem, mark);
 	}
 	v->nest--;
-	exits_finish(v, &x, nw, base, n, "written in a branch",
-		     "not where the conditional's result is after a branch");
+	exits_finish(v, &x, nw, base, n, WHY_BRANCH, WHY_RESULT);
 	exits_free(v, &x);
 	vr_free(v, t);
 }
@@ -1522,16 +1530,17 @@ read_result(struct vr *v)
 	need_all(v, base, WHO_RESULT);
 }
 
-/* Abstract iterations per loop: zero trips, the first, and enough more
- * that every slot of a streamed buffer is reused once. */
+/* Abstract iterations per loop: the first and a steady one (which reads
+ * what the first left), and enough that every slot of a streamed buffer
+ * is written again once; each may be the last, and zero trips too. */
 static int
 iterations(const struct plan *pl)
 {
-	int k = 3;
+	int k = 2;
 
 	for (int b = 0; b < pl->nbuf; b++)
-		if (pl->bufs[b].slots + 2 > k)
-			k = pl->bufs[b].slots + 2;
+		if (pl->bufs[b].slots + 1 > k)
+			k = pl->bufs[b].slots + 1;
 	return k;
 }
 
@@ -1560,7 +1569,7 @@ setup(struct vr *v)
 	v->tabkey = vr_alloc(v, sizeof(uint64_t) * v->ntab);
 	v->tabtag = vr_alloc(v, sizeof(uint32_t) * v->ntab);
 	v->k = iterations(pl);
-	new_tag(v, TAG_POISON, -1, NULL);	/* tag 0: never written */
+	new_tag(v, TAG_POISON, -1, WHY_NONE);	/* tag 0: never written */
 	index_positions(v);
 	v->cfirst = vr_alloc(v, sizeof(int) * (size_t)(v->nstep + 2));
 	v->cidx = vr_alloc(v, sizeof(int) * (size_t)(pl->ncopy + 1));

@@ -549,10 +549,10 @@ hash_args(struct interp *st, int c, int i)
 	return h;
 }
 
-/* The planned run: a start notes its operands; its done (through any
- * updates) finds them unchanged. */
+/* The planned run: a start notes its operands once it ran (after = 1);
+ * its done (through any updates) finds them unchanged before it runs. */
 static void
-inflight(struct interp *st, int c, int i)
+inflight(struct interp *st, int c, int i, int after)
 {
 	const struct comp *cp = &st->m->comps[c];
 	struct frame *f = &st->frames[c];
@@ -564,10 +564,11 @@ inflight(struct interp *st, int c, int i)
 		f->inflight = st_alloc(st, sizeof(uint64_t) *
 				       (size_t)(cp->ninstr + 1));
 	if (is_start(&cp->instrs[i])) {
-		f->inflight[i] = hash_args(st, c, i);
+		if (after)
+			f->inflight[i] = hash_args(st, c, i);
 		return;
 	}
-	if (!is_done(&cp->instrs[i]) || cp->instrs[i].nops < 1)
+	if (after || !is_done(&cp->instrs[i]) || cp->instrs[i].nops < 1)
 		return;
 	for (j = cp->instrs[i].ops[0]; opcode(&cp->instrs[j]) ==
 	     OP_ASYNC_UPDATE && cp->instrs[j].nops > 0;)
@@ -689,6 +690,8 @@ in_place_ok(const struct instr *in, int k, int64_t pb, int64_t qb, int ew)
 		return 1;
 	if (op == OP_DUS)
 		return k == 0 || pb == qb;
+	if (op == OP_ALL_REDUCE)	/* as NCCL does it, in place */
+		return pb == qb;
 	if (op == OP_SCATTER)
 		return k == 0 && pb == qb && !shape_is_tuple(&in->shape);
 	return op == OP_CUSTOM_CALL && pb == qb && array_call_aliases(in);
@@ -859,8 +862,9 @@ run_instr(struct interp *st, int c, int i, unsigned char ***args)
 	bind(st, c, i, args);
 	if (op == OP_CALL && st->mode == INTERP_REF && st->posbase[c])
 		ref_call_result(st, c, i);
+	inflight(st, c, i, 0);	/* a done: before it writes */
 	run_op(st, c, i, &o);
-	inflight(st, c, i);
+	inflight(st, c, i, 1);	/* a start: after it read */
 	if (op == OP_PARAMETER || op == OP_WHILE || op == OP_CONDITIONAL ||
 	    op == OP_FUSION)
 		return;	/* parameters are filled; the rest move whole trees */

@@ -544,7 +544,9 @@ define(struct vr *v, int pos, int who)
 }
 
 /* Position dst holds what src holds: the same bytes where the plan says
- * dst forwards, a copy the runtime makes where it says dst defines. */
+ * dst forwards (checked where it is read: a forward is no use, as in
+ * XLA's live ranges), a copy the runtime makes where it says dst
+ * defines. */
 static void
 forward(struct vr *v, int dst, int src, int who)
 {

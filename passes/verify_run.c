@@ -1007,7 +1007,10 @@ in_place_ok(struct vr *v, const struct instr *in, const struct shape *os,
 {
 	int op = opcode(in), same = a == b && n == m;
 
-	if (op == OP_DUS || op == OP_SCATTER)
+	if (op == OP_SCATTER)	/* updates may land anywhere: only over
+				   operand 0 */
+		return k == 0 && node == 0;
+	if (op == OP_DUS)
 		return (k == 0 && node == 0) || same;
 	if (!same)
 		return 0;

@@ -339,7 +339,8 @@ generate(const struct args *a, size_t *len)
 }
 
 /* Where the module after the one at s starts: the next line that opens
- * with "HloModule ", or the end. */
+ * with "HloModule ", or the end.  (The comment line the generator puts
+ * before each module stays with the module before it.) */
 static const char *
 next_module(const char *s, const char *end)
 {
@@ -405,7 +406,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	end = text + len;
-	for (s = text, seed = a.seed; s < end; s = next, seed++) {
+	s = strncmp(text, "HloModule ", 10) ? next_module(text, end) : text;
+	for (seed = a.seed; s < end; s = next, seed++) {
 		next = next_module(s, end);
 		check_module(&a, seed, s, (size_t)(next - s), &t);
 	}

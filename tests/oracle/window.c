@@ -113,7 +113,7 @@ reduce_window(struct op *o)
 	struct window w;
 	struct combiner C;
 	unsigned char *acc[MAXRANK], *x[MAXRANK];
-	int64_t ist[MAXRANK], idx[MAXRANK] = {0}, k[MAXRANK], i = 0;
+	int64_t ist[MAXRANK], idx[MAXRANK] = {0}, k[MAXRANK], i = 0, win = 1;
 	const struct shape *os0 = n == 1 ? &o->in->shape :
 				  &o->in->shape.elems[0];
 
@@ -129,6 +129,8 @@ reduce_window(struct op *o)
 	}
 	combiner_init(o, &C, to_apply(o), n, types);
 	strides(is, ist);
+	for (int d = 0; d < w.rank; d++)
+		win *= w.size[d];
 	if (elems(os0) == 0)
 		return;
 	do {
@@ -144,7 +146,7 @@ reduce_window(struct op *o)
 				if (off >= 0)
 					combine(&C, acc, i, x, off);
 			} while (next_index(k, w.size, w.rank));
-		interp_work(o->st, elems(is) ? 1 : 0);
+		interp_work(o->st, win);	/* every window position */
 		i++;
 	} while (next_index(idx, os0->dims, os0->rank));
 	interp_work(o->st, i);
@@ -197,13 +199,15 @@ select_and_scatter(struct op *o)
 	struct window w;
 	struct combiner C;
 	int sel = comp_attr(o, "select"), es = num_size(s->type);
-	int64_t st[MAXRANK], idx[MAXRANK] = {0}, n = elems(s), i = 0;
+	int64_t st[MAXRANK], idx[MAXRANK] = {0}, n = elems(s), i = 0, win = 1;
 	unsigned char *acc[1] = {o->out[0]}, *x[1] = {o->arg[1][0]};
 
 	if (o->in->nops != 3 || src->rank != s->rank)
 		interp_fail(o->st, INTERP_SKIP, "'%s': select-and-scatter of "
 			    "this form", o->in->name);
 	read_window(o, s->rank, &w);
+	for (int d = 0; d < w.rank; d++)
+		win *= w.size[d];
 	combiner_init(o, &C, comp_attr(o, "scatter"), 1, &s->type);
 	for (int64_t j = 0; j < n; j++)
 		copy_elem(o->out[0], j, o->arg[2][0], 0, es);
@@ -214,6 +218,7 @@ select_and_scatter(struct op *o)
 
 			if (at >= 0)
 				combine(&C, acc, at, x, i);
+			interp_work(o->st, win);
 			i++;
 		} while (next_index(idx, src->dims, src->rank));
 	interp_work(o->st, n + i);

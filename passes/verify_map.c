@@ -263,7 +263,7 @@ const struct vm_piece *
 vm_journal(const struct vmap *m, size_t mark, size_t *n)
 {
 	*n = m->njr - mark;
-	return m->jr + mark;
+	return *n ? m->jr + mark : NULL;
 }
 
 void

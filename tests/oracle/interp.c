@@ -396,12 +396,11 @@ bind_planned(struct interp *st, int c, int i, int node, unsigned char *src)
 		return define_node(st, pos, s, in->name);
 	if (st->mode != INTERP_PLANNED)
 		return src;
+	/* Read where the plan says the value is: if it is not there, what
+	 * reads it sees the difference (a forward that nothing reads is no
+	 * use, as in XLA's live ranges and the verifier). */
 	at = buffer_at(st, st->pl->pos[pos].buf, st->pl->pos[pos].slot,
 		       node_bytes(s), in->name);
-	if (src != at && !st->data_only)
-		interp_fail(st, INTERP_DIFF, "'%s' node %d forwards a value "
-			    "that is not where its buffer '%s' is", in->name,
-			    node, buf_name(st, c, i, node));
 	return at;
 }
 
@@ -681,8 +680,60 @@ run_fusion(struct interp *st, struct op *o)
  * reads?  An elementwise op, dynamic-update-slice and scatter over their
  * operand 0 (or a whole update over itself), a custom-call whose output
  * aliases an operand. */
+/* Instruction x of computation f past bitcasts that have one user. */
 static int
-in_place_ok(const struct instr *in, int k, int64_t pb, int64_t qb, int ew)
+past_bitcasts(const struct comp *f, int x)
+{
+	while (opcode(&f->instrs[x]) == OP_BITCAST && f->instrs[x].nops == 1)
+		x = f->instrs[x].ops[0];
+	return x;
+}
+
+/* How many instructions of f read x. */
+static int
+readers(const struct comp *f, int x)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->ninstr; i++)
+		for (int k = 0; k < f->instrs[i].nops; k++)
+			n += f->instrs[i].ops[k] == x;
+	return n;
+}
+
+/* Does fusion in compute its output node `node` as an update in place of
+ * its parameter k, read nowhere else (XLA's in-place DUS fusions)? */
+static int
+fusion_updates(const struct module *m, const struct instr *in, int k,
+	       int node)
+{
+	const struct comp *f;
+	int r, x;
+
+	if (!in->ncall || (f = &m->comps[in->calls[0]])->root < 0)
+		return 0;
+	r = f->root;
+	if (opcode(&f->instrs[r]) == OP_TUPLE && node >= 1 &&
+	    node <= f->instrs[r].nops &&
+	    shape_nodes(&f->instrs[r].shape) == f->instrs[r].nops + 1)
+		r = f->instrs[r].ops[node - 1];
+	else if (node != 0)
+		return 0;
+	r = past_bitcasts(f, r);
+	if ((opcode(&f->instrs[r]) != OP_DUS &&
+	     opcode(&f->instrs[r]) != OP_SCATTER) || !f->instrs[r].nops)
+		return 0;
+	for (x = f->instrs[r].ops[0]; opcode(&f->instrs[x]) == OP_BITCAST;
+	     x = f->instrs[x].ops[0])
+		if (readers(f, x) != 1 || f->instrs[x].nops != 1)
+			return 0;
+	return opcode(&f->instrs[x]) == OP_PARAMETER &&
+	       f->instrs[x].param == k && readers(f, x) == 1;
+}
+
+static int
+in_place_ok(const struct module *m, const struct instr *in, int k, int node,
+	    int64_t pb, int64_t qb, int ew)
 {
 	int op = opcode(in);
 
@@ -694,6 +745,8 @@ in_place_ok(const struct instr *in, int k, int64_t pb, int64_t qb, int ew)
 		return pb == qb;
 	if (op == OP_SCATTER)
 		return k == 0 && pb == qb && !shape_is_tuple(&in->shape);
+	if (op == OP_FUSION)
+		return pb == qb && fusion_updates(m, in, k, node);
 	return op == OP_CUSTOM_CALL && pb == qb && array_call_aliases(in);
 }
 
@@ -723,7 +776,8 @@ check_overlap(struct interp *st, int c, int i, struct op *o)
 
 				if (!pb || !qb || p + pb <= q || q + qb <= p)
 					continue;
-				if (p == q && in_place_ok(in, k, pb, qb, ew))
+				if (p == q && in_place_ok(st->m, in, k, node, pb,
+						      qb, ew))
 					continue;
 				interp_fail(st, INTERP_DIFF, "'%s' writes its "
 					    "buffer '%s' over operand %d "

@@ -431,6 +431,25 @@ run_mutants(struct trial *t, struct planned *p)
 	return r;
 }
 
+/* A module the oracle cannot run still has its plans judged by verify:
+ * a refusal there is reported (TRIAL_REFUSED), else the skip stands. */
+static int
+refused_unrun(struct trial *t, const char *name, const struct planned *p)
+{
+	int r = TRIAL_SKIP;
+
+	for (int v = 0; v < NVARIANT; v++) {
+		if (!p[v].refused)
+			continue;
+		t->refused++;
+		fprintf(t->out, "%s: %s: plan %s refused by verify (the oracle "
+			"does not run it)\n  %s\n", t->file, name,
+			variants[v].name, p[v].verdict);
+		r = TRIAL_REFUSED;
+	}
+	return r;
+}
+
 static int
 trial_module(struct trial *t, const char *text, size_t len, int mod)
 {
@@ -452,6 +471,8 @@ trial_module(struct trial *t, const char *text, size_t len, int mod)
 	} else {
 		r = t->mutate ? run_mutants(t, p) : run_module(t, p);
 	}
+	if (r == TRIAL_SKIP)
+		r = refused_unrun(t, name, p);
 	for (int v = 0; v < NVARIANT; v++)
 		pool_free(p[v].pool);
 	return r;

@@ -24,6 +24,8 @@ enum { TAG_VALUE, TAG_TABLE, TAG_POISON };
 struct tag {
 	int64_t bytes;		/* a value's: as written (a reader checks no
 				   more: beyond them a wider layout pads) */
+	uint32_t parent;	/* a loop state element's: the value it
+				   starts as (0: none) */
 	int pos;
 	int32_t step, iter;
 	uint8_t kind;
@@ -230,7 +232,7 @@ new_tag(struct vr *v, int kind, int pos, int why)
 		v->span[v->ntag] = (struct verify_span){-1, 0, 0, 0, -1,
 							v->path, 0};
 	v->tags[v->ntag] = (struct tag){
-		kind == TAG_VALUE && pos >= 0 ? v->nbytes[pos] : INT64_MAX,
+		kind == TAG_VALUE && pos >= 0 ? v->nbytes[pos] : INT64_MAX, 0,
 		pos, v->now, v->depth ? (int32_t)v->iters[v->depth - 1] : 0,
 		(uint8_t)kind, (uint8_t)why};
 	return v->ntag++;
@@ -344,7 +346,19 @@ buf_where(const struct vr *v, int b)
 
 /* ---- reads and writes --------------------------------------------------- */
 
+/* Does tag `found` hold the value `want`: it, or a loop state element
+ * that starts as it and has not changed since? */
+static int
+same_value(const struct vr *v, uint32_t found, uint32_t want)
+{
+	for (; found; found = v->tags[found].parent)
+		if (found == want)
+			return 1;
+	return 0;
+}
+
 struct want {
+	const struct vr *v;
 	uint32_t tag;
 	struct vm_piece bad;
 };
@@ -354,7 +368,7 @@ is_wanted(void *arg, const struct vm_piece *p)
 {
 	struct want *w = arg;
 
-	if (p->tag == w->tag)
+	if (p->tag == w->tag || (p->tag && same_value(w->v, p->tag, w->tag)))
 		return 0;
 	w->bad = *p;
 	return 1;
@@ -365,7 +379,7 @@ static int
 holds(const struct vr *v, uint64_t a, int64_t n, uint32_t t,
       struct vm_piece *bad)
 {
-	struct want w = {t, {0, 0, 0}};
+	struct want w = {v, t, {0, 0, 0}};
 	int r = vm_visit(v->mem, a, a + (uint64_t)n, is_wanted, &w);
 
 	if (r && bad)
@@ -376,15 +390,19 @@ holds(const struct vr *v, uint64_t a, int64_t n, uint32_t t,
 /* Who reads or writes, named only when a message needs it: the
  * instruction at a position, the caller (WHO_RESULT), plan copy k
  * (WHO_COPY(k)); WHO_NONE writes where nothing else may. */
-enum { WHO = 320, WHO_NONE = -1, WHO_RESULT = -2 };
+enum { WHO = 320, WHO_NONE = -1, WHO_RESULT = -2, WHO_ENDS = 1 << 30 };
 #define WHO_COPY(k) (-3 - (k))
+#define WHO_END(c) (WHO_ENDS + (c))	/* computation c's end */
 
 static const char *
 who_str(const struct vr *v, int who, char *buf)
 {
 	const struct plan_copy *pc;
 
-	if (who >= 0) {
+	if (who >= WHO_ENDS) {
+		snprintf(buf, WHO, "the end of '%s' (its ROOT)",
+			 v->m->comps[who - WHO_ENDS].name);
+	} else if (who >= 0) {
 		snprintf(buf, WHO, "'%s/%s'",
 			 v->m->comps[v->comp_of_pos[who]].name,
 			 v->m->comps[v->comp_of_pos[who]]
@@ -759,6 +777,30 @@ exits_finish(struct vr *v, struct exits *x, size_t nw, int base, int n,
 	}
 }
 
+/* The loop's state starts as its init: each array element a variable of
+ * its own (a tag whose parent is the init's value), so that two elements
+ * that start as one value are still told apart; the bytes where the
+ * state is take its tag when they hold the init. */
+static void
+enter_state(struct vr *v, int w, int init, int n)
+{
+	for (int node = 0; node < n; node++) {
+		uint32_t t = v->cur[init + node], phi;
+
+		if (shape_is_tuple(v->nshape[w + node])) {
+			v->cur[w + node] = t;
+			continue;
+		}
+		phi = new_tag(v, TAG_VALUE, w + node, WHY_NONE);
+		v->tags[phi].parent = t;
+		if (read_len(v, w + node, t) > 0 &&
+		    holds(v, where(v, w + node), read_len(v, w + node, t), t,
+			  NULL))
+			put(v, w + node, phi, WHO_NONE);
+		v->cur[w + node] = phi;
+	}
+}
+
 static void
 run_while(struct vr *v, int c, int i, int who)
 {
@@ -774,8 +816,7 @@ run_while(struct vr *v, int c, int i, int who)
 	for (int k = 0; k < v->pl->ncopy; k++)
 		if (v->entry_of[k] == w)
 			do_copy(v, k);
-	for (int node = 0; node < n; node++)	/* the state: the init */
-		v->cur[w + node] = v->cur[v->posbase[c][in->ops[0]] + node];
+	enter_state(v, w, v->posbase[c][in->ops[0]], n);
 	rc = root_pos(v, cond, who);
 	rb = root_pos(v, body, who);
 	exits_init(v, &x, n);
@@ -1263,6 +1304,9 @@ run_instr(struct vr *v, int c, int i, const int *args)
 		run_kernel(v, c, i, who);
 }
 
+/* Runs computation c's steps, each with the plan's copies before and
+ * after it.  Its ROOT elements are read at its end: after its last step,
+ * before the copies that follow it (which carry a loop's state round). */
 static void
 run_comp(struct vr *v, int c, const int *args)
 {
@@ -1276,6 +1320,8 @@ run_comp(struct vr *v, int c, const int *args)
 		step_copies(v, v->now, 0);
 		run_instr(v, c, i, args);
 		v->now = v->stepof[c][i];
+		if (k == v->norder[c] - 1 && c != v->m->entry)
+			need_all(v, root_pos(v, c, WHO_NONE), WHO_END(c));
 		step_copies(v, v->now, 1);
 		if (!v->nest)
 			vm_forget(v->mem);	/* nothing will be undone */

@@ -155,23 +155,27 @@ test_not_in_place(void **state)
 	assert_refused("writes its output over operand 0 ('b')");
 }
 
+/* A loop of four trips over (counter, array), and an entry that runs it
+ * on parameter a. */
+#define LOOP_COMPS                                                            \
+	"cond {\n"                                                            \
+	"  p = (s32[], f32[64]) parameter(0)\n"                               \
+	"  i = s32[] get-tuple-element(p), index=0\n"                         \
+	"  n = s32[] constant(4)\n"                                           \
+	"  ROOT lt = pred[] compare(i, n), direction=LT\n"                    \
+	"}\n"                                                                 \
+	"body {\n"                                                            \
+	"  p = (s32[], f32[64]) parameter(0)\n"                               \
+	"  i = s32[] get-tuple-element(p), index=0\n"                         \
+	"  x = f32[64] get-tuple-element(p), index=1\n"                       \
+	"  one = s32[] constant(1)\n"                                         \
+	"  j = s32[] add(i, one)\n"                                           \
+	"  y = f32[64] negate(x)\n"                                           \
+	"  ROOT t = (s32[], f32[64]) tuple(j, y)\n"                            \
+	"}\n"
+
 static const char loop[] =
-	"HloModule loop\n"
-	"cond {\n"
-	"  p = (s32[], f32[64]) parameter(0)\n"
-	"  i = s32[] get-tuple-element(p), index=0\n"
-	"  n = s32[] constant(4)\n"
-	"  ROOT lt = pred[] compare(i, n), direction=LT\n"
-	"}\n"
-	"body {\n"
-	"  p = (s32[], f32[64]) parameter(0)\n"
-	"  i = s32[] get-tuple-element(p), index=0\n"
-	"  x = f32[64] get-tuple-element(p), index=1\n"
-	"  one = s32[] constant(1)\n"
-	"  j = s32[] add(i, one)\n"
-	"  y = f32[64] negate(x)\n"
-	"  ROOT t = (s32[], f32[64]) tuple(j, y)\n"
-	"}\n"
+	"HloModule loop\n" LOOP_COMPS
 	"ENTRY main {\n"
 	"  a = f32[64] parameter(0)\n"
 	"  zero = s32[] constant(0)\n"
@@ -199,22 +203,7 @@ static void
 test_clobbered_by_loop(void **state)
 {
 	(void)state;
-	plan("HloModule after\n"
-	     "cond {\n"
-	     "  p = (s32[], f32[64]) parameter(0)\n"
-	     "  i = s32[] get-tuple-element(p), index=0\n"
-	     "  n = s32[] constant(4)\n"
-	     "  ROOT lt = pred[] compare(i, n), direction=LT\n"
-	     "}\n"
-	     "body {\n"
-	     "  p = (s32[], f32[64]) parameter(0)\n"
-	     "  i = s32[] get-tuple-element(p), index=0\n"
-	     "  x = f32[64] get-tuple-element(p), index=1\n"
-	     "  one = s32[] constant(1)\n"
-	     "  j = s32[] add(i, one)\n"
-	     "  y = f32[64] negate(x)\n"
-	     "  ROOT t = (s32[], f32[64]) tuple(j, y)\n"
-	     "}\n"
+	plan("HloModule after\n" LOOP_COMPS
 	     "ENTRY main {\n"
 	     "  a = f32[64] parameter(0)\n"
 	     "  k = f32[64] exponential(a)\n"
@@ -228,6 +217,43 @@ test_clobbered_by_loop(void **state)
 	isolate("lt");
 	rehome("k", "lt");	/* where the loop's predicate is */
 	assert_refused("written in the loop");
+}
+
+/* A ROOT element stays intact to the end of its computation: a body that
+ * overwrites the state element it passes on is refused in its first
+ * iteration. */
+static void
+test_root_to_the_end(void **state)
+{
+	(void)state;
+	plan("HloModule pass, is_scheduled=true\n"
+	     "cond {\n"
+	     "  p = (s32[], f32[64], f32[64]) parameter(0)\n"
+	     "  i = s32[] get-tuple-element(p), index=0\n"
+	     "  n = s32[] constant(4)\n"
+	     "  ROOT lt = pred[] compare(i, n), direction=LT\n"
+	     "}\n"
+	     "body {\n"
+	     "  p = (s32[], f32[64], f32[64]) parameter(0)\n"
+	     "  i = s32[] get-tuple-element(p), index=0\n"
+	     "  x = f32[64] get-tuple-element(p), index=1\n"
+	     "  one = s32[] constant(1)\n"
+	     "  j = s32[] add(i, one)\n"
+	     "  y = f32[64] negate(x)\n"
+	     "  z = f32[64] exponential(y)\n"
+	     "  ROOT t = (s32[], f32[64], f32[64]) tuple(j, x, z)\n"
+	     "}\n"
+	     "ENTRY main {\n"
+	     "  a = f32[64] parameter(0)\n"
+	     "  zero = s32[] constant(0)\n"
+	     "  init = (s32[], f32[64], f32[64]) tuple(zero, a, a)\n"
+	     "  w = (s32[], f32[64], f32[64]) while(init), condition=cond, "
+	     "body=body\n"
+	     "  ROOT r = f32[64] get-tuple-element(w), index=2\n"
+	     "}\n");
+	assert_accepted();
+	rehome("y", "a");	/* y over x, the state element passed on */
+	assert_refused("the end of 'body' (its ROOT) at step");
 }
 
 /* Each branch leaves the conditional's result where the plan keeps it;
@@ -303,6 +329,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dropped_copy, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_clobbered_by_loop, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_root_to_the_end, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_branch_result, setup,
 						teardown),

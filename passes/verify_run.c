@@ -62,7 +62,8 @@ struct vr {
 	int64_t *iter_of;	/* per computation: its loop's iteration */
 	int64_t iters[256];	/* the loops running, innermost last */
 	int depth;
-	int k;			/* abstract iterations per loop */
+	int *kslots;		/* per computation: the most slots of a
+				   buffer whose values it makes, or 0 */
 	int nest;		/* branches and loops whose writes count */
 	int32_t now;		/* the step running */
 	struct tag *tags;
@@ -777,6 +778,22 @@ exits_finish(struct vr *v, struct exits *x, size_t nw, int base, int n,
 	}
 }
 
+/* Abstract iterations of a loop: the first and a steady one (which reads
+ * what the first left), and enough that every slot of a buffer streamed
+ * through it is written again once; each may be the last, and zero trips
+ * too. */
+static int
+iterations(const struct vr *v, int cond, int body)
+{
+	int k = 2;
+
+	if (v->kslots[cond] + 1 > k)
+		k = v->kslots[cond] + 1;
+	if (v->kslots[body] + 1 > k)
+		k = v->kslots[body] + 1;
+	return k;
+}
+
 /* The loop's state starts as its init: each array element a variable of
  * its own (a tag whose parent is the init's value), so that two elements
  * that start as one value are still told apart; the bytes where the
@@ -809,7 +826,7 @@ run_while(struct vr *v, int c, int i, int who)
 	int w = v->posbase[c][i], n = v->nsub[w], args[1] = {w};
 	size_t mark = vm_mark(v->mem), nw = 0;
 	struct exits x;
-	int rb, rc;
+	int rb, rc, trips;
 
 	if (cond < 0 || body < 0 || in->nops != 1 || v->depth == 256)
 		vr_failw(v, who, ": a while the verifier cannot run");
@@ -819,6 +836,7 @@ run_while(struct vr *v, int c, int i, int who)
 	enter_state(v, w, v->posbase[c][in->ops[0]], n);
 	rc = root_pos(v, cond, who);
 	rb = root_pos(v, body, who);
+	trips = iterations(v, cond, body);
 	exits_init(v, &x, n);
 	v->nest++;
 	v->iters[v->depth++] = 0;
@@ -828,7 +846,7 @@ run_while(struct vr *v, int c, int i, int who)
 		run_comp(v, cond, args);
 		need(v, rc, who);	/* the runtime reads the predicate */
 		exits_see(v, &x, j, w, v->cur + w, n);
-		if (j == v->k)
+		if (j == trips)
 			break;
 		run_comp(v, body, args);
 		for (int node = 0; node < n; node++)
@@ -1436,8 +1454,11 @@ index_buffers(struct vr *v)
 		const struct plan_pos *p = &pl->pos[k];
 
 		if (p->defines && pl->bufs[p->buf].slots > 1 &&
-		    v->slotcomp[p->buf] < 0)
+		    v->slotcomp[p->buf] < 0) {
 			v->slotcomp[p->buf] = p->comp;
+			if (pl->bufs[p->buf].slots > v->kslots[p->comp])
+				v->kslots[p->comp] = pl->bufs[p->buf].slots;
+		}
 		if (p->comp == v->m->entry &&
 		    opcode(&e->instrs[p->instr]) == OP_PARAMETER &&
 		    v->readonly[p->buf] == 2)
@@ -1581,20 +1602,6 @@ read_result(struct vr *v)
 	need_all(v, base, WHO_RESULT);
 }
 
-/* Abstract iterations per loop: the first and a steady one (which reads
- * what the first left), and enough that every slot of a streamed buffer
- * is written again once; each may be the last, and zero trips too. */
-static int
-iterations(const struct plan *pl)
-{
-	int k = 2;
-
-	for (int b = 0; b < pl->nbuf; b++)
-		if (pl->bufs[b].slots + 1 > k)
-			k = pl->bufs[b].slots + 1;
-	return k;
-}
-
 static void
 setup(struct vr *v)
 {
@@ -1619,7 +1626,7 @@ setup(struct vr *v)
 	v->ntab = 1021;
 	v->tabkey = vr_alloc(v, sizeof(uint64_t) * v->ntab);
 	v->tabtag = vr_alloc(v, sizeof(uint32_t) * v->ntab);
-	v->k = iterations(pl);
+	v->kslots = vr_alloc(v, sizeof(int) * nc);
 	new_tag(v, TAG_POISON, -1, WHY_NONE);	/* tag 0: never written */
 	index_positions(v);
 	v->cfirst = vr_alloc(v, sizeof(int) * (size_t)(v->nstep + 2));

@@ -2,10 +2,14 @@
  * arena holds a tag naming the value last written there, and every read
  * checks that the bytes where the plan says the value is hold its tag.
  * From the IR, the plan's steps, places and copies only: nothing of the
- * passes' values, liveness or copies.  Loops run a few abstract iterations
- * (zero trips, the first, steady ones, each a possible last); each branch
- * of a conditional runs from the same state, and what any of them wrote
- * is clobbered after it, but for the result where every branch left it. */
+ * passes' values, liveness or copies.  A read is what XLA's live ranges
+ * count as a use: an operand, a ROOT element at its computation's end, a
+ * copy's source, the entry's result, an async start's operands at its
+ * done; a forward is none.  Loops run a few abstract iterations (zero
+ * trips, the first, steady ones, each a possible last), each state
+ * element a variable of its own; each branch of a conditional runs from
+ * the same state, and what any of them wrote is clobbered after it, but
+ * for the result where every branch left it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -2,6 +2,8 @@
  * schedule (XLA's HloLiveRange).  A value used inside a loop but defined
  * before it lives to the loop's end; parameters live from step 0 and the
  * entry's outputs to the last step. */
+#include <string.h>
+
 #include "passes/passes.h"
 
 /* The innermost loop at each step: loops closed later enclose earlier ones,
@@ -60,12 +62,46 @@ read_operand(struct prog *p, int c, int i, int k, int32_t t, readfn *fn,
 		fn(p, arg, prog_val(p, c, o, node), t);
 }
 
-/* Calls fn for each value the instruction at step t reads. */
+static int
+ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* The start of the asynchronous pair whose done is instruction i of
+ * computation c (through async-updates), or -1. */
+static int
+async_start(const struct comp *cp, int i)
+{
+	const struct instr *in = &cp->instrs[i];
+	int s;
+
+	if (!in->op || !ends_with(in->op->name, "-done") || in->nops < 1)
+		return -1;
+	s = in->ops[0];
+	while (cp->instrs[s].op && cp->instrs[s].op->op == OP_ASYNC_UPDATE &&
+	       cp->instrs[s].nops > 0)
+		s = cp->instrs[s].ops[0];
+	in = &cp->instrs[s];
+	if (!in->op)
+		return -1;
+	return ends_with(in->op->name, "-start") || in->op->op == OP_SEND ||
+	       in->op->op == OP_RECV ? s : -1;
+}
+
+/* Calls fn for each value the instruction at step t reads.  A done reads
+ * its start's operands too: the asynchronous op reads them until then. */
 static void
 reads_at(struct prog *p, int32_t t, readfn *fn, void *arg)
 {
 	int c = p->steps[t].comp, i = p->steps[t].instr;
 	const struct instr *in = &p->m->comps[c].instrs[i];
+	int s = async_start(&p->m->comps[c], i);
+
+	for (int k = 0; s >= 0 && k < p->m->comps[c].instrs[s].nops; k++)
+		read_operand(p, c, s, k, t, fn, arg);
 
 	switch (in->op ? in->op->op : OP_OTHER) {
 	case OP_PARAMETER:

@@ -81,10 +81,34 @@ place_class(const struct options *o, struct buffer *b, int all_const)
 		b->flags &= ~BUF_CONST;
 }
 
+/* Fills out[] with the shape of each preorder node of s from *node on. */
+static void
+node_shapes(const struct shape *s, const struct shape **out, int *node)
+{
+	out[(*node)++] = s;
+	for (int e = 0; e < s->nelem; e++)
+		node_shapes(&s->elems[e], out, node);
+}
+
+/* A buffer holds every node placed in it: a forwarded node's shape may
+ * take more bytes than its value's (a bitcast to a layout that the TPU
+ * pads more). */
+static void
+fit_node(struct prog *p, struct buffer *b, const struct shape *s)
+{
+	int64_t bytes = shape_bytes(s), size = target_size(&p->opt, s);
+
+	if (bytes > b->bytes)
+		b->bytes = bytes;
+	if (size > b->size)
+		b->size = size;
+}
+
 static void
 list_positions(struct prog *p, struct plan *pl)
 {
-	int k = 0;
+	int k = 0, cap = 0, at;
+	const struct shape **ns = NULL;
 
 	pl->npos = p->nnode;
 	pl->pos = pool_alloc(p->pool, sizeof(struct plan_pos) *
@@ -93,8 +117,17 @@ list_positions(struct prog *p, struct plan *pl)
 		int c = p->steps[t].comp, i = p->steps[t].instr;
 		int n = shape_nodes(&p->m->comps[c].instrs[i].shape);
 
+		if (n > cap) {
+			cap = 2 * n;
+			ns = pool_alloc(p->pool, sizeof *ns * (size_t)cap);
+		}
+		at = 0;
+		node_shapes(&p->m->comps[c].instrs[i].shape, ns, &at);
 		for (int node = 0; node < n; node++, k++) {
 			int v = prog_val(p, c, i, node);
+
+			if (ns[node]->type != DT_TOKEN)
+				fit_node(p, &pl->bufs[p->buf_of[v]], ns[node]);
 
 			pl->pos[k].comp = c;
 			pl->pos[k].instr = i;
@@ -178,8 +211,8 @@ build_buffers(struct prog *p, struct plan *pl)
 	}
 	for (int b = 0; b < pl->nbuf; b++)
 		place_class(&p->opt, &pl->bufs[b], !nonconst[b]);
-	check_total(p, pl);
 	list_positions(p, pl);
+	check_total(p, pl);
 	list_copies(p, pl);
 	pl->steps = pool_alloc(p->pool, sizeof(char *) * (size_t)(p->ntime + 1));
 	for (int32_t t = 0; t < p->ntime; t++)

@@ -1,7 +1,36 @@
-/* Optional reuse: an elementwise output takes over an operand's buffer when
- * that operand dies at this instruction and the two match in size, shape and
- * memory space (XLA's CanShareOperandBufferWithUser). */
+/* Optional reuse: an elementwise output (not a copy) takes over an
+ * operand's buffer when that operand dies at this instruction and the two
+ * shapes are equal, layout, tiles and memory space included (XLA's
+ * CanShareOperandBufferWithUser). */
 #include "passes/passes.h"
+
+/* The k-th minor dimension (a missing layout is the default one). */
+static int
+minor(const struct shape *s, int k)
+{
+	return s->has_layout ? s->m2m[k] : s->rank - 1 - k;
+}
+
+/* Equal shapes, as XLA's CanShareOperandBufferWithUser asks: element
+ * type, dims, layout, tiles, element size and memory space. */
+static int
+same_layout(const struct shape *a, const struct shape *b)
+{
+	if (a->type != b->type || a->rank != b->rank || a->space != b->space ||
+	    a->elem_bits != b->elem_bits || a->ntile != b->ntile)
+		return 0;
+	for (int k = 0; k < a->rank; k++)
+		if (a->dims[k] != b->dims[k] || minor(a, k) != minor(b, k))
+			return 0;
+	for (int t = 0; t < a->ntile; t++) {
+		if (a->tiles[t].n != b->tiles[t].n)
+			return 0;
+		for (int k = 0; k < a->tiles[t].n; k++)
+			if (a->tiles[t].d[k] != b->tiles[t].d[k])
+				return 0;
+	}
+	return 1;
+}
 
 static int
 can_take(struct prog *p, int out, int in, int32_t t)
@@ -12,16 +41,8 @@ can_take(struct prog *p, int out, int in, int32_t t)
 
 	if (ro == ri || p->bstart[ro] != t || p->bend[ri] != t)
 		return 0;
-	if (shape_is_tuple(so) || shape_is_tuple(si) || so->rank != si->rank ||
-	    so->space != si->space || shape_bytes(so) != shape_bytes(si) ||
-	    target_size(&p->opt, so) != target_size(&p->opt, si))
-		return 0;
-	for (int k = 0; k < so->rank; k++)
-		if (so->dims[k] != si->dims[k] ||
-		    (so->has_layout && si->has_layout &&
-		     so->m2m[k] != si->m2m[k]))
-			return 0;
-	return 1;
+	return !shape_is_tuple(so) && !shape_is_tuple(si) &&
+	       same_layout(so, si);
 }
 
 static void
@@ -50,8 +71,8 @@ share_reuse(struct prog *p)
 		int out;
 
 		if (!in->op || !(in->op->flags & OPF_ELEMENTWISE) ||
-		    shape_is_tuple(&in->shape))
-			continue;
+		    in->op->op == OP_COPY || shape_is_tuple(&in->shape))
+			continue;	/* a copy may change the layout */
 		out = prog_val(p, c, i, 0);
 		if (flags[prog_find(p, out)])
 			continue;

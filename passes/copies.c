@@ -151,6 +151,38 @@ copied_apart(struct cx *x, int ra, int rb)
 	return 0;
 }
 
+/* Does the instruction at step t write its output in place over every
+ * value of set rb it reads: an elementwise op (not a copy) over an
+ * operand of its very shape, or dynamic-update-slice and scatter over
+ * operand 0? */
+static int
+in_place_over(struct cx *x, int32_t t, int rb)
+{
+	struct prog *p = x->p;
+	int c = p->steps[t].comp, i = p->steps[t].instr, found = 0;
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	int op = in->op ? in->op->op : OP_OTHER;
+	int ew = in->op && (in->op->flags & OPF_ELEMENTWISE) && op != OP_COPY;
+
+	if (shape_is_tuple(&in->shape))
+		return 0;
+	for (int k = 0; k < in->nops; k++) {
+		const struct instr *o = &p->m->comps[c].instrs[in->ops[k]];
+		int n = shape_nodes(&o->shape);
+
+		for (int node = 0; node < n; node++) {
+			if (root(x, prog_val(p, c, in->ops[k], node)) != rb)
+				continue;
+			if (!((ew && node == 0 && shape_equal(&o->shape,
+							      &in->shape)) ||
+			      ((op == OP_DUS || op == OP_SCATTER) && k == 0)))
+				return 0;
+			found = 1;
+		}
+	}
+	return found;
+}
+
 /* Can the two sets of join j hold one buffer? */
 static int
 can_join(struct cx *x, const struct join *j)
@@ -166,8 +198,14 @@ can_join(struct cx *x, const struct join *j)
 		return !read_only(x, j->a) && root_fits(x, j);
 	case J_ALIAS:
 	case J_ALIAS_MUST:
-		/* a: the output; b: the parameter it may take over. */
-		return p->bend[rb] <= p->bstart[ra] && !read_only(x, j->a);
+		/* a: the output; b: the parameter it may take over, once
+		 * no longer read; at the step that makes a only if that op
+		 * writes in place over what it reads of b. */
+		if (read_only(x, j->a))
+			return 0;
+		return p->bend[rb] < p->bstart[ra] ||
+		       (p->bend[rb] == p->bstart[ra] &&
+			in_place_over(x, p->bstart[ra], rb));
 	default:	/* init, branch result, in-place op */
 		return !read_only(x, j->a) && p->bend[ra] <= bdef;
 	}

@@ -173,7 +173,7 @@ in_place_over(struct cx *x, int32_t t, int rb)
 		for (int node = 0; node < n; node++) {
 			if (root(x, prog_val(p, c, in->ops[k], node)) != rb)
 				continue;
-			if (!((ew && node == 0 && shape_equal(&o->shape,
+			if (!((ew && node == 0 && same_layout(&o->shape,
 							      &in->shape)) ||
 			      ((op == OP_DUS || op == OP_SCATTER) && k == 0)))
 				return 0;

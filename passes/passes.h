@@ -162,6 +162,10 @@ void step_reads(struct prog *p, int32_t t, int32_t *last);
 void insert_copies(struct prog *p);
 /* reuse.c: an elementwise output takes a dying operand's buffer. */
 void share_reuse(struct prog *p);
+/* Equal shapes, as XLA's CanShareOperandBufferWithUser asks before an
+ * output takes over an operand: element type, dims, layout (a missing one
+ * is the default), tiles, element size and memory space. */
+int same_layout(const struct shape *a, const struct shape *b);
 /* buffers.c: buffers from the sets of values that share, sized for the
  * target (sizing.c), in the plan. */
 void build_buffers(struct prog *p, struct plan *pl);

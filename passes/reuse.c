@@ -11,9 +11,7 @@ minor(const struct shape *s, int k)
 	return s->has_layout ? s->m2m[k] : s->rank - 1 - k;
 }
 
-/* Equal shapes, as XLA's CanShareOperandBufferWithUser asks: element
- * type, dims, layout, tiles, element size and memory space. */
-static int
+int
 same_layout(const struct shape *a, const struct shape *b)
 {
 	if (a->type != b->type || a->rank != b->rank || a->space != b->space ||

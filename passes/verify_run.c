@@ -313,40 +313,27 @@ buf_base(const struct vr *v, int b)
 	       (bf->in_arena ? (uint64_t)bf->offset : 0);
 }
 
+/* The address of buffer b in slot `slot`, or (slot < 0) in the slot of
+ * the current iteration of the loop its values are made in. */
+static uint64_t
+slot_where(const struct vr *v, int b, int64_t slot)
+{
+	const struct buffer *bf = &v->pl->bufs[b];
+
+	if (bf->slots <= 1)
+		return buf_base(v, b);
+	if (slot < 0)
+		slot = v->slotcomp[b] >= 0 ? v->iter_of[v->slotcomp[b]] :
+					     cur_iter(v);
+	return buf_base(v, b) +
+	       (uint64_t)(slot % bf->slots) * (uint64_t)bf->stride;
+}
+
+/* Where position pos's bytes are now. */
 static uint64_t
 where(const struct vr *v, int pos)
 {
-	const struct plan_pos *p = &v->pl->pos[pos];
-	const struct buffer *b = &v->pl->bufs[p->buf];
-	uint64_t a = (uint64_t)v->region[p->buf] << VM_REGION_SHIFT;
-	int64_t slot;
-
-	if (b->in_arena)
-		a += (uint64_t)b->offset;
-	if (b->slots > 1) {
-		slot = p->slot >= 0 ? p->slot : v->slotcomp[p->buf] >= 0 ?
-			v->iter_of[v->slotcomp[p->buf]] : cur_iter(v);
-		a += (uint64_t)(slot % b->slots) * (uint64_t)b->stride;
-	}
-	return a;
-}
-
-/* The address of buffer b (a copy's end): its slot of this iteration. */
-static uint64_t
-buf_where(const struct vr *v, int b)
-{
-	const struct buffer *bf = &v->pl->bufs[b];
-	uint64_t a = (uint64_t)v->region[b] << VM_REGION_SHIFT;
-	int64_t slot;
-
-	if (bf->in_arena)
-		a += (uint64_t)bf->offset;
-	if (bf->slots > 1) {
-		slot = v->slotcomp[b] >= 0 ? v->iter_of[v->slotcomp[b]] :
-					     cur_iter(v);
-		a += (uint64_t)(slot % bf->slots) * (uint64_t)bf->stride;
-	}
-	return a;
+	return slot_where(v, v->pl->pos[pos].buf, v->pl->pos[pos].slot);
 }
 
 /* ---- reads and writes --------------------------------------------------- */
@@ -445,7 +432,7 @@ vr_failw(struct vr *v, int who, const char *fmt, ...)
 }
 
 static _Noreturn void
-not_intact(struct vr *v, int pos, uint32_t t, uint64_t a, int who,
+not_intact(struct vr *v, int pos, uint32_t t, int who,
 	   const struct vm_piece *bad)
 {
 	char val[256], was[320], w[WHO];
@@ -455,12 +442,12 @@ not_intact(struct vr *v, int pos, uint32_t t, uint64_t a, int who,
 	tag_name(v, t, val, sizeof val);
 	tag_name(v, bad->tag, was, sizeof was);
 	vr_fail(v, "%s at step %d (iteration %lld) reads %s from buffer '%s' "
-		"(S(%d)%s), but bytes [%llu, %llu) there hold %s", who_str(v, who, w), v->now,
+		"(S(%d)%s), but bytes [%llu, %llu) there hold %s",
+		who_str(v, who, w), v->now,
 		(long long)cur_iter(v), val, b->name, b->space,
 		b->in_arena ? "" : ", out of the arena",
 		(unsigned long long)(bad->lo & mask),
 		(unsigned long long)(bad->hi & mask), was);
-	(void)a;
 }
 
 /* The value at position pos is read now, where the plan says it is. */
@@ -501,7 +488,7 @@ need_at(struct vr *v, int pos, uint64_t a, uint32_t t, int who)
 	int64_t n = read_len(v, pos, t);
 
 	if (n > 0 && !holds(v, a, n, t, &bad))
-		not_intact(v, pos, t, a, who, &bad);
+		not_intact(v, pos, t, who, &bad);
 	if (n > 0)
 		read_at(v, t, a);
 }
@@ -592,7 +579,6 @@ forward_tree(struct vr *v, int dst, int src, int n, int who)
 /* ---- copies the plan lists ---------------------------------------------- */
 
 struct copied {
-	struct vr *v;
 	uint64_t from, to;
 	uint32_t tag;
 	int mixed;
@@ -616,8 +602,8 @@ static void
 do_copy(struct vr *v, int k)
 {
 	const struct plan_copy *pc = &v->pl->copies[k];
-	struct copied c = {v, buf_where(v, pc->src), buf_where(v, pc->dst), 0,
-			   0};
+	struct copied c = {slot_where(v, pc->src, -1),
+			   slot_where(v, pc->dst, -1), 0, 0};
 
 	if (pc->bytes <= 0)
 		return;
@@ -720,7 +706,6 @@ root_pos(struct vr *v, int d, int who)
 struct exits {
 	uint32_t *first;
 	char *same, *ok;
-	int *bad_at;		/* an exit that did not: its iteration */
 };
 
 static void
@@ -729,7 +714,6 @@ exits_init(struct vr *v, struct exits *x, int n)
 	x->first = vr_alloc(v, sizeof *x->first * (size_t)n);
 	x->same = vr_alloc(v, (size_t)n);
 	x->ok = vr_alloc(v, (size_t)n);
-	x->bad_at = vr_alloc(v, sizeof *x->bad_at * (size_t)n);
 	memset(x->same, 1, (size_t)n);
 	memset(x->ok, 1, (size_t)n);
 }
@@ -740,7 +724,6 @@ exits_free(struct vr *v, struct exits *x)
 	vr_free(v, x->first);
 	vr_free(v, x->same);
 	vr_free(v, x->ok);
-	vr_free(v, x->bad_at);
 }
 
 /* One exit: position base's nodes should hold tags t[] where they are. */
@@ -755,10 +738,8 @@ exits_see(struct vr *v, struct exits *x, int e, int base, const uint32_t *t,
 			x->same[node] = 0;
 		if (x->ok[node] && read_len(v, base + node, t[node]) > 0 &&
 		    !holds(v, where(v, base + node),
-			   read_len(v, base + node, t[node]), t[node], NULL)) {
+			   read_len(v, base + node, t[node]), t[node], NULL))
 			x->ok[node] = 0;
-			x->bad_at[node] = e;
-		}
 	}
 }
 

@@ -190,8 +190,11 @@ assign(struct vmap *m, uint64_t lo, uint64_t hi, uint32_t tag, int record)
 	drop(m, mid, &at, record);
 	if (record && at < hi)
 		journal(m, at, hi, 0);
-	if (tag)
-		l = merge(m->s, l, new_seg(m, lo, hi, tag));
+	if (tag) {
+		int x = new_seg(m, lo, hi, tag);	/* may move m->s */
+
+		l = merge(m->s, l, x);
+	}
 	m->root = merge(m->s, l, r);
 }
 

@@ -1501,8 +1501,28 @@ cmp_wnode(const void *a, const void *b)
 	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
+/* The first step of a while's loop: of its condition's and body's own
+ * instructions, the earliest (their callees' steps come before them). */
+static int
+loop_first(const struct vr *v, const struct instr *in)
+{
+	int first = INT32_MAX;
+	const char *keys[2] = {"condition", "body"};
+
+	for (int j = 0; j < 2; j++) {
+		int d = callee(in, keys[j]);
+
+		for (int i = 0; d >= 0 && v->posbase[d] &&
+				i < v->m->comps[d].ninstr; i++)
+			if (v->posbase[d][i] >= 0 && v->stepof[d][i] < first)
+				first = v->stepof[d][i];
+	}
+	return first;
+}
+
 /* Each copy before a step that moves a while's init into its state at or
- * before the while's step enters the first such while (by position). */
+ * before the loop's first step enters the first such while (by
+ * position); one inside the loop is a copy of that step. */
 static void
 find_entries(struct vr *v)
 {
@@ -1527,8 +1547,7 @@ find_entries(struct vr *v)
 		}
 		w[n++] = (struct wnode){pl->pos[init].buf, pl->pos[k].buf,
 					k - pl->pos[k].node,
-					v->stepof[v->comp_of_pos[k]]
-						 [v->instr_of_pos[k]]};
+					loop_first(v, in)};
 	}
 	if (n > 1)
 		qsort(w, n, sizeof *w, cmp_wnode);

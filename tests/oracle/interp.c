@@ -3,6 +3,7 @@
  * allocation per value, or its buffer in the arena with the plan's copies
  * made where the plan says), and kernels (reducers, fusions) in storage of
  * their own, as a device runs a kernel. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1177,14 +1178,34 @@ index_copies(struct interp *st)
 	}
 }
 
-/* A copy before a step from a while's initial value into its state. */
+/* The first step of a while's loop: the earliest of its condition's and
+ * body's own instructions. */
+static int
+loop_first(const struct interp *st, const struct instr *in)
+{
+	int first = INT_MAX;
+
+	for (int j = 0; j < 2; j++) {
+		int d = callee(st, in, j ? "body" : "condition", j);
+
+		for (int i = 0; d >= 0 && st->posbase[d] &&
+				i < st->m->comps[d].ninstr; i++)
+			if (st->posbase[d][i] >= 0 && st->step[d][i] < first)
+				first = st->step[d][i];
+	}
+	return first;
+}
+
+/* A copy before a step from a while's initial value into its state, at or
+ * before the loop's first step (one inside the loop is a copy of that
+ * step). */
 static void
 find_entry_copies(struct interp *st, int c, int i)
 {
 	const struct plan *pl = st->pl;
 	const struct instr *in = &st->m->comps[c].instrs[i];
 	int n = shape_nodes(&in->shape), init = st->posbase[c][in->ops[0]];
-	int self = st->posbase[c][i];
+	int self = st->posbase[c][i], first = loop_first(st, in);
 
 	for (int node = 0; node < n; node++)
 		for (int k = 0; k < pl->ncopy; k++) {
@@ -1193,7 +1214,7 @@ find_entry_copies(struct interp *st, int c, int i)
 			if (!pc->after && st->entry_of[k] < 0 &&
 			    pc->src == pl->pos[init + node].buf &&
 			    pc->dst == pl->pos[self + node].buf &&
-			    pc->step <= st->step[c][i])
+			    pc->step <= first)
 				st->entry_of[k] = self;
 		}
 }

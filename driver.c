@@ -58,7 +58,10 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	int nerr = ds->n;
 	char err[512];
 
-	STAGE(st, ST_ORDER, flatten_calls(pool, m));
+	STAGE(st, ST_ORDER, nerr = flatten_calls(pool, ds, m));
+	if (nerr < 0)
+		return -1;
+	nerr = ds->n;
 	STAGE(st, ST_ORDER, fill_order(&p, pl));
 	STAGE(st, ST_SCHEDULE, fill_schedule(&p));
 	dump(d, "schedule", &p, pl);

@@ -133,7 +133,8 @@ list_positions(struct prog *p, struct plan *pl)
 			pl->pos[k].instr = i;
 			pl->pos[k].node = node;
 			pl->pos[k].buf = p->buf_of[v];
-			pl->pos[k].defines = p->values[v].comp == c &&
+			pl->pos[k].defines = !(p->values[v].flags & VAL_COPY) &&
+					     p->values[v].comp == c &&
 					     p->values[v].instr == i &&
 					     p->values[v].node == node;
 			pl->pos[k].slot = -1;

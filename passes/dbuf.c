@@ -111,12 +111,15 @@ wanted_slots(struct prog *p, int c, int i, const char **dep)
 	return 0;
 }
 
-/* The block: k slots of the aligned size, live over the loop. */
+/* The block: k slots of the aligned size, live over the loop.  Only for
+ * a buffer whose values are all made and dead within one iteration: no
+ * loop state (a phi) and no copy into or out of it (`fixed`). */
 static void
-give_slots(struct prog *p, struct buffer *b, const struct loop *l, int k)
+give_slots(struct prog *p, struct buffer *b, const struct loop *l, int k,
+	   int fixed)
 {
-	if (k <= 1 || b->slots > 1 || (b->flags & (BUF_PARAM | BUF_OUTPUT |
-						   BUF_CONST | BUF_TABLE)))
+	if (k <= 1 || b->slots > 1 || fixed ||
+	    (b->flags & (BUF_PARAM | BUF_OUTPUT | BUF_CONST | BUF_TABLE)))
 		return;
 	if (b->start < l->start || b->end > l->end)
 		return;		/* it outlives an iteration: not streamed */
@@ -193,7 +196,7 @@ source_of(const struct comp *c, int i)
  * into a plain buffer of its own. */
 static int
 unrolled_fetch(struct prog *p, struct plan *pl, int c, int i, const int *loop,
-	       const int *nvals, struct fetch *f)
+	       const int *nvals, const int *fixed, struct fetch *f)
 {
 	const struct comp *cp = &p->m->comps[c];
 	const struct instr *in = &cp->instrs[i];
@@ -209,8 +212,9 @@ unrolled_fetch(struct prog *p, struct plan *pl, int c, int i, const int *loop,
 	f->buf = p->buf_of[prog_val(p, c, i, 0)];
 	b = &pl->bufs[f->buf];
 	if (!dynamic || b->flags || b->slots > 1 || !b->in_arena || !b->size ||
-	    nvals[f->buf] != 1)
-		return 0;	/* one value alone in a plain buffer */
+	    nvals[f->buf] != 1 || fixed[f->buf])
+		return 0;	/* one value alone in a plain buffer, with
+				   no copy into or out of it */
 	f->comp = c;
 	f->src = source_of(cp, in->ops[0]);
 	f->size = b->size;
@@ -276,7 +280,8 @@ compact(struct prog *p, struct plan *pl, const int *merged)
  * run-time indices are the iterations of a loop the tracer unrolled; in
  * schedule order they take turns in one block of k slots. */
 static void
-stream_unrolled(struct prog *p, struct plan *pl, const int *loop)
+stream_unrolled(struct prog *p, struct plan *pl, const int *loop,
+		const int *fixed)
 {
 	struct fetch *f = pool_alloc(p->pool, sizeof *f * (size_t)(p->ntime + 1));
 	int *merged = pool_alloc(p->pool, sizeof(int) * (size_t)(pl->nbuf + 1));
@@ -292,7 +297,7 @@ stream_unrolled(struct prog *p, struct plan *pl, const int *loop)
 		nvals[p->buf_of[v]]++;
 	for (int32_t t = 0; t < p->ntime; t++)
 		n += unrolled_fetch(p, pl, p->steps[t].comp, p->steps[t].instr,
-				    loop, nvals, &f[n]);
+				    loop, nvals, fixed, &f[n]);
 	if (n > 1)
 		qsort(f, (size_t)n, sizeof *f, cmp_fetch);
 	for (int a = 0, z; a < n; a = z) {
@@ -328,14 +333,21 @@ insert_double_buffers(struct prog *p, struct plan *pl)
 	const char **found = pool_alloc(p->pool, sizeof(char *) *
 						     (size_t)(p->opt.nname + 1));
 	const char **dep = pool_alloc(p->pool, sizeof(char *) * (size_t)(n + 1));
+	int *fixed;
 
 	for (int c = 0; c < n; c++)
 		loop[c] = -1;
+	fixed = pool_alloc(p->pool, sizeof(int) * (size_t)(pl->nbuf + 1));
+	for (int v = 0; v < p->nval; v++)
+		if (p->values[v].flags & VAL_PHI)
+			fixed[p->buf_of[v]] = 1;
+	for (int k = 0; k < pl->ncopy; k++)
+		fixed[pl->copies[k].src] = fixed[pl->copies[k].dst] = 1;
 	for (int l = 0; l < p->nloop; l++)
 		if (p->loops[l].body >= 0)
 			loop[p->loops[l].body] = l;
 	for (int32_t t = 0; t < p->ntime; t++) {
-		int c = p->steps[t].comp, i = p->steps[t].instr, k;
+		int c = p->steps[t].comp, i = p->steps[t].instr, k, b;
 		const struct instr *in = &p->m->comps[c].instrs[i];
 
 		if (loop[c] < 0 || !(k = wanted_slots(p, c, i, dep)))
@@ -343,14 +355,13 @@ insert_double_buffers(struct prog *p, struct plan *pl)
 		for (int j = 0; j < p->opt.nname; j++)
 			if (!strcmp(p->opt.names[j], in->name))
 				found[j] = in->name;
-		give_slots(p, &pl->bufs[p->buf_of[prog_val(p, c, i,
-							   fetched_node(in))]],
-			   &p->loops[loop[c]], k);
+		b = p->buf_of[prog_val(p, c, i, fetched_node(in))];
+		give_slots(p, &pl->bufs[b], &p->loops[loop[c]], k, fixed[b]);
 	}
 	check_names(p, found);
 	p->slot_of = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
 	for (int v = 0; v < p->nval; v++)
 		p->slot_of[v] = -1;
 	if (p->opt.double_buffer)
-		stream_unrolled(p, pl, loop);
+		stream_unrolled(p, pl, loop, fixed);
 }

@@ -1,10 +1,12 @@
 /* Flattens the call graph (XLA's FlattenCallGraph): a computation that runs
  * as program steps from more than one call site is cloned, so that each
  * runs from one site and each value has one live range.  Clones are named
- * NAME.cloneK, their instructions too.  A budget on cloned instructions
- * keeps deep sharing from growing the module without bound; past it, a
- * shared computation stays shared and the schedule widens its live ranges
- * instead (schedule.c). */
+ * NAME.cloneK, their instructions too.  Flattening is complete: every call
+ * site gets a computation of its own.  The work is linear in the
+ * instructions of the flattened module, which a budget bounds (a tree of
+ * calls that share callees can grow exponentially); past it the module is
+ * refused with a clear error rather than planned with shared
+ * computations. */
 #include <string.h>
 
 #include "passes/passes.h"
@@ -36,19 +38,21 @@ clone_comp(struct pool *pool, struct module *m, int c, int k)
 	return m->ncomp - 1;
 }
 
-void
-flatten_calls(struct pool *pool, struct module *m)
+int
+flatten_calls(struct pool *pool, struct diags *ds, struct module *m)
 {
-	int n0 = m->ncomp, total = 0, budget, top = 0, nclone = 0;
-	char *claimed = pool_alloc(pool, (size_t)n0 * 64 + 64);
-	int *stack = pool_alloc(pool, sizeof(int) * ((size_t)n0 * 64 + 64));
-	int cap = n0 * 64 + 64;
+	int n0 = m->ncomp, top = 0, nclone = 0, cap = 0, ncl = 0, clcap = 0;
+	int64_t total = 0, budget;
+	char *claimed = NULL;
+	int *stack = NULL;
 
 	for (int c = 0; c < n0; c++)
 		total += m->comps[c].ninstr;
-	budget = 4 * total + 10000;
+	budget = 16 * total + 1000000;
+	for (int c = 0; c < n0; c++)
+		*VEC_PUSH(pool, claimed, ncl, clcap) = 0;
 	claimed[m->entry] = 1;
-	stack[top++] = m->entry;
+	*VEC_PUSH(pool, stack, top, cap) = m->entry;
 	while (top > 0) {
 		int c = stack[--top];
 
@@ -61,17 +65,31 @@ flatten_calls(struct pool *pool, struct module *m)
 				int d = in->calls[j];
 
 				if (claimed[d]) {
-					if (m->ncomp >= cap ||
-					    m->comps[d].ninstr > budget)
-						continue;	/* stays shared */
-					budget -= m->comps[d].ninstr;
+					budget -= m->comps[d].ninstr + 1;
+					if (budget < 0) {
+						diag_error(ds, m->loc,
+							"flattening the calls "
+							"of module '%s' clones "
+							"more than %lld "
+							"instructions (%s is "
+							"called from too many "
+							"sites); hloplan plans "
+							"each computation from "
+							"one call site",
+							m->name, (long long)(
+							16 * total + 1000000),
+							m->comps[d].name);
+						return -1;
+					}
 					d = clone_comp(pool, m, d, ++nclone);
 					in = &m->comps[c].instrs[i];
 					in->calls[j] = d;
+					*VEC_PUSH(pool, claimed, ncl, clcap) = 0;
 				}
 				claimed[d] = 1;
-				stack[top++] = d;
+				*VEC_PUSH(pool, stack, top, cap) = d;
 			}
 		}
 	}
+	return 0;
 }

@@ -1,10 +1,34 @@
-/* Liveness: a closed interval [def, last use] per value over the flattened
- * schedule (XLA's HloLiveRange).  A value used inside a loop but defined
- * before it lives to the loop's end; parameters live from step 0 and the
- * entry's outputs to the last step. */
+/* Liveness: where each value's bytes must stay intact, as spans of the
+ * fine timeline (passes.h: five points a step) over the flattened schedule
+ * (XLA's HloLiveRange), and the point where each join hands its source
+ * over to its destination.
+ *
+ * A value is read by: an operand; a ROOT element, to the end of its
+ * computation; the entry's outputs, to the end; a join's source, at its
+ * hand-over; an asynchronous start's operands, until the done.  Forwarding
+ * (a tuple, a call's or a branch's parameter) is not a read: the values
+ * forwarded are read where their forwards are.  A value read inside a loop
+ * it was made outside of lives to the loop's end.
+ *
+ * The state of a loop at one index (XLA's phi) has two spans: inside the
+ * loop, from where the loop takes its init to its last read there; after
+ * it, from the end of the body (where the next state is handed over) to its
+ * last read after the loop.  A conditional's result has one point at the
+ * end of each branch and a span from the conditional on. */
 #include <string.h>
 
 #include "passes/passes.h"
+
+struct lv {
+	struct prog *p;
+	int *at;		/* per step: the innermost loop, or -1 */
+	int *loop_of;		/* per step: the loop that ends there, or -1 */
+	int64_t *dp;		/* per value: where it is written */
+	int64_t *ein, *eout;	/* per value: last read (a state's: inside
+				   its loop, and after it) */
+	int *injoin, *outjoin;	/* per value: the join handing over into
+				   its first span, its second */
+};
 
 /* The innermost loop at each step: loops closed later enclose earlier ones,
  * so painting from the last closed to the first leaves the innermost. */
@@ -21,45 +45,66 @@ loops_at(struct prog *p)
 	return at;
 }
 
-/* For each while's step, the step where its loop starts. */
-static int32_t *
-loop_starts(struct prog *p)
+static int32_t
+step_of(int64_t q)
 {
-	int32_t *start = pool_alloc(p->pool, sizeof(int32_t) *
-						     (size_t)(p->ntime + 1));
-
-	for (int32_t t = 0; t < p->ntime; t++)
-		start[t] = t;
-	for (int l = 0; l < p->nloop; l++)
-		start[p->loops[l].end] = p->loops[l].start;
-	return start;
+	return q <= 0 ? 0 : (int32_t)((q - 1) / 5);
 }
 
+/* The loop whose while instruction defines value v (a state), or -1. */
+static int
+phi_loop(const struct lv *x, int v)
+{
+	const struct value *y = &x->p->values[v];
+
+	if (!(y->flags & VAL_PHI))
+		return -1;
+	return x->loop_of[x->p->time[y->comp][y->instr]];
+}
+
+/* A read of v at point q.  Inside a loop that the span began outside of,
+ * the read is made in every iteration: the span lasts to the loop's end. */
 static void
-use(struct prog *p, const int *at, int v, int32_t t)
+read_at(struct lv *x, int v, int64_t q)
 {
-	struct value *x = &p->values[v];
+	struct prog *p = x->p;
+	int32_t t = step_of(q);
+	int l = phi_loop(x, v), inner;
+	int64_t d, *e;
 
-	if (t > x->end)
-		x->end = t;
-	for (int l = at[t]; l >= 0 && x->def < p->loops[l].start;
-	     l = p->loops[l].parent)
-		if (p->loops[l].end > x->end)
-			x->end = p->loops[l].end;
+	if (t >= p->ntime)
+		t = p->ntime - 1;
+	inner = l >= 0 && t >= p->loops[l].start && t < p->loops[l].end;
+	if (l >= 0 && !inner) {
+		d = pt(p->loops[l].end - 1, PT_AFTER1);
+		e = &x->eout[v];
+	} else {
+		d = x->dp[v];
+		e = &x->ein[v];
+	}
+	for (int k = x->at[t]; k >= 0 && d < pt(p->loops[k].start,
+						 PT_BEFORE0);
+	     k = p->loops[k].parent)	/* (the copies before a loop's first
+					   step run once, as it is entered) */
+		if (q >= pt(p->loops[k].start, PT_INSTR) &&
+		    pt(p->loops[k].end, PT_INSTR) > q)
+			q = pt(p->loops[k].end, PT_INSTR);
+	if (q > *e)
+		*e = q;
 }
 
-typedef void readfn(struct prog *p, void *arg, int v, int32_t t);
+typedef void readfn(struct lv *x, int v, int64_t q);
 
 /* Every value at every node of operand k of (c,i) is read. */
 static void
-read_operand(struct prog *p, int c, int i, int k, int32_t t, readfn *fn,
-	     void *arg)
+read_operand(struct lv *x, int c, int i, int k, int64_t q)
 {
+	struct prog *p = x->p;
 	const struct comp *cp = &p->m->comps[c];
 	int o = cp->instrs[i].ops[k], n = shape_nodes(&cp->instrs[o].shape);
 
 	for (int node = 0; node < n; node++)
-		fn(p, arg, prog_val(p, c, o, node), t);
+		read_at(x, prog_val(p, c, o, node), q);
 }
 
 static int
@@ -91,17 +136,19 @@ async_start(const struct comp *cp, int i)
 	       in->op->op == OP_RECV ? s : -1;
 }
 
-/* Calls fn for each value the instruction at step t reads.  A done reads
- * its start's operands too: the asynchronous op reads them until then. */
+/* The values the instruction at step t reads.  A done reads its start's
+ * operands too: the asynchronous op reads them until then. */
 static void
-reads_at(struct prog *p, int32_t t, readfn *fn, void *arg)
+reads_at(struct lv *x, int32_t t)
 {
+	struct prog *p = x->p;
 	int c = p->steps[t].comp, i = p->steps[t].instr;
 	const struct instr *in = &p->m->comps[c].instrs[i];
 	int s = async_start(&p->m->comps[c], i);
+	int64_t q = pt(t, PT_INSTR);
 
 	for (int k = 0; s >= 0 && k < p->m->comps[c].instrs[s].nops; k++)
-		read_operand(p, c, s, k, t, fn, arg);
+		read_operand(x, c, s, k, q);
 
 	switch (in->op ? in->op->op : OP_OTHER) {
 	case OP_PARAMETER:
@@ -114,108 +161,222 @@ reads_at(struct prog *p, int32_t t, readfn *fn, void *arg)
 	case OP_CALL:
 		return;		/* they forward; their users read */
 	case OP_WHILE:
-		/* The state is live until the loop ends. */
+		/* The loop ends with its state. */
 		for (int node = 0; node < shape_nodes(&in->shape); node++)
-			fn(p, arg, prog_val(p, c, i, node), t);
+			read_at(x, prog_val(p, c, i, node), q);
 		return;
 	case OP_GTE:
-		fn(p, arg, prog_val(p, c, in->ops[0], 0), t);
+		read_at(x, prog_val(p, c, in->ops[0], 0), q);
 		return;
 	case OP_CONDITIONAL:
-		read_operand(p, c, i, 0, t, fn, arg);
+		read_operand(x, c, i, 0, q);
 		return;
 	default:
 		for (int k = 0; k < in->nops; k++)
-			read_operand(p, c, i, k, t, fn, arg);
+			read_operand(x, c, i, k, q);
 	}
 }
 
+/* Every node of the ROOT of c is read at q. */
 static void
-use_fn(struct prog *p, void *at, int v, int32_t t)
+read_root(struct lv *x, int c, int64_t q)
 {
-	use(p, at, v, t);
+	struct prog *p = x->p;
+	const struct comp *cp = &p->m->comps[c];
+
+	if (cp->root < 0 || p->nodebase[c][cp->root] < 0)
+		return;
+	for (int node = 0; node < shape_nodes(&cp->instrs[cp->root].shape);
+	     node++)
+		read_at(x, prog_val(p, c, cp->root, node), q);
 }
 
+/* ROOT elements are read at the end of their computation, the entry's
+ * outputs at the end of the run. */
 static void
-last_fn(struct prog *p, void *last, int v, int32_t t)
+read_roots(struct lv *x)
 {
-	(void)p;
-	((int32_t *)last)[v] = t;
-}
-
-void
-step_reads(struct prog *p, int32_t t, int32_t *last)
-{
-	reads_at(p, t, last_fn, last);
-}
-
-static void
-mark_outputs(struct prog *p)
-{
+	struct prog *p = x->p;
 	const struct comp *e = &p->m->comps[p->m->entry];
-	int n;
 
+	for (int c = 0; c < p->m->ncomp; c++)
+		if (c != p->m->entry && p->kind[c] == COMP_PROGRAM &&
+		    p->lo[c] >= 0 && p->hi[c] >= p->lo[c])
+			read_root(x, c, pt(p->hi[c], PT_INSTR));
 	if (e->root < 0 || p->nodebase[p->m->entry][e->root] < 0)
 		return;
-	n = shape_nodes(&e->instrs[e->root].shape);
-	for (int node = 0; node < n; node++) {
-		struct value *x = &p->values[prog_val(p, p->m->entry, e->root,
-						      node)];
+	for (int node = 0; node < shape_nodes(&e->instrs[e->root].shape);
+	     node++)
+		p->values[prog_val(p, p->m->entry, e->root, node)].flags |=
+			BUF_OUTPUT;
+	read_root(x, p->m->entry, pt(p->ntime - 1, PT_AFTER1));
+}
 
-		x->flags |= BUF_OUTPUT;
-		x->end = p->ntime - 1;
+/* Where join j hands its source over: where a loop takes its init; after
+ * the body's last step for its next state (in the first phase, to a
+ * buffer of its own, when the source was not made in this iteration: a
+ * rotation of the state); after a branch's last step; at an in-place op;
+ * at the end for input_output_alias. */
+static int64_t
+hand_over(struct lv *x, const struct join *j)
+{
+	struct prog *p = x->p;
+	int32_t hi = j->callee >= 0 ? p->hi[j->callee] : 0;
+	int64_t da = x->dp[j->a];
+
+	switch (j->kind) {
+	case J_WHILE_INIT:
+		return pt(p->loops[x->loop_of[p->time[j->comp][j->instr]]].start,
+			  PT_BEFORE1);
+	case J_WHILE_ROOT:
+		return da >= pt(p->lo[j->callee], PT_BEFORE0) &&
+		       da <= pt(hi, PT_AFTER1) ? pt(hi, PT_AFTER1) :
+						 pt(hi, PT_AFTER0);
+	case J_BRANCH:
+		return pt(hi, PT_AFTER1);
+	case J_IN_PLACE:
+		return pt(p->time[j->comp][j->instr], PT_INSTR);
+	case J_OUTPUT:
+		return pt(p->ntime - 1, PT_AFTER0);
+	default:
+		return pt(p->ntime - 1, PT_AFTER1);
+	}
+}
+
+static int64_t
+max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static void
+add_seg(struct prog *p, int v, int64_t lo, int64_t hi, int join)
+{
+	struct seg *s = VEC_PUSH(p->pool, p->seg, p->nseg, p->segcap);
+
+	s->lo = lo;
+	s->hi = max64(lo, hi);
+	s->val = v;
+	s->join = join;
+	p->values[v].nseg++;
+}
+
+/* The spans of value v, consecutive in p->seg. */
+static void
+make_segs(struct lv *x, int v)
+{
+	struct prog *p = x->p;
+	struct value *y = &p->values[v];
+	int l = phi_loop(x, v);
+	const struct instr *in = &p->m->comps[y->comp].instrs[y->instr];
+
+	y->seg0 = p->nseg;
+	y->nseg = 0;
+	if (l >= 0) {
+		const struct loop *lp = &p->loops[l];
+
+		add_seg(p, v, x->dp[v], x->ein[v], x->injoin[v]);
+		add_seg(p, v, pt(lp->end - 1, PT_AFTER1),
+			max64(x->eout[v], pt(lp->end, PT_INSTR)),
+			x->outjoin[v]);
+		return;
+	}
+	add_seg(p, v, x->dp[v], x->ein[v], -1);
+	if (in->op && in->op->op == OP_CONDITIONAL) {
+		for (int k = 0; k < p->njoin; k++)
+			if (p->joins[k].kind == J_BRANCH && p->joins[k].b == v)
+				add_seg(p, v, p->joins[k].hand,
+					p->joins[k].hand, k);
+	} else if (x->outjoin[v] >= 0) {
+		int k = x->outjoin[v];
+
+		add_seg(p, v, p->joins[k].hand, p->joins[k].hand, k);
+	}
+}
+
+/* Where each value is written. */
+static void
+fill_defs(struct lv *x)
+{
+	struct prog *p = x->p;
+
+	for (int v = 0; v < p->nval; v++) {
+		struct value *y = &p->values[v];
+		int32_t t = p->time[y->comp][y->instr];
+		int l = phi_loop(x, v);
+		const struct instr *in = &p->m->comps[y->comp].instrs[y->instr];
+
+		if (y->flags & BUF_PARAM)
+			x->dp[v] = 0;
+		else if (l >= 0)
+			x->dp[v] = pt(p->loops[l].start, PT_BEFORE1);
+		else if (in->op && in->op->op == OP_CONDITIONAL)
+			x->dp[v] = pt(t, PT_BEFORE0);
+		else
+			x->dp[v] = pt(t, PT_INSTR);
+		x->ein[v] = x->eout[v] = x->dp[v];
+		x->injoin[v] = x->outjoin[v] = -1;
 	}
 }
 
 void
 fill_liveness(struct prog *p)
 {
-	int *at = loops_at(p);
-	int32_t *start = loop_starts(p);
+	struct lv x = {.p = p};
+	size_t n = (size_t)(p->nval + 1);
 
-	for (int v = 0; v < p->nval; v++) {
-		struct value *x = &p->values[v];
-
-		x->def = x->flags & BUF_PARAM ? 0 : p->time[x->comp][x->instr];
-		x->end = p->time[x->comp][x->instr];
-		if (x->flags & VAL_PHI)
-			x->def = start[x->def];
-	}
+	x.at = loops_at(p);
+	x.loop_of = pool_alloc(p->pool, sizeof(int) * (size_t)(p->ntime + 1));
 	for (int32_t t = 0; t < p->ntime; t++)
-		reads_at(p, t, use_fn, at);
-	mark_outputs(p);
-	for (int v = 0; v < p->nval; v++) {
-		struct value *x = &p->values[v];
+		x.loop_of[t] = -1;
+	for (int l = 0; l < p->nloop; l++)
+		x.loop_of[p->loops[l].end] = l;
+	x.dp = pool_alloc(p->pool, sizeof(int64_t) * n);
+	x.ein = pool_alloc(p->pool, sizeof(int64_t) * n);
+	x.eout = pool_alloc(p->pool, sizeof(int64_t) * n);
+	x.injoin = pool_alloc(p->pool, sizeof(int) * n);
+	x.outjoin = pool_alloc(p->pool, sizeof(int) * n);
+	fill_defs(&x);
+	for (int k = 0; k < p->njoin; k++)	/* written by their copy */
+		if (p->joins[k].kind == J_OUTPUT)
+			x.dp[p->joins[k].b] = x.ein[p->joins[k].b] =
+				pt(p->ntime - 1, PT_AFTER0);
+	for (int32_t t = 0; t < p->ntime; t++)
+		reads_at(&x, t);
+	read_roots(&x);
+	for (int k = 0; k < p->njoin; k++) {
+		struct join *j = &p->joins[k];
 
-		if (!p->wide[x->comp])
-			continue;
-		if (p->lo[x->comp] < x->def)
-			x->def = p->lo[x->comp];
-		if (p->hi[x->comp] > x->end)
-			x->end = p->hi[x->comp];
+		j->hand = hand_over(&x, j);
+		read_at(&x, j->a, j->hand);
+		if (j->kind == J_WHILE_INIT && x.injoin[j->b] < 0)
+			x.injoin[j->b] = k;
+		else if ((j->kind == J_WHILE_ROOT ||
+			  j->kind == J_ALIAS_MUST) && x.outjoin[j->b] < 0)
+			x.outjoin[j->b] = k;
 	}
-	prog_hulls(p);
-}
-
-/* The interval of each set of sharing values, kept at its root. */
-void
-prog_hulls(struct prog *p)
-{
-	/* Copy insertion may add a value per join. */
-	size_t n = (size_t)(p->nval + p->njoin + 1);
-
-	p->bstart = pool_alloc(p->pool, sizeof(int32_t) * n);
-	p->bend = pool_alloc(p->pool, sizeof(int32_t) * n);
+	p->nseg = 0;
 	for (int v = 0; v < p->nval; v++) {
-		p->bstart[v] = INT32_MAX;
-		p->bend[v] = -1;
+		struct value *y = &p->values[v];
+
+		if (p->wide[y->comp]) {	/* runs more than once: all over */
+			if (pt(p->lo[y->comp], PT_BEFORE0) < x.dp[v])
+				x.dp[v] = pt(p->lo[y->comp], PT_BEFORE0);
+			x.ein[v] = max64(x.ein[v], pt(p->hi[y->comp],
+						      PT_AFTER1));
+		}
+		make_segs(&x, v);
 	}
 	for (int v = 0; v < p->nval; v++) {
-		int r = prog_find(p, v);
+		struct value *y = &p->values[v];
+		int64_t lo = INT64_MAX, hi = -1;
 
-		if (p->values[v].def < p->bstart[r])
-			p->bstart[r] = p->values[v].def;
-		if (p->values[v].end > p->bend[r])
-			p->bend[r] = p->values[v].end;
+		for (int k = y->seg0; k < y->seg0 + y->nseg; k++) {
+			if (p->seg[k].lo < lo)
+				lo = p->seg[k].lo;
+			hi = max64(hi, p->seg[k].hi);
+		}
+		y->def = step_of(lo);
+		y->end = step_of(hi) < p->ntime ? step_of(hi) : p->ntime - 1;
 	}
 }

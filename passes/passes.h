@@ -33,23 +33,53 @@ void options_default(struct options *o);
 
 enum { COMP_UNUSED, COMP_PROGRAM, COMP_KERNEL };
 
+/* The fine timeline that live ranges are measured on: step t has five
+ * points, pt(t, k): the copies before it (two phases), the instruction
+ * itself, the copies after it (two phases).  Point 0 is before the first
+ * step (where entry parameters are defined); pt(ntime - 1, PT_AFTER1) is
+ * the end, where the entry's outputs are read. */
+enum { PT_BEFORE0, PT_BEFORE1, PT_INSTR, PT_AFTER0, PT_AFTER1 };
+
+static inline int64_t
+pt(int32_t t, int k)
+{
+	return 5 * (int64_t)t + 1 + k;
+}
+
+/* Where a value's bytes must stay intact: a closed span of points.  A span
+ * may continue a join's source into its destination (XLA's phi inputs): it
+ * begins where join `join` hands the source over. */
+struct seg {
+	int64_t lo, hi;
+	int val;
+	int join;		/* the join handing over here, or -1 */
+};
+
 /* A value: what one instruction defines at one node of its shape. */
 struct value {
 	int comp, instr, node;
 	const struct shape *shape;	/* the array or tuple at that node */
-	int32_t def, end;	/* closed live interval */
+	int32_t def, end;	/* the hull of its spans, in steps */
 	int flags;		/* BUF_PARAM, BUF_OUTPUT, BUF_CONST, BUF_TABLE */
 	int parent;		/* union-find: values that must share */
+	int seg0, nseg;		/* its spans: p->seg[seg0 .. seg0+nseg) */
 };
 
 /* A value's flag beside BUF_*: the state of a while loop, defined where the
  * loop starts (XLA's phi). */
 enum { VAL_PHI = 1 << 8 };
+/* A value that a copy writes, not its instruction (an entry output with a
+ * buffer of its own): its position forwards. */
+enum { VAL_COPY = 1 << 10 };
 
 /* Sharing the model asks for; copies.c joins the two values, or, when they
  * are live at once, keeps them apart and has the runtime copy one into the
  * other (XLA's copy insertion). */
-enum { J_WHILE_INIT, J_WHILE_ROOT, J_BRANCH, J_IN_PLACE, J_ALIAS, J_ALIAS_MUST };
+enum {
+	J_WHILE_INIT, J_WHILE_ROOT, J_BRANCH, J_IN_PLACE, J_ALIAS, J_ALIAS_MUST,
+	J_OUTPUT		/* an entry output that must have a buffer of
+				   its own: always a copy */
+};
 
 struct join {
 	int kind;		/* J_* */
@@ -57,6 +87,8 @@ struct join {
 	int comp, instr;	/* the instruction that asks: while,
 				   conditional, in-place op; -1 for aliases */
 	int callee;		/* the body or branch whose ROOT gives a */
+	int64_t hand;		/* the point where a hands over to b
+				   (liveness.c) */
 };
 
 /* A copy the runtime makes: src's bytes into dst, before step `step`
@@ -108,6 +140,11 @@ struct prog {
 	int nval, valcap;
 	struct value *values;
 	int32_t *bstart, *bend;	/* per union-find root: the hull */
+	int nseg, segcap;
+	struct seg *seg;	/* every value's spans (liveness.c) */
+	struct segset *sets;	/* per union-find root: the spans of its
+				   values, by start (sets.c) */
+	int setcap;
 	int ***phi;		/* phi[c][i]: a while's state values, per node */
 	int njoin, joincap;
 	struct join *joins;
@@ -141,7 +178,7 @@ int called_comp(const struct module *m, const struct instr *in,
 
 /* flatten.c: clones computations run from more than one call site (a
  * transform of the module, made once before planning). */
-void flatten_calls(struct pool *pool, struct module *m);
+int flatten_calls(struct pool *pool, struct diags *ds, struct module *m);
 /* order.c: the order each program computation runs in: the text order,
  * or the lowest-peak one of several memory-aware orders (XLA's
  * hlo_memory_scheduler).  Fills p->order and the plan's schedule facts. */
@@ -153,11 +190,36 @@ int64_t plan_peak(const struct plan *pl);
 void fill_schedule(struct prog *p);
 /* values.c: values, forwarding, and the sharing the model forces. */
 void fill_values(struct prog *p);
-/* liveness.c: a closed interval per value. */
+/* The one table of in-place pairs: may output {} of `in` be written over
+ * operand k {} while the op reads it?  IP_MUST: the kernel updates it in
+ * place (dynamic-update-slice, scatter, their fusions,
+ * output_to_operand_aliasing), so they share a buffer or the runtime copies
+ * the operand in first; IP_MAY: it may (elementwise over an operand laid
+ * out alike: XLA's CanShareOperandBufferWithUser). */
+enum { IP_NONE, IP_MAY, IP_MUST };
+int in_place_kind(const struct module *m, const struct comp *c,
+		  const struct instr *in, int k);
+/* liveness.c: the spans of every value, and each join's hand-over point. */
 void fill_liveness(struct prog *p);
+/* sets.c: the sets of values that share a buffer, with their spans.  Two
+ * sets may join when no two of their spans overlap, but where one value
+ * hands over to the other: a join's source to its destination, or an
+ * operand to the output written in place over it. */
+struct segset {
+	struct seg *s;
+	int64_t *top;		/* top[k]: the latest end among s[0..k] */
+	int n, cap;
+};
+void sets_init(struct prog *p);
+int sets_conflict(struct prog *p, int a, int b);
+void sets_union(struct prog *p, int a, int b);
+/* A new span of value v (a copy that writes its set earlier). */
+void sets_add(struct prog *p, int v, int64_t lo, int64_t hi);
+/* A new value in a set of its own, live over [lo, hi]. */
+int sets_new_value(struct prog *p, int c, int i, int node,
+		   const struct shape *s, int64_t lo, int64_t hi);
+/* bstart/bend: the hull of each set, in steps. */
 void prog_hulls(struct prog *p);
-/* Sets last[v] = t for each value v the instruction at step t reads. */
-void step_reads(struct prog *p, int32_t t, int32_t *last);
 /* copies.c: the sharing asked for, or copies where values overlap. */
 void insert_copies(struct prog *p);
 /* reuse.c: an elementwise output takes a dying operand's buffer. */

@@ -371,6 +371,8 @@ do_element(struct prog *p, int c, int i, int64_t elem)
 		os = &p->m->comps[c].instrs[in->ops[0]].shape;
 		if (shape_is_tuple(os) && elem >= 0 && elem < os->nelem &&
 		    shape_nodes(&os->elems[elem]) == n &&
+		    shape_is_tuple(&os->elems[elem]) ==
+			    shape_is_tuple(&in->shape) &&
 		    forward(p, c, i, 0, 0, shape_child(os, (int)elem), n))
 			return;
 	}
@@ -418,17 +420,116 @@ do_forward(struct prog *p, int c, int i)
 		define_tree(p, c, i, &in->shape, 0, 0);
 }
 
-/* dynamic-update-slice and scatter write into operand 0's buffer. */
+static int
+opcode(const struct instr *in)
+{
+	return in->op ? in->op->op : OP_OTHER;
+}
+
+/* How many instructions of f read instruction x. */
+static int
+nusers(const struct comp *f, int x)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->ninstr; i++)
+		for (int k = 0; k < f->instrs[i].nops; k++)
+			n += f->instrs[i].ops[k] == x;
+	return n;
+}
+
+/* Is the ROOT of fused computation f (past bitcasts) a
+ * dynamic-update-slice or scatter of its parameter k, which nothing else
+ * in f reads (XLA's in-place fusions)? */
+static int
+fusion_updates(const struct comp *f, int64_t k)
+{
+	int r = f->root, x;
+
+	if (r < 0)
+		return 0;
+	while (opcode(&f->instrs[r]) == OP_BITCAST && f->instrs[r].nops == 1)
+		r = f->instrs[r].ops[0];
+	if ((opcode(&f->instrs[r]) != OP_DUS &&
+	     opcode(&f->instrs[r]) != OP_SCATTER) || f->instrs[r].nops < 1 ||
+	    shape_is_tuple(&f->instrs[r].shape))
+		return 0;
+	for (x = f->instrs[r].ops[0]; opcode(&f->instrs[x]) == OP_BITCAST &&
+	     f->instrs[x].nops == 1; x = f->instrs[x].ops[0])
+		if (nusers(f, x) != 1)
+			return 0;
+	return opcode(&f->instrs[x]) == OP_PARAMETER &&
+	       f->instrs[x].param == k && nusers(f, x) == 1;
+}
+
+/* output_to_operand_aliasing={{}: (k, {})}: output {} over operand k {}. */
+static int
+aliases_operand(const struct instr *in, int k)
+{
+	const struct attr *at = instr_attr(in, "output_to_operand_aliasing");
+	char pat[32];
+	int len = snprintf(pat, sizeof pat, "{}: (%d, {})", k);
+
+	for (int j = 0; at && j + len <= at->vlen; j++)
+		if (!strncmp(at->val + j, pat, (size_t)len))
+			return 1;
+	return 0;
+}
+
+int
+in_place_kind(const struct module *m, const struct comp *c,
+	      const struct instr *in, int k)
+{
+	struct shape os;
+	int op = opcode(in), d;
+
+	if (k < 0 || k >= in->nops || shape_is_tuple(&in->shape))
+		return IP_NONE;
+	os = c->instrs[in->ops[k]].shape;
+	if (shape_is_tuple(&os))
+		return IP_NONE;
+	if (!same_layout(&os, &in->shape)) {
+		/* An update in place from another memory space: the runtime
+		 * copies the operand in first (copies.c never joins
+		 * across spaces). */
+		os.space = in->shape.space;
+		if (!same_layout(&os, &in->shape) ||
+		    !(op == OP_DUS || op == OP_SCATTER || op == OP_FUSION ||
+		      op == OP_CUSTOM_CALL))
+			return IP_NONE;	/* the bytes would not line up */
+	}
+	switch (op) {
+	case OP_DUS:
+	case OP_SCATTER:
+		return k == 0 ? IP_MUST : IP_NONE;
+	case OP_FUSION:
+		d = called_comp(m, in, "calls");
+		return d >= 0 && fusion_updates(&m->comps[d], k) ? IP_MUST :
+								   IP_NONE;
+	case OP_CUSTOM_CALL:
+		return aliases_operand(in, k) ? IP_MUST : IP_NONE;
+	case OP_COPY:
+		return IP_NONE;		/* a copy may change the layout */
+	default:
+		return in->op && (in->op->flags & OPF_ELEMENTWISE) ? IP_MAY :
+								     IP_NONE;
+	}
+}
+
+/* An op that updates operand k in place writes into its buffer. */
 static void
 do_in_place(struct prog *p, int c, int i)
 {
-	const struct instr *in = &p->m->comps[c].instrs[i];
+	const struct comp *cp = &p->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
 
 	define_tree(p, c, i, &in->shape, 0, 0);
-	if (in->nops >= 1 && !shape_is_tuple(&in->shape) &&
-	    !shape_is_tuple(&p->m->comps[c].instrs[in->ops[0]].shape))
-		add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[0], 0),
-			 prog_val(p, c, i, 0), c, i, -1);
+	for (int k = 0; k < in->nops; k++)
+		if (in_place_kind(p->m, cp, in, k) == IP_MUST) {
+			add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[k], 0),
+				 prog_val(p, c, i, 0), c, i, -1);
+			return;
+		}
 }
 
 static void
@@ -457,9 +558,7 @@ do_instr(struct prog *p, int c, int i)
 			define_tree(p, c, i, &in->shape, 0, 0);
 		do_call(p, c, i);
 		break;
-	case OP_DUS:
-	case OP_SCATTER: do_in_place(p, c, i); break;
-	default: define_tree(p, c, i, &in->shape, 0, 0); break;
+	default: do_in_place(p, c, i); break;
 	}
 }
 
@@ -487,6 +586,62 @@ join_aliases(struct prog *p)
 		add_join(p, a->must ? J_ALIAS_MUST : J_ALIAS,
 			 prog_val(p, m->entry, e->root, on),
 			 prog_val(p, m->entry, pi, pn), -1, -1, -1);
+	}
+}
+
+/* Does input_output_alias give output node `on` parameter value v? */
+static int
+aliased_output(struct prog *p, int on, int v)
+{
+	const struct module *m = p->m;
+	const struct comp *e = &m->comps[m->entry];
+
+	for (int k = 0; k < m->nalias; k++) {
+		const struct alias *a = &m->aliases[k];
+		int pi = a->param < e->nparam ? e->params[a->param] : -1;
+
+		if (pi >= 0 && node_of_path(&e->instrs[e->root].shape, a->out,
+					    a->nout) == on &&
+		    prog_val(p, m->entry, pi, node_of_path(&e->instrs[pi].shape,
+							   a->pidx, a->npidx)) == v)
+			return 1;
+	}
+	return 0;
+}
+
+/* Entry outputs that the runtime gets a buffer of its own for (XLA's
+ * special-case copies): a parameter (unless aliased to that output), a
+ * constant, a value returned twice.  The output takes a new value that a
+ * copy fills at the end. */
+static void
+own_outputs(struct prog *p)
+{
+	const struct module *m = p->m;
+	const struct comp *e = &m->comps[m->entry];
+	const struct instr *r;
+	int base, n, *seen;
+
+	if (e->root < 0 || (base = p->nodebase[m->entry][e->root]) < 0)
+		return;
+	r = &e->instrs[e->root];
+	if (r->op && (r->op->op == OP_PARAMETER || r->op->op == OP_CONSTANT))
+		return;		/* the output is where it is defined */
+	n = shape_nodes(&r->shape);
+	seen = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
+	for (int node = 0; node < n; node++) {
+		int v = p->nodeval[base + node], t;
+		const struct shape *s = p->values[v].shape;
+
+		if (shape_is_tuple(s))
+			continue;
+		if (!seen[v] && (!(p->values[v].flags & (BUF_PARAM | BUF_CONST)) ||
+				 aliased_output(p, node, v))) {
+			seen[v] = 1;
+			continue;
+		}
+		t = prog_new_value(p, m->entry, e->root, node, s, VAL_COPY);
+		p->nodeval[base + node] = t;
+		add_join(p, J_OUTPUT, v, t, m->entry, e->root, -1);
 	}
 }
 
@@ -518,6 +673,7 @@ fill_values(struct prog *p)
 	p->phi = pool_alloc(p->pool, sizeof(int **) * (size_t)(p->m->ncomp + 1));
 	for (int32_t t = 0; t < p->ntime; t++)
 		do_instr(p, p->steps[t].comp, p->steps[t].instr);
+	own_outputs(p);
 	join_aliases(p);
 }
 

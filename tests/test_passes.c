@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -823,6 +824,167 @@ test_bad_gte_shape(void **state)
 	assert_non_null(strstr(F.ds.d[0].msg, "does not match"));
 }
 
+/* Issue 17: the loop state updated in place.  The body's
+ * dynamic-update-slice writes over the state it reads last, and its result
+ * is the next state: one buffer, no copy but the counter's init (XLA runs
+ * it in place; before, the state was copied in and out every iteration). */
+static const char dus_loop[] =
+	"HloModule m\n"
+	"cond {\n"
+	"  s = (s32[], f32[64]) parameter(0)\n"
+	"  i = s32[] get-tuple-element(s), index=0\n"
+	"  n = s32[] constant(4)\n"
+	"  ROOT lt = pred[] compare(i, n), direction=LT\n"
+	"}\n"
+	"body {\n"
+	"  s = (s32[], f32[64]) parameter(0)\n"
+	"  i = s32[] get-tuple-element(s), index=0\n"
+	"  x = f32[64] get-tuple-element(s), index=1\n"
+	"  u = f32[1] constant({1})\n"
+	"  d = f32[64] dynamic-update-slice(x, u, i)\n"
+	"  one = s32[] constant(1)\n"
+	"  j = s32[] add(i, one)\n"
+	"  ROOT t = (s32[], f32[64]) tuple(j, d)\n"
+	"}\n"
+	"ENTRY e {\n"
+	"  a = f32[64] parameter(0)\n"
+	"  b = f32[64] negate(a)\n"
+	"  zero = s32[] constant(0)\n"
+	"  init = (s32[], f32[64]) tuple(zero, b)\n"
+	"  w = (s32[], f32[64]) while(init), condition=cond, body=body\n"
+	"  ROOT r = f32[64] get-tuple-element(w), index=1\n"
+	"}\n";
+
+static void
+test_dus_state_in_place(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(dus_loop, 0), 0);
+	assert_false(has_buffer("d"));		/* in b's buffer */
+	assert_false(has_buffer("w{1}"));
+	assert_int_equal(F.plan.ncopy, 1);	/* zero, a constant, into w{0} */
+	assert_int_equal(F.plan.copies[0].dst, buf("w{0}") - F.plan.bufs);
+}
+
+/* A ROOT element is read at the end of its computation: the body passes
+ * x on as element 2 and also updates it in place as element 1, so the
+ * update needs a copy of x first (before, d overwrote x). */
+static void
+test_root_read_at_end(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m\n"
+		"cond {\n"
+		"  s = (s32[], f32[64], f32[64]) parameter(0)\n"
+		"  ROOT p = pred[] constant(false)\n"
+		"}\n"
+		"body {\n"
+		"  s = (s32[], f32[64], f32[64]) parameter(0)\n"	/* 5 */
+		"  i = s32[] get-tuple-element(s), index=0\n"	/* 6 */
+		"  x = f32[64] get-tuple-element(s), index=1\n"	/* 7 */
+		"  u = f32[1] constant({1})\n"			/* 8 */
+		"  d = f32[64] dynamic-update-slice(x, u, i)\n"	/* 9 */
+		"  ROOT t = (s32[], f32[64], f32[64]) tuple(i, d, x)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  a = f32[64] parameter(0)\n"
+		"  zero = s32[] constant(0)\n"
+		"  init = (s32[], f32[64], f32[64]) tuple(zero, a, a)\n"
+		"  w = (s32[], f32[64], f32[64]) while(init), condition=cond, "
+		"body=body\n"
+		"  ROOT r = f32[64] get-tuple-element(w), index=2\n"
+		"}\n", 0), 0);
+	assert_true(has_buffer("d"));
+	for (int k = 0; k < F.plan.ncopy; k++)
+		if (F.plan.copies[k].dst == buf("d") - F.plan.bufs) {
+			assert_int_equal(F.plan.copies[k].step, 9);
+			assert_int_equal(F.plan.copies[k].after, 0);
+			return;
+		}
+	fail_msg("no copy into d before its step");
+}
+
+/* Entry outputs get buffers of their own (XLA's special-case copies): a
+ * parameter returned, a constant returned, a value returned twice; each
+ * copied at the end, its position forwarding. */
+static void
+test_output_copies(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[8] parameter(0)\n"
+		"  k = f32[8] constant({1,2,3,4,5,6,7,8})\n"
+		"  n = f32[8] negate(a)\n"
+		"  ROOT r = (f32[8], f32[8], f32[8], f32[8]) tuple(a, k, n, n)\n"
+		"}\n", 0), 0);
+	assert_int_equal(F.plan.ncopy, 3);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(F.plan.copies[k].step, 3);
+		assert_int_equal(F.plan.copies[k].after, 1);
+	}
+	assert_int_equal(buf("r{0}")->flags & BUF_OUTPUT, BUF_OUTPUT);
+	assert_int_equal(buf("r{3}")->flags & BUF_OUTPUT, BUF_OUTPUT);
+	assert_int_equal(buf("a")->flags & BUF_OUTPUT, 0);
+}
+
+/* Flattening is complete: 100 call sites of one computation (past the
+ * old cap of 64 clones) each get a clone, and their values buffers of
+ * their own. */
+static void
+test_flatten_many_sites(void **state)
+{
+	static char src[1 << 14];
+	size_t n;
+
+	(void)state;
+	n = (size_t)snprintf(src, sizeof src, "HloModule m\n"
+			     "f {\n  a = f32[4] parameter(0)\n"
+			     "  ROOT s = f32[4] sine(a)\n}\n"
+			     "ENTRY e {\n  c0 = f32[4] parameter(0)\n");
+	for (int k = 1; k <= 100; k++)
+		n += (size_t)snprintf(src + n, sizeof src - n,
+				      "  c%d = f32[4] call(c%d), to_apply=f\n",
+				      k, k - 1);
+	snprintf(src + n, sizeof src - n,
+		 "  ROOT r = f32[4] add(c100, c0)\n}\n");
+	assert_int_equal(plan_text(src, 0), 0);
+	assert_true(has_buffer("s.clone99"));
+	assert_int_equal(F.plan.ntime, 1 + 3 * 100 + 1);
+}
+
+/* A loop whose body makes its next state in another memory space: the
+ * two cannot share a buffer, so the body's result is copied in. */
+static void
+test_join_across_spaces(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m\n"
+		"cond {\n"
+		"  s = (f32[64]) parameter(0)\n"
+		"  ROOT p = pred[] constant(false)\n"
+		"}\n"
+		"body {\n"
+		"  s = (f32[64]) parameter(0)\n"			/* 4 */
+		"  x = f32[64] get-tuple-element(s), index=0\n"	/* 5 */
+		"  y = f32[64]{0:S(1)} negate(x)\n"			/* 6 */
+		"  ROOT t = (f32[64]{0:S(1)}) tuple(y)\n"		/* 7 */
+		"}\n"
+		"ENTRY e {\n"
+		"  a = f32[64] parameter(0)\n"
+		"  init = (f32[64]) tuple(a)\n"
+		"  w = (f32[64]) while(init), condition=cond, body=body\n"
+		"  ROOT r = f32[64] get-tuple-element(w), index=0\n"
+		"}\n", 0), 0);
+	assert_int_equal(buf("y")->space, 1);
+	assert_int_equal(F.plan.ncopy, 1);
+	assert_int_equal(F.plan.copies[0].src, buf("y") - F.plan.bufs);
+	assert_int_equal(F.plan.copies[0].step, 7);
+}
+
 int
 main(void)
 {
@@ -848,6 +1010,11 @@ main(void)
 		cmocka_unit_test(test_flatten_calls),
 		cmocka_unit_test(test_m04_unrolled_stream),
 		cmocka_unit_test(test_bad_gte_shape),
+		cmocka_unit_test(test_dus_state_in_place),
+		cmocka_unit_test(test_root_read_at_end),
+		cmocka_unit_test(test_output_copies),
+		cmocka_unit_test(test_flatten_many_sites),
+		cmocka_unit_test(test_join_across_spaces),
 	};
 	int r;
 

@@ -113,14 +113,6 @@ static const char *const fam_names[NFAM] = {
 
 #define BIT(f) (1u << (f))
 
-/* --avoid-known-bugs: the families that make the planner write wrong
- * plans today (oracle_gen_fast runs with them avoided). */
-#define KNOWN_BUGS (BIT(F_INIT) | BIT(F_ROOT) | BIT(F_ALIAS) | \
-		    BIT(F_BITCAST) | BIT(F_BRANCH) | BIT(F_BRANCH_OPS) | \
-		    BIT(F_BRANCH_PAIR) | BIT(F_BRANCH_SWAP) | \
-		    BIT(F_ALIAS_SWAP) | BIT(F_COLLECTIVE) | BIT(F_ROTATE) | \
-		    BIT(F_CALLS_CAP) | BIT(F_SLOTS))
-
 /* A computation called from many sites: its name, parameters, result. */
 struct callee {
 	char name[32];
@@ -499,7 +491,7 @@ tpu_count(const struct gs *s)
 }
 
 /* A reshape (or bitcast) to another factorization of the same count;
- * avoiding known bugs, a bitcast keeps the TPU's padded size. */
+ * avoiding F_BITCAST, a bitcast keeps the TPU's padded size. */
 static int
 op_reshape(struct gen *g, struct scope *sc)
 {
@@ -980,7 +972,7 @@ made_by(const struct scope *sc, const char *r)
 }
 
 /* State element k's next value (shape s) in body d: as drawn, maybe a
- * dynamic-update-slice at the counter; avoiding the known bugs, a copy
+ * dynamic-update-slice at the counter; avoiding its families, a copy
  * when it is read in the body, is another element, or moves one. */
 static const char *
 next_state(struct gen *g, struct scope *d, const struct loop *L, int k,
@@ -2434,12 +2426,10 @@ gen_module(uint64_t seed, unsigned safe, unsigned *fams)
 	return mod.p;
 }
 
-/* The bits of a family's name, of "known-bugs" or "all"; 0 if none. */
+/* The bits of a family's name, or of "all"; 0 if none. */
 static unsigned
 fam_bits(const char *name)
 {
-	if (!strcmp(name, "known-bugs"))
-		return KNOWN_BUGS;
 	if (!strcmp(name, "all"))
 		return BIT(NFAM) - 1;
 	for (int k = 0; k < NFAM; k++)
@@ -2479,9 +2469,8 @@ usage(void)
 {
 	fputs("usage: oracle_gen [--count N] [--seed S] [--keep DIR] "
 	      "[--print]\n"
-	      "  [--avoid-known-bugs] [--avoid FAMILY] [--allow FAMILY]\n"
-	      "  [--require-planned]\n"
-	      "FAMILY: all, known-bugs (what --avoid-known-bugs avoids), or",
+	      "  [--avoid FAMILY] [--allow FAMILY] [--require-planned]\n"
+	      "FAMILY: all, or",
 	      stderr);
 	for (int k = 0; k < NFAM; k++)
 		fprintf(stderr, " %s", fam_names[k]);
@@ -2502,8 +2491,6 @@ parse_args(int argc, char **argv, struct args *a)
 			a->dir = argv[++k];
 		else if (!strcmp(f, "--print"))
 			a->print = 1;
-		else if (!strcmp(f, "--avoid-known-bugs"))
-			a->safe |= KNOWN_BUGS;
 		else if (!strcmp(f, "--allow") && v && fam_bits(v))
 			a->safe &= ~fam_bits(argv[++k]);
 		else if (!strcmp(f, "--avoid") && v && fam_bits(v))

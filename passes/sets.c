@@ -1,0 +1,282 @@
+/* Alias sets (XLA's HloBuffer): the values that share one buffer, each
+ * set with the spans of its values sorted by start.  Two sets may become
+ * one only when no span of one overlaps a span of the other, except where
+ * one value hands its bytes over to the next at a single point:
+ *   - a join's source, at the join's hand-over point, to the span the join
+ *     writes (a loop's init to its state, a body's result to the next
+ *     state, a branch's result to the conditional's);
+ *   - an operand, at the instruction that reads it last, to that
+ *     instruction's output when the op writes it in place over the operand
+ *     (values.c's table of in-place pairs).
+ * Copy insertion and reuse decide every sharing by this test, so no plan
+ * puts two values that are live at once in one buffer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/passes.h"
+
+static int
+cmp_seg(const struct seg *x, const struct seg *y)
+{
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return (x->val > y->val) - (x->val < y->val);
+}
+
+static int
+cmp_seg_q(const void *a, const void *b)
+{
+	return cmp_seg(a, b);
+}
+
+static void
+reserve(struct prog *p, struct segset *s, int n)
+{
+	struct seg *ns;
+	int64_t *nt;
+	int cap = s->cap ? s->cap : 2;
+
+	if (n <= s->cap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	ns = pool_alloc(p->pool, sizeof *ns * (size_t)cap);
+	nt = pool_alloc(p->pool, sizeof *nt * (size_t)cap);
+	if (s->n) {
+		memcpy(ns, s->s, sizeof *ns * (size_t)s->n);
+		memcpy(nt, s->top, sizeof *nt * (size_t)s->n);
+	}
+	s->s = ns;
+	s->top = nt;
+	s->cap = cap;
+}
+
+static void
+retop(struct segset *s, int from)
+{
+	for (int k = from; k < s->n; k++)
+		s->top[k] = k && s->top[k - 1] > s->s[k].hi ? s->top[k - 1] :
+							      s->s[k].hi;
+}
+
+static void
+grow_sets(struct prog *p, int n)
+{
+	struct segset *ns;
+	int cap = p->setcap ? p->setcap : 64;
+
+	if (n <= p->setcap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	ns = pool_alloc(p->pool, sizeof *ns * (size_t)cap);
+	if (p->setcap)
+		memcpy(ns, p->sets, sizeof *ns * (size_t)p->setcap);
+	p->sets = ns;
+	p->setcap = cap;
+}
+
+void
+sets_init(struct prog *p)
+{
+	int *count = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
+
+	grow_sets(p, p->nval + 1);
+	for (int v = 0; v < p->nval; v++)
+		count[prog_find(p, v)] += p->values[v].nseg;
+	for (int v = 0; v < p->nval; v++)
+		if (count[v])
+			reserve(p, &p->sets[v], count[v]);
+	for (int v = 0; v < p->nval; v++) {
+		struct segset *s = &p->sets[prog_find(p, v)];
+		const struct value *y = &p->values[v];
+
+		for (int k = y->seg0; k < y->seg0 + y->nseg; k++)
+			s->s[s->n++] = p->seg[k];
+	}
+	for (int v = 0; v < p->nval; v++) {
+		struct segset *s = &p->sets[v];
+
+		if (s->n > 1)
+			qsort(s->s, (size_t)s->n, sizeof *s->s, cmp_seg_q);
+		retop(s, 0);
+	}
+}
+
+/* Does the instruction at step t write its output in place over every
+ * place it reads value v from? */
+static int
+over_operand(const struct prog *p, int32_t t, int v)
+{
+	int c = p->steps[t].comp, i = p->steps[t].instr, found = 0;
+	const struct comp *cp = &p->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+
+	for (int k = 0; k < in->nops; k++) {
+		int n = shape_nodes(&cp->instrs[in->ops[k]].shape);
+
+		for (int node = 0; node < n; node++) {
+			if (prog_val(p, c, in->ops[k], node) != v)
+				continue;
+			if (node != 0 ||
+			    in_place_kind(p->m, cp, in, k) == IP_NONE)
+				return 0;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/* May span e, which ends at q, and span l, which starts there, hold one
+ * buffer? */
+static int
+hands_over(const struct prog *p, const struct seg *e, const struct seg *l,
+	   int64_t q)
+{
+	const struct value *y = &p->values[l->val];
+	int32_t t = (int32_t)((q - 1) / 5);
+
+	if (l->join >= 0 && p->joins[l->join].a == e->val &&
+	    p->joins[l->join].hand == q)
+		return 1;
+	if (q < 1 || (q - 1) % 5 != PT_INSTR || t >= p->ntime)
+		return 0;
+	return y->comp == p->steps[t].comp && y->instr == p->steps[t].instr &&
+	       y->node == 0 && l->lo == q && over_operand(p, t, e->val);
+}
+
+static int
+may_overlap(const struct prog *p, const struct seg *x, const struct seg *y)
+{
+	if (x->hi == y->lo && hands_over(p, x, y, x->hi))
+		return 1;
+	return y->hi == x->lo && hands_over(p, y, x, y->hi);
+}
+
+int
+sets_conflict(struct prog *p, int a, int b)
+{
+	const struct segset *sa = &p->sets[prog_find(p, a)];
+	const struct segset *sb = &p->sets[prog_find(p, b)];
+
+	if (sa->n > sb->n) {
+		const struct segset *t = sa;
+
+		sa = sb;
+		sb = t;
+	}
+	for (int k = 0; k < sa->n; k++) {
+		const struct seg *x = &sa->s[k];
+		int lo = 0, hi = sb->n - 1, at = -1;
+
+		while (lo <= hi) {	/* the last span starting by x's end */
+			int mid = lo + (hi - lo) / 2;
+
+			if (sb->s[mid].lo <= x->hi) {
+				at = mid;
+				lo = mid + 1;
+			} else {
+				hi = mid - 1;
+			}
+		}
+		for (; at >= 0 && sb->top[at] >= x->lo; at--)
+			if (sb->s[at].hi >= x->lo &&
+			    !may_overlap(p, x, &sb->s[at]))
+				return 1;
+	}
+	return 0;
+}
+
+void
+sets_union(struct prog *p, int a, int b)
+{
+	int ra = prog_find(p, a), rb = prog_find(p, b), r, o;
+	struct segset *s, *t, m = {0};
+
+	if (ra == rb)
+		return;
+	prog_union(p, ra, rb);
+	r = prog_find(p, ra);
+	o = r == ra ? rb : ra;
+	s = &p->sets[r];
+	t = &p->sets[o];
+	if (!s->n || !t->n || s->s[s->n - 1].lo <= t->s[0].lo) {
+		int from = s->n;	/* t comes after s: append it */
+
+		reserve(p, s, s->n + t->n);
+		if (t->n)
+			memcpy(s->s + s->n, t->s, sizeof *t->s * (size_t)t->n);
+		s->n += t->n;
+		retop(s, from);
+	} else {
+		int i = 0, j = 0;
+
+		reserve(p, &m, s->n + t->n);
+		while (i < s->n || j < t->n)
+			m.s[m.n++] = j >= t->n || (i < s->n &&
+						   cmp_seg(&s->s[i],
+							   &t->s[j]) <= 0) ?
+				     s->s[i++] : t->s[j++];
+		retop(&m, 0);
+		*s = m;
+	}
+	memset(t, 0, sizeof *t);
+}
+
+void
+sets_add(struct prog *p, int v, int64_t lo, int64_t hi)
+{
+	struct segset *s = &p->sets[prog_find(p, v)];
+	struct seg x = {lo, hi, v, -1};
+	int k;
+
+	reserve(p, s, s->n + 1);
+	for (k = s->n; k > 0 && cmp_seg(&s->s[k - 1], &x) > 0; k--)
+		s->s[k] = s->s[k - 1];
+	s->s[k] = x;
+	s->n++;
+	retop(s, k);
+}
+
+int
+sets_new_value(struct prog *p, int c, int i, int node, const struct shape *s,
+	       int64_t lo, int64_t hi)
+{
+	int v = prog_new_value(p, c, i, node, s, 0);
+
+	grow_sets(p, v + 1);
+	p->values[v].seg0 = -1;
+	p->values[v].nseg = 0;
+	p->values[v].def = (int32_t)((lo - 1) / 5);
+	p->values[v].end = (int32_t)((hi - 1) / 5);
+	sets_add(p, v, lo, hi);
+	return v;
+}
+
+void
+prog_hulls(struct prog *p)
+{
+	size_t n = (size_t)(p->nval + 1);
+
+	p->bstart = pool_alloc(p->pool, sizeof(int32_t) * n);
+	p->bend = pool_alloc(p->pool, sizeof(int32_t) * n);
+	for (int v = 0; v < p->nval; v++) {
+		const struct segset *s = &p->sets[v];
+		int64_t lo = INT64_MAX, hi = 0;
+
+		for (int k = 0; k < s->n; k++) {
+			if (s->s[k].lo < lo)
+				lo = s->s[k].lo;
+			if (s->s[k].hi > hi)
+				hi = s->s[k].hi;
+		}
+		if (!s->n)
+			lo = hi = 0;
+		p->bstart[v] = lo <= 0 ? 0 : (int32_t)((lo - 1) / 5);
+		p->bend[v] = hi <= 0 ? 0 : (int32_t)((hi - 1) / 5);
+		if (p->bend[v] >= p->ntime)
+			p->bend[v] = p->ntime - 1;
+	}
+}

@@ -14,6 +14,8 @@ struct cx {
 	int *flags;		/* per union-find root: BUF_* of the set */
 	int *space;		/* per root: the memory space of its arrays,
 				   or -1 (tables only) */
+	char *written;		/* per root: something writes the set (an
+				   instruction, a copy, a hand-over) */
 };
 
 static int
@@ -105,10 +107,11 @@ static void
 do_join(struct cx *x, const struct join *j)
 {
 	struct prog *p = x->p;
-	int ra = root(x, j->a), rb = root(x, j->b), f, s;
+	int ra = root(x, j->a), rb = root(x, j->b), f, s, w;
 
-	if (ra == rb)
-		return;
+	if (ra == rb || (!shape_is_tuple(p->values[j->a].shape) &&
+			 p->values[j->a].shape->type == DT_TOKEN))
+		return;		/* a token holds no bytes: nothing to copy */
 	if (j->kind == J_WHILE_ROOT && j->hand != pt(step_of(j->hand),
 						     PT_AFTER1)) {
 		copy_rotation(x, j);
@@ -124,16 +127,19 @@ do_join(struct cx *x, const struct join *j)
 		keep_apart(x, j);
 		return;
 	}
-	if (j->kind == J_OUTPUT || read_only(x, j->a) || read_only(x, j->b) ||
+	if (j->kind == J_OUTPUT || ((read_only(x, j->a) || read_only(x, j->b)) &&
+				    (x->written[ra] || x->written[rb])) ||
 	    sets_conflict(p, j->a, j->b)) {
 		keep_apart(x, j);
 		return;
 	}
 	f = x->flags[ra] | x->flags[rb];
 	s = x->space[ra] >= 0 ? x->space[ra] : x->space[rb];
+	w = x->written[ra] | x->written[rb];
 	sets_union(p, j->a, j->b);
 	x->flags[root(x, j->a)] = f;
 	x->space[root(x, j->a)] = s;
+	x->written[root(x, j->a)] = w;
 }
 
 /* The runtime's order: by step, before the step then after it, and at one
@@ -170,9 +176,22 @@ insert_copies(struct prog *p)
 		if (!shape_is_tuple(p->values[v].shape))
 			x.space[root(&x, v)] = p->values[v].shape->space;
 	}
-	for (int k = 0; k < p->njoin; k++)
-		if (p->joins[k].kind == J_ALIAS || p->joins[k].kind == J_ALIAS_MUST)
-			x.flags[root(&x, p->joins[k].b)] |= DONATED;
+	/* What writes a set: an instruction that defines a value in it, a
+	 * copy or a hand-over into it.  A read-only set (a constant, a
+	 * parameter the runtime owns) may join only a set nothing writes:
+	 * a loop state that the body passes on unchanged. */
+	x.written = pool_alloc(p->pool, (size_t)(p->nval + p->njoin + 1));
+	for (int v = 0; v < p->nval; v++)
+		if (!(p->values[v].flags & (BUF_PARAM | BUF_CONST | VAL_PHI)))
+			x.written[root(&x, v)] = 1;
+	for (int k = 0; k < p->njoin; k++) {
+		const struct join *j = &p->joins[k];
+
+		if (j->kind == J_ALIAS || j->kind == J_ALIAS_MUST)
+			x.flags[root(&x, j->b)] |= DONATED;
+		if (j->kind != J_WHILE_INIT && j->kind != J_ALIAS)
+			x.written[root(&x, j->b)] = 1;
+	}
 	for (int k = 0; k < p->njoin; k++)
 		do_join(&x, &p->joins[k]);
 	if (p->ncopy > 1)

@@ -190,15 +190,15 @@ int64_t plan_peak(const struct plan *pl);
 void fill_schedule(struct prog *p);
 /* values.c: values, forwarding, and the sharing the model forces. */
 void fill_values(struct prog *p);
-/* The one table of in-place pairs: may output {} of `in` be written over
- * operand k {} while the op reads it?  IP_MUST: the kernel updates it in
+/* The one table of in-place pairs: may output node `node` of `in` be
+ * written over operand k {} while the op reads it?  IP_MUST: the kernel updates it in
  * place (dynamic-update-slice, scatter, their fusions,
  * output_to_operand_aliasing), so they share a buffer or the runtime copies
  * the operand in first; IP_MAY: it may (elementwise over an operand laid
  * out alike: XLA's CanShareOperandBufferWithUser). */
 enum { IP_NONE, IP_MAY, IP_MUST };
 int in_place_kind(const struct module *m, const struct comp *c,
-		  const struct instr *in, int k);
+		  const struct instr *in, int k, int node);
 /* liveness.c: the spans of every value, and each join's hand-over point. */
 void fill_liveness(struct prog *p);
 /* sets.c: the sets of values that share a buffer, with their spans.  Two

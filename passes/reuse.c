@@ -54,7 +54,7 @@ share_reuse(struct prog *p)
 		for (int k = 0; k < in->nops; k++) {
 			int v = prog_val(p, c, in->ops[k], 0);
 
-			if (in_place_kind(p->m, cp, in, k) != IP_MAY ||
+			if (in_place_kind(p->m, cp, in, k, 0) != IP_MAY ||
 			    flags[prog_find(p, v)] ||
 			    prog_find(p, v) == prog_find(p, out) ||
 			    sets_conflict(p, out, v))

@@ -105,10 +105,10 @@ sets_init(struct prog *p)
 	}
 }
 
-/* Does the instruction at step t write its output in place over every
- * place it reads value v from? */
+/* Does the instruction at step t write its output node `out` in place
+ * over every place it reads value v from? */
 static int
-over_operand(const struct prog *p, int32_t t, int v)
+over_operand(const struct prog *p, int32_t t, int v, int out)
 {
 	int c = p->steps[t].comp, i = p->steps[t].instr, found = 0;
 	const struct comp *cp = &p->m->comps[c];
@@ -121,7 +121,7 @@ over_operand(const struct prog *p, int32_t t, int v)
 			if (prog_val(p, c, in->ops[k], node) != v)
 				continue;
 			if (node != 0 ||
-			    in_place_kind(p->m, cp, in, k) == IP_NONE)
+			    in_place_kind(p->m, cp, in, k, out) == IP_NONE)
 				return 0;
 			found = 1;
 		}
@@ -144,7 +144,7 @@ hands_over(const struct prog *p, const struct seg *e, const struct seg *l,
 	if (q < 1 || (q - 1) % 5 != PT_INSTR || t >= p->ntime)
 		return 0;
 	return y->comp == p->steps[t].comp && y->instr == p->steps[t].instr &&
-	       y->node == 0 && l->lo == q && over_operand(p, t, e->val);
+	       l->lo == q && over_operand(p, t, e->val, y->node);
 }
 
 static int

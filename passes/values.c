@@ -438,16 +438,14 @@ nusers(const struct comp *f, int x)
 	return n;
 }
 
-/* Is the ROOT of fused computation f (past bitcasts) a
+/* Is instruction r of fused computation f (past bitcasts) a
  * dynamic-update-slice or scatter of its parameter k, which nothing else
  * in f reads (XLA's in-place fusions)? */
 static int
-fusion_updates(const struct comp *f, int64_t k)
+updates_param(const struct comp *f, int r, int64_t k)
 {
-	int r = f->root, x;
+	int x;
 
-	if (r < 0)
-		return 0;
 	while (opcode(&f->instrs[r]) == OP_BITCAST && f->instrs[r].nops == 1)
 		r = f->instrs[r].ops[0];
 	if ((opcode(&f->instrs[r]) != OP_DUS &&
@@ -460,6 +458,24 @@ fusion_updates(const struct comp *f, int64_t k)
 			return 0;
 	return opcode(&f->instrs[x]) == OP_PARAMETER &&
 	       f->instrs[x].param == k && nusers(f, x) == 1;
+}
+
+/* Does output node `node` of a fusion of f update parameter k in place:
+ * its ROOT (node 0), or element node-1 of a flat ROOT tuple? */
+static int
+fusion_updates(const struct comp *f, int64_t k, int node)
+{
+	int r = f->root;
+
+	if (r < 0)
+		return 0;
+	if (opcode(&f->instrs[r]) == OP_TUPLE) {
+		if (node < 1 || node > f->instrs[r].nops ||
+		    shape_nodes(&f->instrs[r].shape) != f->instrs[r].nops + 1)
+			return 0;
+		return updates_param(f, f->instrs[r].ops[node - 1], k);
+	}
+	return node == 0 && updates_param(f, r, k);
 }
 
 /* output_to_operand_aliasing={{}: (k, {})}: output {} over operand k {}. */
@@ -476,24 +492,41 @@ aliases_operand(const struct instr *in, int k)
 	return 0;
 }
 
+/* The array at output node `node` of in, or NULL. */
+static const struct shape *
+node_array(const struct shape *s, int node)
+{
+	if (node == 0)
+		return shape_is_tuple(s) ? NULL : s;
+	for (int e = 0, at = 1; e < s->nelem; e++) {
+		int n = shape_nodes(&s->elems[e]);
+
+		if (node < at + n)
+			return node_array(&s->elems[e], node - at);
+		at += n;
+	}
+	return NULL;
+}
+
 int
 in_place_kind(const struct module *m, const struct comp *c,
-	      const struct instr *in, int k)
+	      const struct instr *in, int k, int node)
 {
+	const struct shape *out = node_array(&in->shape, node);
 	struct shape os;
 	int op = opcode(in), d;
 
-	if (k < 0 || k >= in->nops || shape_is_tuple(&in->shape))
+	if (k < 0 || k >= in->nops || !out)
 		return IP_NONE;
 	os = c->instrs[in->ops[k]].shape;
-	if (shape_is_tuple(&os))
+	if (shape_is_tuple(&os) || (node != 0 && op != OP_FUSION))
 		return IP_NONE;
-	if (!same_layout(&os, &in->shape)) {
+	if (!same_layout(&os, out)) {
 		/* An update in place from another memory space: the runtime
 		 * copies the operand in first (copies.c never joins
 		 * across spaces). */
-		os.space = in->shape.space;
-		if (!same_layout(&os, &in->shape) ||
+		os.space = out->space;
+		if (!same_layout(&os, out) ||
 		    !(op == OP_DUS || op == OP_SCATTER || op == OP_FUSION ||
 		      op == OP_CUSTOM_CALL))
 			return IP_NONE;	/* the bytes would not line up */
@@ -504,8 +537,8 @@ in_place_kind(const struct module *m, const struct comp *c,
 		return k == 0 ? IP_MUST : IP_NONE;
 	case OP_FUSION:
 		d = called_comp(m, in, "calls");
-		return d >= 0 && fusion_updates(&m->comps[d], k) ? IP_MUST :
-								   IP_NONE;
+		return d >= 0 && fusion_updates(&m->comps[d], k, node) ?
+			       IP_MUST : IP_NONE;
 	case OP_CUSTOM_CALL:
 		return aliases_operand(in, k) ? IP_MUST : IP_NONE;
 	case OP_COPY:
@@ -524,12 +557,14 @@ do_in_place(struct prog *p, int c, int i)
 	const struct instr *in = &cp->instrs[i];
 
 	define_tree(p, c, i, &in->shape, 0, 0);
-	for (int k = 0; k < in->nops; k++)
-		if (in_place_kind(p->m, cp, in, k) == IP_MUST) {
-			add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[k], 0),
-				 prog_val(p, c, i, 0), c, i, -1);
-			return;
-		}
+	for (int node = 0; node < shape_nodes(&in->shape); node++)
+		for (int k = 0; k < in->nops; k++)
+			if (in_place_kind(p->m, cp, in, k, node) == IP_MUST) {
+				add_join(p, J_IN_PLACE,
+					 prog_val(p, c, in->ops[k], 0),
+					 prog_val(p, c, i, node), c, i, -1);
+				break;
+			}
 }
 
 static void

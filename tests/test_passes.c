@@ -985,6 +985,78 @@ test_join_across_spaces(void **state)
 	assert_int_equal(F.plan.copies[0].step, 7);
 }
 
+/* A multi-output fusion whose ROOT tuple's element 1 updates parameter 1
+ * in place: XLA compiles it to write only the slice, so output {1} is in
+ * its operand's buffer (n dies there: no copy); element 0 is not. */
+static void
+test_fusion_tuple_in_place(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m\n"
+		"f {\n"
+		"  p0 = f32[64] parameter(0)\n"
+		"  p1 = f32[64] parameter(1)\n"
+		"  u = f32[1] constant({1})\n"
+		"  i = s32[] constant(0)\n"
+		"  a = f32[64] add(p0, p0)\n"
+		"  d = f32[64] dynamic-update-slice(p1, u, i)\n"
+		"  ROOT t = (f32[64], f32[64]) tuple(a, d)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  x = f32[64] parameter(0)\n"
+		"  m = f32[64] negate(x)\n"
+		"  n = f32[64] exponential(x)\n"
+		"  r = (f32[64], f32[64]) fusion(m, n), kind=kLoop, calls=f\n"
+		"  r0 = f32[64] get-tuple-element(r), index=0\n"
+		"  r1 = f32[64] get-tuple-element(r), index=1\n"
+		"  ROOT s = f32[64] add(r0, r1)\n"
+		"}\n", 0), 0);
+	assert_false(has_buffer("r{1}"));	/* in n's buffer */
+	assert_true(has_buffer("r{0}"));
+	assert_int_equal(F.plan.ncopy, 0);
+}
+
+/* With parameters out of the arena (the runtime owns them, read-only), a
+ * loop that passes a parameter on unchanged keeps it in place: nothing
+ * writes that state, so no copy (XLA's AsyncDUSInLoop); a state the body
+ * writes gets a copy of its parameter in. */
+static void
+io_out(struct options *o)
+{
+	o->io_in_arena = 0;
+}
+
+static void
+test_read_only_state(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_with(
+		"HloModule m\n"
+		"cond {\n"
+		"  s = (f32[64], f32[64]) parameter(0)\n"
+		"  ROOT p = pred[] constant(false)\n"
+		"}\n"
+		"body {\n"
+		"  s = (f32[64], f32[64]) parameter(0)\n"
+		"  x = f32[64] get-tuple-element(s), index=0\n"
+		"  y = f32[64] get-tuple-element(s), index=1\n"
+		"  z = f32[64] add(x, y)\n"
+		"  ROOT t = (f32[64], f32[64]) tuple(x, z)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  a = f32[64] parameter(0)\n"
+		"  b = f32[64] parameter(1)\n"
+		"  init = (f32[64], f32[64]) tuple(a, b)\n"
+		"  w = (f32[64], f32[64]) while(init), condition=cond, body=body\n"
+		"  ROOT r = f32[64] get-tuple-element(w), index=1\n"
+		"}\n", 0, io_out), 0);
+	assert_false(has_buffer("w{0}"));	/* a, in place */
+	assert_true(has_buffer("w{1}"));	/* b is copied in */
+	assert_int_equal(F.plan.ncopy, 1);
+	assert_int_equal(F.plan.copies[0].src, buf("b") - F.plan.bufs);
+}
+
 int
 main(void)
 {
@@ -1015,6 +1087,8 @@ main(void)
 		cmocka_unit_test(test_output_copies),
 		cmocka_unit_test(test_flatten_many_sites),
 		cmocka_unit_test(test_join_across_spaces),
+		cmocka_unit_test(test_fusion_tuple_in_place),
+		cmocka_unit_test(test_read_only_state),
 	};
 	int r;
 

@@ -9,6 +9,10 @@ struct figures {
 	int64_t bytes, padded;	/* in arenas: unpadded, reserved */
 	int slotted;		/* double-buffered buffers */
 	int64_t extra;		/* bytes their other slots add */
+	int ncopy_iter;		/* copies made in every loop iteration */
+	int64_t copied_run;	/* bytes the other copies move, per run */
+	int64_t copied_iter;	/* bytes copied per iteration of each loop,
+				   summed over loops */
 };
 
 static struct figures
@@ -26,6 +30,16 @@ count(const struct plan *pl)
 		if (x->slots > 1) {
 			f.slotted++;
 			f.extra += x->size - x->stride;
+		}
+	}
+	for (int k = 0; k < pl->ncopy; k++) {
+		const struct plan_copy *c = &pl->copies[k];
+
+		if (c->per_iter) {
+			f.ncopy_iter++;
+			f.copied_iter += c->bytes;
+		} else {
+			f.copied_run += c->bytes;
 		}
 	}
 	return f;
@@ -53,7 +67,11 @@ put_plan(FILE *out, const struct plan *pl, const char *prefix)
 		(long long)pl->sched.peak_text);
 	if (pl->ncopy)
 		fprintf(out, "%s:   copies: %d (values that must share a "
-			"buffer but are live at once)\n", prefix, pl->ncopy);
+			"buffer but are live at once): %d once per run, %lld "
+			"bytes; %d in every loop iteration, %lld bytes per "
+			"iteration\n", prefix, pl->ncopy,
+			pl->ncopy - f.ncopy_iter, (long long)f.copied_run,
+			f.ncopy_iter, (long long)f.copied_iter);
 	if (f.slotted)
 		fprintf(out, "%s:   double-buffered: %d buffers, %lld more "
 			"bytes reserved in their slots\n", prefix, f.slotted,
@@ -91,11 +109,14 @@ put_plan_json(FILE *out, const struct plan *pl, const char *prefix, int last)
 		"\"bytes\": %" PRId64 ", \"padded\": %" PRId64
 		", \"schedule\": \"%s\", \"peak\": %" PRId64
 		", \"peak_text\": %" PRId64 ", \"copies\": %d, "
+		"\"copies_per_iteration\": %d, \"bytes_copied_per_run\": %"
+		PRId64 ", \"bytes_copied_per_iteration\": %" PRId64 ", "
 		"\"double_buffered\": %d, \"slot_bytes\": %" PRId64
 		",\n     \"arenas\": [", codegen_target(pl->target), pl->nbuf,
 		pl->ntime, f.bytes, f.padded,
 		pl->sched.name ? pl->sched.name : "text", pl->sched.peak,
-		pl->sched.peak_text, pl->ncopy, f.slotted, f.extra);
+		pl->sched.peak_text, pl->ncopy, f.ncopy_iter, f.copied_run,
+		f.copied_iter, f.slotted, f.extra);
 	for (int a = 0; a < pl->narena; a++) {
 		const struct arena *x = &pl->arenas[a];
 

@@ -157,6 +157,11 @@ list_copies(struct prog *p, struct plan *pl)
 		pc->dst = p->buf_of[c->dst];
 		pc->step = c->step;
 		pc->after = c->after;
+		for (int l = 0; l < p->nloop; l++)	/* not as it enters */
+			pc->per_iter |= c->step < p->loops[l].end &&
+					(c->step > p->loops[l].start ||
+					 (c->step == p->loops[l].start &&
+					  c->after));
 		/* The data: no more than either side holds (a TPU layout
 		 * may pad the two differently). */
 		pc->bytes = target_bytes(&p->opt, p->values[c->src].shape);

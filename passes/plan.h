@@ -59,6 +59,8 @@ struct plan_copy {
 	int32_t step;
 	int after;
 	int64_t bytes;
+	int per_iter;		/* inside a loop: made in every iteration
+				   (else once per run) */
 };
 
 struct plan {

@@ -394,6 +394,61 @@ order_dfs(struct prog *p, const struct deps *d)
 	return n == d->n ? out : NULL;
 }
 
+/* ---- the text order ---------------------------------------------------- */
+
+/* The text order, unless it runs an instruction before a control
+ * predecessor (which the text may name later): then the order closest to
+ * it that keeps every dependence, each step the first ready instruction
+ * in the text.  NULL when the text order keeps them all. */
+static int *
+order_text(struct prog *p, const struct deps *d)
+{
+	struct heap h = {0};
+	int *waiting, *out, n = 0, bad = 0;
+
+	for (int i = 0; i < d->n && !bad; i++)
+		for (int k = d->pfirst[i]; k < d->pfirst[i + 1]; k++)
+			bad |= d->pred[k] > i;
+	if (!bad)
+		return NULL;
+	waiting = pool_alloc(p->pool, sizeof(int) * (size_t)(d->n + 1));
+	out = pool_alloc(p->pool, sizeof(int) * (size_t)(d->n + 1));
+	for (int i = 0; i < d->n; i++) {
+		waiting[i] = d->pfirst[i + 1] - d->pfirst[i];
+		if (!waiting[i])
+			heap_push(&h, 0, i);
+	}
+	while (h.n > 0) {
+		int i = heap_pop(&h).i;
+
+		out[n++] = i;
+		for (int k = d->sfirst[i]; k < d->sfirst[i + 1]; k++)
+			if (--waiting[d->succ[k]] == 0)
+				heap_push(&h, 0, d->succ[k]);
+	}
+	free(h.v);
+	return n == d->n ? out : NULL;	/* a cycle: the parser's to say */
+}
+
+/* A scheduled module's order is its text: it must keep its control
+ * predecessors (XLA's verifier asks the same). */
+static void
+check_text(struct prog *p, int c, const struct deps *d)
+{
+	const struct comp *cp = &p->m->comps[c];
+
+	for (int i = 0; i < d->n; i++)
+		for (int k = d->pfirst[i]; k < d->pfirst[i + 1]; k++)
+			if (d->pred[k] > i) {
+				diag_error(p->ds, cp->instrs[i].loc, "the "
+					   "schedule runs '%s' before its "
+					   "control predecessor '%s'",
+					   cp->instrs[i].name,
+					   cp->instrs[d->pred[k]].name);
+				return;
+			}
+}
+
 /* ---- choosing ---------------------------------------------------------- */
 
 int64_t
@@ -476,23 +531,37 @@ fill_order(struct prog *p, struct plan *pl)
 {
 	static const char *const names[] = {"text", "list", "dfs"};
 	int *(*const how[])(struct prog *, const struct deps *) = {
-		NULL, order_list, order_dfs,
+		order_text, order_list, order_dfs,
 	};
 	int64_t peak[3], best = 0;
 	int **orders[3] = {NULL, NULL, NULL};
 	int mem = p->opt.schedule == SCHED_MEM ||
 		  (p->opt.schedule == SCHED_AUTO && !p->m->is_scheduled);
+	struct prog q = {.pool = p->pool, .ds = p->ds, .m = p->m,
+			 .opt = p->opt};
 
-	peak[0] = try_orders(p, NULL);
+	fill_schedule(&q);	/* which computations run as steps */
+	if (p->m->is_scheduled && p->opt.schedule != SCHED_MEM) {
+		char *memo = pool_alloc(p->pool, (size_t)p->m->ncomp + 1);
+
+		for (int c = 0; c < p->m->ncomp; c++) {
+			struct deps d;
+
+			if (q.kind[c] != COMP_PROGRAM)
+				continue;
+			build_deps(p, c, &d, memo);
+			check_text(p, c, &d);
+		}
+	} else {
+		orders[0] = candidate(p, order_text, q.kind);
+	}
+	p->order = orders[0];
+	peak[0] = try_orders(p, orders[0]);
 	pl->sched.name = names[0];
 	pl->sched.peak_text = pl->sched.peak = peak[0];
 	if (!mem || peak[0] < 0)
 		return;
 	for (int k = 1; k < 3; k++) {
-		struct prog q = {.pool = p->pool, .ds = p->ds, .m = p->m,
-				 .opt = p->opt};
-
-		fill_schedule(&q);	/* which computations run as steps */
 		orders[k] = candidate(p, how[k], q.kind);
 		peak[k] = try_orders(p, orders[k]);
 		if (peak[k] >= 0 && peak[k] < peak[best])

@@ -1057,6 +1057,34 @@ test_read_only_state(void **state)
 	assert_int_equal(F.plan.copies[0].src, buf("b") - F.plan.bufs);
 }
 
+/* A control predecessor written after its successor: the text order
+ * would break it, so an unscheduled module runs the closest order that
+ * keeps it (d before c); a scheduled one is refused with the position. */
+static void
+test_control_predecessor_later(void **state)
+{
+	static const char body[] =
+		"ENTRY e {\n"
+		"  a = f32[16] parameter(0)\n"
+		"  b = f32[16] negate(a)\n"
+		"  c = f32[16] exponential(a), control-predecessors={d}\n"
+		"  d = f32[16] sine(a)\n"
+		"  ROOT t = (f32[16], f32[16], f32[16]) tuple(b, c, d)\n"
+		"}\n";
+	static char src[1024];
+
+	(void)state;
+	snprintf(src, sizeof src, "HloModule m\n%s", body);
+	assert_int_equal(plan_text(src, 0), 0);
+	assert_true(step_of("d") < step_of("c"));
+	assert_int_equal(step_of("b"), 1);
+	snprintf(src, sizeof src, "HloModule m, is_scheduled=true\n%s", body);
+	assert_int_equal(plan_text(src, 0), -1);
+	assert_non_null(strstr(F.ds.d[0].msg, "the schedule runs 'c' before "
+				"its control predecessor 'd'"));
+	assert_int_equal(F.ds.d[0].loc.line, 5);
+}
+
 int
 main(void)
 {
@@ -1089,6 +1117,7 @@ main(void)
 		cmocka_unit_test(test_join_across_spaces),
 		cmocka_unit_test(test_fusion_tuple_in_place),
 		cmocka_unit_test(test_read_only_state),
+		cmocka_unit_test(test_control_predecessor_later),
 	};
 	int r;
 

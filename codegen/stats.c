@@ -72,6 +72,12 @@ put_plan(FILE *out, const struct plan *pl, const char *prefix)
 			"iteration\n", prefix, pl->ncopy,
 			pl->ncopy - f.ncopy_iter, (long long)f.copied_run,
 			f.ncopy_iter, (long long)f.copied_iter);
+	if (pl->nalias)
+		fprintf(out, "%s:   input_output_alias: %d of %d kept%s\n",
+			prefix, pl->nalias_kept, pl->nalias,
+			pl->nalias_kept < pl->nalias ? " (a may-alias whose "
+			"output and parameter are live at once is not: that "
+			"output has a buffer of its own)" : "");
 	if (f.slotted)
 		fprintf(out, "%s:   double-buffered: %d buffers, %lld more "
 			"bytes reserved in their slots\n", prefix, f.slotted,
@@ -111,12 +117,14 @@ put_plan_json(FILE *out, const struct plan *pl, const char *prefix, int last)
 		", \"peak_text\": %" PRId64 ", \"copies\": %d, "
 		"\"copies_per_iteration\": %d, \"bytes_copied_per_run\": %"
 		PRId64 ", \"bytes_copied_per_iteration\": %" PRId64 ", "
+		"\"aliases\": %d, \"aliases_kept\": %d, "
 		"\"double_buffered\": %d, \"slot_bytes\": %" PRId64
 		",\n     \"arenas\": [", codegen_target(pl->target), pl->nbuf,
 		pl->ntime, f.bytes, f.padded,
 		pl->sched.name ? pl->sched.name : "text", pl->sched.peak,
 		pl->sched.peak_text, pl->ncopy, f.ncopy_iter, f.copied_run,
-		f.copied_iter, f.slotted, f.extra);
+		f.copied_iter, pl->nalias, pl->nalias_kept, f.slotted,
+		f.extra);
 	for (int a = 0; a < pl->narena; a++) {
 		const struct arena *x = &pl->arenas[a];
 

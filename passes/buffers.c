@@ -226,6 +226,8 @@ build_buffers(struct prog *p, struct plan *pl)
 			p->m->comps[p->steps[t].comp].name,
 			p->m->comps[p->steps[t].comp].instrs[p->steps[t].instr].name);
 	pl->ntime = p->ntime;
+	pl->nalias = p->nalias;
+	pl->nalias_kept = p->nalias_kept;
 	pl->target = p->opt.target;
 	pl->align = p->opt.align;
 	pl->module = p->m->name;

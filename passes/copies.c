@@ -109,6 +109,8 @@ do_join(struct cx *x, const struct join *j)
 	struct prog *p = x->p;
 	int ra = root(x, j->a), rb = root(x, j->b), f, s, w;
 
+	if (j->kind == J_ALIAS || j->kind == J_ALIAS_MUST)
+		p->nalias++;
 	if (ra == rb || (!shape_is_tuple(p->values[j->a].shape) &&
 			 p->values[j->a].shape->type == DT_TOKEN))
 		return;		/* a token holds no bytes: nothing to copy */
@@ -194,6 +196,12 @@ insert_copies(struct prog *p)
 	}
 	for (int k = 0; k < p->njoin; k++)
 		do_join(&x, &p->joins[k]);
+	for (int k = 0; k < p->njoin; k++)	/* a must-alias is kept by
+						   its copy */
+		p->nalias_kept += p->joins[k].kind == J_ALIAS_MUST ||
+				  (p->joins[k].kind == J_ALIAS &&
+				   root(&x, p->joins[k].a) ==
+					   root(&x, p->joins[k].b));
 	if (p->ncopy > 1)
 		qsort(p->copies, (size_t)p->ncopy, sizeof *p->copies, cmp_copy);
 	prog_hulls(p);

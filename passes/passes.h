@@ -149,6 +149,8 @@ struct prog {
 	int njoin, joincap;
 	struct join *joins;
 	int ncopy, copycap;
+	int nalias, nalias_kept;	/* input_output_alias entries, and
+					   those the plan keeps */
 	struct copy *copies;
 	int *buf_of;		/* value -> buffer index in the plan */
 	int *slot_of;		/* value -> its slot in an unrolled stream's

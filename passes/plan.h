@@ -83,6 +83,10 @@ struct plan {
 	} sched;
 	const char **steps;	/* ntime names, "computation/instruction":
 				   the order the plan assumes; or NULL */
+	int nalias, nalias_kept;	/* input_output_alias entries, and
+					   those kept (a may-alias whose
+					   output and parameter are live at
+					   once is not) */
 };
 
 #endif

@@ -1085,6 +1085,27 @@ test_control_predecessor_later(void **state)
 	assert_int_equal(F.ds.d[0].loc.line, 5);
 }
 
+/* A may-alias whose output and parameter are live at once is not kept
+ * (the output gets a buffer of its own), and the plan says so; a
+ * must-alias is kept by a copy. */
+static void
+test_alias_kept_count(void **state)
+{
+	(void)state;
+	assert_int_equal(plan_text(
+		"HloModule m, input_output_alias={ {0}: (0, {}, may-alias), "
+		"{1}: (1, {}, must-alias) }\n"
+		"ENTRY e {\n"
+		"  x = f32[8] parameter(0)\n"
+		"  y = f32[8] parameter(1)\n"
+		"  a = f32[8] reverse(x), dimensions={0}\n"
+		"  b = f32[8] reverse(y), dimensions={0}\n"
+		"  ROOT r = (f32[8], f32[8], f32[8]) tuple(a, b, y)\n"
+		"}\n", 0), 0);
+	assert_int_equal(F.plan.nalias, 2);
+	assert_int_equal(F.plan.nalias_kept, 1);
+}
+
 int
 main(void)
 {
@@ -1118,6 +1139,7 @@ main(void)
 		cmocka_unit_test(test_fusion_tuple_in_place),
 		cmocka_unit_test(test_read_only_state),
 		cmocka_unit_test(test_control_predecessor_later),
+		cmocka_unit_test(test_alias_kept_count),
 	};
 	int r;
 

@@ -549,6 +549,44 @@ in_place_kind(const struct module *m, const struct comp *c,
 	}
 }
 
+static int
+name_ends(const struct instr *in, const char *tail)
+{
+	size_t n = strlen(in->op->name), k = strlen(tail);
+
+	return n >= k && !strcmp(in->op->name + n - k, tail);
+}
+
+/* An asynchronous start's element 0 is its operands themselves, kept there
+ * until the done (XLA's dataflow: start{0} aliases the operand): one
+ * operand of that shape, or a tuple of them.  The rest is new. */
+static void
+do_start(struct prog *p, int c, int i)
+{
+	const struct comp *cp = &p->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	const struct shape *e0 = &in->shape.elems[0];
+	int at = shape_child(&in->shape, 0);
+
+	define_tree(p, c, i, &in->shape, 0, 0);
+	if (in->nops == 1 && shape_nodes(&cp->instrs[in->ops[0]].shape) ==
+				     shape_nodes(e0)) {
+		forward(p, c, i, at, 0, 0, shape_nodes(e0));
+		return;
+	}
+	if (!shape_is_tuple(e0) || e0->nelem != in->nops)
+		return;
+	for (int k = 0; k < in->nops; k++)	/* all or none */
+		if (shape_nodes(&e0->elems[k]) !=
+		    shape_nodes(&cp->instrs[in->ops[k]].shape))
+			return;
+	at++;
+	for (int k = 0; k < in->nops; k++) {
+		forward(p, c, i, at, k, 0, shape_nodes(&e0->elems[k]));
+		at += shape_nodes(&e0->elems[k]);
+	}
+}
+
 /* An op that updates operand k in place writes into its buffer. */
 static void
 do_in_place(struct prog *p, int c, int i)
@@ -593,7 +631,15 @@ do_instr(struct prog *p, int c, int i)
 			define_tree(p, c, i, &in->shape, 0, 0);
 		do_call(p, c, i);
 		break;
-	default: do_in_place(p, c, i); break;
+	default:
+		if (in->op && in->op->op != OP_COPY_START &&
+		    (in->op->op == OP_ASYNC_START || name_ends(in, "-start")) &&
+		    shape_is_tuple(&in->shape) && in->shape.nelem >= 2 &&
+		    in->nops >= 1)
+			do_start(p, c, i);
+		else
+			do_in_place(p, c, i);
+		break;
 	}
 }
 

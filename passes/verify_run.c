@@ -1076,7 +1076,8 @@ check_overlap(struct vr *v, int c, int i, int who)
 
 	for (int node = 0; node < n; node++) {
 		uint64_t a = where(v, base + node);
-		int64_t an = v->nbytes[base + node];
+		int64_t an = v->pl->pos[base + node].defines ?
+			     v->nbytes[base + node] : 0;	/* a forward */
 
 		for (int k = 0; an > 0 && k < in->nops; k++) {
 			int ob = v->posbase[c][in->ops[k]];
@@ -1209,6 +1210,56 @@ run_copy_start(struct vr *v, int c, int i, int who)
 		define(v, node, who);		/* the context */
 }
 
+/* An asynchronous start whose element 0 the plan keeps as its operands
+ * (XLA's dataflow: start{0} is the operand, read until the done): one
+ * operand of that shape, or a tuple of them; it writes the rest. */
+static int
+run_async_start(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], e0 = base + 1, n0;
+
+	if (opcode(in) == OP_COPY_START || !(opcode(in) == OP_ASYNC_START ||
+					     ends_with(opname(in), "-start")) ||
+	    !shape_is_tuple(&in->shape) || in->shape.nelem < 2 ||
+	    in->nops < 1)
+		return 0;
+	n0 = v->nsub[e0];
+	if (in->nops == 1 && v->nsub[v->posbase[c][in->ops[0]]] == n0) {
+		if (v->pl->pos[e0].defines)
+			return 0;
+		forward_tree(v, e0, v->posbase[c][in->ops[0]], n0, who);
+	} else {
+		int at = e0 + 1;
+
+		if (!shape_is_tuple(&in->shape.elems[0]) ||
+		    in->shape.elems[0].nelem != in->nops ||
+		    v->pl->pos[at].defines)
+			return 0;
+		for (int k = 0; k < in->nops; k++) {	/* all or none */
+			int n = v->nsub[v->posbase[c][in->ops[k]]];
+
+			if (v->nsub[at] != n)
+				return 0;
+			at += n;
+		}
+		at = e0 + 1;
+		for (int k = 0; k < in->nops; k++) {
+			int ob = v->posbase[c][in->ops[k]], n = v->nsub[ob];
+
+			forward_tree(v, at, ob, n, who);
+			at += n;
+		}
+	}
+	for (int k = 0; k < in->nops; k++)
+		need_all(v, v->posbase[c][in->ops[k]], who);
+	check_overlap(v, c, i, who);
+	for (int node = 0; node < v->nsub[base]; node++)
+		if (v->pl->pos[base + node].defines)
+			define(v, base + node, who);
+	return 1;
+}
+
 /* Nodes of (c,i) forwarded whole from operand 0, when shapes allow. */
 static void
 run_forward(struct vr *v, int c, int i, int who)
@@ -1303,7 +1354,7 @@ run_instr(struct vr *v, int c, int i, const int *args)
 	}
 	if ((s = async_start(v, c, i)) >= 0)
 		run_done(v, c, i, s, who);
-	else
+	else if (!run_async_start(v, c, i, who))
 		run_kernel(v, c, i, who);
 }
 

@@ -28,6 +28,8 @@ struct lv {
 				   its loop, and after it) */
 	int *injoin, *outjoin;	/* per value: the join handing over into
 				   its first span, its second */
+	int *branch, *next;	/* per value: its first J_BRANCH join;
+				   per join: the next of that value */
 };
 
 /* The innermost loop at each step: loops closed later enclose earlier ones,
@@ -283,10 +285,8 @@ make_segs(struct lv *x, int v)
 	}
 	add_seg(p, v, x->dp[v], x->ein[v], -1);
 	if (in->op && in->op->op == OP_CONDITIONAL) {
-		for (int k = 0; k < p->njoin; k++)
-			if (p->joins[k].kind == J_BRANCH && p->joins[k].b == v)
-				add_seg(p, v, p->joins[k].hand,
-					p->joins[k].hand, k);
+		for (int k = x->branch[v]; k >= 0; k = x->next[k])
+			add_seg(p, v, p->joins[k].hand, p->joins[k].hand, k);
 	} else if (x->outjoin[v] >= 0) {
 		int k = x->outjoin[v];
 
@@ -336,6 +336,15 @@ fill_liveness(struct prog *p)
 	x.eout = pool_alloc(p->pool, sizeof(int64_t) * n);
 	x.injoin = pool_alloc(p->pool, sizeof(int) * n);
 	x.outjoin = pool_alloc(p->pool, sizeof(int) * n);
+	x.branch = pool_alloc(p->pool, sizeof(int) * n);
+	x.next = pool_alloc(p->pool, sizeof(int) * (size_t)(p->njoin + 1));
+	for (int v = 0; v < p->nval; v++)
+		x.branch[v] = -1;
+	for (int k = p->njoin - 1; k >= 0; k--)	/* in join order */
+		if (p->joins[k].kind == J_BRANCH) {
+			x.next[k] = x.branch[p->joins[k].b];
+			x.branch[p->joins[k].b] = k;
+		}
 	fill_defs(&x);
 	for (int k = 0; k < p->njoin; k++)	/* written by their copy */
 		if (p->joins[k].kind == J_OUTPUT)

@@ -680,11 +680,13 @@ aliased_output(struct prog *p, int on, int v)
 	for (int k = 0; k < m->nalias; k++) {
 		const struct alias *a = &m->aliases[k];
 		int pi = a->param < e->nparam ? e->params[a->param] : -1;
+		int pn = pi >= 0 ? node_of_path(&e->instrs[pi].shape, a->pidx,
+						a->npidx) : -1;
 
-		if (pi >= 0 && node_of_path(&e->instrs[e->root].shape, a->out,
-					    a->nout) == on &&
-		    prog_val(p, m->entry, pi, node_of_path(&e->instrs[pi].shape,
-							   a->pidx, a->npidx)) == v)
+		if (pn >= 0 && p->nodebase[m->entry][pi] >= 0 &&
+		    node_of_path(&e->instrs[e->root].shape, a->out,
+				 a->nout) == on &&
+		    prog_val(p, m->entry, pi, pn) == v)
 			return 1;
 	}
 	return 0;

@@ -312,6 +312,16 @@ do_call(struct prog *p, int c, int i)
 	const struct instr *in = &p->m->comps[c].instrs[i];
 	int n = shape_nodes(&in->shape), rb;
 
+	if (in->ncall == 0) {
+		diag_error(p->ds, in->loc, "%s '%s' names no computation to "
+			   "run (%s)", in->op->name, in->name,
+			   in->op->op == OP_CALL ? "to_apply=" :
+			   "branch_computations= or true_computation= and "
+			   "false_computation=");
+		if (in->op->op == OP_CALL)
+			define_tree(p, c, i, &in->shape, 0, 0);
+		return;
+	}
 	for (int j = 0; j < in->ncall; j++) {
 		int d = in->calls[j];
 

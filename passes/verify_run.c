@@ -1572,8 +1572,10 @@ loop_first(const struct vr *v, const struct instr *in)
 }
 
 /* Each copy before a step that moves a while's init into its state at or
- * before the loop's first step enters the first such while (by
- * position); one inside the loop is a copy of that step. */
+ * before the loop's first step enters the nearest such loop (the one
+ * whose first step comes first from the copy's on; one loop may nest
+ * in another with the same buffers); one inside the loop is a copy of
+ * that step. */
 static void
 find_entries(struct vr *v)
 {
@@ -1615,11 +1617,11 @@ find_entries(struct vr *v)
 			else
 				hi = mid;
 		}
-		for (; !pc->after && lo < n && w[lo].src == pc->src &&
-		       w[lo].dst == pc->dst; lo++)
-			if (pc->step <= w[lo].step) {
-				v->entry_of[k] = w[lo].pos;
-				break;
+		for (int best = INT32_MAX; !pc->after && lo < n &&
+		     w[lo].src == pc->src && w[lo].dst == pc->dst; lo++)
+			if (pc->step <= w[lo].step && w[lo].step < best) {
+				v->entry_of[k] = w[lo].pos;	/* the nearest */
+				best = w[lo].step;
 			}
 	}
 	free(w);

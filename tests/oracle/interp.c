@@ -50,6 +50,7 @@ struct interp {
 	int nstep;
 	int *cfirst, *cidx;	/* step t's copies: cidx[cfirst[t] ..] */
 	int *entry_of;		/* per copy: the while it enters, or -1 */
+	int *entry_first;	/* ... and that loop's first step */
 	int *bufarena;		/* per buffer: its arena, or -1 */
 	int *slotcomp;		/* per slotted buffer: the loop body its
 				   values are made in, or -1 */
@@ -1157,6 +1158,7 @@ index_copies(struct interp *st)
 	st->cfirst = st_alloc(st, sizeof(int) * (size_t)(st->nstep + 2));
 	st->cidx = st_alloc(st, sizeof(int) * (size_t)(pl->ncopy + 1));
 	st->entry_of = st_alloc(st, sizeof(int) * (size_t)(pl->ncopy + 1));
+	st->entry_first = st_alloc(st, sizeof(int) * (size_t)(pl->ncopy + 1));
 	fill = st_alloc(st, sizeof(int) * (size_t)(st->nstep + 2));
 	for (int k = 0; k < pl->ncopy; k++) {
 		const struct plan_copy *pc = &pl->copies[k];
@@ -1197,8 +1199,9 @@ loop_first(const struct interp *st, const struct instr *in)
 }
 
 /* A copy before a step from a while's initial value into its state, at or
- * before the loop's first step (one inside the loop is a copy of that
- * step). */
+ * before the loop's first step, enters the nearest such loop (loops may
+ * nest with the same buffers); one inside the loop is a copy of that
+ * step. */
 static void
 find_entry_copies(struct interp *st, int c, int i)
 {
@@ -1211,11 +1214,14 @@ find_entry_copies(struct interp *st, int c, int i)
 		for (int k = 0; k < pl->ncopy; k++) {
 			const struct plan_copy *pc = &pl->copies[k];
 
-			if (!pc->after && st->entry_of[k] < 0 &&
-			    pc->src == pl->pos[init + node].buf &&
+			if (!pc->after && pc->src == pl->pos[init + node].buf &&
 			    pc->dst == pl->pos[self + node].buf &&
-			    pc->step <= first)
-				st->entry_of[k] = self;
+			    pc->step <= first &&
+			    (st->entry_of[k] < 0 ||
+			     first < st->entry_first[k])) {
+				st->entry_of[k] = self;	/* the nearest loop */
+				st->entry_first[k] = first;
+			}
 		}
 }
 

@@ -48,12 +48,6 @@ add_copy(struct cx *x, int src, int dst, int32_t step, int after, int phase)
 	c->phase = phase;
 }
 
-static int32_t
-step_of(int64_t q)
-{
-	return (int32_t)((q - 1) / 5);
-}
-
 /* The next state at one index is a value not made in this iteration (the
  * state at another index, a rotation): it is saved to a buffer of its own
  * first, before any state is overwritten (phase 0, then phase 1). */
@@ -61,7 +55,7 @@ static void
 copy_rotation(struct cx *x, const struct join *j)
 {
 	struct prog *p = x->p;
-	int32_t end = step_of(j->hand);
+	int32_t end = pt_step(j->hand);
 	const struct comp *body = &p->m->comps[j->callee];
 	int t = sets_new_value(p, j->callee, body->root, p->values[j->b].node,
 			       p->values[j->a].shape, pt(end, PT_AFTER0),
@@ -77,7 +71,7 @@ static void
 keep_apart(struct cx *x, const struct join *j)
 {
 	struct prog *p = x->p;
-	int32_t t = step_of(j->hand);
+	int32_t t = pt_step(j->hand);
 
 	switch (j->kind) {
 	case J_WHILE_INIT:
@@ -114,7 +108,7 @@ do_join(struct cx *x, const struct join *j)
 	if (ra == rb || (!shape_is_tuple(p->values[j->a].shape) &&
 			 p->values[j->a].shape->type == DT_TOKEN))
 		return;		/* a token holds no bytes: nothing to copy */
-	if (j->kind == J_WHILE_ROOT && j->hand != pt(step_of(j->hand),
+	if (j->kind == J_WHILE_ROOT && j->hand != pt(pt_step(j->hand),
 						     PT_AFTER1)) {
 		copy_rotation(x, j);
 		return;

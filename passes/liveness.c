@@ -15,7 +15,6 @@
  * it, from the end of the body (where the next state is handed over) to its
  * last read after the loop.  A conditional's result has one point at the
  * end of each branch and a span from the conditional on. */
-#include <string.h>
 
 #include "passes/passes.h"
 
@@ -47,12 +46,6 @@ loops_at(struct prog *p)
 	return at;
 }
 
-static int32_t
-step_of(int64_t q)
-{
-	return q <= 0 ? 0 : (int32_t)((q - 1) / 5);
-}
-
 /* The loop whose while instruction defines value v (a state), or -1. */
 static int
 phi_loop(const struct lv *x, int v)
@@ -70,7 +63,7 @@ static void
 read_at(struct lv *x, int v, int64_t q)
 {
 	struct prog *p = x->p;
-	int32_t t = step_of(q);
+	int32_t t = pt_step(q);
 	int l = phi_loop(x, v), inner;
 	int64_t d, *e;
 
@@ -109,14 +102,6 @@ read_operand(struct lv *x, int c, int i, int k, int64_t q)
 		read_at(x, prog_val(p, c, o, node), q);
 }
 
-static int
-ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), k = strlen(tail);
-
-	return n >= k && !strcmp(s + n - k, tail);
-}
-
 /* The start of the asynchronous pair whose done is instruction i of
  * computation c (through async-updates), or -1. */
 static int
@@ -125,7 +110,7 @@ async_start(const struct comp *cp, int i)
 	const struct instr *in = &cp->instrs[i];
 	int s;
 
-	if (!in->op || !ends_with(in->op->name, "-done") || in->nops < 1)
+	if (!in->op || !op_name_ends(in, "-done") || in->nops < 1)
 		return -1;
 	s = in->ops[0];
 	while (cp->instrs[s].op && cp->instrs[s].op->op == OP_ASYNC_UPDATE &&
@@ -134,7 +119,7 @@ async_start(const struct comp *cp, int i)
 	in = &cp->instrs[s];
 	if (!in->op)
 		return -1;
-	return ends_with(in->op->name, "-start") || in->op->op == OP_SEND ||
+	return op_name_ends(in, "-start") || in->op->op == OP_SEND ||
 	       in->op->op == OP_RECV ? s : -1;
 }
 
@@ -308,6 +293,8 @@ fill_defs(struct lv *x)
 
 		if (y->flags & BUF_PARAM)
 			x->dp[v] = 0;
+		else if (y->flags & VAL_COPY)	/* written by its copy */
+			x->dp[v] = pt(p->ntime - 1, PT_AFTER0);
 		else if (l >= 0)
 			x->dp[v] = pt(p->loops[l].start, PT_BEFORE1);
 		else if (in->op && in->op->op == OP_CONDITIONAL)
@@ -346,10 +333,6 @@ fill_liveness(struct prog *p)
 			x.branch[p->joins[k].b] = k;
 		}
 	fill_defs(&x);
-	for (int k = 0; k < p->njoin; k++)	/* written by their copy */
-		if (p->joins[k].kind == J_OUTPUT)
-			x.dp[p->joins[k].b] = x.ein[p->joins[k].b] =
-				pt(p->ntime - 1, PT_AFTER0);
 	for (int32_t t = 0; t < p->ntime; t++)
 		reads_at(&x, t);
 	read_roots(&x);
@@ -385,7 +368,7 @@ fill_liveness(struct prog *p)
 				lo = p->seg[k].lo;
 			hi = max64(hi, p->seg[k].hi);
 		}
-		y->def = step_of(lo);
-		y->end = step_of(hi) < p->ntime ? step_of(hi) : p->ntime - 1;
+		y->def = pt_step(lo);
+		y->end = pt_step(hi) < p->ntime ? pt_step(hi) : p->ntime - 1;
 	}
 }

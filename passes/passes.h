@@ -46,6 +46,13 @@ pt(int32_t t, int k)
 	return 5 * (int64_t)t + 1 + k;
 }
 
+/* The step a point belongs to (point 0, before the first step: step 0). */
+static inline int32_t
+pt_step(int64_t q)
+{
+	return q <= 0 ? 0 : (int32_t)((q - 1) / 5);
+}
+
 /* Where a value's bytes must stay intact: a closed span of points.  A span
  * may continue a join's source into its destination (XLA's phi inputs): it
  * begins where join `join` hands the source over. */
@@ -169,6 +176,9 @@ int prog_new_value(struct prog *p, int c, int i, int node,
 void prog_union(struct prog *p, int a, int b);
 /* The value at a node of an instruction's output. */
 int prog_val(const struct prog *p, int c, int i, int node);
+
+/* Does the instruction's opcode name end with tail ("-start", "-done")? */
+int op_name_ends(const struct instr *in, const char *tail);
 
 /* Does the instruction run its called computations as program steps
  * (while, conditional, call), rather than inside one kernel? */

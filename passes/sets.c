@@ -64,18 +64,9 @@ retop(struct segset *s, int from)
 static void
 grow_sets(struct prog *p, int n)
 {
-	struct segset *ns;
-	int cap = p->setcap ? p->setcap : 64;
-
-	if (n <= p->setcap)
-		return;
-	while (cap < n)
-		cap *= 2;
-	ns = pool_alloc(p->pool, sizeof *ns * (size_t)cap);
-	if (p->setcap)
-		memcpy(ns, p->sets, sizeof *ns * (size_t)p->setcap);
-	p->sets = ns;
-	p->setcap = cap;
+	while (p->setcap < n)
+		p->sets = vec_grow(p->pool, p->sets, &p->setcap,
+				   sizeof *p->sets);
 }
 
 void
@@ -136,7 +127,7 @@ hands_over(const struct prog *p, const struct seg *e, const struct seg *l,
 	   int64_t q)
 {
 	const struct value *y = &p->values[l->val];
-	int32_t t = (int32_t)((q - 1) / 5);
+	int32_t t = pt_step(q);
 
 	if (l->join >= 0 && p->joins[l->join].a == e->val &&
 	    p->joins[l->join].hand == q)
@@ -249,8 +240,8 @@ sets_new_value(struct prog *p, int c, int i, int node, const struct shape *s,
 	grow_sets(p, v + 1);
 	p->values[v].seg0 = -1;
 	p->values[v].nseg = 0;
-	p->values[v].def = (int32_t)((lo - 1) / 5);
-	p->values[v].end = (int32_t)((hi - 1) / 5);
+	p->values[v].def = pt_step(lo);
+	p->values[v].end = pt_step(hi);
 	sets_add(p, v, lo, hi);
 	return v;
 }
@@ -274,8 +265,8 @@ prog_hulls(struct prog *p)
 		}
 		if (!s->n)
 			lo = hi = 0;
-		p->bstart[v] = lo <= 0 ? 0 : (int32_t)((lo - 1) / 5);
-		p->bend[v] = hi <= 0 ? 0 : (int32_t)((hi - 1) / 5);
+		p->bstart[v] = pt_step(lo);
+		p->bend[v] = pt_step(hi);
 		if (p->bend[v] >= p->ntime)
 			p->bend[v] = p->ntime - 1;
 	}

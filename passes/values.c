@@ -559,8 +559,8 @@ in_place_kind(const struct module *m, const struct comp *c,
 	}
 }
 
-static int
-name_ends(const struct instr *in, const char *tail)
+int
+op_name_ends(const struct instr *in, const char *tail)
 {
 	size_t n = strlen(in->op->name), k = strlen(tail);
 
@@ -643,7 +643,8 @@ do_instr(struct prog *p, int c, int i)
 		break;
 	default:
 		if (in->op && in->op->op != OP_COPY_START &&
-		    (in->op->op == OP_ASYNC_START || name_ends(in, "-start")) &&
+		    (in->op->op == OP_ASYNC_START ||
+		     op_name_ends(in, "-start")) &&
 		    shape_is_tuple(&in->shape) && in->shape.nelem >= 2 &&
 		    in->nops >= 1)
 			do_start(p, c, i);

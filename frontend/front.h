@@ -137,4 +137,19 @@ void sema_module(struct parser *P, struct module *m);
 /* Shapes agree where values share storage (agree.c). */
 void sema_agree(struct parser *P, const struct module *m);
 
+/* The result shape of instruction in of computation c, as XLA's
+ * ShapeInference computes it from the operands' shapes (already set) and
+ * the instruction's attributes and called computations (infer.c).
+ * Returns 1 with *out set (its arrays in P->pool), 0 when hloplan does not
+ * infer this opcode, -1 when the operands do not fit the opcode: then an
+ * error with in's position has been reported. */
+int infer_shape(struct parser *P, const struct module *m,
+		const struct comp *c, const struct instr *in,
+		struct shape *out);
+
+/* XLA's HloVerifier checks, after names resolve and shapes are known:
+ * operand shapes and element types, dimension numbers, attributes known to
+ * each opcode, the entry layout (check.c). */
+void sema_check(struct parser *P, const struct module *m);
+
 #endif

@@ -475,4 +475,5 @@ sema_module(struct parser *P, struct module *m)
 	find_entry(P, m);
 	read_module_attrs(P, m);
 	sema_agree(P, m);
+	sema_check(P, m);
 }

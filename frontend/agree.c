@@ -293,8 +293,10 @@ agree_instr(struct parser *P, const struct module *m, const struct comp *c,
 	}
 }
 
-/* Output {out} may share parameter `param` at {pidx}: the same shape,
- * where both indices exist (passes ignore an alias whose do not). */
+/* Output {out} may share parameter `param` at {pidx}: two arrays (of any
+ * shapes: copies.c compares their sizes on the target, as XLA's
+ * layout-sensitive check does), or tuples of the same shape, where both
+ * indices exist (passes report an alias whose do not). */
 static void
 agree_alias(struct parser *P, const struct module *m, const struct alias *al)
 {
@@ -309,7 +311,8 @@ agree_alias(struct parser *P, const struct module *m, const struct alias *al)
 		return;
 	out = shape_at(out, al->out, al->nout);
 	in = shape_at(in, al->pidx, al->npidx);
-	if (out && in && !compatible(out, in))
+	if (out && in && (shape_is_tuple(out) || shape_is_tuple(in)) &&
+	    !compatible(out, in))
 		diag_error(P->ds, a->loc, "input_output_alias: an output, %s, "
 			   "does not match the part of parameter %lld it "
 			   "aliases, %s", shape_text(P->pool, out),

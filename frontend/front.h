@@ -101,6 +101,7 @@ struct parser {
 	struct loc rootloc;
 	int syntax_errors;
 	size_t too_deep;	/* offset + 1 of a tuple nested too deep */
+	int nanon;		/* instructions made for nested operands */
 };
 
 void lex_step(struct lexstate *ls, struct span *loc, const char *text,
@@ -131,6 +132,24 @@ struct shape *act_array(struct parser *P, struct tok type, struct span loc,
 struct shape *act_tuple(struct parser *P, struct shapes *elems,
 			struct span loc);
 const char *tok_name(struct parser *P, struct tok t);
+struct opnd act_nested(struct parser *P, struct shape *shape, struct tok opc,
+		       struct span oploc, struct opnds *ops,
+		       struct span argspan);
+struct opnd act_gte_suffix(struct parser *P, struct tok name,
+			   struct span loc, struct ints *idx);
+struct shape *act_buffer(struct parser *P, struct tok b, struct span loc,
+			 struct shape *inner);
+
+/* Parses text whose first byte stands at `at` in the file being read,
+ * without the semantic checks: for text inside an attribute. */
+struct hlofile *frontend_parse_at(struct pool *pool, const char *text,
+				  size_t len, struct diags *ds, struct loc at);
+
+/* The forms XLA's parser expands, before names resolve (desugar.c):
+ * computations written inline in a call attribute, and X-start/-update/
+ * -done around an opcode X, which become async ops calling a computation
+ * that wraps X. */
+void desugar_module(struct parser *P, struct module *m);
 
 /* Semantic checks after a module parsed cleanly (sema.c). */
 void sema_module(struct parser *P, struct module *m);

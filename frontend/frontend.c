@@ -75,7 +75,29 @@ lex_eof(struct lexstate *ls, struct span *loc)
 	loc->first_off = loc->last_off = off;
 }
 
-/* '{' right after ']' opens a layout; any other '{' opens a group. */
+/* Whether the '{' at off opens a layout: it follows a ']' right away, or
+ * after blanks when a number or ':' comes next (XLA's ParseShape), which
+ * a computation's body after "-> f32[2] {" never starts with. */
+static int
+opens_layout(const struct lexstate *ls, size_t off)
+{
+	size_t i;
+
+	if (off == ls->after_rbracket)
+		return 1;
+	if (ls->after_rbracket > off)
+		return 0;
+	for (i = ls->after_rbracket; i < off; i++)
+		if (!strchr(" \t\r\n", ls->src[i]) || !ls->src[i])
+			return 0;
+	for (i = off + 1; i < ls->len && ls->src[i] &&
+			  strchr(" \t\r\n", ls->src[i]); i++)
+		;
+	return i < ls->len && (ls->src[i] == ':' ||
+			       (ls->src[i] >= '0' && ls->src[i] <= '9'));
+}
+
+/* '{' that opens a layout is T_LAYOUT; any other '{' opens a group. */
 int
 lex_open(struct lexstate *ls, struct span loc, char c)
 {
@@ -84,7 +106,7 @@ lex_open(struct lexstate *ls, struct span loc, char c)
 		ls->bracket_ch[ls->depth] = c;
 	}
 	ls->depth++;
-	if (c == '{' && loc.first_off == ls->after_rbracket)
+	if (c == '{' && opens_layout(ls, loc.first_off))
 		return T_LAYOUT;
 	return c;
 }
@@ -304,22 +326,56 @@ act_attr(struct parser *P, struct tok key, struct span kloc, struct span v)
 	return a;
 }
 
-void
-act_instr(struct parser *P, int root, struct tok name, struct span nloc,
-	  struct shape *shape, struct tok opc, struct span oploc,
-	  struct opnds *ops, struct span args, struct attrs *attrs)
+/* The opcode spelled s (n bytes): a known one, or X-start, X-update,
+ * X-done around a known X (XLA's ParseOpcode): then *wrapped is X.  The
+ * collectives and copies with async opcodes of their own are not wrapped. */
+static const struct opinfo *
+lookup_opcode(const char *s, size_t n, const struct opinfo **wrapped)
 {
-	struct comp *c = P->comp;
-	struct instr *in = new_instr(P);
-	const char *ocs = P->src + opc.off;
+	static const char *const sfx[] = {"-start", "-update", "-done"};
+	static const char *const async[] = {"async-start", "async-update",
+					    "async-done"};
+	static const char *const own[] = {"all-gather", "all-reduce",
+					  "collective-permute", "copy",
+					  "recv", "send"};
+	const struct opinfo *op = opcode_lookup(s, n);
 
-	in->name = tok_name(P, name);
+	*wrapped = NULL;
+	for (int k = 0; !op && k < 3; k++) {
+		size_t l = strlen(sfx[k]);
+
+		if (n <= l || memcmp(s + n - l, sfx[k], l))
+			continue;
+		*wrapped = opcode_lookup(s, n - l);
+		for (size_t i = 0; *wrapped && i < sizeof own / sizeof *own;
+		     i++)
+			if (!strcmp((*wrapped)->name, own[i]))
+				*wrapped = NULL;
+		if (*wrapped)
+			op = opcode_lookup(async[k], strlen(async[k]));
+	}
+	return op;
+}
+
+/* An instruction named name at the end of the computation being parsed;
+ * shape NULL when the text leaves it to be inferred. */
+static struct instr *
+add_instr(struct parser *P, const char *name, struct span nloc,
+	  struct shape *shape, const char *ocs, size_t olen,
+	  struct span oploc, struct opnds *ops, struct span args,
+	  struct attrs *attrs)
+{
+	struct instr *in = new_instr(P);
+
+	in->name = name;
 	in->loc = span_loc(nloc);
-	in->shape = *shape;
-	in->op = opcode_lookup(ocs, opc.len);
+	if (shape)
+		in->shape = *shape;
+	in->no_shape = !shape;
+	in->op = lookup_opcode(ocs, olen, &in->wrapped);
 	if (!in->op)
 		diag_error(P->ds, span_loc(oploc), "unknown opcode '%.*s'",
-			   (int)(opc.len > 40 ? 40 : opc.len), ocs);
+			   (int)(olen > 40 ? 40 : olen), ocs);
 	in->nops = ops->n;
 	in->ops = pool_alloc(P->pool, sizeof(int) * (size_t)(ops->n + 1));
 	in->oploc = pool_alloc(P->pool,
@@ -337,6 +393,19 @@ act_instr(struct parser *P, int root, struct tok name, struct span nloc,
 	in->index = -1;
 	in->nattr = attrs->n;
 	in->attrs = keep_attrs(P, attrs);
+	return in;
+}
+
+void
+act_instr(struct parser *P, int root, struct tok name, struct span nloc,
+	  struct shape *shape, struct tok opc, struct span oploc,
+	  struct opnds *ops, struct span args, struct attrs *attrs)
+{
+	struct comp *c = P->comp;
+	struct instr *in = add_instr(P, tok_name(P, name), nloc, shape,
+				     P->src + opc.off, opc.len, oploc, ops,
+				     args, attrs);
+
 	in->is_root = root;
 	if (root) {
 		if (P->nroot++)
@@ -349,6 +418,76 @@ act_instr(struct parser *P, int root, struct tok name, struct span nloc,
 		c->root = c->ninstr - 1;
 	}
 	trim_tmp(P);
+}
+
+/* A name for an instruction the text does not name: XLA calls nested ones
+ * "<opcode>.anon"; a number keeps them apart. */
+static const char *
+anon_name(struct parser *P, const char *what, size_t n)
+{
+	return pool_printf(P->pool, "%.*s.anon.%d", (int)n, what, ++P->nanon);
+}
+
+/* An instruction nested in an operand list: it is added before the
+ * instruction whose operand it is, and that operand names it. */
+struct opnd
+act_nested(struct parser *P, struct shape *shape, struct tok opc,
+	   struct span oploc, struct opnds *ops, struct span args)
+{
+	struct attrs none = {0};
+	const char *ocs = P->src + opc.off;
+	struct instr *in = add_instr(P, anon_name(P, ocs, opc.len), oploc,
+				     shape, ocs, opc.len, oploc, ops, args,
+				     &none);
+	struct opnd o = {in->name, in->loc};
+
+	return o;
+}
+
+/* name#i#j: get-tuple-element i of name, then j of that, each an
+ * instruction of its own whose shape sema infers. */
+struct opnd
+act_gte_suffix(struct parser *P, struct tok name, struct span loc,
+	       struct ints *idx)
+{
+	struct opnd o = {tok_name(P, name), span_loc(loc)};
+
+	for (int k = 0; k < idx->n; k++) {
+		struct attr *a = pool_alloc(P->tmp, sizeof *a);
+		struct attrs attrs = {1, 1, a};
+		struct opnds ops = {1, 1, &o};
+		struct instr *in;
+
+		a->key = "index";
+		a->val = pool_printf(P->pool, "%lld", (long long)idx->v[k]);
+		a->vlen = (int)strlen(a->val);
+		a->loc = o.loc;
+		in = add_instr(P, anon_name(P, "get-tuple-element", 17), loc,
+			       NULL, "get-tuple-element", 17, loc, &ops, loc,
+			       &attrs);
+		in->literal_len = 0;
+		o.name = in->name;
+	}
+	return o;
+}
+
+/* b(shape): a buffer shape (XLA's non-copyable buffers), which hloplan does
+ * not plan; the inner shape stands in so that parsing goes on. */
+struct shape *
+act_buffer(struct parser *P, struct tok b, struct span loc,
+	   struct shape *inner)
+{
+	if (b.len != 1 || P->src[b.off] != 'b')
+		diag_error(P->ds, span_loc(loc), "unexpected '(' after '%.*s': "
+			   "a shape is a type with dimensions, a tuple, or "
+			   "b(shape)", (int)(b.len > 40 ? 40 : b.len),
+			   P->src + b.off);
+	else
+		diag_error(P->ds, span_loc(loc), "buffer shapes b(...) are "
+			   "not supported: hloplan plans arrays and tuples; "
+			   "XLA keeps a non-copyable buffer out of copy "
+			   "insertion, and hloplan has no such rule");
+	return inner;
 }
 
 static int
@@ -384,9 +523,11 @@ sort_diags(struct pool *pool, struct diags *ds, int from)
 	memcpy(&ds->d[from], sorted, sizeof *sorted * n);
 }
 
-struct hlofile *
-frontend_parse(struct pool *pool, const char *text, size_t len,
-	       struct diags *ds)
+/* Parses text whose first byte is at line:col of the file; with sema, the
+ * checks that need the whole module follow. */
+static struct hlofile *
+parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
+      struct loc at, int sema)
 {
 	struct hlofile *f = pool_alloc(pool, sizeof *f);
 	struct lexstate ls = {0};
@@ -398,7 +539,8 @@ frontend_parse(struct pool *pool, const char *text, size_t len,
 	ls.ds = ds;
 	ls.src = text;
 	ls.len = len;
-	ls.line = ls.col = 1;
+	ls.line = at.line;
+	ls.col = at.col;
 	ls.after_rbracket = (size_t)-1;
 	P.file = f;
 	P.ds = ds;
@@ -420,9 +562,23 @@ frontend_parse(struct pool *pool, const char *text, size_t len,
 	pool_free(P.tmp);
 	/* Name checks need the whole tree; unknown types and opcodes do not
 	 * stop them, so that every such error in a file is reported. */
-	if (P.syntax_errors == 0 && ls.errors == 0)
+	if (sema && P.syntax_errors == 0 && ls.errors == 0)
 		for (int i = 0; i < f->nmod; i++)
 			sema_module(&P, &f->mods[i]);
 	sort_diags(pool, ds, first);
 	return f;
+}
+
+struct hlofile *
+frontend_parse(struct pool *pool, const char *text, size_t len,
+	       struct diags *ds)
+{
+	return parse(pool, text, len, ds, (struct loc){1, 1}, 1);
+}
+
+struct hlofile *
+frontend_parse_at(struct pool *pool, const char *text, size_t len,
+		  struct diags *ds, struct loc at)
+{
+	return parse(pool, text, len, ds, at, 0);
 }

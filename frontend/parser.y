@@ -116,13 +116,14 @@ tok_int(struct parser *P, struct span s)
 %token T_END "'}'"
 
 %type <flag> entry_opt root_opt
+%type <num> larg
 %type <opnd> operand
 %type <opnds> operands operands_opt args
 %type <attr> attr
 %type <attrs> attrs
 %type <shape> shape
 %type <shapes> shapes shapes_opt
-%type <ints> dims dims_opt ints ints_opt largs largs_opt
+%type <ints> dims dims_opt ints ints_opt largs largs_opt hashes
 %type <layout> layout_opt layout_body litems
 %type <litem> litem
 
@@ -177,9 +178,13 @@ instrs:	%empty
 	| instrs instr
 	;
 
-/* instruction: ['ROOT'] name '=' shape opcode '(' operands ')' (',' attr)* */
+/* instruction: ['ROOT'] name '=' [shape] opcode '(' operands ')'
+ *	(',' attr)*; without a shape, sema infers it as XLA's parser does. */
 instr:	root_opt T_NAME '=' shape T_NAME args attrs {
 		act_instr(P, $1, T(@2), @2, $4, T(@5), @5, $6, @6, $7);
+	}
+	| root_opt T_NAME '=' T_NAME args attrs {
+		act_instr(P, $1, T(@2), @2, NULL, T(@4), @4, $5, @5, $6);
 	}
 	;
 
@@ -204,10 +209,29 @@ operands: operand {
 	}
 	;
 
-/* operand: [shape] name | a literal (for constant) */
+/* operand: [shape] name ('#' index)* | [shape] opcode '(' operands ')'
+ *	| a literal (for constant).  name#i is element i of a tuple and an
+ *	instruction nested in an operand list has no attributes (XLA's
+ *	ParseOperands); both become instructions of their own before the one
+ *	that reads them. */
 operand: T_NAME { $$.name = tok_name(P, T(@1)); $$.loc = span_loc(@1); }
 	| shape T_NAME { $$.name = tok_name(P, T(@2)); $$.loc = span_loc(@2); }
+	| T_NAME hashes { $$ = act_gte_suffix(P, T(@1), @1, $2); }
+	| shape T_NAME hashes { $$ = act_gte_suffix(P, T(@2), @2, $3); }
+	| T_NAME args {
+		$$ = act_nested(P, NULL, T(@1), @1, $2, @2);
+	}
+	| shape T_NAME args {
+		$$ = act_nested(P, $1, T(@2), @2, $3, @3);
+	}
 	| literal { $$.name = NULL; $$.loc = span_loc(@1); }
+	;
+
+hashes:	'#' T_INT {
+		$$ = list_new(P, sizeof(struct ints));
+		ints_push(P, $$, tok_int(P, @2));
+	}
+	| hashes '#' T_INT { ints_push(P, $1, tok_int(P, @3)); $$ = $1; }
 	;
 
 literal: T_INT
@@ -287,6 +311,7 @@ shape:	T_NAME '[' dims_opt ']' layout_opt {
 		$$ = act_array(P, T(@1), @1, $3, NULL);
 	}
 	| '(' shapes_opt ')' { $$ = act_tuple(P, $2, @$); }
+	| T_NAME '(' shape ')' { $$ = act_buffer(P, T(@1), @$, $3); }
 	;
 
 shapes_opt: %empty { $$ = list_new(P, sizeof(struct shapes)); }
@@ -384,15 +409,21 @@ largs_opt: %empty { $$ = list_new(P, sizeof(struct ints)); }
 	| largs
 	;
 
-largs:	T_INT {
+/* A layout item's arguments: numbers, '*', type names (#(u32)), split
+ * configs (SC(0:3)) and physical shapes (P(s32[8])); only numbers are
+ * read, the rest count as 0. */
+largs:	larg {
 		$$ = list_new(P, sizeof(struct ints));
-		ints_push(P, $$, tok_int(P, @1));
+		ints_push(P, $$, $1);
 	}
-	| '*' { $$ = list_new(P, sizeof(struct ints)); ints_push(P, $$, -1); }
-	| T_NAME { $$ = list_new(P, sizeof(struct ints)); ints_push(P, $$, 0); }
-	| largs ',' T_INT { ints_push(P, $1, tok_int(P, @3)); $$ = $1; }
-	| largs ',' '*' { ints_push(P, $1, -1); $$ = $1; }
-	| largs ',' T_NAME { ints_push(P, $1, 0); $$ = $1; }
+	| largs ',' larg { ints_push(P, $1, $3); $$ = $1; }
+	;
+
+larg:	T_INT { $$ = tok_int(P, @1); }
+	| '*' { $$ = -1; }
+	| T_NAME { $$ = 0; }
+	| T_INT ':' T_INT { $$ = 0; }
+	| T_NAME '[' dims_opt ']' layout_opt { $$ = 0; }
 	;
 
 %%

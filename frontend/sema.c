@@ -244,8 +244,9 @@ check_gte(struct parser *P, struct comp *c, struct instr *in)
 		diag_error(P->ds, in->loc, "get-tuple-element needs index=N");
 		return;
 	}
-	if (in->nops != 1 || in->ops[0] < 0)
-		return;
+	if (in->nops != 1 || in->ops[0] < 0 ||
+	    c->instrs[in->ops[0]].no_shape)
+		return;		/* inferred later, and checked there */
 	t = &c->instrs[in->ops[0]].shape;
 	if (!shape_is_tuple(t) || in->index < 0 || in->index >= t->nelem)
 		diag_error(P->ds, in->loc, "index=%lld is out of range for "
@@ -330,6 +331,79 @@ check_comp(struct parser *P, struct names *comps, struct comp *c)
 		if (c->params[i] < 0)
 			diag_error(P->ds, c->loc, "computation '%s' has no "
 				   "parameter(%d)", c->name, i);
+}
+
+/* ---- shapes the text leaves out ---------------------------------------- */
+
+/* A shape still to be inferred: written without one, not yet known. */
+static int
+pending(const struct instr *in)
+{
+	return in->no_shape && in->shape.type == DT_INVALID;
+}
+
+/* Whether in's operands and the roots of what it calls have shapes. */
+static int
+inputs_known(const struct module *m, const struct comp *c,
+	     const struct instr *in)
+{
+	for (int k = 0; k < in->nops; k++)
+		if (in->ops[k] >= 0 && pending(&c->instrs[in->ops[k]]))
+			return 0;
+	for (int k = 0; k < in->ncall; k++) {
+		const struct comp *d = &m->comps[in->calls[k]];
+
+		if (d->root >= 0 && pending(&d->instrs[d->root]))
+			return 0;
+	}
+	return 1;
+}
+
+/* Infers the shape of every instruction written without one, as XLA's
+ * parser does.  An instruction's inputs may come later in the file (a
+ * callee defined after its caller), so passes go on while one makes
+ * progress; what is left waits on itself or on what cannot be inferred. */
+static void
+infer_shapes(struct parser *P, struct module *m)
+{
+	struct { int c, i; } *todo = NULL;
+	int n = 0, cap = 0, progress = 1;
+
+	for (int c = 0; c < m->ncomp; c++)
+		for (int i = 0; i < m->comps[c].ninstr; i++)
+			if (pending(&m->comps[c].instrs[i]) &&
+			    m->comps[c].instrs[i].op) {
+				if (n == cap)
+					todo = vec_grow(P->pool, todo, &cap,
+							sizeof *todo);
+				todo[n].c = c;
+				todo[n++].i = i;
+			}
+	while (n && progress) {
+		int k = 0;
+
+		progress = 0;
+		for (int j = 0; j < n; j++) {
+			struct comp *c = &m->comps[todo[j].c];
+			struct instr *in = &c->instrs[todo[j].i];
+
+			if (!inputs_known(m, c, in)) {
+				todo[k++] = todo[j];
+				continue;
+			}
+			progress = 1;
+			if (!infer_shape(P, m, c, in, &in->shape))
+				diag_error(P->ds, in->loc, "cannot infer the "
+					   "shape of '%s' (%s): write it",
+					   in->name, in->op->name);
+		}
+		n = k;
+	}
+	for (int j = 0; j < n; j++)
+		diag_error(P->ds, m->comps[todo[j].c].instrs[todo[j].i].loc,
+			   "cannot infer the shape of '%s': it depends on its "
+			   "own result", m->comps[todo[j].c].instrs[todo[j].i]
+			   .name);
 }
 
 static void
@@ -459,12 +533,15 @@ void
 sema_module(struct parser *P, struct module *m)
 {
 	struct names comps;
+	int errors;
 
 	if (m->ncomp == 0) {
 		diag_error(P->ds, m->loc, "module '%s' has no computations",
 			   m->name);
 		return;
 	}
+	find_entry(P, m);
+	desugar_module(P, m);
 	names_init(P->pool, &comps, m->ncomp);
 	for (int i = 0; i < m->ncomp; i++)
 		if (names_find(&comps, m->comps[i].name, 1, i) >= 0)
@@ -472,7 +549,10 @@ sema_module(struct parser *P, struct module *m)
 				   "is defined twice", m->comps[i].name);
 	for (int i = 0; i < m->ncomp; i++)
 		check_comp(P, &comps, &m->comps[i]);
-	find_entry(P, m);
+	errors = P->ds->n;
+	infer_shapes(P, m);
+	if (P->ds->n > errors)
+		return;		/* the checks below need every shape */
 	read_module_attrs(P, m);
 	sema_agree(P, m);
 	sema_check(P, m);

@@ -169,6 +169,10 @@ struct instr {
 	int *calls;		/* called computation indices */
 	const char **callkey;	/* the attribute naming each: "body", ... */
 	int is_root;
+	int no_shape;		/* written without a shape: sema infers it */
+	/* For X-start, X-update, X-done: the opcode X that the async op
+	 * wraps (op is then async-start, -update or -done); else NULL. */
+	const struct opinfo *wrapped;
 };
 
 struct comp {

@@ -94,6 +94,27 @@ keep_apart(struct cx *x, const struct join *j)
 	}
 }
 
+/* An input_output_alias between arrays of different sizes on the target
+ * (a bitcast or transpose in between may change the shape, not the size:
+ * XLA's layout-sensitive HloInputOutputAliasConfig::Verify).  A may-alias
+ * is then dropped; a must-alias cannot be kept. */
+static int
+alias_sizes_differ(struct cx *x, const struct join *j)
+{
+	struct prog *p = x->p;
+	const struct shape *a = p->values[j->a].shape;
+	const struct shape *b = p->values[j->b].shape;
+	int64_t sa = target_bytes(&p->opt, a), sb = target_bytes(&p->opt, b);
+
+	if (shape_is_tuple(a) || shape_is_tuple(b) || sa == sb)
+		return 0;
+	if (j->kind == J_ALIAS_MUST)
+		diag_error(p->ds, p->m->loc, "input_output_alias: an output "
+			   "of %lld bytes must alias a parameter of %lld "
+			   "bytes", (long long)sa, (long long)sb);
+	return 1;
+}
+
 /* The sharing join j asks for, when the two sets can hold one buffer;
  * otherwise the copy that stands for it (XLA's copy insertion adds it and
  * removes it when it can prove it unneeded: here, decided at once). */
@@ -103,8 +124,11 @@ do_join(struct cx *x, const struct join *j)
 	struct prog *p = x->p;
 	int ra = root(x, j->a), rb = root(x, j->b), f, s, w;
 
-	if (j->kind == J_ALIAS || j->kind == J_ALIAS_MUST)
+	if (j->kind == J_ALIAS || j->kind == J_ALIAS_MUST) {
 		p->nalias++;
+		if (alias_sizes_differ(x, j))
+			return;
+	}
 	if (ra == rb || (!shape_is_tuple(p->values[j->a].shape) &&
 			 p->values[j->a].shape->type == DT_TOKEN))
 		return;		/* a token holds no bytes: nothing to copy */

@@ -859,8 +859,8 @@ test_error_syntax_recovery(void **state)
 		"t.hlo:4:3: error: unexpected 'ROOT', expected '='\n"
 		"    ROOT y = f32[4] broadcast(x), dimensions={}\n"
 		"    ^\n"
-		"t.hlo:9:25: error: unexpected name 'a', expected ',', ')' or "
-		"'['\n"
+		"t.hlo:9:25: error: unexpected name 'a', expected ',', '(', ')', "
+		"'#' or '['\n"
 		"    ROOT c = f32[] call(a a), to_apply=f\n"
 		"                          ^\n");
 }

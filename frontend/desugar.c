@@ -1,0 +1,235 @@
+/* The forms XLA's parser expands before it builds a module: a computation
+ * written inline as a call attribute's value (`calls={ ... }`), and an
+ * opcode X written X-start / X-update / X-done, which is an async op that
+ * calls a computation wrapping X (xla/hlo/parser/hlo_parser.cc,
+ * ParseOpcode and CreateInstruction's kAsyncStart). */
+#include <string.h>
+
+#include "frontend/front.h"
+
+/* Attributes that name one computation, which may be written inline. */
+static int
+single_call_key(const char *k)
+{
+	static const char *const keys[] = {
+		"to_apply", "calls", "body", "condition", "true_computation",
+		"false_computation", "select", "scatter", "comparator",
+	};
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (!strcmp(k, keys[i]))
+			return 1;
+	return 0;
+}
+
+/* A computation name not yet in the module: base, or base.N. */
+static const char *
+fresh_comp_name(struct parser *P, const struct module *m, const char *base)
+{
+	const char *name = base;
+
+	for (int n = 1;; n++) {
+		int used = 0;
+
+		for (int c = 0; c < m->ncomp && !used; c++)
+			used = !strcmp(m->comps[c].name, name);
+		if (!used)
+			return name;
+		name = pool_printf(P->pool, "%s.%d", base, n);
+	}
+}
+
+/* Where attribute a's value starts: its key's position moved past
+ * "key=" and any space or line breaks after the '='. */
+static struct loc
+value_loc(const struct attr *a)
+{
+	struct loc l = a->loc;
+	const char *v = a->val, *p = v;
+	int broke = 0;
+
+	while (p[-1] != '=')
+		p--;
+	for (const char *q = p; q < v; q++)
+		broke += *q == '\n';
+	if (!broke) {
+		l.col += (int)strlen(a->key) + (int)(v - p) + 1;
+		return l;
+	}
+	for (p = v; p[-1] != '\n'; p--)
+		;
+	l.line += broke;
+	l.col = (int)(v - p) + 1;
+	return l;
+}
+
+/* Parses the inline computation that is attribute a's value, adds it to m
+ * and makes a name it. */
+static void
+inline_comp(struct parser *P, struct module *m, const struct instr *in,
+	    struct attr *a)
+{
+	struct loc at = value_loc(a);
+	const char *text, *name;
+	struct hlofile *f;
+	struct comp *c;
+
+	/* Two lines before the value's line hold the module header and the
+	 * computation's name, so that positions in the value stay right. */
+	text = pool_printf(P->pool, "HloModule m\nc\n%*s%.*s", at.col - 1, "",
+			   a->vlen, a->val);
+	f = frontend_parse_at(P->pool, text, strlen(text), P->ds,
+			      (struct loc){at.line - 2, 1});
+	if (f->nmod != 1 || f->mods[0].ncomp != 1)
+		return;		/* a syntax error, reported */
+	name = fresh_comp_name(P, m, pool_printf(P->pool, "%s.%s", in->name,
+						   a->key));
+	c = VEC_PUSH(P->pool, m->comps, m->ncomp, m->cap);
+	*c = f->mods[0].comps[0];
+	c->name = name;
+	c->loc = at;
+	a->val = c->name;
+	a->vlen = (int)strlen(c->name);
+}
+
+static void
+inline_comps(struct parser *P, struct module *m)
+{
+	/* m->comps grows as the loop goes: inline computations nested in
+	 * inline ones are met in their turn. */
+	for (int c = 0; c < m->ncomp; c++)
+		for (int i = 0; i < m->comps[c].ninstr; i++) {
+			struct instr *in = &m->comps[c].instrs[i];
+
+			for (int k = 0; k < in->nattr; k++) {
+				struct attr *a = &in->attrs[k];
+
+				if (single_call_key(a->key) && a->vlen > 1 &&
+				    a->val[0] == '{')
+					inline_comp(P, m, in, a);
+				in = &m->comps[c].instrs[i];
+			}
+		}
+}
+
+/* Attributes every instruction may carry, which an async start keeps;
+ * the rest belong to the op it wraps. */
+static int
+async_own_key(const char *k)
+{
+	static const char *const keys[] = {
+		"async_execution_thread", "control-predecessors",
+		"metadata", "sharding", "frontend_attributes",
+		"backend_config", "statistics", "origin",
+	};
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (!strcmp(k, keys[i]))
+			return 1;
+	return 0;
+}
+
+static struct attr *
+push_attr(struct parser *P, struct attr **v, int *n, int *cap,
+	  const struct attr *a)
+{
+	struct attr *d = VEC_PUSH(P->pool, *v, *n, *cap);
+
+	*d = *a;
+	return d;
+}
+
+/* The wrapped computation's instructions: a parameter per operand of the
+ * start, shaped as element {0, k} of the start's shape, and X over them. */
+static void
+wrapped_body(struct parser *P, struct comp *w, const struct instr *s)
+{
+	const struct shape *ops = &s->shape.elems[0];
+	struct instr *x;
+	int n = s->nops, cap = 0;
+
+	w->ninstr = n + 1;
+	w->cap = n + 1;
+	w->instrs = pool_alloc(P->pool, sizeof *w->instrs * (size_t)(n + 1));
+	for (int k = 0; k < n; k++) {
+		struct instr *p = &w->instrs[k];
+
+		p->name = pool_printf(P->pool, "param_%d", k);
+		p->loc = s->loc;
+		p->shape = ops->elems[k];
+		p->op = opcode_lookup("parameter", 9);
+		p->literal = pool_printf(P->pool, "%d", k);
+		p->literal_len = (int)strlen(p->literal);
+		p->param = p->index = -1;
+	}
+	x = &w->instrs[n];
+	*x = *s;
+	x->name = s->wrapped->name;
+	x->op = s->wrapped;
+	x->wrapped = NULL;
+	x->shape = s->shape.elems[1];
+	x->no_shape = 0;
+	x->is_root = 1;
+	x->nattr = 0;
+	x->attrs = NULL;
+	x->ops = pool_alloc(P->pool, sizeof(int) * (size_t)(n + 1));
+	x->opname = pool_alloc(P->pool, sizeof(char *) * (size_t)(n + 1));
+	for (int k = 0; k < n; k++)
+		x->opname[k] = w->instrs[k].name;
+	for (int k = 0; k < s->nattr; k++)
+		if (strcmp(s->attrs[k].key, "async_execution_thread") &&
+		    strcmp(s->attrs[k].key, "control-predecessors"))
+			push_attr(P, &x->attrs, &x->nattr, &cap, &s->attrs[k]);
+	w->root = n;
+}
+
+/* X-start(ops), attrs: an async-start calling a new computation that
+ * wraps X; the start keeps the attributes of its own. */
+static void
+wrap_start(struct parser *P, struct module *m, int c, int i)
+{
+	struct instr *s = &m->comps[c].instrs[i];
+	const char *base = pool_printf(P->pool, "wrapped_%s_computation",
+				       s->wrapped->name);
+	struct attr *own = NULL, calls = {"calls", NULL, 0, s->loc};
+	struct comp *w;
+	int n = 0, cap = 0;
+
+	if (!shape_is_tuple(&s->shape) || s->shape.nelem < 2 ||
+	    !shape_is_tuple(&s->shape.elems[0]) ||
+	    s->shape.elems[0].nelem != s->nops) {
+		diag_error(P->ds, s->loc, "%s-start '%s' needs the shape "
+			   "((operand shapes), result shape, ...) with one "
+			   "operand shape for each of its %d operands",
+			   s->wrapped->name, s->name, s->nops);
+		return;
+	}
+	base = fresh_comp_name(P, m, base);
+	w = VEC_PUSH(P->pool, m->comps, m->ncomp, m->cap);
+	s = &m->comps[c].instrs[i];
+	w->name = base;
+	w->loc = s->loc;
+	wrapped_body(P, w, s);
+	calls.val = w->name;
+	calls.vlen = (int)strlen(w->name);
+	for (int k = 0; k < s->nattr; k++)
+		if (async_own_key(s->attrs[k].key))
+			push_attr(P, &own, &n, &cap, &s->attrs[k]);
+	push_attr(P, &own, &n, &cap, &calls);
+	s->attrs = own;
+	s->nattr = n;
+}
+
+void
+desugar_module(struct parser *P, struct module *m)
+{
+	int ncomp;
+
+	inline_comps(P, m);
+	ncomp = m->ncomp;
+	for (int c = 0; c < ncomp; c++)
+		for (int i = 0; i < m->comps[c].ninstr; i++)
+			if (m->comps[c].instrs[i].wrapped &&
+			    m->comps[c].instrs[i].op->op == OP_ASYNC_START)
+				wrap_start(P, m, c, i);
+}

@@ -220,6 +220,30 @@ wrap_start(struct parser *P, struct module *m, int c, int i)
 	s->nattr = n;
 }
 
+/* Late binding: a start that binds no operands and no result, ((), (),
+ * ...), or an update that binds more operands.  What the async op reads
+ * then grows from op to op, which hloplan's async model (the start reads
+ * every operand, to the done) does not describe: refused, not planned. */
+static int
+late_bound(struct parser *P, const struct instr *in)
+{
+	const struct shape *s = &in->shape;
+	int late;
+
+	if (in->op->op == OP_ASYNC_UPDATE)
+		late = in->nops > 1;
+	else
+		late = in->op->op == OP_ASYNC_START && in->nops == 0 &&
+		       shape_is_tuple(s) && s->nelem >= 2 &&
+		       shape_is_tuple(&s->elems[1]) && !s->elems[1].nelem;
+	if (late)
+		diag_error(P->ds, in->loc, "'%s' binds the operands of an "
+			   "async op late (an update that adds operands, or a "
+			   "start that binds none): hloplan plans async ops "
+			   "whose start takes every operand", in->name);
+	return late;
+}
+
 void
 desugar_module(struct parser *P, struct module *m)
 {
@@ -228,8 +252,12 @@ desugar_module(struct parser *P, struct module *m)
 	inline_comps(P, m);
 	ncomp = m->ncomp;
 	for (int c = 0; c < ncomp; c++)
-		for (int i = 0; i < m->comps[c].ninstr; i++)
-			if (m->comps[c].instrs[i].wrapped &&
-			    m->comps[c].instrs[i].op->op == OP_ASYNC_START)
+		for (int i = 0; i < m->comps[c].ninstr; i++) {
+			const struct instr *in = &m->comps[c].instrs[i];
+
+			if (!in->op || !in->wrapped || late_bound(P, in))
+				continue;
+			if (in->op->op == OP_ASYNC_START)
 				wrap_start(P, m, c, i);
+		}
 }

@@ -471,8 +471,8 @@ act_gte_suffix(struct parser *P, struct tok name, struct span loc,
 	return o;
 }
 
-/* b(shape): a buffer shape (XLA's non-copyable buffers), which hloplan does
- * not plan; the inner shape stands in so that parsing goes on. */
+/* b(shape): a buffer (XLA's ShapeUtil::MakeValidatedBufferShape): an
+ * array that copy insertion must never copy. */
 struct shape *
 act_buffer(struct parser *P, struct tok b, struct span loc,
 	   struct shape *inner)
@@ -480,13 +480,12 @@ act_buffer(struct parser *P, struct tok b, struct span loc,
 	if (b.len != 1 || P->src[b.off] != 'b')
 		diag_error(P->ds, span_loc(loc), "unexpected '(' after '%.*s': "
 			   "a shape is a type with dimensions, a tuple, or "
-			   "b(shape)", (int)(b.len > 40 ? 40 : b.len),
+			   "b(array shape)", (int)(b.len > 40 ? 40 : b.len),
 			   P->src + b.off);
-	else
-		diag_error(P->ds, span_loc(loc), "buffer shapes b(...) are "
-			   "not supported: hloplan plans arrays and tuples; "
-			   "XLA keeps a non-copyable buffer out of copy "
-			   "insertion, and hloplan has no such rule");
+	else if (shape_is_tuple(inner))
+		diag_error(P->ds, span_loc(loc), "a buffer shape b(...) holds "
+			   "an array, not a tuple");
+	inner->is_buffer = 1;
 	return inner;
 }
 

@@ -92,6 +92,7 @@ struct shape {
 	int space;		/* S(n); 0 when absent */
 	int nelem;		/* tuple elements */
 	struct shape *elems;
+	int is_buffer;		/* b(shape): a buffer never to be copied */
 };
 
 /* Tuples nest at most this deep: the frontend rejects deeper ones, so that

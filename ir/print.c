@@ -48,6 +48,8 @@ ir_print_shape(FILE *out, const struct shape *s)
 		fputc(')', out);
 		return;
 	}
+	if (s->is_buffer)
+		fputs("b(", out);
 	fprintf(out, "%s[", dtype_name(s->type));
 	for (int i = 0; i < s->rank; i++) {
 		int dyn = s->dyn ? s->dyn[i] : DIM_STATIC;
@@ -62,6 +64,8 @@ ir_print_shape(FILE *out, const struct shape *s)
 	}
 	fputc(']', out);
 	print_layout(out, s);
+	if (s->is_buffer)
+		fputc(')', out);
 }
 
 /* Attribute values are written as they were read, NUL bytes in strings

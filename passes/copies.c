@@ -35,11 +35,32 @@ read_only(struct cx *x, int v)
 	       ((f & BUF_PARAM) && !(f & DONATED) && !x->p->opt.io_in_arena);
 }
 
+/* A value of a buffer shape b(...) is never copied out of (XLA: a buffer
+ * is not copyable); a plan that needs to is refused. */
+static int
+copyable(struct prog *p, int v)
+{
+	const struct value *x = &p->values[v];
+	const struct instr *in = &p->m->comps[x->comp].instrs[x->instr];
+
+	if (!x->shape->is_buffer)
+		return 1;
+	diag_error(p->ds, in->loc, "'%s' is a buffer b(...), which must not "
+		   "be copied, and this plan would need to copy it: hloplan "
+		   "does not move such copies to the arrays around it",
+		   in->name);
+	return 0;
+}
+
 static void
 add_copy(struct cx *x, int src, int dst, int32_t step, int after, int phase)
 {
 	struct prog *p = x->p;
-	struct copy *c = VEC_PUSH(p->pool, p->copies, p->ncopy, p->copycap);
+	struct copy *c;
+
+	if (!copyable(p, src))
+		return;		/* a copy into a buffer is XLA's too */
+	c = VEC_PUSH(p->pool, p->copies, p->ncopy, p->copycap);
 
 	c->src = src;
 	c->dst = dst;

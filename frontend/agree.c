@@ -157,8 +157,10 @@ agree_root(struct parser *P, const struct module *m, const struct instr *in,
 				 m->comps[d].name));
 }
 
-/* A while's state: its operand, the body's and the condition's
- * parameter, the body's ROOT and its result are one shape. */
+/* A while's state: XLA's verifier checks its operand against the body's
+ * and the condition's parameter, and its result against the body's ROOT.
+ * A plan also needs the body's ROOT to fit the body's parameter, which it
+ * becomes in the next iteration. */
 static void
 agree_while(struct parser *P, const struct module *m, const struct comp *c,
 	    const struct instr *in)
@@ -166,18 +168,22 @@ agree_while(struct parser *P, const struct module *m, const struct comp *c,
 	for (int j = 0; j < in->ncall; j++) {
 		int body = !strcmp(in->callkey[j], "body");
 		const struct shape *s = param_shape(m, in->calls[j], 0);
+		const struct shape *r = root_shape(m, in->calls[j]);
 
-		if (s && !agree(P, in, &in->shape, shape_of(P, in), s,
-				pool_printf(P->pool, "the parameter of '%s'",
-					    m->comps[in->calls[j]].name)))
+		if (!agree_param(P, m, c, in, in->calls[j], 0, 0) ||
+		    (body && !agree_root(P, m, in, in->calls[j])))
 			return;
-		if (body && !agree_root(P, m, in, in->calls[j]))
+		if (body && s && r && !compatible(s, r)) {
+			diag_error(P->ds, in->loc, "the ROOT of '%s', %s, does "
+				   "not match its parameter, %s: the state of "
+				   "while loop '%s' would change shape from "
+				   "one iteration to the next",
+				   m->comps[in->calls[j]].name,
+				   shape_text(P->pool, r),
+				   shape_text(P->pool, s), in->name);
 			return;
+		}
 	}
-	if (in->nops == 1)
-		agree(P, in, &in->shape, shape_of(P, in),
-		      operand_shape(c, in, 0),
-		      pool_printf(P->pool, "its operand '%s'", in->opname[0]));
 }
 
 /* A conditional's branch j takes operand j + 1 and gives its result; a

@@ -335,34 +335,50 @@ check_comp(struct parser *P, struct names *comps, struct comp *c)
 
 /* ---- shapes the text leaves out ---------------------------------------- */
 
-/* A shape still to be inferred: written without one, not yet known. */
+/* A shape still to be inferred: written without one, not yet known.
+ * no_shape is 2 once inference has failed (reported once, at the failing
+ * instruction; what reads it is not reported again). */
 static int
 pending(const struct instr *in)
 {
 	return in->no_shape && in->shape.type == DT_INVALID;
 }
 
-/* Whether in's operands and the roots of what it calls have shapes. */
+/* Whether in's operands and the roots of what it calls have shapes: 1,
+ * 0 when one is still pending, -1 when one failed. */
 static int
 inputs_known(const struct module *m, const struct comp *c,
 	     const struct instr *in)
 {
-	for (int k = 0; k < in->nops; k++)
-		if (in->ops[k] >= 0 && pending(&c->instrs[in->ops[k]]))
-			return 0;
-	for (int k = 0; k < in->ncall; k++) {
-		const struct comp *d = &m->comps[in->calls[k]];
+	int known = 1;
 
-		if (d->root >= 0 && pending(&d->instrs[d->root]))
-			return 0;
+	for (int k = 0; k <= in->nops + in->ncall - 1; k++) {
+		const struct instr *x;
+
+		if (k < in->nops) {
+			if (in->ops[k] < 0)
+				continue;
+			x = &c->instrs[in->ops[k]];
+		} else {
+			const struct comp *d = &m->comps[in->calls[k -
+								   in->nops]];
+
+			if (d->root < 0)
+				continue;
+			x = &d->instrs[d->root];
+		}
+		if (pending(x) && x->no_shape == 2)
+			return -1;
+		if (pending(x))
+			known = 0;
 	}
-	return 1;
+	return known;
 }
 
 /* Infers the shape of every instruction written without one, as XLA's
  * parser does.  An instruction's inputs may come later in the file (a
  * callee defined after its caller), so passes go on while one makes
- * progress; what is left waits on itself or on what cannot be inferred. */
+ * progress; what is left waits on itself. */
 static void
 infer_shapes(struct parser *P, struct module *m)
 {
@@ -386,16 +402,23 @@ infer_shapes(struct parser *P, struct module *m)
 		for (int j = 0; j < n; j++) {
 			struct comp *c = &m->comps[todo[j].c];
 			struct instr *in = &c->instrs[todo[j].i];
+			int known = inputs_known(m, c, in), r = 0;
+			struct shape out = {0};
 
-			if (!inputs_known(m, c, in)) {
+			if (!known) {
 				todo[k++] = todo[j];
 				continue;
 			}
 			progress = 1;
-			if (!infer_shape(P, m, c, in, &in->shape))
+			if (known > 0 &&
+			    !(r = infer_shape(P, m, c, in, &out)))
 				diag_error(P->ds, in->loc, "cannot infer the "
 					   "shape of '%s' (%s): write it",
 					   in->name, in->op->name);
+			if (r > 0)
+				in->shape = out;
+			else
+				in->no_shape = 2;
 		}
 		n = k;
 	}

@@ -1,17 +1,27 @@
 # The oracle over every module of one corpus folder (ORACLE, CORPUS, FOLDER,
-# REFUSED, BUDGET: element operations, 0 for the oracle's default), or over
-# the one module ONLY names: no plan may differ from the reference run
-# unless verify refused it (oracle exit 1 is a wrong plan written), and the
-# modules verify refuses (exit 3) are exactly those refused.txt lists (a
-# folder leaves them to their own test).  Skips (77) and bad input (2) are
-# counted and allowed: the first is the oracle's reach, the second issue
-# 18's parser.
+# REFUSED, REJECTED, BUDGET: element operations, 0 for the oracle's
+# default), or over the one module ONLY names: no plan may differ from the
+# reference run unless verify refused it (oracle exit 1 is a wrong plan
+# written), the modules verify refuses (exit 3) are exactly those
+# refused.txt lists (a folder leaves them to their own test), and the
+# modules rejected as bad input (exit 2) are exactly those rejected.txt
+# lists, each with its message.  Skips (77), the oracle's reach, are
+# counted and allowed.
 cmake_minimum_required(VERSION 3.13)
 file(STRINGS ${REFUSED} lines REGEX "^[^#]")
 set(listed "")
 foreach(line ${lines})
   string(REGEX REPLACE "[ \t].*" "" path "${line}")
   list(APPEND listed ${path})
+endforeach()
+file(STRINGS ${REJECTED} lines REGEX "^[^#]")
+set(rejected "")
+foreach(line ${lines})
+  string(REGEX REPLACE "\t.*" "" path "${line}")
+  string(REGEX REPLACE "^[^\t]*\t" "" why "${line}")
+  list(APPEND rejected ${path})
+  string(MAKE_C_IDENTIFIER "${path}" key)
+  set(why_${key} "${why}")
 endforeach()
 if(ONLY)
   set(files ${CORPUS}/${ONLY})
@@ -35,10 +45,21 @@ foreach(f ${files})
     OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
   math(EXPR n "${n} + 1")
   list(APPEND counts "${rc}")
-  if(rc EQUAL 1)
+  if(NOT rc MATCHES "^(0|1|2|3|77)$")
+    string(APPEND bad "the oracle ended with '${rc}': ${rel}\n${err}\n")
+  elseif(rc EQUAL 1)
     string(APPEND bad "WRONG PLAN WRITTEN: ${rel}\n${out}\n")
   elseif(rc EQUAL 3 AND NOT rel IN_LIST listed)
     string(APPEND bad "refused, but not in refused.txt: ${rel}\n${out}\n")
+  elseif(rc EQUAL 2 AND NOT rel IN_LIST rejected)
+    string(APPEND bad "rejected, but not in rejected.txt: ${rel}\n${err}\n")
+  elseif(rel IN_LIST rejected)
+    string(MAKE_C_IDENTIFIER "${rel}" key)
+    string(FIND "${err}" "${why_${key}}" at)
+    if(NOT rc EQUAL 2 OR at EQUAL -1)
+      string(APPEND bad "listed in rejected.txt with '${why_${key}}', but "
+        "the oracle exits ${rc}: ${rel}\n${out}${err}\n")
+    endif()
   elseif(rel IN_LIST listed AND NOT rc EQUAL 3)
     string(APPEND bad "listed in refused.txt but the oracle exits ${rc} "
       "(take it off the list if it plans now): ${rel}\n${out}${err}\n")
@@ -51,11 +72,11 @@ foreach(rc ${counts})
   if(DEFINED c${rc})
     math(EXPR c${rc} "${c${rc}} + 1")
   else()
-    set(c2 "${c2}+")	# another status: counted as not planned
+    set(c2 "${c2}+")	# another status: already reported as bad
   endif()
 endforeach()
 message(STATUS "${n} modules: ${c0} same, ${c3} refused, ${c77} skipped, "
-  "${c2} not planned (bad input or an error), ${c1} WRONG")
+  "${c2} rejected as listed, ${c1} WRONG")
 if(ONLY AND c77 EQUAL 1 AND NOT bad)
   message(STATUS "skipped: ${out}")
 endif()

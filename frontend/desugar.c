@@ -220,28 +220,155 @@ wrap_start(struct parser *P, struct module *m, int c, int i)
 	s->nattr = n;
 }
 
-/* Late binding: a start that binds no operands and no result, ((), (),
- * ...), or an update that binds more operands.  What the async op reads
- * then grows from op to op, which hloplan's async model (the start reads
- * every operand, to the done) does not describe: refused, not planned. */
+/* ---- late binding ----------------------------------------------------- */
+
+/* How many times computation c reads `name` (operands and control edges),
+ * and the first instruction after `from` whose operand 0 it is (or -1). */
 static int
-late_bound(struct parser *P, const struct instr *in)
+readers(const struct comp *c, const char *name, int from, int *n)
+{
+	size_t l = strlen(name);
+	int next = -1;
+
+	*n = 0;
+	for (int i = 0; i < c->ninstr; i++) {
+		const struct instr *in = &c->instrs[i];
+
+		for (int k = 0; k < in->nops; k++)
+			if (in->opname[k] && !strcmp(in->opname[k], name)) {
+				++*n;
+				if (i > from && k == 0 && next < 0)
+					next = i;
+			}
+		for (int k = 0; k < in->nattr; k++) {
+			const struct attr *a = &in->attrs[k];
+
+			if (strcmp(a->key, "control-predecessors"))
+				continue;
+			for (int o = 0; o + (int)l <= a->vlen; o++)
+				*n += !strncmp(a->val + o, name, l);
+		}
+	}
+	return next;
+}
+
+/* An async op whose operands come late: a start that binds no operand
+ * and no result, or an update that adds operands. */
+static int
+binds_late(const struct instr *in)
 {
 	const struct shape *s = &in->shape;
-	int late;
 
 	if (in->op->op == OP_ASYNC_UPDATE)
-		late = in->nops > 1;
-	else
-		late = in->op->op == OP_ASYNC_START && in->nops == 0 &&
-		       shape_is_tuple(s) && s->nelem >= 2 &&
-		       shape_is_tuple(&s->elems[1]) && !s->elems[1].nelem;
-	if (late)
-		diag_error(P->ds, in->loc, "'%s' binds the operands of an "
-			   "async op late (an update that adds operands, or a "
-			   "start that binds none): hloplan plans async ops "
-			   "whose start takes every operand", in->name);
-	return late;
+		return in->nops > 1;
+	return in->op->op == OP_ASYNC_START && in->nops == 0 &&
+	       shape_is_tuple(s) && s->nelem >= 2 &&
+	       shape_is_tuple(&s->elems[1]) && !s->elems[1].nelem;
+}
+
+/* Follows start -> update ... -> done through the instructions that take
+ * each as operand 0.  Returns the number of ops before the done, with
+ * their indices in chain[] and *late set when one binds late; -1 when the
+ * chain does not end in a done read only as a chain (then a late one is
+ * refused: what it reads would grow past the end of the program). */
+static int
+async_chain(const struct comp *c, int start, int *chain, int *late)
+{
+	int n = 0, cur = start;
+
+	*late = 0;
+	for (;;) {
+		const struct instr *in = &c->instrs[cur];
+		int nread, next;
+
+		if (in->op->op == OP_ASYNC_DONE)
+			return n;
+		*late |= binds_late(in);
+		chain[n++] = cur;
+		next = readers(c, in->name, cur, &nread);
+		if (next < 0 || nread != 1 || cur == c->root ||
+		    !c->instrs[next].op || !c->instrs[next].wrapped ||
+		    c->instrs[next].op->op == OP_ASYNC_START)
+			return -1;
+		cur = next;
+	}
+}
+
+/* A late-bound chain as XLA's async op would run it: the work starts once
+ * every operand is bound, so the op the done reads becomes the start, with
+ * every operand bound along the chain, and the ops before it (which only
+ * bind) go.  Returns how many instructions went. */
+static int
+bind_late(struct parser *P, struct comp *c, const int *chain, int n)
+{
+	struct instr *s = &c->instrs[chain[0]], *last = &c->instrs[chain[n - 1]];
+	struct opnd *ops = NULL;
+	int nops = 0, cap = 0, acap = 0, gone = 0;
+	struct attr *attrs = NULL;
+	int nattr = 0;
+
+	for (int j = 0; j < n; j++) {
+		const struct instr *in = &c->instrs[chain[j]];
+
+		for (int k = j ? 1 : 0; k < in->nops; k++) {
+			struct opnd *o = VEC_PUSH(P->pool, ops, nops, cap);
+
+			o->name = in->opname[k];
+			o->loc = in->oploc[k];
+		}
+	}
+	for (int k = 0; k < s->nattr; k++)
+		*VEC_PUSH(P->pool, attrs, nattr, acap) = s->attrs[k];
+	for (int k = 0; k < last->nattr; k++)
+		*VEC_PUSH(P->pool, attrs, nattr, acap) = last->attrs[k];
+	last->op = s->op;
+	last->nops = nops;
+	last->ops = pool_alloc(P->pool, sizeof(int) * (size_t)(nops + 1));
+	last->opname = pool_alloc(P->pool, sizeof(char *) * (size_t)(nops + 1));
+	last->oploc = pool_alloc(P->pool,
+				 sizeof(struct loc) * (size_t)(nops + 1));
+	for (int k = 0; k < nops; k++) {
+		last->ops[k] = -1;
+		last->opname[k] = ops[k].name;
+		last->oploc[k] = ops[k].loc;
+	}
+	last->attrs = attrs;
+	last->nattr = nattr;
+	for (int i = 0, j = 0, k = 0; i < c->ninstr; i++) {
+		if (j < n - 1 && i == chain[j]) {
+			j++;
+			gone++;
+			continue;
+		}
+		c->instrs[k++] = c->instrs[i];
+	}
+	for (int j = n - 2; j >= 0; j--)	/* no step is the ROOT */
+		c->root -= c->root > chain[j];
+	c->ninstr -= gone;
+	return gone;
+}
+
+/* A late-bound async op becomes an ordinary one (bind_late); one that is
+ * never done, or whose steps are read elsewhere, is refused. */
+static int
+late_start(struct parser *P, struct comp *c, int i)
+{
+	int *chain = pool_alloc(P->pool, sizeof(int) * (size_t)(c->ninstr + 1));
+	int late, n = async_chain(c, i, chain, &late);
+
+	if (n < 0) {
+		if (late)
+			diag_error(P->ds, c->instrs[i].loc, "'%s' starts an "
+				   "async op that binds its operands late and "
+				   "is never done (or a step of it is read "
+				   "elsewhere): what it reads would grow past "
+				   "the end of the program",
+				   c->instrs[i].name);
+		return late ? -1 : 0;
+	}
+	if (!late)
+		return 0;
+	return bind_late(P, c, chain, n);
 }
 
 void
@@ -253,11 +380,17 @@ desugar_module(struct parser *P, struct module *m)
 	ncomp = m->ncomp;
 	for (int c = 0; c < ncomp; c++)
 		for (int i = 0; i < m->comps[c].ninstr; i++) {
-			const struct instr *in = &m->comps[c].instrs[i];
+			struct comp *cp = &m->comps[c];
+			const struct instr *in = &cp->instrs[i];
+			int gone;
 
-			if (!in->op || !in->wrapped || late_bound(P, in))
+			if (!in->op || !in->wrapped ||
+			    in->op->op != OP_ASYNC_START)
 				continue;
-			if (in->op->op == OP_ASYNC_START)
+			gone = late_start(P, cp, i);
+			if (gone > 0)
+				i--;	/* the start has gone: look again */
+			else if (!gone)
 				wrap_start(P, m, c, i);
 		}
 }

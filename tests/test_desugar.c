@@ -239,28 +239,71 @@ test_async_wrapper_errors(void **state)
 		"                    ^\n");
 }
 
-/* An async op whose operands come late is refused, not planned. */
+/* Late binding: operands bound by updates.  The op the done reads becomes
+ * the start, with every operand bound along the way; the steps before it
+ * go.  One that is never done is refused. */
 static void
 test_late_binding(void **state)
 {
-	(void)state;
-	expect_errors(
+	static const char *const head =
 		"HloModule l\n"
 		"c {\n"
 		"  p = f32[2] parameter(0)\n"
-		"  ROOT a = f32[2] abs(p)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  ROOT a = f32[2] add(p, q)\n"
 		"}\n"
 		"ENTRY e {\n"
 		"  p = f32[2] parameter(0)\n"
-		"  s = ((f32[2]), f32[2], s32[]) call-start(p), to_apply=c\n"
-		"  u = ((f32[2], f32[2]), f32[2], ()) call-update(s, p)\n"
-		"  ROOT d = f32[2] call-done(u)\n"
-		"}\n",
-		"t.hlo:9:3: error: 'u' binds the operands of an async op late "
-		"(an update that adds operands, or a start that binds none): "
-		"hloplan plans async ops whose start takes every operand\n"
-		"    u = ((f32[2], f32[2]), f32[2], ()) call-update(s, p)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  s = ((), (), s32[]) call-start(), to_apply=c\n"
+		"  u = ((f32[2]), (), s32[]) call-update(s, p)\n";
+	char *text = malloc(1024);
+	struct fx *x;
+	const struct comp *e;
+	const struct instr *v;
+
+	(void)state;
+	snprintf(text, 1024, "%s%s", head,
+		 "  v = ((f32[2], f32[2]), f32[2], ()) call-update(u, q)\n"
+		 "  ROOT d = f32[2] call-done(v)\n"
+		 "}\n");
+	x = parse_ok(text);
+	e = comp_named(x, "e");
+	v = &e->instrs[instr_named(e, "v")];
+	assert_int_equal(e->ninstr, 4);	/* p, q, v, d */
+	assert_string_equal(v->op->name, "async-start");
+	assert_int_equal(v->nops, 2);
+	assert_int_equal(v->ops[0], instr_named(e, "p"));
+	assert_int_equal(v->ops[1], instr_named(e, "q"));
+	assert_int_equal(e->root, instr_named(e, "d"));
+	assert_int_equal(comp_named(x, "wrapped_call_computation")->nparam,
+			 2);
+	done(x);
+	snprintf(text, 1024, "%s}\n", head);
+	expect_errors(text,
+		"t.hlo:10:3: error: 's' starts an async op that binds its "
+		"operands late and is never done (or a step of it is read "
+		"elsewhere): what it reads would grow past the end of the "
+		"program\n"
+		"    s = ((), (), s32[]) call-start(), to_apply=c\n"
 		"    ^\n");
+	free(text);
+}
+
+/* Strings may span lines, as XLA's lexer reads them. */
+static void
+test_multiline_string(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule s\n"
+		"ENTRY e {\n"
+		"  ROOT p = f32[2] parameter(0), metadata={op_name=\"a\n"
+		"b\"}\n"
+		"}\n");
+
+	(void)state;
+	assert_int_equal(comp_named(x, "e")->ninstr, 1);
+	done(x);
 }
 
 /* calls={ ... }: a computation written in place, with its positions. */
@@ -388,6 +431,7 @@ main(void)
 		cmocka_unit_test(test_async_wrapper_round_trip),
 		cmocka_unit_test(test_async_wrapper_errors),
 		cmocka_unit_test(test_late_binding),
+		cmocka_unit_test(test_multiline_string),
 		cmocka_unit_test(test_inline_computation),
 		cmocka_unit_test(test_layout_fields),
 		cmocka_unit_test(test_buffer_shape),

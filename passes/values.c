@@ -567,29 +567,53 @@ op_name_ends(const struct instr *in, const char *tail)
 	return n >= k && !strcmp(in->op->name + n - k, tail);
 }
 
+/* Whether element 0 of start (c,i), at node at, can be its operands
+ * themselves: one operand of that shape, or a tuple of them. */
+static int
+start_forwards(const struct prog *p, int c, int i)
+{
+	const struct comp *cp = &p->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	const struct shape *e0 = &in->shape.elems[0];
+
+	if (in->nops == 1 && shape_nodes(&cp->instrs[in->ops[0]].shape) ==
+				     shape_nodes(e0))
+		return 1;
+	if (!shape_is_tuple(e0) || e0->nelem != in->nops)
+		return 0;
+	for (int k = 0; k < in->nops; k++)
+		if (shape_nodes(&e0->elems[k]) !=
+		    shape_nodes(&cp->instrs[in->ops[k]].shape))
+			return 0;
+	return 1;
+}
+
 /* An asynchronous start's element 0 is its operands themselves, kept there
  * until the done (XLA's dataflow: start{0} aliases the operand): one
- * operand of that shape, or a tuple of them.  The rest is new. */
+ * operand of that shape, or a tuple of them.  The rest is new.  Only what
+ * is new gets a value: a forwarded node's own would hold no data. */
 static void
 do_start(struct prog *p, int c, int i)
 {
 	const struct comp *cp = &p->m->comps[c];
 	const struct instr *in = &cp->instrs[i];
-	const struct shape *e0 = &in->shape.elems[0];
-	int at = shape_child(&in->shape, 0);
+	const struct shape *s = &in->shape, *e0 = &s->elems[0];
+	int at = shape_child(s, 0);
 
-	define_tree(p, c, i, &in->shape, 0, 0);
+	if (!start_forwards(p, c, i)) {
+		define_tree(p, c, i, s, 0, 0);
+		return;
+	}
+	p->nodeval[p->nodebase[c][i]] = prog_new_value(p, c, i, 0, s, 0);
+	for (int k = 1; k < s->nelem; k++)
+		define_tree(p, c, i, &s->elems[k], shape_child(s, k), 0);
 	if (in->nops == 1 && shape_nodes(&cp->instrs[in->ops[0]].shape) ==
 				     shape_nodes(e0)) {
 		forward(p, c, i, at, 0, 0, shape_nodes(e0));
 		return;
 	}
-	if (!shape_is_tuple(e0) || e0->nelem != in->nops)
-		return;
-	for (int k = 0; k < in->nops; k++)	/* all or none */
-		if (shape_nodes(&e0->elems[k]) !=
-		    shape_nodes(&cp->instrs[in->ops[k]].shape))
-			return;
+	p->nodeval[p->nodebase[c][i] + at] =
+		prog_new_value(p, c, i, at, e0, 0);	/* the tuple itself */
 	at++;
 	for (int k = 0; k < in->nops; k++) {
 		forward(p, c, i, at, k, 0, shape_nodes(&e0->elems[k]));

@@ -352,8 +352,9 @@ find_entry(struct parser *P, struct module *m)
 	}
 }
 
-/* Gives an entry parameter the tiles, element size and memory space that
- * entry_computation_layout states for it, where its own layout has none. */
+/* Gives an entry parameter the tiles, tail padding, element size, memory
+ * space and metadata that entry_computation_layout states for it, where
+ * its own layout has no tiles. */
 static void
 apply_layout(struct shape *dst, const struct shape *src)
 {
@@ -376,6 +377,10 @@ apply_layout(struct shape *dst, const struct shape *src)
 		dst->elem_bits = src->elem_bits;
 	if (!dst->space)
 		dst->space = src->space;
+	if (!dst->tail_pad)
+		dst->tail_pad = src->tail_pad;
+	if (!dst->meta_bytes)
+		dst->meta_bytes = src->meta_bytes;
 }
 
 /* The top-level "->" of "(params)->result", or NULL. */

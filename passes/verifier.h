@@ -40,10 +40,18 @@ const struct vm_piece *vm_journal(const struct vmap *m, size_t mark,
 void vm_undo(struct vmap *m, size_t mark);
 void vm_forget(struct vmap *m);
 
+/* ---- verify_size.c: the bytes a shape needs ----------------------------- */
+
+struct options;
+struct shape;
+
+/* The bytes XLA lays a shape out in for o's target (README "Sizes"), before
+ * alignment; -1 on overflow. */
+int64_t vs_bytes(const struct options *o, const struct shape *s);
+
 /* ---- verify_run.c: the plan run symbolically ---------------------------- */
 
 struct module;
-struct options;
 struct plan;
 
 /* Runs the module inside the plan with a tag for data: every value's bytes

@@ -1439,7 +1439,7 @@ size_positions(struct vr *v)
 	for (int k = 0; k < v->pl->npos; k++) {
 		const struct buffer *b = &v->pl->bufs[v->pl->pos[k].buf];
 		int64_t room = b->slots > 1 ? b->stride : b->size;
-		int64_t n = target_bytes(v->o, v->nshape[k]);
+		int64_t n = vs_bytes(v->o, v->nshape[k]);
 		char name[256];
 
 		if (b->flags & BUF_CONST && !b->in_arena && room < n)

@@ -430,6 +430,7 @@ read_entry_layout(struct parser *P, struct module *m, const struct attr *a)
 				     &le->instrs[0].shape.elems[i]);
 	if (e->root >= 0)
 		apply_layout(&e->instrs[e->root].shape, &le->instrs[1].shape);
+	m->result = &le->instrs[1].shape;	/* passes/values.c */
 	return;
 bad:
 	diag_error(P->ds, a->loc, "entry_computation_layout: expected "

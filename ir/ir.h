@@ -209,6 +209,9 @@ struct module {
 	int is_scheduled;
 	int nalias;
 	struct alias *aliases;
+	/* entry_computation_layout's result shape, or NULL: the layout and
+	 * memory space of the entry's outputs. */
+	const struct shape *result;
 };
 
 /* Everything parsed from one file: its modules, in order. */

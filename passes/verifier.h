@@ -42,16 +42,21 @@ void vm_forget(struct vmap *m);
 
 /* ---- verify_size.c: the bytes a shape needs ----------------------------- */
 
+struct module;
 struct options;
 struct shape;
 
 /* The bytes XLA lays a shape out in for o's target (README "Sizes"), before
  * alignment; -1 on overflow. */
 int64_t vs_bytes(const struct options *o, const struct shape *s);
+int vs_nodes(const struct shape *s);	/* s and every subshape */
+/* The shape entry_computation_layout gives the entry's output at preorder
+ * node `node`, when it is an array like s (type, dimensions); else NULL. */
+const struct shape *vs_result(const struct module *m, int node,
+			      const struct shape *s);
 
 /* ---- verify_run.c: the plan run symbolically ---------------------------- */
 
-struct module;
 struct plan;
 
 /* Runs the module inside the plan with a tag for data: every value's bytes

@@ -95,3 +95,44 @@ vs_bytes(const struct options *o, const struct shape *s)
 				       s->meta_bytes : 4 * (int64_t)s->rank;
 	return bytes > INT64_MAX - meta ? -1 : bytes + meta;
 }
+
+/* The array at preorder node `node` of s, or NULL (a tuple, or none). */
+static const struct shape *
+node_at(const struct shape *s, int node)
+{
+	while (node > 0) {
+		int e = 0, n = 0;
+
+		node--;		/* into the tuple: its elements follow it */
+		for (; e < s->nelem; e++, node -= n)
+			if (node < (n = vs_nodes(&s->elems[e])))
+				break;
+		if (e == s->nelem)
+			return NULL;
+		s = &s->elems[e];
+	}
+	return s->type == DT_TUPLE ? NULL : s;
+}
+
+int
+vs_nodes(const struct shape *s)
+{
+	int n = 1;
+
+	for (int e = 0; e < s->nelem; e++)
+		n += vs_nodes(&s->elems[e]);
+	return n;
+}
+
+const struct shape *
+vs_result(const struct module *m, int node, const struct shape *s)
+{
+	const struct shape *r = m->result ? node_at(m->result, node) : NULL;
+
+	if (!r || r->type != s->type || r->rank != s->rank)
+		return NULL;
+	for (int k = 0; k < s->rank; k++)
+		if (r->dims[k] != s->dims[k])
+			return NULL;
+	return r;
+}

@@ -1,7 +1,7 @@
 /* Sizes for the targets, as XLA lays them out (README "Sizes"): TPU tile
  * padding (explicit tiles, the default tiles, L(n)), sub-byte types and
- * E(n), dynamic-shape metadata, GPU bytes, and the tiles of the TPU-tiled
- * corpus modules honoured end to end. */
+ * E(n), dynamic-shape metadata, GPU bytes, the entry's result layout, and
+ * the tiles of the TPU-tiled corpus modules honoured end to end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <hloplan.h>
 
 #include "driver.h"
 #include "frontend/frontend.h"
@@ -170,6 +172,68 @@ test_gpu_bytes(void **state)
 	assert_int_equal(gpu("opaque[]"), 8);	/* a pointer, as ByteSizeOf */
 }
 
+/* The buffer holding entry output `name` in the one TPU plan of text. */
+static void
+output_buffer(const char *text, const char *name, int64_t size, int space)
+{
+	struct hloplan_options o = {0};
+	struct hloplan_result *r;
+	const struct hloplan_plan *pl;
+	int found = 0;
+
+	o.targets = HLOPLAN_TARGET_TPU;
+	r = hloplan_plan_string(text, strlen(text), "t.hlo", &o);
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	pl = hloplan_get_plan(r, 0);
+	for (int b = 0; b < pl->nbuffer; b++) {
+		const struct hloplan_buffer *x = &pl->buffers[b];
+
+		if (strcmp(x->name, name))
+			continue;
+		found = 1;
+		assert_true(x->flags & HLOPLAN_BUF_OUTPUT);
+		assert_int_equal(x->size, size);
+		assert_int_equal(x->space, space);
+	}
+	assert_true(found);
+	hloplan_free(r);
+}
+
+/* Issue 18, row 8: entry_computation_layout's result layout is the
+ * output buffer's: its tiles and its memory space (XLA's layout
+ * assignment makes the root's layout the result's), through a tuple, over
+ * a root that has a tile of its own, and for a parameter's copy. */
+static void
+test_entry_output_layout(void **state)
+{
+	(void)state;
+	output_buffer("HloModule m, entry_computation_layout="
+		      "{(f32[10]{0})->f32[10]{0:T(256)S(1)}}\n"
+		      "ENTRY e {\n p = f32[10]{0} parameter(0)\n"
+		      " ROOT n = f32[10]{0:T(128)} negate(p)\n}\n",
+		      "n", 1024, 1);
+	output_buffer("HloModule m, entry_computation_layout="
+		      "{(f32[10]{0})->f32[10]{0:T(256)S(1)}}\n"
+		      "ENTRY e {\n p = f32[10]{0} parameter(0)\n"
+		      " ROOT n = f32[10]{0} negate(p)\n}\n",
+		      "n", 1024, 1);
+	output_buffer("HloModule m, entry_computation_layout={(f32[10]{0})->"
+		      "(f32[10]{0:T(256)S(1)}, f32[10]{0:T(256)S(1)})}\n"
+		      "ENTRY e {\n p = f32[10]{0} parameter(0)\n"
+		      " n = f32[10]{0} negate(p)\n"
+		      " ROOT t = (f32[10]{0}, f32[10]{0}) tuple(n, p)\n}\n",
+		      "n", 1024, 1);
+	output_buffer("HloModule m, entry_computation_layout={(f32[10]{0})->"
+		      "(f32[10]{0:T(256)S(1)}, f32[10]{0:T(256)S(1)})}\n"
+		      "ENTRY e {\n p = f32[10]{0} parameter(0)\n"
+		      " n = f32[10]{0} negate(p)\n"
+		      " ROOT t = (f32[10]{0}, f32[10]{0}) tuple(n, p)\n}\n",
+		      "t{1}", 1024, 1);
+	/* No entry layout: the root's own (T(128) by default, S(0)). */
+	output_buffer("HloModule m\nENTRY e {\n p = f32[10]{0} parameter(0)\n"
+		      " ROOT n = f32[10]{0} negate(p)\n}\n", "n", 512, 0);
+}
+
 /* Plans a corpus file for the TPU; NULL (and the test skipped) without
  * the corpus. */
 static struct plan *
@@ -269,6 +333,7 @@ main(void)
 		cmocka_unit_test(test_tail_padding),
 		cmocka_unit_test(test_dynamic_metadata),
 		cmocka_unit_test(test_gpu_bytes),
+		cmocka_unit_test(test_entry_output_layout),
 		cmocka_unit_test(test_corpus_e02),
 		cmocka_unit_test(test_corpus_e04),
 	};

@@ -58,9 +58,11 @@ tpu_count(const struct options *o, const struct shape *s, int64_t bits)
 		dflt[0] = o->tpu_tile[0];
 		dflt[1] = o->tpu_tile[1];
 	}
-	for (int k = 0; k < s->rank || k < nt; k++)
-		count = times(count, k < nt ? pad_to(extent(s, k), t[nt - 1 - k])
-					    : extent(s, k));
+	for (int k = 0; k < s->rank || k < nt; k++) {
+		int64_t e = extent(s, k);
+
+		count = times(count, k < nt ? pad_to(e, t[nt - 1 - k]) : e);
+	}
 	return s->tail_pad > 1 ? pad_to(count, s->tail_pad) : count;
 }
 

@@ -449,8 +449,9 @@ find_entry(struct parser *P, struct module *m)
 	}
 }
 
-/* Gives an entry parameter the tiles, element size and memory space that
- * entry_computation_layout states for it, where its own layout has none. */
+/* Gives an entry parameter the tiles, tail padding, element size, memory
+ * space and metadata that entry_computation_layout states for it, where
+ * its own layout has no tiles. */
 static void
 apply_layout(struct shape *dst, const struct shape *src)
 {
@@ -473,6 +474,10 @@ apply_layout(struct shape *dst, const struct shape *src)
 		dst->elem_bits = src->elem_bits;
 	if (!dst->space)
 		dst->space = src->space;
+	if (!dst->tail_pad)
+		dst->tail_pad = src->tail_pad;
+	if (!dst->meta_bytes)
+		dst->meta_bytes = src->meta_bytes;
 }
 
 /* The top-level "->" of "(params)->result", or NULL. */
@@ -522,6 +527,7 @@ read_entry_layout(struct parser *P, struct module *m, const struct attr *a)
 				     &le->instrs[0].shape.elems[i]);
 	if (e->root >= 0)
 		apply_layout(&e->instrs[e->root].shape, &le->instrs[1].shape);
+	m->result = &le->instrs[1].shape;	/* passes/values.c */
 	return;
 bad:
 	diag_error(P->ds, a->loc, "entry_computation_layout: expected "

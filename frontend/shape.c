@@ -1,6 +1,7 @@
 /* Array shapes as the parser meets them: the element type, dimensions
- * (N, <=N, ?) and the layout's minor-to-major order, tiles T(..), element
- * size E(n) and memory space S(n); other layout fields are skipped. */
+ * (N, <=N, ?) and the layout's minor-to-major order, tiles T(..), tail
+ * padding L(n), element size E(n), memory space S(n) and dynamic-size
+ * metadata M(n) (xla/layout.h); other layout fields are skipped. */
 #include <string.h>
 
 #include "frontend/front.h"
@@ -100,6 +101,10 @@ set_layout(struct parser *P, struct shape *s, struct layout *l)
 			s->elem_bits = (int)item_number(P, it, 1024);
 		else if (!strcmp(it->name, "S"))
 			s->space = (int)item_number(P, it, 1 << 20);
+		else if (!strcmp(it->name, "L"))
+			s->tail_pad = item_number(P, it, (int64_t)1 << 40);
+		else if (!strcmp(it->name, "M"))
+			s->meta_bytes = item_number(P, it, (int64_t)1 << 40);
 	}
 }
 

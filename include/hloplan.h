@@ -40,8 +40,8 @@ struct hloplan_options {
 	int no_reuse;		/* no reuse of dying operands */
 	int io_out_of_arena;	/* keep entry parameters and outputs out of
 				   the arena, as XLA does */
-	int tpu_tile[2];	/* TPU tile for untiled layouts, 1..4096 each;
-				   {0, 0}: 8x128 */
+	int tpu_tile[2];	/* TPU tile for untiled arrays of rank >= 2,
+				   1..4096 each; {0, 0}: 8x128 */
 	long effort;		/* packer budget in steps; 0: default */
 	int schedule;		/* enum hloplan_schedule */
 	int no_double_buffer;	/* no slots for streamed buffers */

@@ -93,6 +93,8 @@ struct shape {
 	int nelem;		/* tuple elements */
 	struct shape *elems;
 	int is_buffer;		/* b(shape): a buffer never to be copied */
+	int64_t tail_pad;	/* L(n): elements round up to n; 0 absent */
+	int64_t meta_bytes;	/* M(n): dynamic-size prefix bytes; 0 absent */
 };
 
 /* Tuples nest at most this deep: the frontend rejects deeper ones, so that
@@ -100,8 +102,10 @@ struct shape {
 enum { SHAPE_MAX_DEPTH = 64 };
 
 int64_t shape_elements(const struct shape *s);	/* -1 on overflow */
-/* Bytes of an array, or of a tuple's index table (8 per element);
- * -1 on overflow.  Sub-byte types pack by their bit width. */
+/* Bytes of an array's elements, or of a tuple's index table (8 per
+ * element); -1 on overflow.  XLA's ShapeUtil::ByteSizeOf: a whole byte per
+ * element (sub-byte types too) unless E(n) packs them; a dynamic array at
+ * its bound, without metadata; an opaque, a pointer (8); a token, 0. */
 int64_t shape_bytes(const struct shape *s);
 int shape_is_tuple(const struct shape *s);
 int shape_equal(const struct shape *a, const struct shape *b);
@@ -210,6 +214,9 @@ struct module {
 	int is_scheduled;
 	int nalias;
 	struct alias *aliases;
+	/* entry_computation_layout's result shape, or NULL: the layout and
+	 * memory space of the entry's outputs. */
+	const struct shape *result;
 };
 
 /* Everything parsed from one file: its modules, in order. */

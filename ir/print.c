@@ -7,12 +7,15 @@
 static void
 print_layout(FILE *out, const struct shape *s)
 {
-	if (!s->has_layout && !s->ntile && !s->elem_bits && !s->space)
+	int items = s->ntile || s->tail_pad || s->elem_bits || s->space ||
+		    s->meta_bytes;
+
+	if (!s->has_layout && !items)
 		return;
 	fputc('{', out);
 	for (int i = 0; s->has_layout && i < s->rank; i++)
 		fprintf(out, "%s%d", i ? "," : "", s->m2m[i]);
-	if (s->ntile || s->elem_bits || s->space)
+	if (items)
 		fputc(':', out);
 	for (int t = 0; t < s->ntile; t++) {
 		fputs(t ? "(" : "T(", out);
@@ -28,10 +31,14 @@ print_layout(FILE *out, const struct shape *s)
 		}
 		fputc(')', out);
 	}
+	if (s->tail_pad)	/* in the order of xla/layout.cc's Print */
+		fprintf(out, "L(%lld)", (long long)s->tail_pad);
 	if (s->elem_bits)
 		fprintf(out, "E(%d)", s->elem_bits);
 	if (s->space)
 		fprintf(out, "S(%d)", s->space);
+	if (s->meta_bytes)
+		fprintf(out, "M(%lld)", (long long)s->meta_bytes);
 	fputc('}', out);
 }
 

@@ -180,7 +180,10 @@ shape_bytes(const struct shape *s)
 
 	if (shape_is_tuple(s))
 		return 8 * (int64_t)s->nelem;
-	bits = s->elem_bits ? s->elem_bits : dtype_bits(s->type);
+	if (s->type == DT_OPAQUE)
+		return 8;
+	/* ByteSizeOfPrimitiveType: primitive_util::ByteWidth, whole bytes. */
+	bits = s->elem_bits ? s->elem_bits : (dtype_bits(s->type) + 7) / 8 * 8;
 	n = shape_elements(s);
 	if (n < 0 || (bits && n > INT64_MAX / bits))
 		return -1;

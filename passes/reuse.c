@@ -16,7 +16,8 @@ int
 same_layout(const struct shape *a, const struct shape *b)
 {
 	if (a->type != b->type || a->rank != b->rank || a->space != b->space ||
-	    a->elem_bits != b->elem_bits || a->ntile != b->ntile)
+	    a->elem_bits != b->elem_bits || a->ntile != b->ntile ||
+	    a->tail_pad != b->tail_pad || a->meta_bytes != b->meta_bytes)
 		return 0;
 	for (int k = 0; k < a->rank; k++)
 		if (a->dims[k] != b->dims[k] || minor(a, k) != minor(b, k))

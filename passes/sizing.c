@@ -1,7 +1,8 @@
-/* Bytes per buffer for the target.  GPU: the shape's bytes.  TPU: arrays are
- * stored in tiles: the layout's first tile, or the default (8,128), pads
- * the most-minor dimensions (XLA's ShapeUtil::ArraySize).  Both then round
- * up to the offset alignment. */
+/* Bytes per buffer for the target, as XLA lays them out (README "Sizes").
+ * GPU: the shape's bytes (ShapeUtil::ByteSizeOf).  TPU: arrays are stored
+ * in tiles: the layout's first tile, or the default by rank and element
+ * width, pads the most-minor dimensions (ShapeUtil::ArraySize).  Both add
+ * a dynamic array's metadata, then round up to the offset alignment. */
 #include <string.h>
 
 #include "passes/passes.h"
@@ -65,34 +66,94 @@ tiled_elements(const struct shape *s, const int64_t *tile, int n)
 	return e;
 }
 
+/* Bits of one stored element: E(n), else whole bytes (XLA's
+ * ShapeUtil::ElementSizeInBits over primitive_util::ByteWidth). */
+static int
+storage_bits(const struct shape *s)
+{
+	return s->elem_bits ? s->elem_bits : (dtype_bits(s->type) + 7) / 8 * 8;
+}
+
+/* The TPU's tile for a layout that names none (its compiler is closed;
+ * these are the corpus's explicit tiles, README "Sizes"): rank >= 2, the
+ * --tpu-tile (8,128); rank 0 and 1, 512 bytes of elements and at least
+ * 128: T(128) for 32 bits, T(256) for 16, T(512) for 8, T(1024) for E(4). */
+static int
+default_tile(const struct options *o, const struct shape *s, int64_t *tile)
+{
+	int64_t n = 4096 / storage_bits(s);
+
+	if (s->rank >= 2) {
+		tile[0] = o->tpu_tile[0];
+		tile[1] = o->tpu_tile[1];
+		return 2;
+	}
+	tile[0] = n > 128 ? n : 128;
+	return 1;
+}
+
+/* Elements the TPU stores: the first tile pads the most-minor dimensions,
+ * then L(n) pads the count (XLA's ShapeUtil::ArraySize). */
 static int64_t
 tpu_elements(const struct options *o, const struct shape *s)
 {
-	int64_t def[2] = {o->tpu_tile[0], o->tpu_tile[1]};
+	int64_t def[2], e;
 
 	if (s->ntile > 0)
-		return tiled_elements(s, s->tiles[0].d, s->tiles[0].n);
-	if (s->rank >= 2)
-		return tiled_elements(s, def, 2);
-	return round_up(s->rank ? s->dims[0] : 1, 128);	/* rank 0, 1 */
+		e = tiled_elements(s, s->tiles[0].d, s->tiles[0].n);
+	else
+		e = tiled_elements(s, def, default_tile(o, s, def));
+	if (e >= 0 && s->tail_pad > 1)
+		e = round_up(e, s->tail_pad);
+	return e;
 }
 
-/* Bytes the target stores for a shape, before alignment; -1 on overflow. */
-int64_t
-target_bytes(const struct options *o, const struct shape *s)
+/* A dynamic array's sizes: the layout's M(n) prefix on the TPU, else an
+ * s32 per dimension after the data (xla/service/gpu: ShapeSizeBytesFunction,
+ * GenericTransferManager::GetByteSizeRequirement). */
+static int64_t
+metadata_bytes(const struct options *o, const struct shape *s)
 {
-	int bits;
+	int dynamic = 0;
+
+	for (int i = 0; s->dyn && i < s->rank; i++)
+		dynamic |= s->dyn[i] != DIM_STATIC;
+	if (!dynamic)
+		return 0;
+	if (o->target == TARGET_TPU && s->meta_bytes > 0)
+		return s->meta_bytes;
+	return 4 * (int64_t)s->rank;
+}
+
+static int64_t
+tpu_bytes(const struct options *o, const struct shape *s)
+{
+	int bits = storage_bits(s);
 	int64_t e;
 
-	if (o->target == TARGET_GPU || shape_is_tuple(s))
-		return shape_bytes(s);
-	bits = s->elem_bits ? s->elem_bits : dtype_bits(s->type);
 	if (bits == 0)
 		return 0;
 	e = tpu_elements(o, s);
 	if (e < 0 || e > INT64_MAX / bits)
 		return -1;
 	return (e * bits + 7) / 8;
+}
+
+/* Bytes the target stores for a shape, before alignment; -1 on overflow.
+ * GPU: XLA's ShapeUtil::ByteSizeOf (tiles and L(n) play no part).  TPU:
+ * the tiled bytes.  Both: a dynamic array's metadata. */
+int64_t
+target_bytes(const struct options *o, const struct shape *s)
+{
+	int64_t b, meta;
+
+	if (shape_is_tuple(s) || s->type == DT_OPAQUE || s->type == DT_TOKEN)
+		return shape_bytes(s);
+	b = o->target == TARGET_GPU ? shape_bytes(s) : tpu_bytes(o, s);
+	meta = metadata_bytes(o, s);
+	if (b < 0 || b > INT64_MAX - meta)
+		return -1;
+	return b + meta;
 }
 
 int64_t

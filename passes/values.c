@@ -727,10 +727,28 @@ aliased_output(struct prog *p, int on, int v)
 	return 0;
 }
 
+/* The shape entry_computation_layout gives output node `node` when it is
+ * an array like s (type and dimensions): its tiles, padding and memory
+ * space are the output buffer's, as XLA's layout assignment makes the
+ * root's; else s. */
+static const struct shape *
+result_shape(const struct module *m, int node, const struct shape *s)
+{
+	const struct shape *r = m->result ? node_array(m->result, node) : NULL;
+
+	if (!r || r->type != s->type || r->rank != s->rank)
+		return s;
+	for (int i = 0; i < s->rank; i++)
+		if (r->dims[i] != s->dims[i])
+			return s;
+	return r;
+}
+
 /* Entry outputs that the runtime gets a buffer of its own for (XLA's
  * special-case copies): a parameter (unless aliased to that output), a
  * constant, a value returned twice.  The output takes a new value that a
- * copy fills at the end. */
+ * copy fills at the end.  Every output value is laid out as the entry's
+ * result layout says. */
 static void
 own_outputs(struct prog *p)
 {
@@ -755,8 +773,11 @@ own_outputs(struct prog *p)
 		if (!seen[v] && (!(p->values[v].flags & (BUF_PARAM | BUF_CONST)) ||
 				 aliased_output(p, node, v))) {
 			seen[v] = 1;
+			if (!(p->values[v].flags & BUF_PARAM))
+				p->values[v].shape = result_shape(m, node, s);
 			continue;
 		}
+		s = result_shape(m, node, s);
 		t = prog_new_value(p, m->entry, e->root, node, s, VAL_COPY);
 		p->nodeval[base + node] = t;
 		add_join(p, J_OUTPUT, v, t, m->entry, e->root, -1);

@@ -40,10 +40,23 @@ const struct vm_piece *vm_journal(const struct vmap *m, size_t mark,
 void vm_undo(struct vmap *m, size_t mark);
 void vm_forget(struct vmap *m);
 
-/* ---- verify_run.c: the plan run symbolically ---------------------------- */
+/* ---- verify_size.c: the bytes a shape needs ----------------------------- */
 
 struct module;
 struct options;
+struct shape;
+
+/* The bytes XLA lays a shape out in for o's target (README "Sizes"), before
+ * alignment; -1 on overflow. */
+int64_t vs_bytes(const struct options *o, const struct shape *s);
+int vs_nodes(const struct shape *s);	/* s and every subshape */
+/* The shape entry_computation_layout gives the entry's output at preorder
+ * node `node`, when it is an array like s (type, dimensions); else NULL. */
+const struct shape *vs_result(const struct module *m, int node,
+			      const struct shape *s);
+
+/* ---- verify_run.c: the plan run symbolically ---------------------------- */
+
 struct plan;
 
 /* Runs the module inside the plan with a tag for data: every value's bytes

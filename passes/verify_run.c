@@ -1432,22 +1432,59 @@ index_positions(struct vr *v)
 	}
 }
 
-/* Every position's bytes fit the room of its buffer (its slot). */
+/* The shape the entry's result layout gives position k, when k is an
+ * output node of a root that is not a parameter or a constant (those
+ * outputs stay where they are defined); else NULL. */
+static const struct shape *
+result_of(const struct vr *v, int k)
+{
+	const struct comp *e = &v->m->comps[v->m->entry];
+	const struct instr *r;
+
+	if (v->comp_of_pos[k] != v->m->entry || v->instr_of_pos[k] != e->root)
+		return NULL;
+	r = &e->instrs[e->root];
+	if (r->op && (r->op->op == OP_PARAMETER || r->op->op == OP_CONSTANT))
+		return NULL;
+	return vs_result(v->m, v->pl->pos[k].node, v->nshape[k]);
+}
+
+/* An entry output lies in the memory space its result layout names and
+ * has the room that layout takes. */
+static int64_t
+size_output(struct vr *v, int k, int64_t n)
+{
+	const struct shape *rs = result_of(v, k);
+	const struct buffer *b = &v->pl->bufs[v->pl->pos[k].buf];
+	int64_t rn;
+
+	if (!rs)
+		return n;
+	if (b->space != rs->space)
+		vr_fail(v, "entry output '%s' is in memory space %d, its "
+			"layout's is %d", b->name, b->space, rs->space);
+	rn = vs_bytes(v->o, rs);
+	return n < 0 || rn < 0 ? -1 : rn > n ? rn : n;
+}
+
+/* Every position's bytes fit the room of its buffer (its slot); an entry
+ * output's, the room its result layout takes too. */
 static void
 size_positions(struct vr *v)
 {
 	for (int k = 0; k < v->pl->npos; k++) {
 		const struct buffer *b = &v->pl->bufs[v->pl->pos[k].buf];
 		int64_t room = b->slots > 1 ? b->stride : b->size;
-		int64_t n = target_bytes(v->o, v->nshape[k]);
+		int64_t n = vs_bytes(v->o, v->nshape[k]);
+		int64_t need = size_output(v, k, n);
 		char name[256];
 
-		if (b->flags & BUF_CONST && !b->in_arena && room < n)
-			room = n;	/* constants: listed, not placed */
-		if (n < 0 || n > room) {
+		if (b->flags & BUF_CONST && !b->in_arena && room < need)
+			room = need;	/* constants: listed, not placed */
+		if (need < 0 || need > room) {
 			pos_name(v, k, name, sizeof name);
 			vr_fail(v, "'%s' needs %lld bytes, more than the %lld "
-				"of buffer '%s'", name, (long long)n,
+				"of buffer '%s'", name, (long long)need,
 				(long long)room, b->name);
 		}
 		v->nbytes[k] = n;

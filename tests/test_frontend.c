@@ -184,7 +184,8 @@ test_element_types(void **state)
 	assert_dims(shape_of(x, "a"), 1, 16);
 	assert_int_equal(shape_of(x, "b")->type, DT_S4);
 	assert_dims(shape_of(x, "b"), 2, 8, 2);
-	assert_int_equal(shape_bytes(shape_of(x, "b")), 8);
+	/* A byte per s4 element without E(4) (XLA's ByteSizeOf). */
+	assert_int_equal(shape_bytes(shape_of(x, "b")), 16);
 	assert_int_equal(shape_of(x, "c")->type, DT_TOKEN);
 	assert_int_equal(shape_of(x, "c")->rank, 0);
 	assert_int_equal(shape_of(x, "d")->type, DT_PRED);
@@ -232,6 +233,7 @@ test_layouts(void **state)
 		"  a = f32[8,128]{0,1:T(8,128)(2,1)E(4)S(1)} parameter(0)\n"
 		"  b = f32[4,256]{1,0:T(8,128)#(u32)*(u32)S(2)} parameter(1)\n"
 		"  c = f32[2,3,4]{2,0,1} parameter(2)\n"
+		"  e = s32[<=64]{0:T(8)L(256)M(1024)} parameter(4)\n"
 		"  ROOT d = f32[] parameter(3)\n"
 		"}\n");
 	const struct shape *a = shape_of(x, "a"), *b = shape_of(x, "b");
@@ -261,6 +263,11 @@ test_layouts(void **state)
 	assert_int_equal(c->ntile, 0);
 	assert_int_equal(c->space, 0);
 	assert_true(shape_of(x, "d")->has_layout == 0);
+	/* tail padding L(n) and dynamic-size metadata M(n) */
+	assert_int_equal(shape_of(x, "e")->tail_pad, 256);
+	assert_int_equal(shape_of(x, "e")->meta_bytes, 1024);
+	assert_int_equal(b->tail_pad, 0);
+	assert_int_equal(b->meta_bytes, 0);
 	done(x);
 }
 

@@ -1,6 +1,7 @@
-/* Sizes for the targets: TPU tile padding (explicit tiles, the default
- * tile, sub-byte types, E(n)), GPU bytes, and the tiles of the TPU-tiled
- * corpus modules honoured end to end. */
+/* Sizes for the targets, as XLA lays them out (README "Sizes"): TPU tile
+ * padding (explicit tiles, the default tiles, L(n)), sub-byte types and
+ * E(n), dynamic-shape metadata, GPU bytes, the entry's result layout, and
+ * the tiles of the TPU-tiled corpus modules honoured end to end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <hloplan.h>
 
 #include "driver.h"
 #include "frontend/frontend.h"
@@ -65,6 +68,9 @@ test_explicit_tiles(void **state)
 	assert_int_equal(tpu("f32[3,5]{1,0:T(128)}"), 3 * 128 * 4);
 }
 
+/* TPU tiles for layouts that name none: rank 0 and 1 take 512 bytes of
+ * elements, 128 at least (the corpus: s32[]{:T(128)}, bf16[]{:T(256)},
+ * pred[]{:T(512)}, s32[1..32]{0:T(128)}); rank 2 and up --tpu-tile. */
 static void
 test_default_tile(void **state)
 {
@@ -74,24 +80,83 @@ test_default_tile(void **state)
 	assert_int_equal(tpu("f32[5,3]{0,1}"), 8 * 128 * 4);
 	assert_int_equal(tpu("f32[2,3,5]"), 2 * 8 * 128 * 4);
 	assert_int_equal(tpu("f32[16,256]"), 16 * 256 * 4);
-	assert_int_equal(tpu("f32[10]"), 128 * 4);
 	assert_int_equal(tpu("f32[]"), 128 * 4);
-	assert_int_equal(tpu("pred[200]"), 256);
+	assert_int_equal(tpu("u32[256]"), 256 * 4);
+	assert_int_equal(tpu("f32[129]"), 256 * 4);
+	assert_int_equal(tpu("f16[300]"), 512 * 2);
+	assert_int_equal(tpu("pred[200]"), 512);
+	assert_int_equal(tpu("s64[]"), 128 * 8);	/* 128 at least */
+	assert_int_equal(tpu("c128[3]"), 128 * 16);
+	assert_int_equal(tpu("s4[]{:E(4)}"), 512);	/* T(1024) */
 	assert_int_equal(bytes_of("f32[3,5]", TARGET_TPU, 16, 256),
 			 16 * 256 * 4);
 }
 
+/* Issue 18, rows 1-3: scalars and short vectors without a layout. */
+static void
+test_tpu_scalars_and_vectors(void **state)
+{
+	(void)state;
+	assert_int_equal(tpu("bf16[]"), 512);	/* T(256) x 2 bytes */
+	assert_int_equal(tpu("s8[]"), 512);	/* T(512) x 1 byte */
+	assert_int_equal(tpu("pred[]"), 512);	/* T(512): pred is a byte */
+	/* Rank 1 is tiled as the scalar of its width: T(128) for 32 bits
+	 * (the corpus's s32[1], f32[1], u32[10] and s32[32] all are). */
+	assert_int_equal(tpu("f32[10]"), 512);
+	assert_int_equal(tpu("f32[10]{0}"), 512);
+}
+
+/* Issue 18, rows 4-5: a sub-byte element takes a whole byte (XLA's
+ * ShapeUtil::ByteSizeOfElements: primitive_util::ByteWidth) unless E(n)
+ * packs it (element_size_in_bits); with tiles, the tile's padding comes
+ * first, then the packing (ShapeUtil::ArraySize). */
 static void
 test_sub_byte_and_element_size(void **state)
 {
 	(void)state;
-	assert_int_equal(tpu("s4[3,5]{1,0:T(8,128)}"), 8 * 128 / 2);
-	assert_int_equal(tpu("u4[3,5]"), 8 * 128 / 2);
+	assert_int_equal(tpu("s4[20,130]{1,0:T(8,128)(2,1)}"), 24 * 256);
+	assert_int_equal(tpu("s4[20,130]{1,0:T(8,128)(2,1)E(4)}"),
+			 24 * 256 / 2);
+	assert_int_equal(gpu("s4[1000]{0}"), 1000);
+	assert_int_equal(gpu("s4[1000]{0:E(4)}"), 500);
+	assert_int_equal(tpu("s4[3,5]{1,0:T(8,128)}"), 8 * 128);
+	assert_int_equal(tpu("u4[3,5]"), 8 * 128);
 	assert_int_equal(tpu("s8[3,5]{1,0:T(8,128)E(4)}"), 8 * 128 / 2);
-	assert_int_equal(gpu("s4[7]"), 4);
+	assert_int_equal(gpu("s4[7]"), 7);
 	assert_int_equal(gpu("s8[7]{0:E(4)}"), 4);
-	assert_int_equal(gpu("f4e2m1fn[3]"), 2);
+	assert_int_equal(gpu("f4e2m1fn[3]"), 3);
+	assert_int_equal(gpu("f6e2m3fn[3]"), 3);
 	assert_int_equal(gpu("f8e4m3fn[3,5]"), 15);
+}
+
+/* Issue 18, row 6: L(n), tail_padding_alignment_in_elements, rounds the
+ * tiled element count up to a multiple of n (ShapeUtil::ArraySize); the
+ * GPU's ShapeUtil::ByteSizeOf reads neither tiles nor L(n). */
+static void
+test_tail_padding(void **state)
+{
+	(void)state;
+	assert_int_equal(tpu("f32[1000]{0:T(128)L(2048)}"), 8192);
+	assert_int_equal(tpu("f32[1000]{0:T(128)}"), 4096);
+	assert_int_equal(tpu("f32[1000]{0:L(2048)}"), 8192);
+	assert_int_equal(tpu("s4[1000]{0:T(128)L(2048)E(4)}"), 1024);
+	assert_int_equal(gpu("f32[1000]{0:T(128)L(2048)}"), 4000);
+}
+
+/* Issue 18, row 7: a dynamic array takes its bound's bytes and an s32
+ * per dimension for the sizes (xla/service/gpu/gpu_latency_hiding_
+ * scheduler.cc ShapeSizeBytesFunction, GenericTransferManager::
+ * GetByteSizeRequirement); on the TPU the layout's M(n) prefix when given. */
+static void
+test_dynamic_metadata(void **state)
+{
+	(void)state;
+	assert_int_equal(gpu("f32[<=64]"), 260);
+	assert_int_equal(gpu("f32[64]"), 256);
+	assert_int_equal(gpu("f32[<=64,8]{1,0}"), 64 * 8 * 4 + 8);
+	assert_int_equal(tpu("f32[<=64]"), 512 + 4);
+	assert_int_equal(tpu("s32[<=4096]{0:T(8)M(1024)}"), 4096 * 4 + 1024);
+	assert_int_equal(gpu("s32[<=4096]{0:T(8)M(1024)}"), 4096 * 4 + 4);
 }
 
 static void
@@ -104,6 +169,69 @@ test_gpu_bytes(void **state)
 	assert_int_equal(gpu("c128[2]"), 32);
 	assert_int_equal(gpu("(f32[2], s32[])"), 16);	/* index table */
 	assert_int_equal(gpu("token[]"), 0);
+	assert_int_equal(gpu("opaque[]"), 8);	/* a pointer, as ByteSizeOf */
+}
+
+/* The buffer holding entry output `name` in the one TPU plan of text. */
+static void
+output_buffer(const char *text, const char *name, int64_t size, int space)
+{
+	struct hloplan_options o = {0};
+	struct hloplan_result *r;
+	const struct hloplan_plan *pl;
+	int found = 0;
+
+	o.targets = HLOPLAN_TARGET_TPU;
+	r = hloplan_plan_string(text, strlen(text), "t.hlo", &o);
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	pl = hloplan_get_plan(r, 0);
+	for (int b = 0; b < pl->nbuffer; b++) {
+		const struct hloplan_buffer *x = &pl->buffers[b];
+
+		if (strcmp(x->name, name))
+			continue;
+		found = 1;
+		assert_true(x->flags & HLOPLAN_BUF_OUTPUT);
+		assert_int_equal(x->size, size);
+		assert_int_equal(x->space, space);
+	}
+	assert_true(found);
+	hloplan_free(r);
+}
+
+/* Issue 18, row 8: entry_computation_layout's result layout is the
+ * output buffer's: its tiles and its memory space (XLA's layout
+ * assignment makes the root's layout the result's), through a tuple, over
+ * a root that has a tile of its own, and for a parameter's copy. */
+static void
+test_entry_output_layout(void **state)
+{
+	(void)state;
+	output_buffer("HloModule m, entry_computation_layout="
+		      "{(f32[10]{0})->f32[10]{0:T(256)S(1)}}\n"
+		      "ENTRY e {\n p = f32[10]{0} parameter(0)\n"
+		      " ROOT n = f32[10]{0:T(128)} negate(p)\n}\n",
+		      "n", 1024, 1);
+	output_buffer("HloModule m, entry_computation_layout="
+		      "{(f32[10]{0})->f32[10]{0:T(256)S(1)}}\n"
+		      "ENTRY e {\n p = f32[10]{0} parameter(0)\n"
+		      " ROOT n = f32[10]{0} negate(p)\n}\n",
+		      "n", 1024, 1);
+	output_buffer("HloModule m, entry_computation_layout={(f32[10]{0})->"
+		      "(f32[10]{0:T(256)S(1)}, f32[10]{0:T(256)S(1)})}\n"
+		      "ENTRY e {\n p = f32[10]{0} parameter(0)\n"
+		      " n = f32[10]{0} negate(p)\n"
+		      " ROOT t = (f32[10]{0}, f32[10]{0}) tuple(n, p)\n}\n",
+		      "n", 1024, 1);
+	output_buffer("HloModule m, entry_computation_layout={(f32[10]{0})->"
+		      "(f32[10]{0:T(256)S(1)}, f32[10]{0:T(256)S(1)})}\n"
+		      "ENTRY e {\n p = f32[10]{0} parameter(0)\n"
+		      " n = f32[10]{0} negate(p)\n"
+		      " ROOT t = (f32[10]{0}, f32[10]{0}) tuple(n, p)\n}\n",
+		      "t{1}", 1024, 1);
+	/* No entry layout: the root's own (T(128) by default, S(0)). */
+	output_buffer("HloModule m\nENTRY e {\n p = f32[10]{0} parameter(0)\n"
+		      " ROOT n = f32[10]{0} negate(p)\n}\n", "n", 512, 0);
 }
 
 /* Plans a corpus file for the TPU; NULL (and the test skipped) without
@@ -200,8 +328,12 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_explicit_tiles),
 		cmocka_unit_test(test_default_tile),
+		cmocka_unit_test(test_tpu_scalars_and_vectors),
 		cmocka_unit_test(test_sub_byte_and_element_size),
+		cmocka_unit_test(test_tail_padding),
+		cmocka_unit_test(test_dynamic_metadata),
 		cmocka_unit_test(test_gpu_bytes),
+		cmocka_unit_test(test_entry_output_layout),
 		cmocka_unit_test(test_corpus_e02),
 		cmocka_unit_test(test_corpus_e04),
 	};

@@ -44,10 +44,10 @@ teardown(void **state)
 	return 0;
 }
 
-/* Plans text for the GPU, without reuse (the tests move buffers by hand);
- * the plan verifies as made. */
+/* Plans text for a target, without reuse (the tests move buffers by
+ * hand); the plan verifies as made. */
 static void
-plan(const char *text)
+plan_on(int target, const char *text)
 {
 	struct hlofile *f = frontend_parse(F.pool, text, strlen(text), &F.ds);
 
@@ -56,9 +56,16 @@ plan(const char *text)
 	assert_int_equal(F.ds.n, 0);
 	F.m = &f->mods[0];
 	options_default(&F.o);
+	F.o.target = target;
 	F.o.reuse = 0;
 	assert_int_equal(plan_module(F.pool, &F.ds, F.m, &F.o, NULL, &F.pl),
 			 0);
+}
+
+static void
+plan(const char *text)
+{
+	plan_on(TARGET_GPU, text);
 }
 
 static int
@@ -319,6 +326,31 @@ test_output_read_at_end(void **state)
 	assert_refused("the entry's result");
 }
 
+/* A buffer with fewer bytes than XLA lays its value out in is refused
+ * (verify's own sizes, passes/verify_size.c): an s4 array tiled without
+ * E(4) takes a byte per element, a dynamic one its sizes too. */
+static void
+test_laid_out_bytes(void **state)
+{
+	(void)state;
+	plan_on(TARGET_TPU, "HloModule s4\n"
+		"ENTRY main {\n"
+		"  a = s4[20,130]{1,0:T(8,128)(2,1)} parameter(0)\n"
+		"  ROOT b = s4[20,130]{1,0:T(8,128)(2,1)} negate(a)\n"
+		"}\n");
+	assert_accepted();
+	F.pl.bufs[buf("b")].size = 3072;
+	assert_refused("needs 6144 bytes, more than the 3072");
+	plan_on(TARGET_GPU, "HloModule dyn\n"
+		"ENTRY main {\n"
+		"  a = f32[<=64] parameter(0)\n"
+		"  ROOT b = f32[<=64] negate(a)\n"
+		"}\n");
+	assert_accepted();
+	F.pl.bufs[buf("b")].size = 256;
+	assert_refused("needs 260 bytes, more than the 256");
+}
+
 int
 main(void)
 {
@@ -335,6 +367,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_branch_result, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_async_operand, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_laid_out_bytes, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_output_read_at_end, setup,
 						teardown),

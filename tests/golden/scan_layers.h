@@ -266,7 +266,7 @@ HLOPLAN_GPU_CHECK(D_aligned, HLOPLAN_GPU_D_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 /* lt: temp, S(0), live [7, 7], 1 bytes */
 #define HLOPLAN_TPU_BUF_LT 6
 #define HLOPLAN_TPU_LT_OFFSET 233472
-#define HLOPLAN_TPU_LT_SIZE 256
+#define HLOPLAN_TPU_LT_SIZE 512
 
 /* z: const, S(0), live [12, 13], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_Z 7

@@ -232,7 +232,7 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 /* lt: temp, S(0), live [6, 6], 1 bytes */
 #define HLOPLAN_TPU_BUF_LT 5
 #define HLOPLAN_TPU_LT_OFFSET 4096
-#define HLOPLAN_TPU_LT_SIZE 256
+#define HLOPLAN_TPU_LT_SIZE 512
 
 /* one: const, S(0), live [10, 11], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_ONE 6

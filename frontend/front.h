@@ -132,6 +132,10 @@ struct shape *act_tuple(struct parser *P, struct shapes *elems,
 			struct span loc);
 const char *tok_name(struct parser *P, struct tok t);
 
+/* An input in another format than HLO text (MLIR, a protobuf) named at
+ * its first word: returns 1 after reporting one error, else 0 (foreign.c). */
+int foreign_format(const char *text, size_t len, struct diags *ds);
+
 /* Semantic checks after a module parsed cleanly (sema.c). */
 void sema_module(struct parser *P, struct module *m);
 /* Shapes agree where values share storage (agree.c). */

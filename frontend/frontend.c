@@ -395,6 +395,12 @@ frontend_parse(struct pool *pool, const char *text, size_t len,
 	int first = ds->n;
 
 	f->pool = pool;
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+		text += 3;	/* a byte-order mark: columns count after it */
+		len -= 3;
+	}
+	if (foreign_format(text, len, ds))
+		return f;
 	ls.ds = ds;
 	ls.src = text;
 	ls.len = len;

@@ -996,6 +996,62 @@ test_round_trip(void **state)
 		"}\n");
 }
 
+/* ---- inputs that are not HLO text ------------------------------------ */
+
+#define GET_TEXT "; hloplan reads HLO text: get it with " \
+	"jax.jit(f).lower(x).compile().as_text(), or run with " \
+	"XLA_FLAGS=\"--xla_dump_to=DIR --xla_dump_hlo_as_text\"\n"
+
+static void
+test_foreign_formats(void **state)
+{
+	static const char proto[] = "\x0a\x0b\x0a\x05jit_f\x28\x07\x30\x01";
+
+	(void)state;
+	expect_errors("module @jit_f attributes {mhlo.num_replicas = 1 : i32}"
+		      " {\n}\n",
+		      "t.hlo:1:1: error: this is StableHLO or MHLO text "
+		      "(MLIR), not HLO text" GET_TEXT
+		      "  module @jit_f attributes {mhlo.num_replicas = 1 : "
+		      "i32} {\n  ^\n");
+	expect_errors("// from jax\n#loc = loc(unknown)\nmodule {\n}\n",
+		      "t.hlo:2:1: error: this is StableHLO or MHLO text "
+		      "(MLIR), not HLO text" GET_TEXT
+		      "  #loc = loc(unknown)\n  ^\n");
+	expect_errors("func.func @main() {\n}\n",
+		      "t.hlo:1:1: error: this is StableHLO or MHLO text "
+		      "(MLIR), not HLO text" GET_TEXT
+		      "  func.func @main() {\n  ^\n");
+	expect_errors("name: \"jit_f\"\nentry_computation_name: \"main\"\n",
+		      "t.hlo:1:1: error: this is an HloProto in protobuf text "
+		      "format, not HLO text" GET_TEXT
+		      "  name: \"jit_f\"\n  ^\n");
+	expect_errors_len(proto, sizeof proto - 1,
+			  "t.hlo:1:1: error: this is a binary protobuf (an "
+			  "HloProto or HloSnapshot?), not HLO text" GET_TEXT);
+	/* Not taken for another format: a computation without a header. */
+	expect_errors("add {\n}\n",
+		      "t.hlo:1:1: error: unexpected name 'add', expected "
+		      "'HloModule'\n  add {\n  ^\n");
+}
+
+/* A UTF-8 byte-order mark is skipped; columns count from after it. */
+static void
+test_byte_order_mark(void **state)
+{
+	struct fx *x = parse_ok("\xef\xbb\xbfHloModule bom\n"
+				"ENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n"
+				"}\n");
+
+	(void)state;
+	assert_string_equal(mod0(x)->name, "bom");
+	assert_int_equal(mod0(x)->loc.col, 1);
+	done(x);
+	expect_errors("\xef\xbb\xbfHloModule bom, x\n",
+		      "t.hlo:1:17: error: unexpected end of file, expected "
+		      "'='\n  HloModule bom, x\n                  ^\n");
+}
+
 int
 main(void)
 {
@@ -1030,6 +1086,8 @@ main(void)
 		cmocka_unit_test(test_error_long_line),
 		cmocka_unit_test(test_error_nesting),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_foreign_formats),
+		cmocka_unit_test(test_byte_order_mark),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -112,6 +112,7 @@ int lex_open(struct lexstate *ls, struct span loc, char c);
 int lex_close(struct lexstate *ls, struct span loc, char c);
 int lex_bad(struct lexstate *ls, void *scanner, struct span loc,
 	    unsigned char c);
+int lex_keyword(struct lexstate *ls, int tok);
 
 struct loc span_loc(struct span s);
 
@@ -131,6 +132,15 @@ struct shape *act_array(struct parser *P, struct tok type, struct span loc,
 struct shape *act_tuple(struct parser *P, struct shapes *elems,
 			struct span loc);
 const char *tok_name(struct parser *P, struct tok t);
+
+/* The stack-frame tables and where each instruction comes from
+ * (srcloc.c): a file (which 0) or function (1) name, a FileLocations or
+ * StackFrames entry, in the order written; then, once the module is
+ * parsed, each instruction's op_name and source file and line. */
+void act_frame_string(struct parser *P, int which, struct span str);
+void act_file_location(struct parser *P, struct attrs *keys);
+void act_stack_frame(struct parser *P, struct attrs *keys);
+void srcloc_module(struct parser *P, struct module *m);
 
 /* An input in another format than HLO text (MLIR, a protobuf) named at
  * its first word: returns 1 after reporting one error, else 0 (foreign.c). */

@@ -161,6 +161,14 @@ lex_bad(struct lexstate *ls, void *scanner, struct span loc, unsigned char c)
 	return HLO_error;
 }
 
+/* The words that open the stack-frame tables are keywords only outside
+ * brackets, where the tables are: elsewhere they stay names. */
+int
+lex_keyword(struct lexstate *ls, int tok)
+{
+	return ls->depth ? T_NAME : tok;
+}
+
 /* A name token without its leading '%', copied into the pool. */
 const char *
 tok_name(struct parser *P, struct tok t)
@@ -427,8 +435,10 @@ frontend_parse(struct pool *pool, const char *text, size_t len,
 	/* Name checks need the whole tree; unknown types and opcodes do not
 	 * stop them, so that every such error in a file is reported. */
 	if (P.syntax_errors == 0 && ls.errors == 0)
-		for (int i = 0; i < f->nmod; i++)
+		for (int i = 0; i < f->nmod; i++) {
+			srcloc_module(&P, &f->mods[i]);
 			sema_module(&P, &f->mods[i]);
+		}
 	sort_diags(pool, ds, first);
 	return f;
 }

@@ -128,7 +128,8 @@ act_stack_frame(struct parser *P, struct attrs *keys)
 	s->parent = parent > 0 ? parent : 0;
 }
 
-/* The end of the metadata value starting at s[i] (a string or a word). */
+/* The end of the metadata value starting at s[i]: a string, a braced
+ * list (profile_type={1,2}) or a word. */
 static size_t
 value_end(const char *s, size_t n, size_t i)
 {
@@ -136,6 +137,11 @@ value_end(const char *s, size_t n, size_t i)
 		for (i++; i < n && s[i] != '"'; i++)
 			if (s[i] == '\\')
 				i++;
+		return i < n ? i + 1 : n;
+	}
+	if (i < n && s[i] == '{') {
+		while (i < n && s[i] != '}')
+			i++;
 		return i < n ? i + 1 : n;
 	}
 	while (i < n && !strchr(" ,}", s[i]))

@@ -1,17 +1,35 @@
 /* The plan as JSON for other tools: every plan of the run with its arenas,
  * buffers, copies and schedule, keys in a fixed order, one buffer a line.
- * The schema ("hloplan.plan", version 1) is described in README.md. */
+ * The schema ("hloplan.plan", version 2) is described in README.md. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
 
-enum { JSON_VERSION = 1 };
+/* 2: buffers may carry source_file, source_line and op_name. */
+enum { JSON_VERSION = 2 };
 
 static void
 put_key(FILE *out, const char *indent, const char *key)
 {
 	fprintf(out, "%s\"%s\": ", indent, key);
+}
+
+/* Where the buffer's instruction comes from, each key only when known:
+ * "source_file", "source_line", "op_name". */
+static void
+put_source(FILE *out, const struct buffer *b)
+{
+	if (b->src_file) {
+		fputs(", \"source_file\": ", out);
+		codegen_json_string(out, b->src_file);
+		if (b->src_line > 0)
+			fprintf(out, ", \"source_line\": %d", b->src_line);
+	}
+	if (b->op_name) {
+		fputs(", \"op_name\": ", out);
+		codegen_json_string(out, b->op_name);
+	}
 }
 
 static void
@@ -34,9 +52,11 @@ put_buffer(FILE *out, const struct buffer *b, int id, int last)
 		fputs("null", out);
 	fprintf(out, ", \"size\": %" PRId64 ", \"bytes\": %" PRId64
 		", \"interval\": [%" PRId32 ", %" PRId32 "], \"slots\": %d, "
-		"\"stride\": %" PRId64 "}%s\n", b->size, b->bytes, b->start,
+		"\"stride\": %" PRId64, b->size, b->bytes, b->start,
 		b->end, b->slots > 1 ? b->slots : 1,
-		b->slots > 1 ? b->stride : 0, last ? "" : ",");
+		b->slots > 1 ? b->stride : 0);
+	put_source(out, b);
+	fprintf(out, "}%s\n", last ? "" : ",");
 }
 
 static void

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "ir/ir.h"
 
 enum {
 	WIDTH = 1100,		/* the picture */
@@ -198,20 +199,28 @@ put_rect(FILE *out, double x, double y, double w, double h, const char *rest)
 		"height=\"%.2f\" %s/>\n", x, y, w, h < 0.5 ? 0.5 : h, rest);
 }
 
-/* The hover text: name, class, bytes, interval. */
+/* The hover text: name, class, where it comes from (when known), bytes,
+ * interval. */
 static void
 put_title(const struct panel *pn, const struct buffer *b)
 {
 	const char *cls[4];
 	int n = codegen_classes(b->flags, cls);
 	FILE *out = pn->out;
+	char where[512];
 
 	fputs("<title>", out);
 	put_text(out, b->name);
 	fputs(" (", out);
 	for (int i = 0; i < n; i++)
 		fprintf(out, "%s%s", i ? "+" : "", cls[i]);
-	fputs(")\nsize ", out);
+	fputs(")", out);
+	src_where(where, sizeof where, b->src_file, b->src_line, b->op_name);
+	if (where[0]) {
+		fputs("\n", out);
+		put_text(out, where);
+	}
+	fputs("\nsize ", out);
 	put_count(out, b->size);
 	fputs(" bytes, unpadded ", out);
 	put_count(out, b->bytes);

@@ -113,6 +113,7 @@ int lex_open(struct lexstate *ls, struct span loc, char c);
 int lex_close(struct lexstate *ls, struct span loc, char c);
 int lex_bad(struct lexstate *ls, void *scanner, struct span loc,
 	    unsigned char c);
+int lex_keyword(struct lexstate *ls, int tok);
 
 struct loc span_loc(struct span s);
 
@@ -150,6 +151,19 @@ struct hlofile *frontend_parse_at(struct pool *pool, const char *text,
  * -done around an opcode X, which become async ops calling a computation
  * that wraps X. */
 void desugar_module(struct parser *P, struct module *m);
+
+/* The stack-frame tables and where each instruction comes from
+ * (srcloc.c): a file (which 0) or function (1) name, a FileLocations or
+ * StackFrames entry, in the order written; then, once the module is
+ * parsed, each instruction's op_name and source file and line. */
+void act_frame_string(struct parser *P, int which, struct span str);
+void act_file_location(struct parser *P, struct attrs *keys);
+void act_stack_frame(struct parser *P, struct attrs *keys);
+void srcloc_module(struct parser *P, struct module *m);
+
+/* An input in another format than HLO text (MLIR, a protobuf) named at
+ * its first word: returns 1 after reporting one error, else 0 (foreign.c). */
+int foreign_format(const char *text, size_t len, struct diags *ds);
 
 /* Semantic checks after a module parsed cleanly (sema.c). */
 void sema_module(struct parser *P, struct module *m);

@@ -183,6 +183,14 @@ lex_bad(struct lexstate *ls, void *scanner, struct span loc, unsigned char c)
 	return HLO_error;
 }
 
+/* The words that open the stack-frame tables are keywords only outside
+ * brackets, where the tables are: elsewhere they stay names. */
+int
+lex_keyword(struct lexstate *ls, int tok)
+{
+	return ls->depth ? T_NAME : tok;
+}
+
 /* A name token without its leading '%', copied into the pool. */
 const char *
 tok_name(struct parser *P, struct tok t)
@@ -535,6 +543,12 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	int first = ds->n;
 
 	f->pool = pool;
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+		text += 3;	/* a byte-order mark: columns count after it */
+		len -= 3;
+	}
+	if (foreign_format(text, len, ds))
+		return f;
 	ls.ds = ds;
 	ls.src = text;
 	ls.len = len;

@@ -114,13 +114,17 @@ tok_int(struct parser *P, struct span s)
 %token T_ELLIPSIS "'...'"
 %token T_LAYOUT "layout '{'"
 %token T_END "'}'"
+%token T_FILENAMES "'FileNames'"
+%token T_FUNCTIONNAMES "'FunctionNames'"
+%token T_FILELOCATIONS "'FileLocations'"
+%token T_STACKFRAMES "'StackFrames'"
 
 %type <flag> entry_opt root_opt
 %type <num> larg
 %type <opnd> operand
 %type <opnds> operands operands_opt args
 %type <attr> attr
-%type <attrs> attrs
+%type <attrs> attrs frame_body frame_keys
 %type <shape> shape
 %type <shapes> shapes shapes_opt
 %type <ints> dims dims_opt ints ints_opt largs largs_opt hashes
@@ -134,12 +138,51 @@ file:	module
 	| file module
 	;
 
-/* module: 'HloModule' name (',' attr)* computation* */
-module:	T_HLOMODULE T_NAME { act_module(P, T(@2), @1); } mod_attrs comps
+/* module: 'HloModule' name (',' attr)* [stack frames] computation* */
+module:	T_HLOMODULE T_NAME { act_module(P, T(@2), @1); } mod_attrs frames_opt
+	comps
 	;
 
 mod_attrs: %empty
 	| mod_attrs ',' attr { act_module_attr(P, $3); }
+	;
+
+/* The stack-frame tables XLA prints after the header (HloModule::
+ * PrintStackFrameIndex): 'FileNames' (N string)* 'FunctionNames'
+ * (N string)* 'FileLocations' (N frame_body)* 'StackFrames'
+ * (N frame_body)*.  Ids are 1-based, in the order written. */
+frames_opt: %empty
+	| T_FILENAMES file_names T_FUNCTIONNAMES function_names
+	  T_FILELOCATIONS file_locations T_STACKFRAMES stack_frames
+	;
+
+file_names: %empty
+	| file_names T_INT T_STRING { act_frame_string(P, 0, @3); }
+	;
+
+function_names: %empty
+	| function_names T_INT T_STRING { act_frame_string(P, 1, @3); }
+	;
+
+file_locations: %empty
+	| file_locations T_INT frame_body { act_file_location(P, $3); }
+	;
+
+stack_frames: %empty
+	| stack_frames T_INT frame_body { act_stack_frame(P, $3); }
+	;
+
+/* '{' (name '=' N)* '}': at depth 0, so its '}' is T_END. */
+frame_body: '{' frame_keys T_END { $$ = $2; }
+	| '{' error T_END { $$ = list_new(P, sizeof(struct attrs)); }
+	;
+
+frame_keys: %empty { $$ = list_new(P, sizeof(struct attrs)); }
+	| frame_keys T_NAME '=' T_INT {
+		*VEC_PUSH(P->tmp, $1->v, $1->n, $1->cap) =
+			*act_attr(P, T(@2), @2, @4);
+		$$ = $1;
+	}
 	;
 
 comps:	%empty
@@ -482,7 +525,8 @@ unexpected(struct parser *P, yysymbol_kind_t tok, struct span at, char *buf,
 	return (size_t)snprintf(buf, n, "unexpected %s '%s'", name, text);
 }
 
-/* Both '}' and T_END read as '}': list it once. */
+/* Both '}' and T_END read as '}': list it once.  'FileNames' goes
+ * unlisted: after a header, a computation is what is missing. */
 static int
 drop_end(yysymbol_kind_t *exp, int n)
 {
@@ -491,7 +535,8 @@ drop_end(yysymbol_kind_t *exp, int n)
 	for (int i = 0; i < n; i++)
 		brace |= exp[i] == YYTRANSLATE('}');
 	for (int i = 0; i < n; i++)
-		if (!brace || exp[i] != YYSYMBOL_T_END)
+		if ((!brace || exp[i] != YYSYMBOL_T_END) &&
+		    exp[i] != YYSYMBOL_T_FILENAMES)
 			exp[k++] = exp[i];
 	return k;
 }

@@ -28,13 +28,17 @@ struct cursor {
 	const char *s;
 };
 
-/* The text of line `line` (1-based) in src, and its length. */
+/* The text of line `line` (1-based) in src, and its length.  A UTF-8
+ * byte-order mark is not part of line 1: columns count from after it. */
 static const char *
 find_line(const struct diags *ds, struct cursor *at, int line, size_t *len)
 {
 	const char *s = ds->src, *end = ds->src + ds->srclen;
 	const char *nl;
 	int l = 1;
+
+	if (ds->srclen >= 3 && !memcmp(s, "\xef\xbb\xbf", 3))
+		s += 3;
 
 	if (at->s && at->line <= line) {
 		s = at->s;

@@ -178,6 +178,12 @@ struct instr {
 	/* For X-start, X-update, X-done: the opcode X that the async op
 	 * wraps (op is then async-start, -update or -done); else NULL. */
 	const struct opinfo *wrapped;
+	/* Where it comes from in the user's program, for messages and
+	 * outputs: metadata's op_name, and its source_file and source_line,
+	 * else those of its innermost stack frame.  NULL and 0 when unknown. */
+	const char *op_name;
+	const char *src_file;
+	int src_line;
 };
 
 struct comp {
@@ -191,6 +197,27 @@ struct comp {
 	int *params;		/* instruction index of parameter(i) */
 	int nattr;		/* after the closing brace */
 	struct attr *attrs;
+};
+
+/* The stack-frame tables of a module (XLA's StackFrameIndexProto), as
+ * printed after its header.  Ids are 1-based positions; 0 is none. */
+struct file_loc {
+	int file, func;		/* ids in files[] and funcs[] */
+	int line, end_line, col, end_col;
+};
+
+struct stack_frame {
+	int loc;		/* id in locs[] */
+	int parent;		/* the caller's frame id, 0 for none */
+};
+
+struct frames {
+	int nfile, nfunc, nloc, nframe;
+	int capfile, capfunc, caploc, capframe;
+	const char **files;	/* unescaped */
+	const char **funcs;
+	struct file_loc *locs;
+	struct stack_frame *frames;
 };
 
 /* input_output_alias: output {out} may/must share param's {pidx}. */
@@ -217,6 +244,7 @@ struct module {
 	/* entry_computation_layout's result shape, or NULL: the layout and
 	 * memory space of the entry's outputs. */
 	const struct shape *result;
+	struct frames frames;	/* empty when the text has none */
 };
 
 /* Everything parsed from one file: its modules, in order. */
@@ -227,6 +255,11 @@ struct hlofile {
 };
 
 const struct attr *instr_attr(const struct instr *in, const char *key);
+/* Where an instruction comes from, as messages show it: "x.py:12,
+ * jit(f)/dot_general", either part alone, or "" when both are unknown (file
+ * NULL, op_name NULL).  Writes at most n bytes to buf and returns it. */
+const char *src_where(char *buf, size_t n, const char *file, int line,
+		      const char *op_name);
 int comp_lookup(const struct module *m, const char *name);	/* -1 if none */
 
 /* Prints the module back as HLO text that parses to the same module. */

@@ -136,6 +136,56 @@ print_instr(FILE *out, const struct module *m, const struct comp *c,
 	fputc('\n', out);
 }
 
+/* s as a C string literal, as absl::CEscape writes it. */
+static void
+print_cstring(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 32 || c == 127)
+			fprintf(out, "\\%03o", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* The stack-frame tables, as XLA's HloModule::PrintStackFrameIndex prints
+ * them (a frame's parent one more than its id). */
+static void
+print_frames(FILE *out, const struct frames *f)
+{
+	if (!f->nfile && !f->nfunc && !f->nloc && !f->nframe)
+		return;
+	fputs("\nFileNames\n", out);
+	for (int i = 0; i < f->nfile; i++) {
+		fprintf(out, "%d ", i + 1);
+		print_cstring(out, f->files[i]);
+		fputc('\n', out);
+	}
+	fputs("\nFunctionNames\n", out);
+	for (int i = 0; i < f->nfunc; i++) {
+		fprintf(out, "%d ", i + 1);
+		print_cstring(out, f->funcs[i]);
+		fputc('\n', out);
+	}
+	fputs("\nFileLocations\n", out);
+	for (int i = 0; i < f->nloc; i++)
+		fprintf(out, "%d {file_name_id=%d function_name_id=%d line=%d "
+			"end_line=%d column=%d end_column=%d}\n", i + 1,
+			f->locs[i].file, f->locs[i].func, f->locs[i].line,
+			f->locs[i].end_line, f->locs[i].col,
+			f->locs[i].end_col);
+	fputs("\nStackFrames\n", out);
+	for (int i = 0; i < f->nframe; i++)
+		fprintf(out, "%d {file_location_id=%d parent_frame_id=%d}\n",
+			i + 1, f->frames[i].loc, f->frames[i].parent + 1);
+}
+
 static void
 print_module(FILE *out, const struct module *m, const int *const *order,
 	     int scheduled)
@@ -147,6 +197,7 @@ print_module(FILE *out, const struct module *m, const int *const *order,
 	if (scheduled)
 		fputs(", is_scheduled=true", out);
 	fputc('\n', out);
+	print_frames(out, &m->frames);
 	for (int i = 0; i < m->ncomp; i++) {
 		const struct comp *c = &m->comps[i];
 

@@ -230,6 +230,22 @@ instr_attr(const struct instr *in, const char *key)
 	return NULL;
 }
 
+const char *
+src_where(char *buf, size_t n, const char *file, int line,
+	  const char *op_name)
+{
+	size_t k = 0;
+
+	buf[0] = 0;
+	if (file && line > 0)
+		k = (size_t)snprintf(buf, n, "%s:%d", file, line);
+	else if (file)
+		k = (size_t)snprintf(buf, n, "%s", file);
+	if (op_name && k < n)
+		snprintf(buf + k, n - k, "%s%s", k ? ", " : "", op_name);
+	return buf;
+}
+
 int
 comp_lookup(const struct module *m, const char *name)
 {

@@ -121,6 +121,19 @@ cmp_size_desc(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* "'a' (n)", or "'a' (n; x.py:12, jit(f)/dot)" when its source is known
+ * (cut to keep eight of them in one message). */
+static size_t
+live_entry(char *buf, size_t n, const struct buffer *b, const char *sep)
+{
+	char where[112];
+
+	src_where(where, sizeof where, b->src_file, b->src_line, b->op_name);
+	return (size_t)snprintf(buf, n, "%s'%s' (%lld%s%s)", sep, b->name,
+				(long long)b->size, where[0] ? "; " : "",
+				where);
+}
+
 /* "S(1) needs N bytes, over its capacity C; live at step T: a (n), ..." */
 static void
 over_capacity(struct prog *p, const struct plan *pl, const struct arena *a,
@@ -143,9 +156,8 @@ over_capacity(struct prog *p, const struct plan *pl, const struct arena *a,
 	qsort(live, (size_t)n, sizeof *live, cmp_size_desc);
 	list[0] = 0;
 	for (int i = 0; i < n && i < 8 && k < sizeof list; i++)
-		k += (size_t)snprintf(list + k, sizeof list - k, "%s'%s' (%lld)",
-				      i ? ", " : "", live[i]->name,
-				      (long long)live[i]->size);
+		k += live_entry(list + k, sizeof list - k, live[i],
+				i ? ", " : "");
 	if (n > 8 && k < sizeof list)
 		snprintf(list + k, sizeof list - k, " and %d more", n - 8);
 	diag_error(p->ds, p->m->loc, "module '%s', target %s: memory "

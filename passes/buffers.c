@@ -58,9 +58,13 @@ static void
 new_buffer(struct prog *p, struct buffer *b, int v)
 {
 	const struct value *x = &p->values[v];
+	const struct instr *in = &p->m->comps[x->comp].instrs[x->instr];
 
 	memset(b, 0, sizeof *b);
 	b->name = value_name(p, x);
+	b->op_name = in->op_name;
+	b->src_file = in->src_file;
+	b->src_line = in->src_line;
 	b->space = shape_is_tuple(x->shape) ? 0 : x->shape->space;
 	b->start = p->bstart[v];
 	b->end = p->bend[v];

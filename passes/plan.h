@@ -28,6 +28,12 @@ struct buffer {
 	int in_arena;		/* 0 for constants, and for params/outputs
 				   when they are kept out */
 	int64_t offset;		/* offset in its space's arena (in_arena) */
+	/* Where the instruction it is named after comes from in the user's
+	 * program (struct instr's op_name, src_file, src_line): NULL and 0
+	 * when unknown. */
+	const char *op_name;
+	const char *src_file;
+	int src_line;
 };
 
 struct arena {

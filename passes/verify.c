@@ -266,6 +266,29 @@ treap_remove(struct treap *tr, int x)
 	tr->free = x;
 }
 
+/* " (x.py:12, jit(f)/dot)" after a buffer's name, when its source is
+ * known. */
+static const char *
+buf_source(const struct buffer *b, char *buf, size_t n)
+{
+	char w[160];
+
+	src_where(w, sizeof w, b->src_file, b->src_line, b->op_name);
+	snprintf(buf, n, "%s%s%s", w[0] ? " (" : "", w, w[0] ? ")" : "");
+	return buf;
+}
+
+static int
+overlap(const struct plan *pl, int a, int b, char *err, size_t n)
+{
+	char sa[168], sb[168];
+
+	return fail(err, n, "buffers '%s'%s and '%s'%s are live at once and "
+		    "overlap", pl->bufs[a].name,
+		    buf_source(&pl->bufs[a], sa, sizeof sa), pl->bufs[b].name,
+		    buf_source(&pl->bufs[b], sb, sizeof sb));
+}
+
 /* Buffers live at one time in one space share no byte: a sweep in start
  * order over the live buffers, ordered by offset; O(n log n).  Intervals
  * are closed: a buffer retires once its end is before the newcomer's
@@ -291,9 +314,7 @@ check_overlap(const struct plan *pl, char *err, size_t n)
 			treap_remove(&tr, node[(uint32_t)ends[e]]);
 		node[k] = treap_add(&tr, &it[k], k, &y);
 		if (y >= 0)
-			fail(err, n, "buffers '%s' and '%s' are live at once "
-			     "and overlap", pl->bufs[it[y].buf].name,
-			     pl->bufs[it[k].buf].name);
+			overlap(pl, it[y].buf, it[k].buf, err, n);
 	}
 	free(ends);
 	free(node);

@@ -261,15 +261,27 @@ table_tag(struct vr *v, const struct shape *s)
 
 /* ---- naming what went wrong --------------------------------------------- */
 
+/* " (x.py:12, jit(f)/dot)" after an instruction's name, when known. */
+static const char *
+source_note(const struct instr *in, char *buf, size_t n)
+{
+	char w[160];
+
+	src_where(w, sizeof w, in->src_file, in->src_line, in->op_name);
+	snprintf(buf, n, "%s%s%s", w[0] ? " (" : "", w, w[0] ? ")" : "");
+	return buf;
+}
+
 static void
 pos_name(const struct vr *v, int pos, char *buf, size_t n)
 {
 	const struct comp *c = &v->m->comps[v->comp_of_pos[pos]];
 	const struct instr *in = &c->instrs[v->instr_of_pos[pos]];
-	char path[96];
+	char path[96], src[168];
 
 	node_path(&in->shape, v->pl->pos[pos].node, path, sizeof path);
-	snprintf(buf, n, "%s/%s%s", c->name, in->name, path);
+	snprintf(buf, n, "%s/%s%s%s", c->name, in->name, path,
+		 source_note(in, src, sizeof src));
 }
 
 static void
@@ -395,10 +407,12 @@ who_str(const struct vr *v, int who, char *buf)
 		snprintf(buf, WHO, "the end of '%s' (its ROOT)",
 			 v->m->comps[who - WHO_ENDS].name);
 	} else if (who >= 0) {
-		snprintf(buf, WHO, "'%s/%s'",
-			 v->m->comps[v->comp_of_pos[who]].name,
-			 v->m->comps[v->comp_of_pos[who]]
-				 .instrs[v->instr_of_pos[who]].name);
+		const struct comp *c = &v->m->comps[v->comp_of_pos[who]];
+		const struct instr *in = &c->instrs[v->instr_of_pos[who]];
+		char src[168];
+
+		snprintf(buf, WHO, "'%s/%s'%s", c->name, in->name,
+			 source_note(in, src, sizeof src));
 	} else if (who == WHO_RESULT) {
 		snprintf(buf, WHO, "the entry's result");
 	} else if (who <= WHO_COPY(0)) {

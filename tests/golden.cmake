@@ -1,10 +1,15 @@
 # Runs hloplan on one sample and compares its output byte for byte with the
-# golden file.  -D HLOPLAN= INPUT= GOLDEN= OUTDIR= ARGS= (a ;-list).
+# golden file: the header, or for NAME.json the JSON plan (--json).
+# -D HLOPLAN= INPUT= GOLDEN= OUTDIR= ARGS= (a ;-list).
 get_filename_component(name ${GOLDEN} NAME)
 set(out ${OUTDIR}/${name})
+set(flag -o)
+if(name MATCHES "\\.json$")
+  set(flag --json)
+endif()
 file(MAKE_DIRECTORY ${OUTDIR})
 file(REMOVE ${out})
-execute_process(COMMAND ${HLOPLAN} ${INPUT} ${ARGS} -o ${out}
+execute_process(COMMAND ${HLOPLAN} ${INPUT} ${ARGS} ${flag} ${out}
                 WORKING_DIRECTORY ${OUTDIR} RESULT_VARIABLE r)
 if(NOT r EQUAL 0)
   message(FATAL_ERROR "hloplan exited ${r} on ${INPUT}")

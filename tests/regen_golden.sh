@@ -7,6 +7,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 hloplan=${1:-$top/build/hloplan}
 grep -v '^#' "$top/tests/goldens.txt" | while read -r golden sample opts; do
 	[ -n "$golden" ] || continue
+	# NAME.json is the JSON plan, anything else the header.
+	case $golden in *.json) flag=--json ;; *) flag=-o ;; esac
 	# Same directory layout as the test, so that paths in the output agree.
-	(cd "$top/tests/golden" && "$hloplan" "$top/samples/$sample" $opts -o "$golden")
+	(cd "$top/tests/golden" &&
+	 "$hloplan" "$top/samples/$sample" $opts $flag "$golden")
 done

@@ -367,7 +367,7 @@ static void
 test_json(void **state)
 {
 	static const char head[] = "{\n  \"schema\": \"hloplan.plan\",\n"
-				   "  \"version\": 1,\n"
+				   "  \"version\": 2,\n"
 				   "  \"source\": \"add.hlo\",\n";
 	struct hloplan_result *r = plan(NULL);
 	char *j = written(r, HLOPLAN_FORMAT_JSON, NULL);

@@ -1003,6 +1003,122 @@ test_round_trip(void **state)
 		"}\n");
 }
 
+/* ---- where instructions come from -------------------------------------- */
+
+static void
+test_stack_frames(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule sf, entry_computation_layout={()->f32[8]{0}}\n\n"
+		"FileNames\n1 \"a/m\\303\\251\\\"x\\\".py\"\n2 \"lib.py\"\n\n"
+		"FunctionNames\n1 \"main\"\n2 \"f\"\n\n"
+		"FileLocations\n"
+		"1 {file_name_id=1 function_name_id=1 line=7 end_line=7 "
+		"column=2 end_column=9}\n"
+		"2 {file_name_id=2 function_name_id=2 line=30 end_line=31 "
+		"column=4 end_column=8}\n\n"
+		"StackFrames\n"
+		"1 {file_location_id=1 parent_frame_id=1}\n"
+		"2 {file_location_id=2 parent_frame_id=2}\n\n"
+		"ENTRY e {\n"
+		"  FileNames = f32[8]{0} parameter(0), metadata={op_type=\"p\" "
+		"op_name=\"jit(f)/x\" stack_frame_id=1}\n"
+		"  s = f32[8]{0} sine(FileNames), metadata={op_name="
+		"\"jit(f)/sin\" profile_type={1,2} stack_frame_id=2}, "
+		"frontend_attributes="
+		"{StackFrames=\"1\"}\n"
+		"  c = f32[8]{0} cosine(s), metadata={source_file=\"own.py\" "
+		"source_line=3 stack_frame_id=2}\n"
+		"  ROOT n = f32[8]{0} negate(c), metadata={op_name=\"n\" "
+		"stack_frame_id=146}\n"
+		"}\n");
+	const struct module *m = mod0(x);
+	const struct comp *e = &m->comps[0];
+
+	(void)state;
+	assert_int_equal(m->frames.nfile, 2);
+	assert_string_equal(m->frames.files[0], "a/m\xc3\xa9\"x\".py");
+	assert_int_equal(m->frames.nfunc, 2);
+	assert_int_equal(m->frames.nloc, 2);
+	assert_int_equal(m->frames.locs[1].end_line, 31);
+	assert_int_equal(m->frames.locs[1].end_col, 8);
+	assert_int_equal(m->frames.nframe, 2);
+	assert_int_equal(m->frames.frames[0].parent, 0);
+	assert_int_equal(m->frames.frames[1].parent, 1);
+	assert_string_equal(e->instrs[0].name, "FileNames");
+	assert_string_equal(e->instrs[0].src_file, m->frames.files[0]);
+	assert_int_equal(e->instrs[0].src_line, 7);
+	assert_string_equal(e->instrs[0].op_name, "jit(f)/x");
+	assert_string_equal(e->instrs[1].src_file, "lib.py");
+	assert_int_equal(e->instrs[1].src_line, 30);
+	assert_string_equal(e->instrs[1].op_name, "jit(f)/sin");
+	/* source_file/source_line of its own win over the frame. */
+	assert_string_equal(e->instrs[2].src_file, "own.py");
+	assert_int_equal(e->instrs[2].src_line, 3);
+	assert_null(e->instrs[2].op_name);
+	/* A frame the tables do not have: no file, as XLA drops it. */
+	assert_null(e->instrs[3].src_file);
+	assert_int_equal(e->instrs[3].src_line, 0);
+	assert_string_equal(e->instrs[3].op_name, "n");
+	done(x);
+}
+
+/* ---- inputs that are not HLO text ------------------------------------ */
+
+#define GET_TEXT "; hloplan reads HLO text: get it with " \
+	"jax.jit(f).lower(x).compile().as_text(), or run with " \
+	"XLA_FLAGS=\"--xla_dump_to=DIR --xla_dump_hlo_as_text\"\n"
+
+static void
+test_foreign_formats(void **state)
+{
+	static const char proto[] = "\x0a\x0b\x0a\x05jit_f\x28\x07\x30\x01";
+
+	(void)state;
+	expect_errors("module @jit_f attributes {mhlo.num_replicas = 1 : i32}"
+		      " {\n}\n",
+		      "t.hlo:1:1: error: this is StableHLO or MHLO text "
+		      "(MLIR), not HLO text" GET_TEXT
+		      "  module @jit_f attributes {mhlo.num_replicas = 1 : "
+		      "i32} {\n  ^\n");
+	expect_errors("// from jax\n#loc = loc(unknown)\nmodule {\n}\n",
+		      "t.hlo:2:1: error: this is StableHLO or MHLO text "
+		      "(MLIR), not HLO text" GET_TEXT
+		      "  #loc = loc(unknown)\n  ^\n");
+	expect_errors("func.func @main() {\n}\n",
+		      "t.hlo:1:1: error: this is StableHLO or MHLO text "
+		      "(MLIR), not HLO text" GET_TEXT
+		      "  func.func @main() {\n  ^\n");
+	expect_errors("name: \"jit_f\"\nentry_computation_name: \"main\"\n",
+		      "t.hlo:1:1: error: this is an HloProto in protobuf text "
+		      "format, not HLO text" GET_TEXT
+		      "  name: \"jit_f\"\n  ^\n");
+	expect_errors_len(proto, sizeof proto - 1,
+			  "t.hlo:1:1: error: this is a binary protobuf (an "
+			  "HloProto or HloSnapshot?), not HLO text" GET_TEXT);
+	/* Not taken for another format: a computation without a header. */
+	expect_errors("add {\n}\n",
+		      "t.hlo:1:1: error: unexpected name 'add', expected "
+		      "'HloModule'\n  add {\n  ^\n");
+}
+
+/* A UTF-8 byte-order mark is skipped; columns count from after it. */
+static void
+test_byte_order_mark(void **state)
+{
+	struct fx *x = parse_ok("\xef\xbb\xbfHloModule bom\n"
+				"ENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n"
+				"}\n");
+
+	(void)state;
+	assert_string_equal(mod0(x)->name, "bom");
+	assert_int_equal(mod0(x)->loc.col, 1);
+	done(x);
+	expect_errors("\xef\xbb\xbfHloModule bom, x\n",
+		      "t.hlo:1:17: error: unexpected end of file, expected "
+		      "'='\n  HloModule bom, x\n                  ^\n");
+}
+
 int
 main(void)
 {
@@ -1037,6 +1153,9 @@ main(void)
 		cmocka_unit_test(test_error_long_line),
 		cmocka_unit_test(test_error_nesting),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_foreign_formats),
+		cmocka_unit_test(test_stack_frames),
+		cmocka_unit_test(test_byte_order_mark),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

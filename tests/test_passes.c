@@ -731,7 +731,8 @@ test_flatten_calls(void **state)
 		"HloModule m\n"
 		"f {\n"
 		"  a = f32[4] parameter(0)\n"
-		"  ROOT s = f32[4] sine(a)\n"
+		"  ROOT s = f32[4] sine(a), metadata={op_name=\"jit(f)/sin\" "
+		"source_file=\"f.py\" source_line=3}\n"
 		"}\n"
 		"ENTRY e {\n"
 		"  x = f32[4] parameter(0)\n"			/* 0 */
@@ -744,6 +745,10 @@ test_flatten_calls(void **state)
 	expect("s", 2, 8, 0);
 	expect("s.clone1", 6, 8, 0);
 	assert_string_equal(F.plan.steps[6], "f.clone1/s.clone1");
+	/* A clone comes from where its original does. */
+	assert_string_equal(buf("s.clone1")->src_file, "f.py");
+	assert_int_equal(buf("s.clone1")->src_line, 3);
+	assert_string_equal(buf("s.clone1")->op_name, "jit(f)/sin");
 }
 
 /* M04 is a loop the tracer unrolled: 64 dynamic-slices of x.1, named

@@ -112,11 +112,17 @@ inline_comps(struct parser *P, struct module *m)
 		}
 }
 
-/* Attributes every instruction may carry, which an async start keeps;
- * the rest belong to the op it wraps. */
+/* Attributes an async start keeps: those every instruction may carry,
+ * and output_to_operand_aliasing unless the wrapped op takes its own (a
+ * custom call's, a fusion's: XLA's parser reads one map of attributes, in
+ * which the wrapped op's entry replaces the start's).  The rest belong to
+ * the op it wraps. */
 static int
-async_own_key(const char *k)
+async_own_key(const char *k, const struct opinfo *x)
 {
+	if (!strcmp(k, "output_to_operand_aliasing"))
+		return strcmp(x->name, "custom-call") && strcmp(x->name, "fusion");
+
 	static const char *const keys[] = {
 		"async_execution_thread", "control-predecessors",
 		"metadata", "sharding", "frontend_attributes",
@@ -178,9 +184,27 @@ wrapped_body(struct parser *P, struct comp *w, const struct instr *s)
 		x->opname[k] = w->instrs[k].name;
 	for (int k = 0; k < s->nattr; k++)
 		if (strcmp(s->attrs[k].key, "async_execution_thread") &&
-		    strcmp(s->attrs[k].key, "control-predecessors"))
+		    strcmp(s->attrs[k].key, "control-predecessors") &&
+		    (strcmp(s->attrs[k].key, "output_to_operand_aliasing") ||
+		     !async_own_key(s->attrs[k].key, s->wrapped)))
 			push_attr(P, &x->attrs, &x->nattr, &cap, &s->attrs[k]);
 	w->root = n;
+}
+
+/* Leaves on start s only the attributes of its own, and extra if any. */
+static void
+keep_own_attrs(struct parser *P, struct instr *s, const struct attr *extra)
+{
+	struct attr *own = NULL;
+	int n = 0, cap = 0;
+
+	for (int k = 0; k < s->nattr; k++)
+		if (async_own_key(s->attrs[k].key, s->wrapped))
+			push_attr(P, &own, &n, &cap, &s->attrs[k]);
+	if (extra)
+		push_attr(P, &own, &n, &cap, extra);
+	s->attrs = own;
+	s->nattr = n;
 }
 
 /* X-start(ops), attrs: an async-start calling a new computation that
@@ -191,9 +215,8 @@ wrap_start(struct parser *P, struct module *m, int c, int i)
 	struct instr *s = &m->comps[c].instrs[i];
 	const char *base = pool_printf(P->pool, "wrapped_%s_computation",
 				       s->wrapped->name);
-	struct attr *own = NULL, calls = {"calls", NULL, 0, s->loc};
+	struct attr calls = {"calls", NULL, 0, s->loc};
 	struct comp *w;
-	int n = 0, cap = 0;
 
 	if (!shape_is_tuple(&s->shape) || s->shape.nelem < 2 ||
 	    !shape_is_tuple(&s->shape.elems[0]) ||
@@ -212,12 +235,7 @@ wrap_start(struct parser *P, struct module *m, int c, int i)
 	wrapped_body(P, w, s);
 	calls.val = w->name;
 	calls.vlen = (int)strlen(w->name);
-	for (int k = 0; k < s->nattr; k++)
-		if (async_own_key(s->attrs[k].key))
-			push_attr(P, &own, &n, &cap, &s->attrs[k]);
-	push_attr(P, &own, &n, &cap, &calls);
-	s->attrs = own;
-	s->nattr = n;
+	keep_own_attrs(P, s, &calls);
 }
 
 /* ---- late binding ----------------------------------------------------- */
@@ -357,13 +375,15 @@ late_start(struct parser *P, struct comp *c, int i)
 	int late, n = async_chain(c, i, chain, &late);
 
 	if (n < 0) {
-		if (late)
+		if (late) {
 			diag_error(P->ds, c->instrs[i].loc, "'%s' starts an "
 				   "async op that binds its operands late and "
 				   "is never done (or a step of it is read "
 				   "elsewhere): what it reads would grow past "
 				   "the end of the program",
 				   c->instrs[i].name);
+			keep_own_attrs(P, &c->instrs[i], NULL);
+		}
 		return late ? -1 : 0;
 	}
 	if (!late)

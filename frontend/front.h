@@ -128,6 +128,8 @@ struct attr *act_attr(struct parser *P, struct tok key, struct span kloc,
 struct shape *act_array(struct parser *P, struct tok type, struct span loc,
 			struct ints *dims,
 			struct layout *layout);
+/* A dimension size as written: a negative one is reported and read as 0. */
+int64_t act_dim(struct parser *P, struct span loc, int64_t v);
 struct shape *act_tuple(struct parser *P, struct shapes *elems,
 			struct span loc);
 const char *tok_name(struct parser *P, struct tok t);

@@ -136,8 +136,21 @@ const char *tok_name(struct parser *P, struct tok t);
 
 /* Semantic checks after a module parsed cleanly (sema.c). */
 void sema_module(struct parser *P, struct module *m);
+/* Readers of attribute text [*p, end): each advances *p past what it read
+ * and returns 1 (read_index: the count, its numbers in *out) or 0 (-1). */
+int read_int(const char **p, const char *end, int64_t *v);
+int skip_to(const char **p, const char *end, char c);	/* spaces, then c */
+int read_index(struct pool *pool, const char **p, const char *end,
+	       int64_t **out);				/* "{1,2}" */
+
 /* Shapes agree where values share storage (agree.c). */
 void sema_agree(struct parser *P, const struct module *m);
+/* XLA's ShapeUtil::Compatible: the same element types and dimensions,
+ * tuples element by element; layouts, memory spaces and dynamic-dimension
+ * marks aside. */
+int shape_compatible(const struct shape *a, const struct shape *b);
+/* A shape as HLO text for a message, cut to 120 bytes. */
+const char *shape_text(struct pool *pool, const struct shape *s);
 
 /* The result shape of instruction in of computation c, as XLA's
  * ShapeInference computes it from the operands' shapes (already set) and
@@ -153,5 +166,10 @@ int infer_shape(struct parser *P, const struct module *m,
  * operand shapes and element types, dimension numbers, attributes known to
  * each opcode, the entry layout (check.c). */
 void sema_check(struct parser *P, const struct module *m);
+/* entry_computation_layout, read as a tuple of parameter shapes and a
+ * result shape, against the entry's (check.c). */
+void check_entry_layout(struct parser *P, const struct module *m,
+			const struct attr *a, const struct shape *params,
+			const struct shape *result);
 
 #endif

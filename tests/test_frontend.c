@@ -331,15 +331,19 @@ test_attributes_raw(void **state)
 		"ENTRY e {\n"
 		"  a = f32[1,8,8,3]{3,2,1,0} parameter(0)\n"
 		"  k = f32[3,3,3,4]{3,2,1,0} parameter(1)\n"
-		"  ROOT c = f32[1,8,8,4]{3,2,1,0} convolution(a, k), "
+		"  ROOT c = f32[1,8,8,4]{3,2,1,0} custom-call(a, k), "
 		"window={size=3x3 pad=0_1x1_1}, dim_labels=b01f_01io->b01f, "
 		"metadata={op_name=\"conv\" source_line=12}, "
 		"backend_config={\"x\":{\"y\":[1,2]}}, "
 		"frontend_attributes={_xla=\"a,b\"}, "
-		"slice={[0:2], [1:3]}, feature_group_count=1, "
+		"output_to_operand_aliasing={{}: (0, {})}, "
+		"feature_group_count=1, "
 		"custom_call_target=\"tpu.x\", sharding={devices=[2,1]<=[2]}\n"
+		"  p = f32[4,4] parameter(2)\n"
+		"  s = f32[2,2] slice(p), slice={[0:2], [1:3]}\n"
 		"}\n");
 	const struct instr *c = instr_named(&mod0(x)->comps[0], "c");
+	const struct instr *s = instr_named(&mod0(x)->comps[0], "s");
 
 	(void)state;
 	assert_int_equal(c->nattr, 9);
@@ -348,7 +352,8 @@ test_attributes_raw(void **state)
 	assert_attr(c, "metadata", "{op_name=\"conv\" source_line=12}");
 	assert_attr(c, "backend_config", "{\"x\":{\"y\":[1,2]}}");
 	assert_attr(c, "frontend_attributes", "{_xla=\"a,b\"}");
-	assert_attr(c, "slice", "{[0:2], [1:3]}");
+	assert_attr(c, "output_to_operand_aliasing", "{{}: (0, {})}");
+	assert_attr(s, "slice", "{[0:2], [1:3]}");
 	assert_attr(c, "feature_group_count", "1");
 	assert_attr(c, "custom_call_target", "\"tpu.x\"");
 	assert_attr(c, "sharding", "{devices=[2,1]<=[2]}");
@@ -447,7 +452,7 @@ static const char calls_hlo[] =
 	"  i = s32[] constant(0)\n"
 	"  t = (s32[], f32[4]) tuple(i, a)\n"
 	"  w = (s32[], f32[4]) while(t), condition=cond, body=%body\n"
-	"  k = f32[] call(r, r), calls=add\n"
+	"  k = f32[] call(r, r), to_apply=add\n"
 	"  sel = s32[] parameter(1)\n"
 	"  ROOT br = (s32[], f32[4]) conditional(sel, t, w), "
 	"branch_computations={body, %body}\n"

@@ -65,8 +65,9 @@ static const struct opattrs {
 	{"cosh", "result_accuracy"}, {"cosine", "result_accuracy"},
 	{"custom-call", "custom_call_target window dim_labels "
 			"feature_group_count batch_group_count "
-			"operand_layout_constraints custom_call_has_side_effect "
-			"to_apply called_computations output_to_operand_aliasing "
+			"operand_layout_constraints "
+			"custom_call_has_side_effect to_apply "
+			"called_computations output_to_operand_aliasing "
 			"padding_type literal operand_precision schedule "
 			"api_version"},
 	{"divide", ""}, {"domain", "domain"},
@@ -131,7 +132,8 @@ static const struct opattrs *
 find_opattrs(const char *op, size_t n)
 {
 	for (size_t i = 0; i < sizeof opattrs / sizeof opattrs[0]; i++)
-		if (strlen(opattrs[i].op) == n && !strncmp(opattrs[i].op, op, n))
+		if (strlen(opattrs[i].op) == n &&
+		    !strncmp(opattrs[i].op, op, n))
 			return &opattrs[i];
 	return NULL;
 }
@@ -178,11 +180,32 @@ op_attrs(const char *op, const char **own, const char **async)
 	return 0;
 }
 
+/* "a, b and c" for the words of list, then of more, in the pool. */
+static const char *
+word_list(struct pool *pool, const char *list, const char *more)
+{
+	const char *all = pool_printf(pool, "%s %s", list, more), *p = all;
+	char *r = pool_printf(pool, "%s", ""), *last = NULL;
+
+	while (*p) {
+		size_t n = strcspn(p, " ");
+
+		if (n) {
+			if (last)
+				r = pool_printf(pool, "%s%s%s", r, *r ? ", " :
+						"", last);
+			last = pool_strndup(pool, p, n);
+		}
+		p += n + (p[n] == ' ');
+	}
+	return *r ? pool_printf(pool, "%s and %s", r, last) : last;
+}
+
 /* XLA's parser: "unexpected attribute" and "attribute already exists". */
 static void
 check_attrs(struct parser *P, const struct instr *in)
 {
-	const char *own, *async;
+	const char *own, *async, *ok;
 
 	for (int i = 0; i < in->nattr; i++) {
 		const struct attr *a = &in->attrs[i];
@@ -197,11 +220,10 @@ check_attrs(struct parser *P, const struct instr *in)
 		    has_word(shared_attrs, a->key) || has_word(own, a->key) ||
 		    has_word(async, a->key))
 			continue;
-		diag_error(P->ds, a->loc, "unexpected attribute %s for %s; "
-			   "it takes%s%s%s%s and the attributes of every "
-			   "instruction", a->key, in->op->name,
-			   *own || *async ? " " : " no others,", own,
-			   *own && *async ? " " : "", async);
+		ok = word_list(P->pool, own, async);
+		diag_error(P->ds, a->loc, "unexpected attribute %s: %s takes "
+			   "%s%s the attributes of every instruction", a->key,
+			   in->op->name, ok ? ok : "only", ok ? ", and" : "");
 	}
 }
 
@@ -365,7 +387,8 @@ check_reshape(struct parser *P, const struct comp *c, const struct instr *in)
 		     shape_elements(s) == shape_elements(r);
 	else
 		ok = s->rank == r->rank &&
-		     !memcmp(s->dims, r->dims, sizeof(int64_t) * (size_t)s->rank);
+		     !memcmp(s->dims, r->dims,
+			     sizeof(int64_t) * (size_t)s->rank);
 	if (!ok)
 		diag_error(P->ds, in->loc, "%s '%s': its shape, %s, does not "
 			   "fit its operand, %s", in->op->name, in->name,

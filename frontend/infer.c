@@ -204,14 +204,14 @@ dims_ok(const struct inf *x, const char *key, const int64_t *v, int n,
 {
 	for (int i = 0; i < n; i++) {
 		if (v[i] < 0 || v[i] >= rank) {
-			fail(x, "%s: dimension %lld is out of range for rank "
-			     "%d", key, (long long)v[i], rank);
+			fail(x, "%s lists dimension %lld, out of range for "
+			     "rank %d", key, (long long)v[i], rank);
 			return 0;
 		}
 		for (int j = 0; j < i; j++)
 			if (v[j] == v[i]) {
-				fail(x, "%s: dimension %lld is listed twice",
-				     key, (long long)v[i]);
+				fail(x, "%s lists dimension %lld twice", key,
+				     (long long)v[i]);
 				return 0;
 			}
 	}
@@ -474,7 +474,7 @@ infer_callee(const struct inf *x, const char *key)
 	const struct shape *r = callee_root(x, key);
 
 	if (!r)
-		return 0;	/* no computation: reported by the name checks */
+		return 0;	/* none: the name checks reported it */
 	return same(x, r);
 }
 
@@ -547,7 +547,8 @@ infer_concatenate(const struct inf *x)
 	if (n < 0 || !need_array(x, 0))
 		return -1;
 	if (n != 1)
-		return fail(x, "dimensions={...} lists %d dimensions, not 1", n);
+		return fail(x, "dimensions={...} lists %d dimensions, not 1",
+			    n);
 	if (!dims_ok(x, "dimensions", v, 1, s->rank))
 		return -1;
 	d = make_array(x, t, s->rank);
@@ -823,7 +824,8 @@ infer_sort(const struct inf *x)
 					 -1;
 	s = operand(x, 0);
 	if (n != 1)
-		return fail(x, "dimensions={...} lists %d dimensions, not 1", n);
+		return fail(x, "dimensions={...} lists %d dimensions, not 1",
+			    n);
 	for (int k = 0; k < x->in->nops; k++)
 		if (!need_array(x, k))
 			return -1;
@@ -855,7 +857,8 @@ infer_dimension_size(const struct inf *x)
 	if (n < 0 || !need_array(x, 0))
 		return -1;
 	if (n != 1)
-		return fail(x, "dimensions={...} lists %d dimensions, not 1", n);
+		return fail(x, "dimensions={...} lists %d dimensions, not 1",
+			    n);
 	if (!dims_ok(x, "dimensions", v, 1, s->rank))
 		return -1;
 	return scalar(x, DT_S32);

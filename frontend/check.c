@@ -395,6 +395,54 @@ check_reshape(struct parser *P, const struct comp *c, const struct instr *in)
 			   shape_text(P->pool, r), shape_text(P->pool, s));
 }
 
+/* One "[start:limit]" or "[start:limit:stride]" of slice={...}. */
+static int
+read_range(const char **p, const char *end, int64_t r[3])
+{
+	r[2] = 1;
+	return skip_to(p, end, '[') && read_int(p, end, &r[0]) &&
+	       skip_to(p, end, ':') && read_int(p, end, &r[1]) &&
+	       (!skip_to(p, end, ':') || read_int(p, end, &r[2])) &&
+	       skip_to(p, end, ']');
+}
+
+/* Dimension i of a slice of s over range r, or -1 when r does not fit. */
+static int64_t
+sliced(const struct shape *s, int i, const int64_t r[3])
+{
+	if (r[0] < 0 || r[0] > r[1] || r[1] > s->dims[i] || r[2] <= 0)
+		return -1;
+	return (r[1] - r[0] + r[2] - 1) / r[2];
+}
+
+/* HandleSlice (InferSliceShape): a range per operand dimension, within
+ * it; the result has the ranges' sizes and the operand's element type. */
+static void
+check_slice(struct parser *P, const struct comp *c, const struct instr *in)
+{
+	const struct shape *s = operand_shape(c, in, 0), *r = &in->shape;
+	const struct attr *a = instr_attr(in, "slice");
+	const char *p = a ? a->val : NULL, *end = a ? a->val + a->vlen : NULL;
+	int64_t range[3];
+	int i = 0, ok;
+
+	if (!a || shape_is_tuple(s) || shape_is_tuple(r) || is_dynamic(s) ||
+	    is_dynamic(r))
+		return;
+	ok = skip_to(&p, end, '{') && same_type(s->type, r->type) &&
+	     r->rank == s->rank;
+	for (; ok && i < s->rank; i++)
+		ok = (!i || skip_to(&p, end, ',')) &&
+		     read_range(&p, end, range) &&
+		     sliced(s, i, range) == r->dims[i];
+	if (ok && skip_to(&p, end, '}') && p == end)
+		return;
+	diag_error(P->ds, in->loc, "slice '%s': its shape, %s, is not a "
+		   "slice=%.*s of its operand, %s", in->name,
+		   shape_text(P->pool, r), a->vlen > 60 ? 60 : a->vlen, a->val,
+		   shape_text(P->pool, s));
+}
+
 static void
 check_instr(struct parser *P, const struct module *m, const struct comp *c,
 	    const struct instr *in)
@@ -410,6 +458,8 @@ check_instr(struct parser *P, const struct module *m, const struct comp *c,
 		check_broadcast(P, c, in);
 	else if (in->op->op == OP_IOTA)
 		check_iota(P, in);
+	else if (in->op->op == OP_SLICE && in->nops == 1)
+		check_slice(P, c, in);
 	else if ((in->op->op == OP_RESHAPE || in->op->op == OP_CONVERT) &&
 		 in->nops == 1)
 		check_reshape(P, c, in);

@@ -7,6 +7,7 @@
  * shape (no implicit broadcast), and floating-point precisions may mix
  * (the result takes the wider) but other element types may not. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -838,6 +839,147 @@ infer_sort(const struct inf *x)
 	return x->in->nops == 1 ? like(x, s, s->type) : infer_tuple(x);
 }
 
+/* ---- windows ---------------------------------------------------------- */
+
+/* One dimension of window={size=.. stride=.. pad=lo_hi.. lhs_dilate=..
+ * rhs_dilate=..}: a field missing from the text keeps its default. */
+struct windim {
+	int64_t size, stride, lo, hi, base_dil, win_dil;
+};
+
+/* "AxBxC" for rank numbers (pairs "lo_hi" when pairs) into w at offset. */
+static int
+read_window_field(const char **p, const char *end, int rank, int pairs,
+		  struct windim *w, size_t offset)
+{
+	for (int i = 0; i < rank; i++) {
+		int64_t *f = (int64_t *)((char *)&w[i] + offset);
+
+		if ((i && !skip_to(p, end, 'x')) || !read_int(p, end, &f[0]) ||
+		    (pairs && (!skip_to(p, end, '_') ||
+			       !read_int(p, end, &f[1]))))
+			return 0;
+	}
+	return 1;
+}
+
+static const struct winfield {
+	const char *name;
+	int pairs;
+	size_t offset;
+} winfields[] = {
+	{"size", 0, offsetof(struct windim, size)},
+	{"stride", 0, offsetof(struct windim, stride)},
+	{"pad", 1, offsetof(struct windim, lo)},
+	{"lhs_dilate", 0, offsetof(struct windim, base_dil)},
+	{"rhs_dilate", 0, offsetof(struct windim, win_dil)},
+};
+
+/* Reads one "name=value" of the window; other fields (rhs_reversal) are
+ * skipped.  0 when the value does not fit the rank. */
+static int
+read_window_item(const char **p, const char *end, int rank, struct windim *w)
+{
+	size_t n = 0;
+
+	while (*p + n < end && (*p)[n] != '=' && (*p)[n] != ' ')
+		n++;
+	for (size_t i = 0; i < sizeof winfields / sizeof winfields[0]; i++) {
+		const struct winfield *f = &winfields[i];
+
+		if (strlen(f->name) != n || strncmp(f->name, *p, n) ||
+		    *p + n >= end || (*p)[n] != '=')
+			continue;
+		*p += n + 1;
+		return read_window_field(p, end, rank, f->pairs, w, f->offset);
+	}
+	while (*p < end && **p != ' ' && **p != '}')
+		(*p)++;
+	return 1;
+}
+
+static int
+read_window(const struct inf *x, int rank, struct windim *w)
+{
+	const struct attr *a = instr_attr(x->in, "window");
+	const char *p, *end;
+
+	for (int i = 0; i < rank; i++)
+		w[i] = (struct windim){0, 1, 0, 0, 1, 1};
+	if (!a)
+		return rank ? fail(x, "needs window={size=...}") : 1;
+	p = a->val;
+	end = a->val + a->vlen;
+	if (!skip_to(&p, end, '{'))
+		return fail(x, "window: expected {size=...}");
+	while (!skip_to(&p, end, '}'))
+		if (p >= end || !read_window_item(&p, end, rank, w))
+			return fail(x, "window does not describe %d "
+				    "dimensions", rank);
+	return 1;
+}
+
+/* window_util's DilatedBound and StridedBound. */
+static int64_t
+dilated(int64_t n, int64_t d)
+{
+	return n ? (n - 1) * d + 1 : 0;
+}
+
+static int
+window_dims(const struct inf *x, const struct shape *s,
+	    const struct windim *w, int64_t *d)
+{
+	for (int i = 0; i < s->rank; i++) {
+		int64_t base, win;
+
+		if (w[i].size <= 0 || w[i].stride <= 0 || w[i].base_dil < 1 ||
+		    w[i].win_dil < 1)
+			return fail(x, "window dimension %d is not positive",
+				    i);
+		base = w[i].lo + dilated(s->dims[i], w[i].base_dil) + w[i].hi;
+		win = dilated(w[i].size, w[i].win_dil);
+		d[i] = base <= 0 || win > base ? 0 :
+						(base - win) / w[i].stride + 1;
+	}
+	return 1;
+}
+
+/* reduce-window: each input's windowed dimensions, of its init value's
+ * type; a tuple when the reducer returns one. */
+static int
+infer_reduce_window(const struct inf *x)
+{
+	const struct shape *s = operand(x, 0);
+	const struct shape *root = callee_root(x, "to_apply");
+	int n = x->in->nops / 2;
+	struct windim *w;
+	int64_t *d;
+	struct shape *e;
+
+	if (inputs_ok(x, n) < 0)
+		return -1;
+	w = pool_alloc(x->P->pool, sizeof *w * (size_t)(s->rank + 1));
+	d = pool_alloc(x->P->pool, sizeof *d * (size_t)(s->rank + 1));
+	if (read_window(x, s->rank, w) < 0 || window_dims(x, s, w, d) < 0)
+		return -1;
+	if (!root)
+		return 0;
+	if (n == 1 && !shape_is_tuple(root))
+		return like(x, &(struct shape){.rank = s->rank, .dims = d},
+			    operand(x, 1)->type);
+	e = pool_alloc(x->P->pool, sizeof *e * (size_t)n);
+	for (int i = 0; i < n; i++)
+		memcpy(array_of(x->P->pool, &e[i], operand(x, n + i)->type,
+				s->rank),
+		       d, sizeof *d * (size_t)s->rank);
+	memset(x->out, 0, sizeof *x->out);
+	x->out->type = DT_TUPLE;
+	x->out->nelem = n;
+	x->out->elems = e;
+	return 1;
+}
+
 /* ---- small ones ------------------------------------------------------- */
 
 static int
@@ -930,6 +1072,8 @@ infer_op(const struct inf *x)
 		return infer_map(x);
 	case OP_SORT:
 		return infer_sort(x);
+	case OP_REDUCE_WINDOW:
+		return infer_reduce_window(x);
 	case OP_OTHER:
 		return infer_named(x);
 	default:

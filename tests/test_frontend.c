@@ -997,6 +997,10 @@ static const char infer_hlo[] =
 	"  rd2 = (f32[2], s32[2]) reduce(a, i, z, zi), dimensions={1}, "
 	"to_apply=add2\n"
 	"  mp = f32[2,3] map(a, b), dimensions={0,1}, to_apply=add\n"
+	"  rw = f32[1,3] reduce-window(a, z), window={size=2x1 stride=2x1}, "
+	"to_apply=add\n"
+	"  rw2 = f32[3,3] reduce-window(a, z), window={size=2x1 pad=1_1x0_0 "
+	"lhs_dilate=1x1}, to_apply=add\n"
 	"  st = f32[2,3] sort(a), dimensions={1}, to_apply=lt\n"
 	"  st2 = (f32[2,3], s32[2,3]) sort(a, i), dimensions={0}, "
 	"to_apply=lt2\n"
@@ -1105,6 +1109,8 @@ test_infer_dot_and_reductions(void **state)
 	assert_string_equal(inferred(x, "rd"), "f32[3]");
 	assert_string_equal(inferred(x, "rd2"), "(f32[2], s32[2])");
 	assert_string_equal(inferred(x, "mp"), "f32[2,3]");
+	assert_string_equal(inferred(x, "rw"), "f32[1,3]");
+	assert_string_equal(inferred(x, "rw2"), "f32[3,3]");
 	assert_string_equal(inferred(x, "st"), "f32[2,3]");
 	assert_string_equal(inferred(x, "st2"),
 			    "(f32[2,3]{0,1}, s32[2,3])");
@@ -1237,6 +1243,8 @@ test_check_broadcast_iota_reshape(void **state)
 		"  b3 = f32[2,8] broadcast(a), dimensions={}\n"
 		"  i1 = s32[4] iota(), iota_dimension=1\n"
 		"  r1 = f32[3,3] reshape(a)\n"
+		"  s1 = f32[3] slice(a), slice={[0:8:3]}\n"
+		"  s2 = f32[2] slice(a), slice={[4:9]}\n"
 		"  c1 = s32[9] convert(a)\n",
 		"t.hlo:12:3: error: broadcast 'b1': operand dimension 0, of "
 		"size 8, is not dimension 1 of f32[8,2]\n"
@@ -1258,7 +1266,11 @@ test_check_broadcast_iota_reshape(void **state)
 		"not fit its operand, f32[8]\n"
 		"    r1 = f32[3,3] reshape(a)\n"
 		"    ^\n"
-		"t.hlo:17:3: error: convert 'c1': its shape, s32[9], does not "
+		"t.hlo:18:3: error: slice 's2': its shape, f32[2], is not a "
+		"slice={[4:9]} of its operand, f32[8]\n"
+		"    s2 = f32[2] slice(a), slice={[4:9]}\n"
+		"    ^\n"
+		"t.hlo:19:3: error: convert 'c1': its shape, s32[9], does not "
 		"fit its operand, f32[8]\n"
 		"    c1 = s32[9] convert(a)\n"
 		"    ^\n");

@@ -180,21 +180,24 @@ op_attrs(const char *op, const char **own, const char **async)
 	return 0;
 }
 
-/* "a, b and c" for the words of list, then of more, in the pool. */
+/* "a, b and c" for the words of list, then of more, once each, in the
+ * pool; NULL for none. */
 static const char *
 word_list(struct pool *pool, const char *list, const char *more)
 {
 	const char *all = pool_printf(pool, "%s %s", list, more), *p = all;
-	char *r = pool_printf(pool, "%s", ""), *last = NULL;
+	char *r = pool_printf(pool, "%s", ""), *last = NULL, *seen = r;
 
 	while (*p) {
 		size_t n = strcspn(p, " ");
+		char *w = pool_strndup(pool, p, n);
 
-		if (n) {
+		if (n && !has_word(seen, w)) {
+			seen = pool_printf(pool, "%s %s", seen, w);
 			if (last)
 				r = pool_printf(pool, "%s%s%s", r, *r ? ", " :
 						"", last);
-			last = pool_strndup(pool, p, n);
+			last = w;
 		}
 		p += n + (p[n] == ' ');
 	}

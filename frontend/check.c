@@ -446,6 +446,16 @@ check_slice(struct parser *P, const struct comp *c, const struct instr *in)
 		   shape_text(P->pool, s));
 }
 
+/* Whether s names an element type that was reported unknown. */
+static int
+has_invalid(const struct shape *s)
+{
+	for (int i = 0; i < s->nelem; i++)
+		if (has_invalid(&s->elems[i]))
+			return 1;
+	return s->type == DT_INVALID;
+}
+
 static void
 check_instr(struct parser *P, const struct module *m, const struct comp *c,
 	    const struct instr *in)
@@ -453,9 +463,12 @@ check_instr(struct parser *P, const struct module *m, const struct comp *c,
 	if (!in->op)
 		return;
 	check_attrs(P, in);
+	if (has_invalid(&in->shape))
+		return;			/* reported: unknown element type */
 	for (int k = 0; k < in->nops; k++)
-		if (in->ops[k] < 0)
-			return;		/* reported: undefined operand */
+		if (in->ops[k] < 0 ||
+		    has_invalid(&c->instrs[in->ops[k]].shape))
+			return;	/* reported: undefined, or of an unknown type */
 	check_inferred(P, m, c, in);
 	if (in->op->op == OP_BROADCAST && in->nops == 1)
 		check_broadcast(P, c, in);

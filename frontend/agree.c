@@ -11,11 +11,9 @@
 
 #include "frontend/front.h"
 
-/* Same element types and dimensions, tuples element by element; layouts,
- * memory spaces and dynamic-dimension marks aside.  Tuples nest at most
- * SHAPE_MAX_DEPTH deep, which bounds the recursion. */
-static int
-compatible(const struct shape *a, const struct shape *b)
+/* Tuples nest at most SHAPE_MAX_DEPTH deep, which bounds the recursion. */
+int
+shape_compatible(const struct shape *a, const struct shape *b)
 {
 	if (a->type != b->type || a->rank != b->rank || a->nelem != b->nelem)
 		return 0;
@@ -23,13 +21,12 @@ compatible(const struct shape *a, const struct shape *b)
 		if (a->dims[i] != b->dims[i])
 			return 0;
 	for (int i = 0; i < a->nelem; i++)
-		if (!compatible(&a->elems[i], &b->elems[i]))
+		if (!shape_compatible(&a->elems[i], &b->elems[i]))
 			return 0;
 	return 1;
 }
 
-/* A shape as HLO text for a message, cut to 120 bytes. */
-static const char *
+const char *
 shape_text(struct pool *pool, const struct shape *s)
 {
 	char *buf = NULL;
@@ -55,7 +52,7 @@ static int
 agree(struct parser *P, const struct instr *in, const struct shape *a,
       const char *as, const struct shape *b, const char *bs)
 {
-	if (compatible(a, b))
+	if (shape_compatible(a, b))
 		return 1;
 	diag_error(P->ds, in->loc, "%s, %s, does not match %s, %s", as,
 		   shape_text(P->pool, a), bs, shape_text(P->pool, b));
@@ -173,7 +170,7 @@ agree_while(struct parser *P, const struct module *m, const struct comp *c,
 		if (!agree_param(P, m, c, in, in->calls[j], 0, 0) ||
 		    (body && !agree_root(P, m, in, in->calls[j])))
 			return;
-		if (body && s && r && !compatible(s, r)) {
+		if (body && s && r && !shape_compatible(s, r)) {
 			diag_error(P->ds, in->loc, "the ROOT of '%s', %s, does "
 				   "not match its parameter, %s: the state of "
 				   "while loop '%s' would change shape from "
@@ -318,7 +315,7 @@ agree_alias(struct parser *P, const struct module *m, const struct alias *al)
 	out = shape_at(out, al->out, al->nout);
 	in = shape_at(in, al->pidx, al->npidx);
 	if (out && in && (shape_is_tuple(out) || shape_is_tuple(in)) &&
-	    !compatible(out, in))
+	    !shape_compatible(out, in))
 		diag_error(P->ds, a->loc, "input_output_alias: an output, %s, "
 			   "does not match the part of parameter %lld it "
 			   "aliases, %s", shape_text(P->pool, out),

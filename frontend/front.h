@@ -130,6 +130,8 @@ struct attr *act_attr(struct parser *P, struct tok key, struct span kloc,
 struct shape *act_array(struct parser *P, struct tok type, struct span loc,
 			struct ints *dims,
 			struct layout *layout);
+/* A dimension size as written: a negative one is reported and read as 0. */
+int64_t act_dim(struct parser *P, struct span loc, int64_t v);
 struct shape *act_tuple(struct parser *P, struct shapes *elems,
 			struct span loc);
 const char *tok_name(struct parser *P, struct tok t);
@@ -167,8 +169,21 @@ int foreign_format(const char *text, size_t len, struct diags *ds);
 
 /* Semantic checks after a module parsed cleanly (sema.c). */
 void sema_module(struct parser *P, struct module *m);
+/* Readers of attribute text [*p, end): each advances *p past what it read
+ * and returns 1 (read_index: the count, its numbers in *out) or 0 (-1). */
+int read_int(const char **p, const char *end, int64_t *v);
+int skip_to(const char **p, const char *end, char c);	/* spaces, then c */
+int read_index(struct pool *pool, const char **p, const char *end,
+	       int64_t **out);				/* "{1,2}" */
+
 /* Shapes agree where values share storage (agree.c). */
 void sema_agree(struct parser *P, const struct module *m);
+/* XLA's ShapeUtil::Compatible: the same element types and dimensions,
+ * tuples element by element; layouts, memory spaces and dynamic-dimension
+ * marks aside. */
+int shape_compatible(const struct shape *a, const struct shape *b);
+/* A shape as HLO text for a message, cut to 120 bytes. */
+const char *shape_text(struct pool *pool, const struct shape *s);
 
 /* The result shape of instruction in of computation c, as XLA's
  * ShapeInference computes it from the operands' shapes (already set) and
@@ -184,5 +199,10 @@ int infer_shape(struct parser *P, const struct module *m,
  * operand shapes and element types, dimension numbers, attributes known to
  * each opcode, the entry layout (check.c). */
 void sema_check(struct parser *P, const struct module *m);
+/* entry_computation_layout, read as a tuple of parameter shapes and a
+ * result shape, against the entry's (check.c). */
+void check_entry_layout(struct parser *P, const struct module *m,
+			const struct attr *a, const struct shape *params,
+			const struct shape *result);
 
 #endif

@@ -378,19 +378,22 @@ dims_opt: %empty { $$ = list_new(P, sizeof(struct ints)); }
 
 dims:	T_INT {
 		$$ = list_new(P, sizeof(struct ints));
-		ints_push(P, $$, tok_int(P, @1));
+		ints_push(P, $$, act_dim(P, @1, tok_int(P, @1)));
 	}
 	| T_LE T_INT {
 		$$ = list_new(P, sizeof(struct ints));
-		ints_push(P, $$, -1 - tok_int(P, @2));
+		ints_push(P, $$, -1 - act_dim(P, @2, tok_int(P, @2)));
 	}
 	| '?' {
 		$$ = list_new(P, sizeof(struct ints));
 		ints_push(P, $$, INT64_MIN);
 	}
-	| dims ',' T_INT { ints_push(P, $1, tok_int(P, @3)); $$ = $1; }
+	| dims ',' T_INT {
+		ints_push(P, $1, act_dim(P, @3, tok_int(P, @3)));
+		$$ = $1;
+	}
 	| dims ',' T_LE T_INT {
-		ints_push(P, $1, -1 - tok_int(P, @4));
+		ints_push(P, $1, -1 - act_dim(P, @4, tok_int(P, @4)));
 		$$ = $1;
 	}
 	| dims ',' '?' { ints_push(P, $1, INT64_MIN); $$ = $1; }

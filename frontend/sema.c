@@ -56,7 +56,7 @@ names_find(struct names *t, const char *key, int add, int val)
 
 /* ---- small readers of attribute text ---------------------------------- */
 
-static int
+int
 read_int(const char **p, const char *end, int64_t *v)
 {
 	const char *s = *p;
@@ -80,7 +80,7 @@ read_int(const char **p, const char *end, int64_t *v)
 	return 1;
 }
 
-static int
+int
 skip_to(const char **p, const char *end, char c)
 {
 	while (*p < end && isspace((unsigned char)**p))
@@ -92,8 +92,7 @@ skip_to(const char **p, const char *end, char c)
 	return 0;
 }
 
-/* "{1,2}" into a pool array; returns the count or -1. */
-static int
+int
 read_index(struct pool *pool, const char **p, const char *end, int64_t **out)
 {
 	int64_t v, *arr = NULL;
@@ -521,6 +520,8 @@ read_entry_layout(struct parser *P, struct module *m, const struct attr *a)
 	le = &f->mods[0].comps[0];
 	if (!shape_is_tuple(&le->instrs[0].shape))
 		goto bad;
+	check_entry_layout(P, m, a, &le->instrs[0].shape,
+			   &le->instrs[1].shape);
 	for (int i = 0; i < e->nparam && i < le->instrs[0].shape.nelem; i++)
 		if (e->params[i] >= 0)
 			apply_layout(&e->instrs[e->params[i]].shape,

@@ -6,6 +6,18 @@
 
 #include "frontend/front.h"
 
+/* XLA's parser: "shape dimensions must be non-negative". */
+int64_t
+act_dim(struct parser *P, struct span loc, int64_t v)
+{
+	if (v >= 0)
+		return v;
+	diag_error(P->ds, span_loc(loc), "a dimension size must not be "
+		   "negative: %lld", (long long)v);
+	return 0;
+}
+
+/* dims holds N for a static size, -1 - N for <=N and INT64_MIN for '?'. */
 static void
 set_dims(struct parser *P, struct shape *s, struct ints *dims)
 {

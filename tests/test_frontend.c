@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "frontend/frontend.h"
+#include "frontend/front.h"
 
 /* One parse: the pool that owns it, its diagnostics, and the file. */
 struct fx {
@@ -338,15 +338,19 @@ test_attributes_raw(void **state)
 		"ENTRY e {\n"
 		"  a = f32[1,8,8,3]{3,2,1,0} parameter(0)\n"
 		"  k = f32[3,3,3,4]{3,2,1,0} parameter(1)\n"
-		"  ROOT c = f32[1,8,8,4]{3,2,1,0} convolution(a, k), "
+		"  ROOT c = f32[1,8,8,4]{3,2,1,0} custom-call(a, k), "
 		"window={size=3x3 pad=0_1x1_1}, dim_labels=b01f_01io->b01f, "
 		"metadata={op_name=\"conv\" source_line=12}, "
 		"backend_config={\"x\":{\"y\":[1,2]}}, "
 		"frontend_attributes={_xla=\"a,b\"}, "
-		"slice={[0:2], [1:3]}, feature_group_count=1, "
+		"output_to_operand_aliasing={{}: (0, {})}, "
+		"feature_group_count=1, "
 		"custom_call_target=\"tpu.x\", sharding={devices=[2,1]<=[2]}\n"
+		"  p = f32[4,4] parameter(2)\n"
+		"  s = f32[2,2] slice(p), slice={[0:2], [1:3]}\n"
 		"}\n");
 	const struct instr *c = instr_named(&mod0(x)->comps[0], "c");
+	const struct instr *s = instr_named(&mod0(x)->comps[0], "s");
 
 	(void)state;
 	assert_int_equal(c->nattr, 9);
@@ -355,7 +359,8 @@ test_attributes_raw(void **state)
 	assert_attr(c, "metadata", "{op_name=\"conv\" source_line=12}");
 	assert_attr(c, "backend_config", "{\"x\":{\"y\":[1,2]}}");
 	assert_attr(c, "frontend_attributes", "{_xla=\"a,b\"}");
-	assert_attr(c, "slice", "{[0:2], [1:3]}");
+	assert_attr(c, "output_to_operand_aliasing", "{{}: (0, {})}");
+	assert_attr(s, "slice", "{[0:2], [1:3]}");
 	assert_attr(c, "feature_group_count", "1");
 	assert_attr(c, "custom_call_target", "\"tpu.x\"");
 	assert_attr(c, "sharding", "{devices=[2,1]<=[2]}");
@@ -454,7 +459,7 @@ static const char calls_hlo[] =
 	"  i = s32[] constant(0)\n"
 	"  t = (s32[], f32[4]) tuple(i, a)\n"
 	"  w = (s32[], f32[4]) while(t), condition=cond, body=%body\n"
-	"  k = f32[] call(r, r), calls=add\n"
+	"  k = f32[] call(r, r), to_apply=add\n"
 	"  sel = s32[] parameter(1)\n"
 	"  ROOT br = (s32[], f32[4]) conditional(sel, t, w), "
 	"branch_computations={body, %body}\n"
@@ -934,6 +939,459 @@ test_error_nesting(void **state)
 	free(text);
 }
 
+/* ---- shape inference and the verifier's checks ------------------------ */
+
+static const char infer_hlo[] =
+	"HloModule inf\n"
+	"add {\n"
+	"  x = f32[] parameter(0)\n"
+	"  y = f32[] parameter(1)\n"
+	"  ROOT s = f32[] add(x, y)\n"
+	"}\n"
+	"add2 {\n"
+	"  x0 = f32[] parameter(0)\n"
+	"  x1 = s32[] parameter(1)\n"
+	"  y0 = f32[] parameter(2)\n"
+	"  y1 = s32[] parameter(3)\n"
+	"  s0 = f32[] add(x0, y0)\n"
+	"  s1 = s32[] add(x1, y1)\n"
+	"  ROOT t = (f32[], s32[]) tuple(s0, s1)\n"
+	"}\n"
+	"lt {\n"
+	"  a = f32[] parameter(0)\n"
+	"  b = f32[] parameter(1)\n"
+	"  ROOT c = pred[] compare(a, b), direction=LT\n"
+	"}\n"
+	"lt2 {\n"
+	"  a = f32[] parameter(0)\n"
+	"  b = f32[] parameter(1)\n"
+	"  c = s32[] parameter(2)\n"
+	"  d = s32[] parameter(3)\n"
+	"  ROOT e = pred[] compare(a, b), direction=LT\n"
+	"}\n"
+	"ENTRY e {\n"
+	"  a = f32[2,3]{0,1} parameter(0)\n"
+	"  b = f32[2,3] parameter(1)\n"
+	"  i = s32[2,3] parameter(2)\n"
+	"  h = bf16[2,3] parameter(3)\n"
+	"  c = c64[2,3] parameter(4)\n"
+	"  p = pred[2,3] parameter(5)\n"
+	"  a3 = f32[4,2,3] parameter(6)\n"
+	"  b3 = f32[4,3,5] parameter(7)\n"
+	"  z = f32[] constant(0)\n"
+	"  zi = s32[] constant(0)\n"
+	"  neg = f32[2,3] negate(a)\n"
+	"  ab = f32[2,3] abs(c)\n"
+	"  fin = pred[2,3] is-finite(a)\n"
+	"  mul = f32[2,3] multiply(a, h)\n"
+	"  cmp = pred[2,3] compare(a, b), direction=GT\n"
+	"  cpx = c64[2,3] complex(a, b)\n"
+	"  sh = s32[2,3] shift-left(i, i)\n"
+	"  sel = f32[2,3] select(p, a, b)\n"
+	"  cl = f32[2,3] clamp(z, a, z)\n"
+	"  tr = f32[3,2] transpose(a), dimensions={1,0}\n"
+	"  bc = f32[] broadcast(z), dimensions={}\n"
+	"  bv = f32[4,2,3] broadcast(a), dimensions={1,2}\n"
+	"  rv = f32[2,3] reverse(a), dimensions={0}\n"
+	"  cat = f32[2,6] concatenate(a, b), dimensions={1}\n"
+	"  pd = f32[5,8] pad(a, z), padding=1_2x0_1_2\n"
+	"  dt = f32[2,2] dot(a, b), lhs_contracting_dims={1}, "
+	"rhs_contracting_dims={1}\n"
+	"  bd = f32[4,2,5] dot(a3, b3), lhs_batch_dims={0}, "
+	"rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+	"rhs_contracting_dims={1}\n"
+	"  rd = f32[3] reduce(a, z), dimensions={0}, to_apply=add\n"
+	"  rd2 = (f32[2], s32[2]) reduce(a, i, z, zi), dimensions={1}, "
+	"to_apply=add2\n"
+	"  mp = f32[2,3] map(a, b), dimensions={0,1}, to_apply=add\n"
+	"  rw = f32[1,3] reduce-window(a, z), window={size=2x1 stride=2x1}, "
+	"to_apply=add\n"
+	"  rw2 = f32[3,3] reduce-window(a, z), window={size=2x1 pad=1_1x0_0 "
+	"lhs_dilate=1x1}, to_apply=add\n"
+	"  st = f32[2,3] sort(a), dimensions={1}, to_apply=lt\n"
+	"  st2 = (f32[2,3], s32[2,3]) sort(a, i), dimensions={0}, "
+	"to_apply=lt2\n"
+	"  tu = (f32[2,3]{0,1}, s32[]) tuple(a, zi)\n"
+	"  g = s32[] get-tuple-element(tu), index=1\n"
+	"  tk = token[] after-all()\n"
+	"  ad = f32[2,3] add-dependency(a, tk)\n"
+	"  pid = u32[] partition-id()\n"
+	"  gds = s32[] get-dimension-size(a), dimensions={1}\n"
+	"  cp = f32[2,3] copy(a)\n"
+	"  cv = s32[2,3] convert(a)\n"
+	"  rs = f32[6] reshape(a)\n"
+	"  io = s32[4] iota(), iota_dimension=0\n"
+	"  cal = f32[] call(z, z), to_apply=add\n"
+	"  ROOT r = f32[2,3] add(a, b)\n"
+	"}\n";
+
+/* What infer_shape gives for instruction name of the entry: the shape as
+ * text, or "not inferred", or "error". */
+static const char *
+inferred(struct fx *x, const char *name)
+{
+	const struct module *m = mod0(x);
+	const struct comp *e = &m->comps[m->entry];
+	struct parser P = {.file = x->f, .ds = &x->ds, .pool = x->pool};
+	struct shape s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r = infer_shape(&P, m, e, instr_named(e, name), &s);
+
+	if (r <= 0)
+		return r ? "error" : "not inferred";
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	ir_print_shape(f, &s);
+	fclose(f);
+	return pool_strdup(x->pool, buf);	/* leaks buf: a test */
+}
+
+static void
+test_infer_elementwise(void **state)
+{
+	struct fx *x = parse_ok(infer_hlo);
+
+	(void)state;
+	assert_string_equal(inferred(x, "neg"), "f32[2,3]");
+	assert_string_equal(inferred(x, "ab"), "f32[2,3]");
+	assert_string_equal(inferred(x, "fin"), "pred[2,3]");
+	assert_string_equal(inferred(x, "mul"), "f32[2,3]");
+	assert_string_equal(inferred(x, "cmp"), "pred[2,3]");
+	assert_string_equal(inferred(x, "cpx"), "c64[2,3]");
+	assert_string_equal(inferred(x, "sh"), "s32[2,3]");
+	assert_string_equal(inferred(x, "sel"), "f32[2,3]");
+	assert_string_equal(inferred(x, "cl"), "f32[2,3]");
+	assert_string_equal(inferred(x, "cp"), "f32[2,3]{0,1}");
+	assert_string_equal(inferred(x, "r"), "f32[2,3]");
+	assert_string_equal(inferred(x, "cv"), "not inferred");
+	assert_int_equal(x->ds.n, 0);
+	done(x);
+}
+
+static void
+test_infer_structure(void **state)
+{
+	struct fx *x = parse_ok(infer_hlo);
+
+	(void)state;
+	assert_string_equal(inferred(x, "tu"), "(f32[2,3]{0,1}, s32[])");
+	assert_string_equal(inferred(x, "g"), "s32[]");
+	assert_string_equal(inferred(x, "cal"), "f32[]");
+	assert_string_equal(inferred(x, "tk"), "token[]");
+	assert_string_equal(inferred(x, "ad"), "f32[2,3]{0,1}");
+	assert_string_equal(inferred(x, "pid"), "u32[]");
+	assert_string_equal(inferred(x, "gds"), "s32[]");
+	assert_string_equal(inferred(x, "rs"), "not inferred");
+	assert_string_equal(inferred(x, "io"), "not inferred");
+	assert_int_equal(x->ds.n, 0);
+	done(x);
+}
+
+static void
+test_infer_data_movement(void **state)
+{
+	struct fx *x = parse_ok(infer_hlo);
+
+	(void)state;
+	assert_string_equal(inferred(x, "tr"), "f32[3,2]");
+	assert_string_equal(inferred(x, "bc"), "f32[]");
+	assert_string_equal(inferred(x, "bv"), "not inferred");
+	assert_string_equal(inferred(x, "rv"), "f32[2,3]");
+	assert_string_equal(inferred(x, "cat"), "f32[2,6]");
+	assert_string_equal(inferred(x, "pd"), "f32[5,8]");
+	assert_int_equal(x->ds.n, 0);
+	done(x);
+}
+
+static void
+test_infer_dot_and_reductions(void **state)
+{
+	struct fx *x = parse_ok(infer_hlo);
+
+	(void)state;
+	assert_string_equal(inferred(x, "dt"), "f32[2,2]");
+	assert_string_equal(inferred(x, "bd"), "f32[4,2,5]");
+	assert_string_equal(inferred(x, "rd"), "f32[3]");
+	assert_string_equal(inferred(x, "rd2"), "(f32[2], s32[2])");
+	assert_string_equal(inferred(x, "mp"), "f32[2,3]");
+	assert_string_equal(inferred(x, "rw"), "f32[1,3]");
+	assert_string_equal(inferred(x, "rw2"), "f32[3,3]");
+	assert_string_equal(inferred(x, "st"), "f32[2,3]");
+	assert_string_equal(inferred(x, "st2"),
+			    "(f32[2,3]{0,1}, s32[2,3])");
+	assert_int_equal(x->ds.n, 0);
+	done(x);
+}
+
+/* An entry with these instructions after parameters a: f32[8], b: f32[9],
+ * i: s32[8], z: f32[]. */
+static void
+expect_entry_errors(const char *body, const char *want)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	fprintf(f, "HloModule m\n"
+		   "add {\n"
+		   "  x = f32[] parameter(0)\n"
+		   "  y = f32[] parameter(1)\n"
+		   "  ROOT s = f32[] add(x, y)\n"
+		   "}\n"
+		   "ENTRY e {\n"
+		   "  a = f32[8] parameter(0)\n"
+		   "  b = f32[9] parameter(1)\n"
+		   "  i = s32[8] parameter(2)\n"
+		   "  z = f32[] constant(0)\n"
+		   "%s}\n", body);
+	fclose(f);
+	expect_errors(text, want);
+	free(text);
+}
+
+static void
+test_check_operands(void **state)
+{
+	(void)state;
+	expect_entry_errors(
+		"  m = f32[8] multiply(a, b)\n"
+		"  n = f32[8] add(a, i)\n"
+		"  x = s32[8] exponential(i)\n"
+		"  s = f32[8] select(a, a, a)\n",
+		"t.hlo:12:3: error: multiply 'm': operands of different "
+		"shapes, f32[8] and f32[9] (HLO has no implicit broadcast)\n"
+		"    m = f32[8] multiply(a, b)\n"
+		"    ^\n"
+		"t.hlo:13:3: error: add 'n': operands of different element "
+		"types, f32[8] and s32[8]\n"
+		"    n = f32[8] add(a, i)\n"
+		"    ^\n"
+		"t.hlo:14:3: error: exponential 'x': does not take elements "
+		"of type s32\n"
+		"    x = s32[8] exponential(i)\n"
+		"    ^\n"
+		"t.hlo:15:3: error: select 's': the predicate, f32[8], is not "
+		"pred\n"
+		"    s = f32[8] select(a, a, a)\n"
+		"    ^\n");
+}
+
+static void
+test_check_result_shape(void **state)
+{
+	(void)state;
+	expect_entry_errors(
+		"  c = f32[8] compare(a, a), direction=LT\n"
+		"  d = f32[9] negate(a)\n"
+		"  t = f32[8,1] concatenate(a, a), dimensions={0}\n",
+		"t.hlo:12:3: error: compare 'c': its shape, f32[8], is not "
+		"the pred[8] that its operands give\n"
+		"    c = f32[8] compare(a, a), direction=LT\n"
+		"    ^\n"
+		"t.hlo:13:3: error: negate 'd': its shape, f32[9], is not the "
+		"f32[8] that its operands give\n"
+		"    d = f32[9] negate(a)\n"
+		"    ^\n"
+		"t.hlo:14:3: error: concatenate 't': its shape, f32[8,1], is "
+		"not the f32[16] that its operands give\n"
+		"    t = f32[8,1] concatenate(a, a), dimensions={0}\n"
+		"    ^\n");
+}
+
+static void
+test_check_dimension_numbers(void **state)
+{
+	(void)state;
+	expect_entry_errors(
+		"  t = f32[8] transpose(a), dimensions={1}\n"
+		"  r = f32[] reduce(a, z), dimensions={0,0}, to_apply=add\n"
+		"  v = f32[8] reverse(a), dimensions={-1}\n"
+		"  d = f32[] dot(a, a), lhs_contracting_dims={0}, "
+		"rhs_contracting_dims={1}\n"
+		"  c = f32[16] concatenate(a, a), dimensions={1}\n"
+		"  g = s32[] get-dimension-size(a), dimensions={2}\n",
+		"t.hlo:12:3: error: transpose 't': dimensions lists dimension "
+		"1, out of range for rank 1\n"
+		"    t = f32[8] transpose(a), dimensions={1}\n"
+		"    ^\n"
+		"t.hlo:13:3: error: reduce 'r': dimensions lists dimension 0 "
+		"twice\n"
+		"    r = f32[] reduce(a, z), dimensions={0,0}, to_apply=add\n"
+		"    ^\n"
+		"t.hlo:14:3: error: reverse 'v': dimensions lists dimension "
+		"-1, out of range for rank 1\n"
+		"    v = f32[8] reverse(a), dimensions={-1}\n"
+		"    ^\n"
+		"t.hlo:15:3: error: dot 'd': rhs_contracting_dims lists "
+		"dimension 1, out of range for rank 1\n"
+		"    d = f32[] dot(a, a), lhs_contracting_dims={0}, "
+		"rhs_contracting_dims={1}\n"
+		"    ^\n"
+		"t.hlo:16:3: error: concatenate 'c': dimensions lists "
+		"dimension 1, out of range for rank 1\n"
+		"    c = f32[16] concatenate(a, a), dimensions={1}\n"
+		"    ^\n"
+		"t.hlo:17:3: error: get-dimension-size 'g': dimensions lists "
+		"dimension 2, out of range for rank 1\n"
+		"    g = s32[] get-dimension-size(a), dimensions={2}\n"
+		"    ^\n");
+}
+
+static void
+test_check_broadcast_iota_reshape(void **state)
+{
+	(void)state;
+	expect_entry_errors(
+		"  b1 = f32[8,2] broadcast(a), dimensions={1}\n"
+		"  b2 = s32[2,8] broadcast(a), dimensions={1}\n"
+		"  b3 = f32[2,8] broadcast(a), dimensions={}\n"
+		"  i1 = s32[4] iota(), iota_dimension=1\n"
+		"  r1 = f32[3,3] reshape(a)\n"
+		"  s1 = f32[3] slice(a), slice={[0:8:3]}\n"
+		"  s2 = f32[2] slice(a), slice={[4:9]}\n"
+		"  c1 = s32[9] convert(a)\n",
+		"t.hlo:12:3: error: broadcast 'b1': operand dimension 0, of "
+		"size 8, is not dimension 1 of f32[8,2]\n"
+		"    b1 = f32[8,2] broadcast(a), dimensions={1}\n"
+		"    ^\n"
+		"t.hlo:13:3: error: broadcast 'b2': its operand is f32, its "
+		"result s32\n"
+		"    b2 = s32[2,8] broadcast(a), dimensions={1}\n"
+		"    ^\n"
+		"t.hlo:14:3: error: broadcast 'b3': dimensions={...} needs "
+		"one entry for each of the 1 dimensions of its operand\n"
+		"    b3 = f32[2,8] broadcast(a), dimensions={}\n"
+		"    ^\n"
+		"t.hlo:15:23: error: iota_dimension=1 is out of range for "
+		"s32[4]\n"
+		"    i1 = s32[4] iota(), iota_dimension=1\n"
+		"                        ^\n"
+		"t.hlo:16:3: error: reshape 'r1': its shape, f32[3,3], does "
+		"not fit its operand, f32[8]\n"
+		"    r1 = f32[3,3] reshape(a)\n"
+		"    ^\n"
+		"t.hlo:18:3: error: slice 's2': its shape, f32[2], is not a "
+		"slice={[4:9]} of its operand, f32[8]\n"
+		"    s2 = f32[2] slice(a), slice={[4:9]}\n"
+		"    ^\n"
+		"t.hlo:19:3: error: convert 'c1': its shape, s32[9], does not "
+		"fit its operand, f32[8]\n"
+		"    c1 = s32[9] convert(a)\n"
+		"    ^\n");
+}
+
+static void
+test_check_attributes(void **state)
+{
+	(void)state;
+	expect_entry_errors(
+		"  r = f32[] reduce(a, z), dimension={0}, to_apply=add\n"
+		"  n = f32[8] negate(a), metadata={op_name=\"n\"}, "
+		"sharding={replicated}, index=3\n"
+		"  e = f32[8] exponential(a), result_accuracy={mode=highest}, "
+		"metadata={}, metadata={}\n",
+		"t.hlo:12:3: error: reduce 'r': needs dimensions={...}\n"
+		"    r = f32[] reduce(a, z), dimension={0}, to_apply=add\n"
+		"    ^\n"
+		"t.hlo:12:27: error: unexpected attribute dimension: reduce "
+		"takes to_apply and dimensions, and the attributes of every "
+		"instruction\n"
+		"    r = f32[] reduce(a, z), dimension={0}, to_apply=add\n"
+		"                            ^\n"
+		"t.hlo:13:72: error: unexpected attribute index: negate takes "
+		"only the attributes of every instruction\n"
+		"  ...a={op_name=\"n\"}, sharding={replicated}, index=3\n"
+		"                                             ^\n"
+		"t.hlo:14:75: error: attribute metadata is given twice\n"
+		"  ...t_accuracy={mode=highest}, metadata={}, metadata={}\n"
+		"                                             ^\n");
+}
+
+/* X-start, X-update and X-done wrap opcode X: they take X's attributes
+ * and the async ones.  The parser does not know these spellings yet, so
+ * the instruction is given one after parsing. */
+static void
+test_check_async_wrapper_attributes(void **state)
+{
+	static const struct opinfo start = {"fusion-start", OP_ASYNC_START, 0};
+	static const struct opinfo fin = {"fusion-done", OP_ASYNC_DONE, 0};
+	struct fx *x = parse(
+		"HloModule m\n"
+		"f {\n"
+		"  p = f32[8] parameter(0)\n"
+		"  ROOT n = f32[8] negate(p)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  a = f32[8] parameter(0)\n"
+		"  s = ((f32[8]), f32[8]) tuple(a), calls=f, kind=kLoop, "
+		"async_execution_thread=\"t\", output_to_operand_aliasing={}, "
+		"metadata={}, bogus=1\n"
+		"  ROOT d = f32[8] tuple(s), kind=kLoop\n"
+		"}\n");
+	const struct module *m = mod0(x);
+	struct comp *e = &m->comps[m->entry];
+	struct parser P = {.file = x->f, .ds = &x->ds, .pool = x->pool};
+
+	(void)state;
+	((struct instr *)instr_named(e, "s"))->op = &start;
+	((struct instr *)instr_named(e, "d"))->op = &fin;
+	x->ds.n = 0;
+	sema_check(&P, m);
+	assert_string_equal(rendered(x),
+		"t.hlo:8:129: error: unexpected attribute bogus: fusion-start "
+		"takes calls, kind, output_to_operand_aliasing and "
+		"async_execution_thread, and "
+		"the attributes of every instruction\n"
+		"  ...ut_to_operand_aliasing={}, metadata={}, bogus=1\n"
+		"                                             ^\n");
+	done(x);
+}
+
+static void
+test_check_entry_layout(void **state)
+{
+	(void)state;
+	expect_errors(
+		"HloModule m, "
+		"entry_computation_layout={(f32[8]{0})->f32[8]{0}}\n"
+		"ENTRY e {\n"
+		"  a = f32[8] parameter(0)\n"
+		"  b = f32[8] parameter(1)\n"
+		"  ROOT c = f32[8] add(a, b)\n"
+		"}\n",
+		"t.hlo:1:14: error: entry_computation_layout lists 1 "
+		"parameter; the entry has 2\n"
+		"  HloModule m, entry_computation_layout={(f32[8]{0})->f32[8]{"
+		"0}}\n"
+		"               ^\n");
+	expect_errors(
+		"HloModule m, entry_computation_layout={(s32[8]{0}, f32[4]{0})"
+		"->f32[9]{0}}\n"
+		"ENTRY e {\n"
+		"  a = f32[8] parameter(0)\n"
+		"  b = f32[8] parameter(1)\n"
+		"  ROOT c = f32[8] add(a, b)\n"
+		"}\n",
+		"t.hlo:1:14: error: entry_computation_layout: parameter 0 is "
+		"s32[8]{0}, not f32[8]\n"
+		"  HloModule m, entry_computation_layout={(s32[8]{0}, "
+		"f32[4]{0})->f32[9]{0}}\n"
+		"               ^\n"
+		"t.hlo:1:14: error: entry_computation_layout: parameter 1 is "
+		"f32[4]{0}, not f32[8]\n"
+		"  HloModule m, entry_computation_layout={(s32[8]{0}, "
+		"f32[4]{0})->f32[9]{0}}\n"
+		"               ^\n"
+		"t.hlo:1:14: error: entry_computation_layout: the result is "
+		"f32[9]{0}, not f32[8]\n"
+		"  HloModule m, entry_computation_layout={(s32[8]{0}, "
+		"f32[4]{0})->f32[9]{0}}\n"
+		"               ^\n");
+}
+
 /* ---- round trip ------------------------------------------------------- */
 
 static char *
@@ -1152,6 +1610,17 @@ main(void)
 		cmocka_unit_test(test_error_truncated),
 		cmocka_unit_test(test_error_long_line),
 		cmocka_unit_test(test_error_nesting),
+		cmocka_unit_test(test_infer_elementwise),
+		cmocka_unit_test(test_infer_structure),
+		cmocka_unit_test(test_infer_data_movement),
+		cmocka_unit_test(test_infer_dot_and_reductions),
+		cmocka_unit_test(test_check_operands),
+		cmocka_unit_test(test_check_result_shape),
+		cmocka_unit_test(test_check_dimension_numbers),
+		cmocka_unit_test(test_check_broadcast_iota_reshape),
+		cmocka_unit_test(test_check_attributes),
+		cmocka_unit_test(test_check_async_wrapper_attributes),
+		cmocka_unit_test(test_check_entry_layout),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_foreign_formats),
 		cmocka_unit_test(test_stack_frames),

@@ -1081,8 +1081,29 @@ infer_op(const struct inf *x)
 	}
 }
 
-/* Shapes with dynamic dimensions are left to XLA: hloplan sizes them by
- * their bounds and does not infer them. */
+/* Ops that pass shapes on whole: a dynamic dimension goes through them
+ * as it is. */
+static int
+moves_shapes(const struct instr *in)
+{
+	switch (in->op->op) {
+	case OP_TUPLE:
+	case OP_GTE:
+	case OP_WHILE:
+	case OP_CALL:
+	case OP_CONDITIONAL:
+	case OP_COPY:
+	case OP_OPT_BARRIER:
+	case OP_ADD_DEPENDENCY:
+	case OP_DOMAIN:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Other shapes with dynamic dimensions are left to XLA: hloplan sizes
+ * them by their bounds and does not infer them. */
 int
 infer_shape(struct parser *P, const struct module *m, const struct comp *c,
 	    const struct instr *in, struct shape *out)
@@ -1092,8 +1113,8 @@ infer_shape(struct parser *P, const struct module *m, const struct comp *c,
 	if (!in->op)
 		return 0;
 	for (int k = 0; k < in->nops; k++)
-		if (in->ops[k] < 0 || is_dynamic(operand(&x, k)) ||
-		    operand(&x, k)->type == DT_INVALID)
+		if (in->ops[k] < 0 || operand(&x, k)->type == DT_INVALID ||
+		    (is_dynamic(operand(&x, k)) && !moves_shapes(in)))
 			return 0;
 	return infer_op(&x);
 }

@@ -1467,7 +1467,8 @@ static void
 test_stack_frames(void **state)
 {
 	struct fx *x = parse_ok(
-		"HloModule sf, entry_computation_layout={()->f32[8]{0}}\n\n"
+		"HloModule sf, "
+		"entry_computation_layout={(f32[8]{0})->f32[8]{0}}\n\n"
 		"FileNames\n1 \"a/m\\303\\251\\\"x\\\".py\"\n2 \"lib.py\"\n\n"
 		"FunctionNames\n1 \"main\"\n2 \"f\"\n\n"
 		"FileLocations\n"

@@ -143,6 +143,36 @@ test_nested_operands(void **state)
 	done(x);
 }
 
+/* name#i is element i of name's tuple: a get-tuple-element of its own,
+ * its shape inferred; name#i#j goes on into a nested tuple. */
+static void
+test_compact_gte(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule g\n"
+		"ENTRY e {\n"
+		"  p = (f32[4], (s32[2], f32[])) parameter(0)\n"
+		"  ROOT q = (f32[4], f32[]) tuple(p#0, p#1#1)\n"
+		"}\n");
+	const struct comp *e = comp_named(x, "e");
+	const struct instr *q = &e->instrs[e->root];
+	const struct instr *g0 = &e->instrs[q->ops[0]];
+	const struct instr *g11 = &e->instrs[q->ops[1]];
+
+	(void)state;
+	assert_int_equal(e->ninstr, 5);
+	assert_string_equal(g0->op->name, "get-tuple-element");
+	assert_int_equal(g0->index, 0);
+	assert_int_equal(g0->shape.type, DT_F32);
+	assert_int_equal(g0->shape.dims[0], 4);
+	assert_int_equal(g11->index, 1);
+	assert_int_equal(g11->shape.type, DT_F32);
+	assert_int_equal(g11->shape.rank, 0);
+	assert_string_equal(e->instrs[g11->ops[0]].op->name,
+			    "get-tuple-element");
+	done(x);
+}
+
 static const char *const wrapped_hlo =
 	"HloModule w\n"
 	"add {\n"
@@ -427,6 +457,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nested_operands),
+		cmocka_unit_test(test_compact_gte),
 		cmocka_unit_test(test_async_wrapper),
 		cmocka_unit_test(test_async_wrapper_round_trip),
 		cmocka_unit_test(test_async_wrapper_errors),

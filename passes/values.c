@@ -657,7 +657,16 @@ do_instr(struct prog *p, int c, int i)
 	case OP_BITCAST:
 	case OP_OPT_BARRIER:
 	case OP_ADD_DEPENDENCY:
-	case OP_DOMAIN: do_forward(p, c, i); break;
+	case OP_DOMAIN:
+		do_forward(p, c, i);
+		break;
+	case OP_ASYNC_UPDATE:	/* XLA: its arrays alias its operand's */
+		if (in->nops == 1 && shape_equal(&in->shape, &p->m->comps[c]
+					.instrs[in->ops[0]].shape))
+			do_forward(p, c, i);
+		else
+			do_in_place(p, c, i);	/* one that binds late */
+		break;
 	case OP_WHILE: do_while(p, c, i); break;
 	case OP_CALL:
 	case OP_CONDITIONAL:

@@ -1360,6 +1360,13 @@ run_instr(struct vr *v, int c, int i, const int *args)
 	case OP_DOMAIN:
 		run_forward(v, c, i, who);
 		return;
+	case OP_ASYNC_UPDATE:	/* the arrays of its operand (XLA) */
+		if (in->nops == 1 && shape_equal(&in->shape, &v->m->comps[c]
+					.instrs[in->ops[0]].shape)) {
+			run_forward(v, c, i, who);
+			return;
+		}
+		break;
 	case OP_COPY_START: run_copy_start(v, c, i, who); return;
 	case OP_WHILE: run_while(v, c, i, who); return;
 	case OP_CONDITIONAL: run_conditional(v, c, i, who); return;

@@ -351,7 +351,7 @@ check_instr(struct chk *k, const struct comp *c, const struct instr *in)
 		default: return no(k, "'%s': %s", in->name, why);
 		}
 	case OP_GTE: case OP_TUPLE: case OP_BITCAST: case OP_OPT_BARRIER:
-	case OP_ADD_DEPENDENCY: case OP_DOMAIN:
+	case OP_ADD_DEPENDENCY: case OP_DOMAIN: case OP_ASYNC_UPDATE:
 		return check_forward(k, c, in);
 	case OP_COPY_START: case OP_COPY_DONE:
 		return check_async_copy(k, c, in);

@@ -347,6 +347,7 @@ forwarded(struct interp *st, int c, int i, int node, unsigned char ***args)
 	case OP_OPT_BARRIER:
 	case OP_ADD_DEPENDENCY:
 	case OP_DOMAIN:
+	case OP_ASYNC_UPDATE:	/* its arrays are its operand's (XLA) */
 		return arg[0][node];
 	case OP_ASYNC_DONE: {	/* element 1 of the start's tuple */
 		const struct shape *as = st->frames[c].as[i][0];
@@ -845,7 +846,7 @@ run_op(struct interp *st, int c, int i, struct op *o)
 	switch (opcode(o->in)) {
 	case OP_PARAMETER: case OP_TUPLE: case OP_BITCAST:
 	case OP_OPT_BARRIER: case OP_CALL: case OP_ADD_DEPENDENCY:
-	case OP_DOMAIN:
+	case OP_DOMAIN: case OP_ASYNC_UPDATE:
 		return;
 	case OP_COPY_START:
 		check_overlap(st, c, i, o);

@@ -464,11 +464,11 @@ check_instr(struct parser *P, const struct module *m, const struct comp *c,
 		return;
 	check_attrs(P, in);
 	if (has_invalid(&in->shape))
-		return;			/* reported: unknown element type */
+		return;		/* reported: unknown element type */
 	for (int k = 0; k < in->nops; k++)
 		if (in->ops[k] < 0 ||
 		    has_invalid(&c->instrs[in->ops[k]].shape))
-			return;	/* reported: undefined, or of an unknown type */
+			return;	/* reported: undefined, or unknown type */
 	check_inferred(P, m, c, in);
 	if (in->op->op == OP_BROADCAST && in->nops == 1)
 		check_broadcast(P, c, in);

@@ -121,7 +121,8 @@ static int
 async_own_key(const char *k, const struct opinfo *x)
 {
 	if (!strcmp(k, "output_to_operand_aliasing"))
-		return strcmp(x->name, "custom-call") && strcmp(x->name, "fusion");
+		return strcmp(x->name, "custom-call") &&
+		       strcmp(x->name, "fusion");
 
 	static const char *const keys[] = {
 		"async_execution_thread", "control-predecessors",
@@ -319,7 +320,8 @@ async_chain(const struct comp *c, int start, int *chain, int *late)
 static int
 bind_late(struct parser *P, struct comp *c, const int *chain, int n)
 {
-	struct instr *s = &c->instrs[chain[0]], *last = &c->instrs[chain[n - 1]];
+	struct instr *s = &c->instrs[chain[0]];
+	struct instr *last = &c->instrs[chain[n - 1]];
 	struct opnd *ops = NULL;
 	int nops = 0, cap = 0, acap = 0, gone = 0;
 	struct attr *attrs = NULL;

@@ -544,7 +544,7 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 
 	f->pool = pool;
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
-		text += 3;	/* a byte-order mark: columns count after it */
+		text += 3;	/* a byte-order mark: columns count after */
 		len -= 3;
 	}
 	if (foreign_format(text, len, ds))

@@ -572,7 +572,7 @@ sema_module(struct parser *P, struct module *m)
 	}
 	find_entry(P, m);
 	desugar_module(P, m);
-	srcloc_module(P, m);	/* after desugar: inline and wrapped ops too */
+	srcloc_module(P, m);	/* after desugar: inline, wrapped ops too */
 	names_init(P->pool, &comps, m->ncomp);
 	for (int i = 0; i < m->ncomp; i++)
 		if (names_find(&comps, m->comps[i].name, 1, i) >= 0)

@@ -543,6 +543,10 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	int first = ds->n;
 
 	f->pool = pool;
+	if (len > MAX_INPUT) {	/* before reading any of it */
+		diag_error(ds, (struct loc){0, 0}, "input larger than 1 GiB");
+		return f;
+	}
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
 		text += 3;	/* a byte-order mark: columns count after */
 		len -= 3;
@@ -560,11 +564,6 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	P.pool = pool;
 	P.tmp = pool_new();
 	P.src = text;
-	if (len > MAX_INPUT) {
-		diag_error(ds, (struct loc){0, 0}, "input larger than 1 GiB");
-		pool_free(P.tmp);
-		return f;
-	}
 	if (hlo_lex_init_extra(&ls, &scanner))
 		abort();
 	hlo_parse(scanner, &P);

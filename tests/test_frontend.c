@@ -1034,18 +1034,20 @@ inferred(struct fx *x, const char *name)
 	const struct comp *e = &m->comps[m->entry];
 	struct parser P = {.file = x->f, .ds = &x->ds, .pool = x->pool};
 	struct shape s;
-	char *buf = NULL;
+	char *buf = NULL, *r;
 	size_t len = 0;
 	FILE *f;
-	int r = infer_shape(&P, m, e, instr_named(e, name), &s);
+	int got = infer_shape(&P, m, e, instr_named(e, name), &s);
 
-	if (r <= 0)
-		return r ? "error" : "not inferred";
+	if (got <= 0)
+		return got ? "error" : "not inferred";
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	ir_print_shape(f, &s);
 	fclose(f);
-	return pool_strdup(x->pool, buf);	/* leaks buf: a test */
+	r = pool_strdup(x->pool, buf);
+	free(buf);
+	return r;
 }
 
 static void

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -605,11 +606,25 @@ run(struct cli *c)
 	return code;
 }
 
+/* SIGINT, SIGTERM: no temporary stays beside an output; then the signal
+ * ends the process as it would have. */
+static void
+on_signal(int sig)
+{
+	hloplan_output_remove_temps();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct cli c = {0};
-	int code = parse_args(argc, argv, &c);
+	int code;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	code = parse_args(argc, argv, &c);
 
 	if (!code)
 		code = c.intervals ? run_intervals(&c) : run(&c);

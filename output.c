@@ -17,7 +17,45 @@ struct hloplan_output {
 	char *path;		/* NULL: standard output */
 	char *tmp;		/* NULL: written in place */
 	FILE *f;
+	int slot;		/* in temps[], or -1 */
 };
+
+/* The temporaries that exist now, for hloplan_output_remove_temps, which a
+ * signal handler may call at any point: a slot is set once its file
+ * exists and cleared before the file goes. */
+enum { MAX_TEMPS = 64 };
+static char *volatile temps[MAX_TEMPS];
+
+static void
+track(struct hloplan_output *o)
+{
+	o->slot = -1;
+	for (int k = 0; k < MAX_TEMPS && o->slot < 0; k++)
+		if (!temps[k]) {
+			temps[k] = o->tmp;
+			o->slot = k;
+		}
+}
+
+/* Forgets o's temporary, before it is renamed or removed. */
+static void
+untrack(struct hloplan_output *o)
+{
+	if (o->slot >= 0)
+		temps[o->slot] = NULL;
+	o->slot = -1;
+}
+
+void
+hloplan_output_remove_temps(void)
+{
+	for (int k = 0; k < MAX_TEMPS; k++) {
+		char *t = temps[k];
+
+		if (t)
+			unlink(t);
+	}
+}
 
 /* Frees o, keeping errno. */
 static void
@@ -52,8 +90,10 @@ open_temp(struct hloplan_output *o)
 	}
 	if (fd < 0)
 		return -1;
+	track(o);
 	if (!(o->f = fdopen(fd, "w"))) {
 		close(fd);
+		untrack(o);
 		unlink(o->tmp);
 		return -1;
 	}
@@ -81,6 +121,7 @@ hloplan_output_open(const char *path)
 	}
 	if (!(o = calloc(1, sizeof *o)))
 		return NULL;
+	o->slot = -1;
 	if (!strcmp(path, "-")) {
 		o->f = stdout;
 		return o;
@@ -141,6 +182,7 @@ commit_file(struct hloplan_output *o)
 {
 	int err = close_stream(o->f);
 
+	untrack(o);	/* from here it is renamed or removed */
 	if (!err && same_bytes(o->tmp, o->path)) {
 		unlink(o->tmp);
 		return 0;
@@ -188,6 +230,7 @@ hloplan_output_abort(struct hloplan_output *o)
 		return;
 	if (o->path)
 		fclose(o->f);
+	untrack(o);
 	if (o->tmp)
 		unlink(o->tmp);
 	errno = err;

@@ -232,6 +232,10 @@ FILE *hloplan_output_stream(struct hloplan_output *o);
 int hloplan_output_commit(struct hloplan_output *o);
 /* Removes the temporary and frees o; path is untouched. */
 void hloplan_output_abort(struct hloplan_output *o);
+/* Removes the temporary of every output not yet committed or aborted, and
+ * nothing else: async-signal-safe, for a SIGINT or SIGTERM handler that
+ * then ends the process (the CLI's does). */
+void hloplan_output_remove_temps(void);
 
 #ifdef __cplusplus
 }

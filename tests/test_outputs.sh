@@ -2,8 +2,9 @@
 # The command line's outputs: every output at once, --opt=V and --opt V
 # alike, the CSV's header line, the SVG well-formed (xmllint), depfiles as
 # GCC writes them, an unchanged output left alone (mtime kept), and a failed
-# run leaving every old output as it was and no temporary behind.  Exits 77
-# (skipped) at the end when xmllint is missing.
+# run leaving every old output as it was and no temporary behind, nor a run
+# that SIGTERM ends.  Exits 77 (skipped) at the end when xmllint is
+# missing.
 # usage: test_outputs.sh HLOPLAN SAMPLES_DIR OUTDIR [XMLLINT]
 h=$1 samples=$2 dir=$3 xmllint=${4:-}
 n=0
@@ -115,6 +116,25 @@ run 2 m.hlo --target=tpu -o plan.h --json no/such/dir.json
 cmp -s plan.h before.h || fail "a failed run changed plan.h"
 cmp -s plan.json before.json || fail "a failed run changed plan.json"
 ls ./*.tmp* sub/*.tmp* 2>/dev/null && fail "temporaries left behind"
+
+# SIGTERM while an output's temporary exists (the dump is opened before
+# the input is read, and the input is a FIFO no one writes): the signal
+# ends the run, and the temporary goes with it.
+mkfifo never.hlo || exit 1
+"$h" --dump=ir never.hlo -o sig.h 2>/dev/null &
+pid=$!
+i=0
+while [ -z "$(ls sig.h.tmp* 2>/dev/null)" ] && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+[ $i -lt 200 ] || { kill $pid; fail "no temporary appeared for sig.h"; }
+kill -TERM $pid
+wait $pid
+got=$?
+[ "$got" = 143 ] || fail "SIGTERM: exit status $got, not 143"
+ls sig.h* 2>/dev/null && fail "SIGTERM left sig.h or its temporary"
+n=$((n + 1))
 
 if [ -z "$xmllint" ]; then
 	echo "no xmllint: the SVG was not checked; skipped"

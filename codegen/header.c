@@ -15,6 +15,7 @@ struct idset {
 	struct pool *pool;
 	const char **slot;	/* open addressing; NULL is empty */
 	size_t cap;		/* a power of two, over twice the entries */
+	int *next;		/* by slot of "prefix base": the k to try next */
 };
 
 /* Macro suffixes every plan defines, besides three per arena. */
@@ -68,6 +69,7 @@ idset_init(struct idset *set, struct pool *pool, size_t n)
 	while (set->cap < 2 * n + 1)
 		set->cap *= 2;
 	set->slot = pool_alloc(pool, set->cap * sizeof *set->slot);
+	set->next = pool_alloc(pool, set->cap * sizeof *set->next);
 }
 
 /* ---- names -------------------------------------------------------------- */
@@ -117,15 +119,25 @@ forms_free(struct idset *set, const char *pre, const char *name)
 	return 1;
 }
 
-/* The first of base, base_2, base_3, ... whose macros are all free. */
+/* The first of base, base_2, base_3, ... whose macros are all free.
+ * Names are only ever added, so the search for a base goes on from where
+ * the last one for it stopped: linear in the buffers, however many share
+ * a name (the key "prefix base" holds no macro: a name has no blank). */
 static const char *
 pick_name(struct idset *set, const char *pre, const char *base)
 {
-	const char *name = base;
-	int i, k;
+	const char *key = pool_printf(set->pool, "%s %s", pre, base);
+	const char **slot = idset_slot(set, key), *name = base;
+	int i, k, *next = &set->next[slot - set->slot];
 
-	for (k = 2; !forms_free(set, pre, name); k++)
+	if (!*slot)
+		*slot = key;
+	k = *next ? *next : 2;
+	if (*next)
+		name = pool_printf(set->pool, "%s_%d", base, k++);
+	for (; !forms_free(set, pre, name); k++)
 		name = pool_printf(set->pool, "%s_%d", base, k);
+	*next = k;
 	for (i = 0; i < NFORMS; i++)
 		idset_add(set, form(set->pool, pre, name, i));
 	return name;
@@ -160,7 +172,7 @@ name_buffers(struct pool *pool, const struct plan *plans,
 
 	for (i = 0; i < nplan; i++)
 		n += NFIXED + 3 * (size_t)plans[i].narena +
-		     NFORMS * (size_t)plans[i].nbuf;
+		     (NFORMS + 1) * (size_t)plans[i].nbuf;	/* + keys */
 	idset_init(&set, pool, n);
 	idset_add(&set, guard);
 	for (i = 0; i < nplan; i++)

@@ -526,15 +526,11 @@ write_header(const struct hloplan_result *r, FILE *out, const char *name)
 	pool_free(pool);
 }
 
-int
-hloplan_write(const struct hloplan_result *r, int format, FILE *out,
-	      const char *name)
+/* One output of r in format into out; 0, or -1 with errno. */
+static int
+write_format(const struct hloplan_result *r, int format, FILE *out,
+	     const char *name)
 {
-	if (!r || r->status != HLOPLAN_OK || !out) {
-		errno = EINVAL;
-		return -1;
-	}
-	errno = 0;	/* what a failed write sets is what is reported */
 	switch (format) {
 	case HLOPLAN_FORMAT_HEADER:
 		write_header(r, out, name);
@@ -563,6 +559,29 @@ hloplan_write(const struct hloplan_result *r, int format, FILE *out,
 		return -1;
 	}
 	return 0;
+}
+
+/* The plan's outputs are timed as the codegen stage of --stats (the
+ * statistics themselves are not).  Timings are bookkeeping beside the
+ * plan, kept even in a result the caller holds as const. */
+int
+hloplan_write(const struct hloplan_result *r, int format, FILE *out,
+	      const char *name)
+{
+	double t0 = now_ms();
+	int ret;
+
+	if (!r || r->status != HLOPLAN_OK || !out) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;	/* what a failed write sets is what is reported */
+	ret = write_format(r, format, out, name);
+	if (format != HLOPLAN_FORMAT_STATS &&
+	    format != HLOPLAN_FORMAT_STATS_JSON)
+		((struct hloplan_result *)r)->st.ms[ST_CODEGEN] +=
+			now_ms() - t0;
+	return ret;
 }
 
 /* A path in a Make rule: '$' doubled, '#' and spaces after a backslash,

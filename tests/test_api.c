@@ -282,6 +282,30 @@ test_stages(void **state)
 	hloplan_free(r);
 }
 
+/* The outputs are the codegen stage: 0 until one is written, then the
+ * time it took; the statistics themselves are not counted. */
+static void
+test_codegen_timed(void **state)
+{
+	struct hloplan_result *r = plan(NULL);
+	int cg = hloplan_nstage() - 1;
+	char *h;
+	double t;
+
+	(void)state;
+	assert_string_equal(hloplan_stage_name(cg), "codegen");
+	assert_true(hloplan_stage_ms(r, cg) == 0);
+	free(written(r, HLOPLAN_FORMAT_STATS, NULL));
+	assert_true(hloplan_stage_ms(r, cg) == 0);
+	h = written(r, HLOPLAN_FORMAT_HEADER, NULL);
+	t = hloplan_stage_ms(r, cg);
+	assert_true(t > 0);
+	free(written(r, HLOPLAN_FORMAT_JSON, NULL));
+	assert_true(hloplan_stage_ms(r, cg) > t);
+	free(h);
+	hloplan_free(r);
+}
+
 /* ---- diagnostics -------------------------------------------------------- */
 
 static void
@@ -729,6 +753,7 @@ main(void)
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_double_buffer),
 		cmocka_unit_test(test_stages),
+		cmocka_unit_test(test_codegen_timed),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_header),

@@ -150,65 +150,40 @@ has_word(const char *list, const char *key)
 	return 0;
 }
 
-/* The attributes opcode op takes beyond the shared ones into *own and
- * *async (the async wrapper's); 0 when hloplan does not know them.  X-start,
- * X-update and X-done wrap opcode X (hlo_parser.cc ParseOpcode): they take
- * X's and async-start's. */
-static int
-op_attrs(const char *op, const char **own, const char **async)
+int
+attr_of_every_instr(const char *key)
 {
-	static const char *const sfx[] = {"-start", "-update", "-done"};
-	const struct opattrs *t = find_opattrs(op, strlen(op));
-	size_t n = strlen(op);
-
-	*async = "";
-	if (t) {
-		*own = t->attrs;
-		return 1;
-	}
-	for (int i = 0; i < 3; i++) {
-		size_t k = strlen(sfx[i]);
-
-		if (n > k && !strcmp(op + n - k, sfx[i]) &&
-		    (t = find_opattrs(op, n - k))) {
-			*own = t->attrs;
-			*async = "async_execution_thread "
-				 "output_to_operand_aliasing";
-			return 1;
-		}
-	}
-	return 0;
+	return has_word(shared_attrs, key);
 }
 
-/* "a, b and c" for the words of list, then of more, once each, in the
- * pool; NULL for none. */
+/* "a, b and c" for the words of list, in the pool; NULL for none. */
 static const char *
-word_list(struct pool *pool, const char *list, const char *more)
+word_list(struct pool *pool, const char *list)
 {
-	const char *all = pool_printf(pool, "%s %s", list, more), *p = all;
-	char *r = pool_printf(pool, "%s", ""), *last = NULL, *seen = r;
+	const char *p = list, *last = NULL;
+	char *r = NULL;
 
 	while (*p) {
 		size_t n = strcspn(p, " ");
-		char *w = pool_strndup(pool, p, n);
 
-		if (n && !has_word(seen, w)) {
-			seen = pool_printf(pool, "%s %s", seen, w);
+		if (n) {
 			if (last)
-				r = pool_printf(pool, "%s%s%s", r, *r ? ", " :
-						"", last);
-			last = w;
+				r = pool_printf(pool, "%s%s%s", r ? r : "",
+						r ? ", " : "", last);
+			last = pool_strndup(pool, p, n);
 		}
 		p += n + (p[n] == ' ');
 	}
-	return *r ? pool_printf(pool, "%s and %s", r, last) : last;
+	return r ? pool_printf(pool, "%s and %s", r, last) : last;
 }
 
 /* XLA's parser: "unexpected attribute" and "attribute already exists". */
 static void
 check_attrs(struct parser *P, const struct instr *in)
 {
-	const char *own, *async, *ok;
+	const struct opattrs *t = find_opattrs(in->op->name,
+					       strlen(in->op->name));
+	const char *ok;
 
 	for (int i = 0; i < in->nattr; i++) {
 		const struct attr *a = &in->attrs[i];
@@ -219,11 +194,10 @@ check_attrs(struct parser *P, const struct instr *in)
 					   "given twice", a->key);
 				break;
 			}
-		if (!op_attrs(in->op->name, &own, &async) ||
-		    has_word(shared_attrs, a->key) || has_word(own, a->key) ||
-		    has_word(async, a->key))
+		if (!t || has_word(shared_attrs, a->key) ||
+		    has_word(t->attrs, a->key))
 			continue;
-		ok = word_list(P->pool, own, async);
+		ok = word_list(P->pool, t->attrs);
 		diag_error(P->ds, a->loc, "unexpected attribute %s: %s takes "
 			   "%s%s the attributes of every instruction", a->key,
 			   in->op->name, ok ? ok : "only", ok ? ", and" : "");
@@ -238,30 +212,6 @@ operand_shape(const struct comp *c, const struct instr *in, int k)
 	return &c->instrs[in->ops[k]].shape;
 }
 
-static int
-is_dynamic(const struct shape *s)
-{
-	for (int i = 0; s->dyn && i < s->rank; i++)
-		if (s->dyn[i] != DIM_STATIC)
-			return 1;
-	return 0;
-}
-
-static int
-is_fp(int t)
-{
-	return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64 ||
-	       (t >= DT_F8E5M2 && t <= DT_F4E2M1FN);
-}
-
-/* XLA's SameElementTypeIgnoringFpPrecision: HloVerifier as XLA's tests
- * run it (allow_mixed_precision) lets floating-point precisions differ. */
-static int
-same_type(int a, int b)
-{
-	return a == b || (is_fp(a) && is_fp(b));
-}
-
 /* Whether the written shape s agrees with the inferred one, precision
  * aside; a dot's element type is the text's (preferred_element_type). */
 static int
@@ -270,7 +220,7 @@ agrees(const struct instr *in, const struct shape *s,
 {
 	struct shape t = *inferred;
 
-	if (in->op->op == OP_DOT || same_type(t.type, s->type))
+	if (in->op->op == OP_DOT || same_element_type(t.type, s->type))
 		t.type = s->type;
 	return shape_compatible(s, &t);
 }
@@ -291,7 +241,8 @@ check_inferred(struct parser *P, const struct module *m, const struct comp *c,
 {
 	struct shape want;
 
-	if (checked_elsewhere(in->op->op) || is_dynamic(&in->shape) ||
+	if (checked_elsewhere(in->op->op) ||
+	    (!shape_is_tuple(&in->shape) && shape_is_dynamic(&in->shape)) ||
 	    infer_shape(P, m, c, in, &want) != 1 ||
 	    agrees(in, &in->shape, &want))
 		return;
@@ -332,7 +283,7 @@ check_broadcast(struct parser *P, const struct comp *c,
 		return;
 	if (n < 0 && s->rank == 0)
 		n = 0;
-	if (!same_type(s->type, r->type))
+	if (!same_element_type(s->type, r->type))
 		diag_error(P->ds, in->loc, "broadcast '%s': its operand is %s, "
 			   "its result %s", in->name, dtype_name(s->type),
 			   dtype_name(r->type));
@@ -382,11 +333,11 @@ check_reshape(struct parser *P, const struct comp *c, const struct instr *in)
 	const struct shape *s = operand_shape(c, in, 0), *r = &in->shape;
 	int ok;
 
-	if (shape_is_tuple(s) || shape_is_tuple(r) || is_dynamic(s) ||
-	    is_dynamic(r))
+	if (shape_is_tuple(s) || shape_is_tuple(r) || shape_is_dynamic(s) ||
+	    shape_is_dynamic(r))
 		return;
 	if (in->op->op == OP_RESHAPE)
-		ok = same_type(s->type, r->type) &&
+		ok = same_element_type(s->type, r->type) &&
 		     shape_elements(s) == shape_elements(r);
 	else
 		ok = s->rank == r->rank &&
@@ -429,10 +380,10 @@ check_slice(struct parser *P, const struct comp *c, const struct instr *in)
 	int64_t range[3];
 	int i = 0, ok;
 
-	if (!a || shape_is_tuple(s) || shape_is_tuple(r) || is_dynamic(s) ||
-	    is_dynamic(r))
+	if (!a || shape_is_tuple(s) || shape_is_tuple(r) ||
+	    shape_is_dynamic(s) || shape_is_dynamic(r))
 		return;
-	ok = skip_to(&p, end, '{') && same_type(s->type, r->type) &&
+	ok = skip_to(&p, end, '{') && same_element_type(s->type, r->type) &&
 	     r->rank == s->rank;
 	for (; ok && i < s->rank; i++)
 		ok = (!i || skip_to(&p, end, ',')) &&

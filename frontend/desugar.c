@@ -3,24 +3,10 @@
  * opcode X written X-start / X-update / X-done, which is an async op that
  * calls a computation wrapping X (xla/hlo/parser/hlo_parser.cc,
  * ParseOpcode and CreateInstruction's kAsyncStart). */
+#include <ctype.h>
 #include <string.h>
 
 #include "frontend/front.h"
-
-/* Attributes that name one computation, which may be written inline. */
-static int
-single_call_key(const char *k)
-{
-	static const char *const keys[] = {
-		"to_apply", "calls", "body", "condition", "true_computation",
-		"false_computation", "select", "scatter", "comparator",
-	};
-
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (!strcmp(k, keys[i]))
-			return 1;
-	return 0;
-}
 
 /* A computation name not yet in the module: base, or base.N. */
 static const char *
@@ -95,8 +81,9 @@ inline_comp(struct parser *P, struct module *m, const struct instr *in,
 static void
 inline_comps(struct parser *P, struct module *m)
 {
-	/* m->comps grows as the loop goes: inline computations nested in
-	 * inline ones are met in their turn. */
+	/* m->comps grows as the loop goes (an instruction array does not
+	 * move): inline computations nested in inline ones are met in their
+	 * turn. */
 	for (int c = 0; c < m->ncomp; c++)
 		for (int i = 0; i < m->comps[c].ninstr; i++) {
 			struct instr *in = &m->comps[c].instrs[i];
@@ -104,46 +91,43 @@ inline_comps(struct parser *P, struct module *m)
 			for (int k = 0; k < in->nattr; k++) {
 				struct attr *a = &in->attrs[k];
 
-				if (single_call_key(a->key) && a->vlen > 1 &&
-				    a->val[0] == '{')
+				if (call_attr(a->key) == CALL_ONE &&
+				    a->vlen > 1 && a->val[0] == '{')
 					inline_comp(P, m, in, a);
-				in = &m->comps[c].instrs[i];
 			}
 		}
 }
 
-/* Attributes an async start keeps: those every instruction may carry,
- * and output_to_operand_aliasing unless the wrapped op takes its own (a
- * custom call's, a fusion's: XLA's parser reads one map of attributes, in
- * which the wrapped op's entry replaces the start's).  The rest belong to
- * the op it wraps. */
+/* Attributes an async start keeps: async_execution_thread, those every
+ * instruction may carry, and output_to_operand_aliasing unless the wrapped
+ * op takes its own (a custom call's, a fusion's: XLA's parser reads one
+ * map of attributes, in which the wrapped op's entry replaces the
+ * start's). */
 static int
 async_own_key(const char *k, const struct opinfo *x)
 {
 	if (!strcmp(k, "output_to_operand_aliasing"))
 		return strcmp(x->name, "custom-call") &&
 		       strcmp(x->name, "fusion");
-
-	static const char *const keys[] = {
-		"async_execution_thread", "control-predecessors",
-		"metadata", "sharding", "frontend_attributes",
-		"backend_config", "statistics", "origin",
-	};
-
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (!strcmp(k, keys[i]))
-			return 1;
-	return 0;
+	return !strcmp(k, "async_execution_thread") || attr_of_every_instr(k);
 }
 
-static struct attr *
+/* The attributes that are the start's alone; the wrapped op takes the
+ * rest (metadata, backend_config and the like go to both, as in XLA). */
+static int
+start_only_key(const char *k, const struct opinfo *x)
+{
+	return !strcmp(k, "async_execution_thread") ||
+	       !strcmp(k, "control-predecessors") ||
+	       (!strcmp(k, "output_to_operand_aliasing") &&
+		async_own_key(k, x));
+}
+
+static void
 push_attr(struct parser *P, struct attr **v, int *n, int *cap,
 	  const struct attr *a)
 {
-	struct attr *d = VEC_PUSH(P->pool, *v, *n, *cap);
-
-	*d = *a;
-	return d;
+	*VEC_PUSH(P->pool, *v, *n, *cap) = *a;
 }
 
 /* The wrapped computation's instructions: a parameter per operand of the
@@ -184,10 +168,7 @@ wrapped_body(struct parser *P, struct comp *w, const struct instr *s)
 	for (int k = 0; k < n; k++)
 		x->opname[k] = w->instrs[k].name;
 	for (int k = 0; k < s->nattr; k++)
-		if (strcmp(s->attrs[k].key, "async_execution_thread") &&
-		    strcmp(s->attrs[k].key, "control-predecessors") &&
-		    (strcmp(s->attrs[k].key, "output_to_operand_aliasing") ||
-		     !async_own_key(s->attrs[k].key, s->wrapped)))
+		if (!start_only_key(s->attrs[k].key, s->wrapped))
 			push_attr(P, &x->attrs, &x->nattr, &cap, &s->attrs[k]);
 	w->root = n;
 }
@@ -241,6 +222,18 @@ wrap_start(struct parser *P, struct module *m, int c, int i)
 
 /* ---- late binding ----------------------------------------------------- */
 
+/* Whether the l bytes at p are a whole name within [s, s + n). */
+static int
+whole_name(const char *s, size_t n, const char *p, size_t l)
+{
+	static const char namec[] = "_.-";
+
+	return (p == s || !(isalnum((unsigned char)p[-1]) ||
+			    strchr(namec, p[-1]))) &&
+	       (p + l == s + n || !(isalnum((unsigned char)p[l]) ||
+				    strchr(namec, p[l])));
+}
+
 /* How many times computation c reads `name` (operands and control edges),
  * and the first instruction after `from` whose operand 0 it is (or -1). */
 static int
@@ -265,7 +258,9 @@ readers(const struct comp *c, const char *name, int from, int *n)
 			if (strcmp(a->key, "control-predecessors"))
 				continue;
 			for (int o = 0; o + (int)l <= a->vlen; o++)
-				*n += !strncmp(a->val + o, name, l);
+				*n += !strncmp(a->val + o, name, l) &&
+				      whole_name(a->val, (size_t)a->vlen,
+						 a->val + o, l);
 		}
 	}
 	return next;
@@ -323,9 +318,8 @@ bind_late(struct parser *P, struct comp *c, const int *chain, int n)
 	struct instr *s = &c->instrs[chain[0]];
 	struct instr *last = &c->instrs[chain[n - 1]];
 	struct opnd *ops = NULL;
-	int nops = 0, cap = 0, acap = 0, gone = 0;
 	struct attr *attrs = NULL;
-	int nattr = 0;
+	int nops = 0, cap = 0, nattr = 0, acap = 0, gone = 0;
 
 	for (int j = 0; j < n; j++) {
 		const struct instr *in = &c->instrs[chain[j]];
@@ -338,9 +332,9 @@ bind_late(struct parser *P, struct comp *c, const int *chain, int n)
 		}
 	}
 	for (int k = 0; k < s->nattr; k++)
-		*VEC_PUSH(P->pool, attrs, nattr, acap) = s->attrs[k];
+		push_attr(P, &attrs, &nattr, &acap, &s->attrs[k]);
 	for (int k = 0; k < last->nattr; k++)
-		*VEC_PUSH(P->pool, attrs, nattr, acap) = last->attrs[k];
+		push_attr(P, &attrs, &nattr, &acap, &last->attrs[k]);
 	last->op = s->op;
 	last->nops = nops;
 	last->ops = pool_alloc(P->pool, sizeof(int) * (size_t)(nops + 1));
@@ -393,6 +387,18 @@ late_start(struct parser *P, struct comp *c, int i)
 	return bind_late(P, c, chain, n);
 }
 
+/* Whether c has a wrapped async op that binds late: only then are the
+ * chains followed, each a scan of c. */
+static int
+has_late(const struct comp *c)
+{
+	for (int i = 0; i < c->ninstr; i++)
+		if (c->instrs[i].op && c->instrs[i].wrapped &&
+		    binds_late(&c->instrs[i]))
+			return 1;
+	return 0;
+}
+
 void
 desugar_module(struct parser *P, struct module *m)
 {
@@ -400,19 +406,23 @@ desugar_module(struct parser *P, struct module *m)
 
 	inline_comps(P, m);
 	ncomp = m->ncomp;
-	for (int c = 0; c < ncomp; c++)
+	for (int c = 0; c < ncomp; c++) {
+		int late = has_late(&m->comps[c]);
+
 		for (int i = 0; i < m->comps[c].ninstr; i++) {
 			struct comp *cp = &m->comps[c];
 			const struct instr *in = &cp->instrs[i];
-			int gone;
+			int gone = 0;
 
 			if (!in->op || !in->wrapped ||
 			    in->op->op != OP_ASYNC_START)
 				continue;
-			gone = late_start(P, cp, i);
+			if (late)
+				gone = late_start(P, cp, i);
 			if (gone > 0)
 				i--;	/* the start has gone: look again */
 			else if (!gone)
 				wrap_start(P, m, c, i);
 		}
+	}
 }

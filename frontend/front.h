@@ -138,8 +138,8 @@ const char *tok_name(struct parser *P, struct tok t);
 struct opnd act_nested(struct parser *P, struct shape *shape, struct tok opc,
 		       struct span oploc, struct opnds *ops,
 		       struct span argspan);
-struct opnd act_gte_suffix(struct parser *P, struct tok name,
-			   struct span loc, struct ints *idx);
+struct opnd act_operand(struct parser *P, struct tok name, struct span loc,
+			struct ints *idx);
 struct shape *act_buffer(struct parser *P, struct tok b, struct span loc,
 			 struct shape *inner);
 
@@ -169,6 +169,10 @@ int foreign_format(const char *text, size_t len, struct diags *ds);
 
 /* Semantic checks after a module parsed cleanly (sema.c). */
 void sema_module(struct parser *P, struct module *m);
+/* Whether attribute key names called computations: one (which may be
+ * written inline), a list of them, or none (0). */
+enum { CALL_ONE = 1, CALL_LIST };
+int call_attr(const char *key);
 /* Readers of attribute text [*p, end): each advances *p past what it read
  * and returns 1 (read_index: the count, its numbers in *out) or 0 (-1). */
 int read_int(const char **p, const char *end, int64_t *v);
@@ -194,11 +198,17 @@ const char *shape_text(struct pool *pool, const struct shape *s);
 int infer_shape(struct parser *P, const struct module *m,
 		const struct comp *c, const struct instr *in,
 		struct shape *out);
+/* XLA's SameElementTypeIgnoringFpPrecision, as HloVerifier runs in XLA's
+ * tests (allow_mixed_precision): floating-point precisions may differ. */
+int same_element_type(int a, int b);
 
 /* XLA's HloVerifier checks, after names resolve and shapes are known:
  * operand shapes and element types, dimension numbers, attributes known to
  * each opcode, the entry layout (check.c). */
 void sema_check(struct parser *P, const struct module *m);
+/* Whether every instruction takes attribute key (hlo_parser.cc
+ * ParseInstructionRhs: sharding, metadata, ...). */
+int attr_of_every_instr(const char *key);
 /* entry_computation_layout, read as a tuple of parameter shapes and a
  * result shape, against the entry's (check.c). */
 void check_entry_layout(struct parser *P, const struct module *m,

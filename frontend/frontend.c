@@ -452,15 +452,15 @@ act_nested(struct parser *P, struct shape *shape, struct tok opc,
 	return o;
 }
 
-/* name#i#j: get-tuple-element i of name, then j of that, each an
- * instruction of its own whose shape sema infers. */
+/* An operand named name; name#i#j is get-tuple-element i of name, then j
+ * of that, each an instruction of its own whose shape sema infers. */
 struct opnd
-act_gte_suffix(struct parser *P, struct tok name, struct span loc,
-	       struct ints *idx)
+act_operand(struct parser *P, struct tok name, struct span loc,
+	    struct ints *idx)
 {
 	struct opnd o = {tok_name(P, name), span_loc(loc)};
 
-	for (int k = 0; k < idx->n; k++) {
+	for (int k = 0; idx && k < idx->n; k++) {
 		struct attr *a = pool_alloc(P->tmp, sizeof *a);
 		struct attrs attrs = {1, 1, a};
 		struct opnds ops = {1, 1, &o};

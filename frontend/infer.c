@@ -50,9 +50,8 @@ is_signed(int t)
 	return (t >= DT_S2 && t <= DT_S64) || is_float(t);
 }
 
-/* SameElementTypeIgnoringFpPrecision */
-static int
-same_type(int a, int b)
+int
+same_element_type(int a, int b)
 {
 	return a == b || (is_float(a) && is_float(b));
 }
@@ -77,18 +76,6 @@ is_array(const struct shape *s)
 {
 	return s->type != DT_TUPLE && s->type != DT_TOKEN &&
 	       s->type != DT_OPAQUE && s->type != DT_INVALID;
-}
-
-static int
-is_dynamic(const struct shape *s)
-{
-	for (int i = 0; s->dyn && i < s->rank; i++)
-		if (s->dyn[i] != DIM_STATIC)
-			return 1;
-	for (int i = 0; i < s->nelem; i++)
-		if (is_dynamic(&s->elems[i]))
-			return 1;
-	return 0;
 }
 
 static int
@@ -377,7 +364,7 @@ infer_binary(const struct inf *x, int rule)
 
 	if (!need_array(x, 0) || !need_array(x, 1))
 		return -1;
-	if (!same_type(a->type, b->type) ||
+	if (!same_element_type(a->type, b->type) ||
 	    (rule == B_COMPLEX && a->type != b->type))
 		return fail(x, "operands of different element types, %s and "
 			    "%s", text(x, a), text(x, b));
@@ -407,7 +394,7 @@ infer_select(const struct inf *x)
 	for (int k = 0; k < 3; k++)
 		if (!need_array(x, k))
 			return -1;
-	if (!same_type(a->type, b->type) || !same_dims(a, b))
+	if (!same_element_type(a->type, b->type) || !same_dims(a, b))
 		return fail(x, "on_true and on_false differ, %s and %s",
 			    text(x, a), text(x, b));
 	if (p->type != DT_PRED)
@@ -429,7 +416,7 @@ infer_clamp(const struct inf *x)
 
 		if (!need_array(x, k))
 			return -1;
-		if (!same_type(b->type, s->type) ||
+		if (!same_element_type(b->type, s->type) ||
 		    (b->rank != 0 && !same_dims(b, s)))
 			return fail(x, "operands of incompatible shapes, %s, "
 				    "%s and %s", text(x, operand(x, 0)),
@@ -560,7 +547,7 @@ infer_concatenate(const struct inf *x)
 
 		if (!need_array(x, k))
 			return -1;
-		if (!same_type(o->type, t) || o->rank != s->rank)
+		if (!same_element_type(o->type, t) || o->rank != s->rank)
 			return fail(x, "operands %s and %s do not concatenate",
 				    text(x, s), text(x, o));
 		for (int i = 0; i < s->rank; i++)
@@ -611,7 +598,7 @@ infer_pad(const struct inf *x)
 
 	if (!need_array(x, 0) || !need_array(x, 1))
 		return -1;
-	if (v->rank != 0 || !same_type(s->type, v->type))
+	if (v->rank != 0 || !same_element_type(s->type, v->type))
 		return fail(x, "the padding value, %s, is not a scalar of the "
 			    "operand's type", text(x, v));
 	pad = pool_alloc(x->P->pool, sizeof *pad * (size_t)(s->rank + 1));
@@ -1114,7 +1101,7 @@ infer_shape(struct parser *P, const struct module *m, const struct comp *c,
 		return 0;
 	for (int k = 0; k < in->nops; k++)
 		if (in->ops[k] < 0 || operand(&x, k)->type == DT_INVALID ||
-		    (is_dynamic(operand(&x, k)) && !moves_shapes(in)))
+		    (shape_is_dynamic(operand(&x, k)) && !moves_shapes(in)))
 			return 0;
 	return infer_op(&x);
 }

@@ -127,7 +127,7 @@ tok_int(struct parser *P, struct span s)
 %type <attrs> attrs frame_body frame_keys
 %type <shape> shape
 %type <shapes> shapes shapes_opt
-%type <ints> dims dims_opt ints ints_opt largs largs_opt hashes
+%type <ints> dims dims_opt ints ints_opt largs largs_opt hashes_opt
 %type <layout> layout_opt layout_body litems
 %type <litem> litem
 
@@ -257,10 +257,8 @@ operands: operand {
  *	instruction nested in an operand list has no attributes (XLA's
  *	ParseOperands); both become instructions of their own before the one
  *	that reads them. */
-operand: T_NAME { $$.name = tok_name(P, T(@1)); $$.loc = span_loc(@1); }
-	| shape T_NAME { $$.name = tok_name(P, T(@2)); $$.loc = span_loc(@2); }
-	| T_NAME hashes { $$ = act_gte_suffix(P, T(@1), @1, $2); }
-	| shape T_NAME hashes { $$ = act_gte_suffix(P, T(@2), @2, $3); }
+operand: T_NAME hashes_opt { $$ = act_operand(P, T(@1), @1, $2); }
+	| shape T_NAME hashes_opt { $$ = act_operand(P, T(@2), @2, $3); }
 	| T_NAME args {
 		$$ = act_nested(P, NULL, T(@1), @1, $2, @2);
 	}
@@ -270,11 +268,11 @@ operand: T_NAME { $$.name = tok_name(P, T(@1)); $$.loc = span_loc(@1); }
 	| literal { $$.name = NULL; $$.loc = span_loc(@1); }
 	;
 
-hashes:	'#' T_INT {
-		$$ = list_new(P, sizeof(struct ints));
-		ints_push(P, $$, tok_int(P, @2));
+hashes_opt: %empty { $$ = NULL; }
+	| hashes_opt '#' T_INT {
+		$$ = $1 ? $1 : list_new(P, sizeof(struct ints));
+		ints_push(P, $$, tok_int(P, @3));
 	}
-	| hashes '#' T_INT { ints_push(P, $1, tok_int(P, @3)); $$ = $1; }
 	;
 
 literal: T_INT

@@ -159,19 +159,20 @@ module_attr(const struct module *m, const char *key)
 
 /* ---- checks ----------------------------------------------------------- */
 
-static int
-is_call_attr(const char *k)
+int
+call_attr(const char *k)
 {
-	static const char *const keys[] = {
-		"to_apply", "calls", "body", "condition",
-		"branch_computations", "true_computation",
-		"false_computation", "called_computations", "select",
-		"scatter", "comparator",
+	static const char *const one[] = {
+		"to_apply", "calls", "body", "condition", "true_computation",
+		"false_computation", "select", "scatter", "comparator",
 	};
 
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (!strcmp(k, keys[i]))
-			return 1;
+	if (!strcmp(k, "branch_computations") ||
+	    !strcmp(k, "called_computations"))
+		return CALL_LIST;
+	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+		if (!strcmp(k, one[i]))
+			return CALL_ONE;
 	return 0;
 }
 
@@ -319,7 +320,7 @@ check_comp(struct parser *P, struct names *comps, struct comp *c)
 			diag_error(P->ds, in->loc, "'%s' is defined twice in "
 				   "computation '%s'", in->name, c->name);
 		for (int k = 0; k < in->nattr; k++)
-			if (is_call_attr(in->attrs[k].key))
+			if (call_attr(in->attrs[k].key))
 				resolve_calls(P, comps, in, &in->attrs[k]);
 		if (in->op && in->op->op == OP_PARAMETER)
 			check_parameter(P, c, i);
@@ -343,33 +344,31 @@ pending(const struct instr *in)
 	return in->no_shape && in->shape.type == DT_INVALID;
 }
 
+/* Whether x, an input of an instruction, has its shape: 1, 0 when it is
+ * still pending, -1 when its inference failed. */
+static int
+input_known(const struct instr *x)
+{
+	return !pending(x) ? 1 : x->no_shape == 2 ? -1 : 0;
+}
+
 /* Whether in's operands and the roots of what it calls have shapes: 1,
  * 0 when one is still pending, -1 when one failed. */
 static int
 inputs_known(const struct module *m, const struct comp *c,
 	     const struct instr *in)
 {
-	int known = 1;
+	int known = 1, k;
 
-	for (int k = 0; k <= in->nops + in->ncall - 1; k++) {
-		const struct instr *x;
+	for (k = 0; k < in->nops && known >= 0; k++)
+		if (in->ops[k] >= 0 &&
+		    input_known(&c->instrs[in->ops[k]]) < known)
+			known = input_known(&c->instrs[in->ops[k]]);
+	for (k = 0; k < in->ncall && known >= 0; k++) {
+		const struct comp *d = &m->comps[in->calls[k]];
 
-		if (k < in->nops) {
-			if (in->ops[k] < 0)
-				continue;
-			x = &c->instrs[in->ops[k]];
-		} else {
-			const struct comp *d = &m->comps[in->calls[k -
-								   in->nops]];
-
-			if (d->root < 0)
-				continue;
-			x = &d->instrs[d->root];
-		}
-		if (pending(x) && x->no_shape == 2)
-			return -1;
-		if (pending(x))
-			known = 0;
+		if (d->root >= 0 && input_known(&d->instrs[d->root]) < known)
+			known = input_known(&d->instrs[d->root]);
 	}
 	return known;
 }
@@ -421,11 +420,12 @@ infer_shapes(struct parser *P, struct module *m)
 		}
 		n = k;
 	}
-	for (int j = 0; j < n; j++)
-		diag_error(P->ds, m->comps[todo[j].c].instrs[todo[j].i].loc,
-			   "cannot infer the shape of '%s': it depends on its "
-			   "own result", m->comps[todo[j].c].instrs[todo[j].i]
-			   .name);
+	for (int j = 0; j < n; j++) {
+		const struct instr *in = &m->comps[todo[j].c].instrs[todo[j].i];
+
+		diag_error(P->ds, in->loc, "cannot infer the shape of '%s': it "
+			   "depends on its own result", in->name);
+	}
 }
 
 static void

@@ -65,15 +65,13 @@ unquote(struct pool *pool, const char *s, size_t n)
 static int
 small_int(const char *s, size_t n)
 {
-	int neg = n && *s == '-';
-	long v = 0;
+	const char *p = s;
+	int64_t v;
 
-	for (size_t i = (size_t)neg; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > (INT32_MAX - 9) / 10)
-			return 0;
-		v = v * 10 + (s[i] - '0');
-	}
-	return (int)(neg ? -v : v);
+	if (!read_int(&p, s + n, &v) || p != s + n || v < INT32_MIN ||
+	    v > INT32_MAX)
+		return 0;
+	return (int)v;
 }
 
 /* The value of key `key` in a table entry's keys, 0 when it is absent. */

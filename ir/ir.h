@@ -108,6 +108,8 @@ int64_t shape_elements(const struct shape *s);	/* -1 on overflow */
  * its bound, without metadata; an opaque, a pointer (8); a token, 0. */
 int64_t shape_bytes(const struct shape *s);
 int shape_is_tuple(const struct shape *s);
+/* Whether an array of s has a dimension that is not static (<=N, ?). */
+int shape_is_dynamic(const struct shape *s);
 int shape_equal(const struct shape *a, const struct shape *b);
 /* The leaf or subtuple at a shape index, or NULL when out of range. */
 const struct shape *shape_at(const struct shape *s, const int64_t *idx,
@@ -174,7 +176,8 @@ struct instr {
 	int *calls;		/* called computation indices */
 	const char **callkey;	/* the attribute naming each: "body", ... */
 	int is_root;
-	int no_shape;		/* written without a shape: sema infers it */
+	int no_shape;		/* written without a shape: sema infers it
+				   (2: inference failed) */
 	/* For X-start, X-update, X-done: the opcode X that the async op
 	 * wraps (op is then async-start, -update or -done); else NULL. */
 	const struct opinfo *wrapped;

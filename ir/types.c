@@ -159,6 +159,18 @@ shape_is_tuple(const struct shape *s)
 	return s->type == DT_TUPLE;
 }
 
+int
+shape_is_dynamic(const struct shape *s)
+{
+	for (int i = 0; s->dyn && i < s->rank; i++)
+		if (s->dyn[i] != DIM_STATIC)
+			return 1;
+	for (int i = 0; i < s->nelem; i++)
+		if (shape_is_dynamic(&s->elems[i]))
+			return 1;
+	return 0;
+}
+
 int64_t
 shape_elements(const struct shape *s)
 {

@@ -114,11 +114,7 @@ tpu_elements(const struct options *o, const struct shape *s)
 static int64_t
 metadata_bytes(const struct options *o, const struct shape *s)
 {
-	int dynamic = 0;
-
-	for (int i = 0; s->dyn && i < s->rank; i++)
-		dynamic |= s->dyn[i] != DIM_STATIC;
-	if (!dynamic)
+	if (!shape_is_dynamic(s))
 		return 0;
 	if (o->target == TARGET_TPU && s->meta_bytes > 0)
 		return s->meta_bytes;

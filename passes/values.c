@@ -567,8 +567,8 @@ op_name_ends(const struct instr *in, const char *tail)
 	return n >= k && !strcmp(in->op->name + n - k, tail);
 }
 
-/* Whether element 0 of start (c,i), at node at, can be its operands
- * themselves: one operand of that shape, or a tuple of them. */
+/* How element 0 of start (c,i) can be its operands themselves: the one
+ * operand whole (1), each operand an element of a tuple (2), or not (0). */
 static int
 start_forwards(const struct prog *p, int c, int i)
 {
@@ -585,7 +585,7 @@ start_forwards(const struct prog *p, int c, int i)
 		if (shape_nodes(&e0->elems[k]) !=
 		    shape_nodes(&cp->instrs[in->ops[k]].shape))
 			return 0;
-	return 1;
+	return 2;
 }
 
 /* An asynchronous start's element 0 is its operands themselves, kept there
@@ -595,30 +595,26 @@ start_forwards(const struct prog *p, int c, int i)
 static void
 do_start(struct prog *p, int c, int i)
 {
-	const struct comp *cp = &p->m->comps[c];
-	const struct instr *in = &cp->instrs[i];
+	const struct instr *in = &p->m->comps[c].instrs[i];
 	const struct shape *s = &in->shape, *e0 = &s->elems[0];
-	int at = shape_child(s, 0);
+	int at = shape_child(s, 0), how = start_forwards(p, c, i);
 
-	if (!start_forwards(p, c, i)) {
+	if (!how) {
 		define_tree(p, c, i, s, 0, 0);
 		return;
 	}
 	p->nodeval[p->nodebase[c][i]] = prog_new_value(p, c, i, 0, s, 0);
 	for (int k = 1; k < s->nelem; k++)
 		define_tree(p, c, i, &s->elems[k], shape_child(s, k), 0);
-	if (in->nops == 1 && shape_nodes(&cp->instrs[in->ops[0]].shape) ==
-				     shape_nodes(e0)) {
+	if (how == 1) {
 		forward(p, c, i, at, 0, 0, shape_nodes(e0));
 		return;
 	}
 	p->nodeval[p->nodebase[c][i] + at] =
 		prog_new_value(p, c, i, at, e0, 0);	/* the tuple itself */
-	at++;
-	for (int k = 0; k < in->nops; k++) {
-		forward(p, c, i, at, k, 0, shape_nodes(&e0->elems[k]));
-		at += shape_nodes(&e0->elems[k]);
-	}
+	for (int k = 0; k < in->nops; k++)
+		forward(p, c, i, at + shape_child(e0, k), k, 0,
+			shape_nodes(&e0->elems[k]));
 }
 
 /* An op that updates operand k in place writes into its buffer. */

@@ -66,6 +66,7 @@ new_buffer(struct prog *p, struct buffer *b, int v)
 	b->src_file = in->src_file;
 	b->src_line = in->src_line;
 	b->space = shape_is_tuple(x->shape) ? 0 : x->shape->space;
+	b->shape = x->shape;
 	b->start = p->bstart[v];
 	b->end = p->bend[v];
 	b->slots = 1;
@@ -85,13 +86,23 @@ place_class(const struct options *o, struct buffer *b, int all_const)
 		b->flags &= ~BUF_CONST;
 }
 
-/* Fills out[] with the shape of each preorder node of s from *node on. */
+/* Fills out[] with the shape of each preorder node of s from *node on, and
+ * idx[] with its shape index (path[0 .. depth) is the index of s). */
 static void
-node_shapes(const struct shape *s, const struct shape **out, int *node)
+node_shapes(struct pool *pool, const struct shape *s, int *path, int depth,
+	    const struct shape **out, const int **idx, int *ndepth, int *node)
 {
-	out[(*node)++] = s;
-	for (int e = 0; e < s->nelem; e++)
-		node_shapes(&s->elems[e], out, node);
+	int *copy = pool_alloc(pool, sizeof(int) * (size_t)(depth + 1));
+
+	memcpy(copy, path, sizeof(int) * (size_t)depth);
+	out[*node] = s;
+	idx[*node] = copy;
+	ndepth[(*node)++] = depth;
+	for (int e = 0; e < s->nelem; e++) {
+		path[depth] = e;
+		node_shapes(pool, &s->elems[e], path, depth + 1, out, idx,
+			    ndepth, node);
+	}
 }
 
 /* A buffer holds every node placed in it: a forwarded node's shape may
@@ -108,41 +119,60 @@ fit_node(struct prog *p, struct buffer *b, const struct shape *s)
 		b->size = size;
 }
 
+/* Where each node of each instruction lives, with what a runtime binds it
+ * by: computation, instruction, shape index, and for the entry its
+ * parameter number or output index. */
 static void
 list_positions(struct prog *p, struct plan *pl)
 {
-	int k = 0, cap = 0, at;
+	int k = 0, cap = 0, at, *depth = NULL;
+	int path[SHAPE_MAX_DEPTH + 1];
 	const struct shape **ns = NULL;
+	const int **idx = NULL;
+	const struct comp *entry = &p->m->comps[p->m->entry];
 
 	pl->npos = p->nnode;
 	pl->pos = pool_alloc(p->pool, sizeof(struct plan_pos) *
 					      (size_t)(p->nnode + 1));
 	for (int32_t t = 0; t < p->ntime; t++) {
 		int c = p->steps[t].comp, i = p->steps[t].instr;
-		int n = shape_nodes(&p->m->comps[c].instrs[i].shape);
+		const struct instr *in = &p->m->comps[c].instrs[i];
+		int n = shape_nodes(&in->shape);
 
 		if (n > cap) {
 			cap = 2 * n;
 			ns = pool_alloc(p->pool, sizeof *ns * (size_t)cap);
+			idx = pool_alloc(p->pool, sizeof *idx * (size_t)cap);
+			depth = pool_alloc(p->pool, sizeof *depth * (size_t)cap);
 		}
 		at = 0;
-		node_shapes(&p->m->comps[c].instrs[i].shape, ns, &at);
+		node_shapes(p->pool, &in->shape, path, 0, ns, idx, depth, &at);
 		for (int node = 0; node < n; node++, k++) {
 			int v = prog_val(p, c, i, node);
+			struct plan_pos *q = &pl->pos[k];
 
 			if (ns[node]->type != DT_TOKEN)
 				fit_node(p, &pl->bufs[p->buf_of[v]], ns[node]);
 
-			pl->pos[k].comp = c;
-			pl->pos[k].instr = i;
-			pl->pos[k].node = node;
-			pl->pos[k].buf = p->buf_of[v];
-			pl->pos[k].defines = !(p->values[v].flags & VAL_COPY) &&
-					     p->values[v].comp == c &&
-					     p->values[v].instr == i &&
-					     p->values[v].node == node;
-			pl->pos[k].slot = -1;
-			pl->pos[k].name = p->m->comps[c].instrs[i].name;
+			q->comp = c;
+			q->instr = i;
+			q->node = node;
+			q->buf = p->buf_of[v];
+			q->defines = !(p->values[v].flags & VAL_COPY) &&
+				     p->values[v].comp == c &&
+				     p->values[v].instr == i &&
+				     p->values[v].node == node;
+			q->slot = -1;
+			q->name = in->name;
+			q->comp_name = p->m->comps[c].name;
+			q->depth = depth[node];
+			q->index = idx[node];
+			q->shape = p->values[v].flags & VAL_COPY ?
+				   p->values[v].shape : ns[node];
+			q->param = c == p->m->entry && in->op &&
+				   in->op->op == OP_PARAMETER ?
+				   (int)in->param : -1;
+			q->output = c == p->m->entry && i == entry->root;
 		}
 	}
 }

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+struct shape;
+
 enum target { TARGET_GPU, TARGET_TPU };
 
 enum {
@@ -34,6 +36,10 @@ struct buffer {
 	const char *op_name;
 	const char *src_file;
 	int src_line;
+	/* The shape of the value it is named after, layout and memory space
+	 * as the plan lays it out (an entry output's as the entry's result
+	 * layout says); NULL when unknown (a plan made by hand). */
+	const struct shape *shape;
 };
 
 struct arena {
@@ -54,6 +60,14 @@ struct plan_pos {
 	int slot;		/* its slot in a slotted buffer shared by the
 				   iterations of an unrolled loop; -1 else */
 	const char *name;	/* the instruction's name */
+	const char *comp_name;	/* its computation's name */
+	int depth;		/* the node's shape index: depth entries */
+	const int *index;
+	const struct shape *shape;	/* the node's array or tuple */
+	int param;		/* an entry parameter(N) instruction: N; else
+				   -1 */
+	int output;		/* 1: a node of the entry's ROOT, so index is
+				   the output index */
 };
 
 /* A copy the runtime makes: `bytes` from buffer src into buffer dst, just

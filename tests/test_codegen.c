@@ -18,7 +18,7 @@
 
 /* A temporary of 256 bytes at offset 256 * i, live [0, 1]. */
 #define TEMP(name, i) \
-	{name, 0, 0, 256, 256, 0, 1, 1, 0, 1, 256 * (i), NULL, NULL, 0}
+	{name, 0, 0, 256, 256, 0, 1, 1, 0, 1, 256 * (i), NULL, NULL, 0, NULL}
 
 static char *
 emit_n(const struct plan *plans, const char *const *prefixes, int n,
@@ -65,9 +65,9 @@ starts(const char *text, const char *want)
 /* ---- a plan of three buffers ------------------------------------------- */
 
 static struct buffer three_bufs[] = {
-	{"p0", BUF_PARAM, 0, 1000, 1024, 0, 3, 1, 0, 1, 0, NULL, NULL, 0},
-	{"add.1", 0, 0, 512, 512, 1, 1, 1, 0, 1, 1024, NULL, NULL, 0},
-	{"out", BUF_OUTPUT, 0, 1024, 1024, 2, 3, 1, 0, 1, 1024, NULL, NULL, 0},
+	{"p0", BUF_PARAM, 0, 1000, 1024, 0, 3, 1, 0, 1, 0, NULL, NULL, 0, NULL},
+	{"add.1", 0, 0, 512, 512, 1, 1, 1, 0, 1, 1024, NULL, NULL, 0, NULL},
+	{"out", BUF_OUTPUT, 0, 1024, 1024, 2, 3, 1, 0, 1, 1024, NULL, NULL, 0, NULL},
 };
 static struct arena three_arenas[] = {{0, 2048, 2048, 3}};
 static const struct plan three = {"jit_f", TARGET_GPU, 256, 4, 3, three_bufs,
@@ -129,7 +129,7 @@ test_not_in_arena(void **state)
 	struct buffer b[] = {
 		TEMP("t", 0),
 		{"constant.7", BUF_CONST, 0, 64, 64, 0, 1, 1, 0, 0, -1,
-		 NULL, NULL, 0},
+		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{0, 256, 256, 1}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0};
@@ -170,7 +170,7 @@ test_slotted(void **state)
 {
 	struct buffer b[] = {
 		{"dynamic-slice.3", 0, 1, 3000, 6144, 2, 9, 2, 3072, 1, 512,
-		 NULL, NULL, 0},
+		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{1, 6656, 6144, 1}};
 	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0};
@@ -355,9 +355,9 @@ test_two_plans(void **state)
 {
 	struct buffer tb[] = {
 		{"p0", BUF_PARAM | BUF_OUTPUT, 0, 1000, 1024, 0, 3, 1, 0, 1, 0,
-		 NULL, NULL, 0},
+		 NULL, NULL, 0, NULL},
 		{"tuple.2", BUF_TABLE, 1, 16, 512, 1, 3, 1, 0, 1, 0,
-		 NULL, NULL, 0},
+		 NULL, NULL, 0, NULL},
 	};
 	struct arena ta[] = {{0, 1024, 1024, 1}, {1, 512, 512, 1}};
 	struct plan p[] = {three, {"jit_f", TARGET_TPU, 512, 4, LEN(tb), tb,

@@ -13,73 +13,73 @@ enum { P = BUF_PARAM, O = BUF_OUTPUT, C = BUF_CONST, T = BUF_TABLE };
 /* name, flags, space, bytes, size, start, end, slots, stride, in_arena,
  * offset, op_name, src_file, src_line */
 static struct buffer small_bufs[] = {
-	{"p0", P, 0, 1000, 1024, 0, 5, 1, 0, 1, 0, NULL, NULL, 0},
-	{"add.1", 0, 0, 512, 512, 1, 2, 1, 0, 1, 1024, NULL, NULL, 0},
-	{"add_1", 0, 0, 300, 512, 3, 4, 1, 0, 1, 1024, NULL, NULL, 0},
-	{"constant.3", C, 0, 64, 64, 0, 5, 1, 0, 0, -1, NULL, NULL, 0},
-	{"tuple.5{1}", O, 0, 256, 256, 4, 5, 1, 0, 1, 1536, NULL, NULL, 0},
-	{"out", O, 0, 1024, 1024, 2, 5, 1, 0, 1, 2048, NULL, NULL, 0},
+	{"p0", P, 0, 1000, 1024, 0, 5, 1, 0, 1, 0, NULL, NULL, 0, NULL},
+	{"add.1", 0, 0, 512, 512, 1, 2, 1, 0, 1, 1024, NULL, NULL, 0, NULL},
+	{"add_1", 0, 0, 300, 512, 3, 4, 1, 0, 1, 1024, NULL, NULL, 0, NULL},
+	{"constant.3", C, 0, 64, 64, 0, 5, 1, 0, 0, -1, NULL, NULL, 0, NULL},
+	{"tuple.5{1}", O, 0, 256, 256, 4, 5, 1, 0, 1, 1536, NULL, NULL, 0, NULL},
+	{"out", O, 0, 1024, 1024, 2, 5, 1, 0, 1, 2048, NULL, NULL, 0, NULL},
 };
 static struct arena small_arenas[] = {{0, 3072, 2816, 5}};
 
 static struct buffer tpu_bufs[] = {
-	{"param.0", P | O, 0, 4096, 4096, 0, 7, 1, 0, 1, 0, NULL, NULL, 0},
+	{"param.0", P | O, 0, 4096, 4096, 0, 7, 1, 0, 1, 0, NULL, NULL, 0, NULL},
 	{"dynamic-slice.2", 0, 1, 3000, 6144, 1, 6, 2, 3072, 1, 0,
-	 NULL, NULL, 0},
-	{"tuple.4", T, 0, 16, 512, 6, 7, 1, 0, 1, 4096, NULL, NULL, 0},
-	{"fusion.3", 0, 1, 1024, 1024, 2, 5, 1, 0, 1, 6144, NULL, NULL, 0},
-	{"weights", C, 0, 8192, 8192, 0, 7, 1, 0, 0, -1, NULL, NULL, 0},
+	 NULL, NULL, 0, NULL},
+	{"tuple.4", T, 0, 16, 512, 6, 7, 1, 0, 1, 4096, NULL, NULL, 0, NULL},
+	{"fusion.3", 0, 1, 1024, 1024, 2, 5, 1, 0, 1, 6144, NULL, NULL, 0, NULL},
+	{"weights", C, 0, 8192, 8192, 0, 7, 1, 0, 0, -1, NULL, NULL, 0, NULL},
 };
 static struct arena tpu_arenas[] = {{0, 4608, 4608, 2}, {1, 7168, 7168, 2}};
 
 /* Names that clash with each other and with the fixed macros. */
 static struct buffer gen_bufs[] = {
-	{"gpu_arena", 0, 0, 100, 256, 0, 1, 1, 0, 1, 0, NULL, NULL, 0},
-	{"gpu.x", 0, 0, 100, 256, 0, 1, 1, 0, 1, 256, NULL, NULL, 0},
-	{"x", 0, 0, 100, 256, 0, 1, 1, 0, 1, 512, NULL, NULL, 0},
+	{"gpu_arena", 0, 0, 100, 256, 0, 1, 1, 0, 1, 0, NULL, NULL, 0, NULL},
+	{"gpu.x", 0, 0, 100, 256, 0, 1, 1, 0, 1, 256, NULL, NULL, 0, NULL},
+	{"x", 0, 0, 100, 256, 0, 1, 1, 0, 1, 512, NULL, NULL, 0, NULL},
 };
 static struct arena gen_arenas[] = {{0, 768, 768, 3}};
 
 /* All live at once, side by side: the checker sees every pattern. */
 static struct buffer name_bufs[] = {
-	{"a\"b\\c", 0, 0, 8, 16, 0, 3, 1, 0, 1, 0, NULL, NULL, 0},
-	{"?\?=x", 0, 0, 8, 16, 0, 3, 1, 0, 1, 16, NULL, NULL, 0},
-	{"x*/y", 0, 0, 8, 16, 0, 3, 1, 0, 1, 32, NULL, NULL, 0},
-	{"/*z", 0, 0, 8, 16, 0, 3, 1, 0, 1, 48, NULL, NULL, 0},
-	{"1abc", 0, 0, 8, 16, 0, 3, 1, 0, 1, 64, NULL, NULL, 0},
-	{"", 0, 0, 8, 16, 0, 3, 1, 0, 1, 80, NULL, NULL, 0},
-	{"na\xc3\xafve\nline", 0, 0, 8, 16, 0, 3, 1, 0, 1, 96, NULL, NULL, 0},
-	{"a{0}", 0, 0, 8, 16, 0, 3, 1, 0, 1, 112, NULL, NULL, 0},
-	{"a_0_", 0, 0, 8, 16, 0, 3, 1, 0, 1, 128, NULL, NULL, 0},
-	{"a.0", 0, 0, 8, 16, 0, 3, 1, 0, 1, 144, NULL, NULL, 0},
-	{"x", 0, 0, 8, 32, 0, 3, 2, 16, 1, 160, NULL, NULL, 0},
-	{"x_slot", 0, 0, 8, 16, 0, 3, 1, 0, 1, 192, NULL, NULL, 0},
-	{"arena", 0, 0, 8, 16, 0, 3, 1, 0, 1, 208, NULL, NULL, 0},
-	{"num.buffers", 0, 0, 8, 16, 0, 3, 1, 0, 1, 224, NULL, NULL, 0},
-	{"buf_x", 0, 0, 8, 16, 0, 3, 1, 0, 1, 240, NULL, NULL, 0},
-	{"x_offset", 0, 0, 8, 16, 0, 3, 1, 0, 1, 256, NULL, NULL, 0},
-	{"__cplusplus", 0, 0, 8, 16, 0, 3, 1, 0, 1, 272, NULL, NULL, 0},
+	{"a\"b\\c", 0, 0, 8, 16, 0, 3, 1, 0, 1, 0, NULL, NULL, 0, NULL},
+	{"?\?=x", 0, 0, 8, 16, 0, 3, 1, 0, 1, 16, NULL, NULL, 0, NULL},
+	{"x*/y", 0, 0, 8, 16, 0, 3, 1, 0, 1, 32, NULL, NULL, 0, NULL},
+	{"/*z", 0, 0, 8, 16, 0, 3, 1, 0, 1, 48, NULL, NULL, 0, NULL},
+	{"1abc", 0, 0, 8, 16, 0, 3, 1, 0, 1, 64, NULL, NULL, 0, NULL},
+	{"", 0, 0, 8, 16, 0, 3, 1, 0, 1, 80, NULL, NULL, 0, NULL},
+	{"na\xc3\xafve\nline", 0, 0, 8, 16, 0, 3, 1, 0, 1, 96, NULL, NULL, 0, NULL},
+	{"a{0}", 0, 0, 8, 16, 0, 3, 1, 0, 1, 112, NULL, NULL, 0, NULL},
+	{"a_0_", 0, 0, 8, 16, 0, 3, 1, 0, 1, 128, NULL, NULL, 0, NULL},
+	{"a.0", 0, 0, 8, 16, 0, 3, 1, 0, 1, 144, NULL, NULL, 0, NULL},
+	{"x", 0, 0, 8, 32, 0, 3, 2, 16, 1, 160, NULL, NULL, 0, NULL},
+	{"x_slot", 0, 0, 8, 16, 0, 3, 1, 0, 1, 192, NULL, NULL, 0, NULL},
+	{"arena", 0, 0, 8, 16, 0, 3, 1, 0, 1, 208, NULL, NULL, 0, NULL},
+	{"num.buffers", 0, 0, 8, 16, 0, 3, 1, 0, 1, 224, NULL, NULL, 0, NULL},
+	{"buf_x", 0, 0, 8, 16, 0, 3, 1, 0, 1, 240, NULL, NULL, 0, NULL},
+	{"x_offset", 0, 0, 8, 16, 0, 3, 1, 0, 1, 256, NULL, NULL, 0, NULL},
+	{"__cplusplus", 0, 0, 8, 16, 0, 3, 1, 0, 1, 272, NULL, NULL, 0, NULL},
 };
 static struct arena name_arenas[] = {{0, 288, 288, 17}};
 
 /* "right" is written at step 2 over half of "left", still live. */
 static struct buffer broken_bufs[] = {
-	{"left", 0, 0, 512, 512, 0, 3, 1, 0, 1, 0, NULL, NULL, 0},
-	{"right", 0, 0, 512, 512, 2, 5, 1, 0, 1, 256, NULL, NULL, 0},
+	{"left", 0, 0, 512, 512, 0, 3, 1, 0, 1, 0, NULL, NULL, 0, NULL},
+	{"right", 0, 0, 512, 512, 2, 5, 1, 0, 1, 256, NULL, NULL, 0, NULL},
 };
 static struct arena broken_arenas[] = {{0, 768, 1024, 2}};
 
 /* "tmp" sits on slot 1 of the double buffer "fetch" while the loop still
  * fetches into it: iteration 1's bytes are overwritten at step 3. */
 static struct buffer slots_bufs[] = {
-	{"fetch", 0, 0, 256, 512, 1, 6, 2, 256, 1, 0, NULL, NULL, 0},
-	{"tmp", 0, 0, 256, 256, 3, 4, 1, 0, 1, 256, NULL, NULL, 0},
+	{"fetch", 0, 0, 256, 512, 1, 6, 2, 256, 1, 0, NULL, NULL, 0, NULL},
+	{"tmp", 0, 0, 256, 256, 3, 4, 1, 0, 1, 256, NULL, NULL, 0, NULL},
 };
 static struct arena slots_arenas[] = {{0, 512, 768, 2}};
 
 static struct buffer misfit_bufs[] = {
-	{"fine", 0, 0, 256, 256, 0, 1, 1, 0, 1, 0, NULL, NULL, 0},
-	{"overrun", 0, 0, 512, 512, 0, 1, 1, 0, 1, 256, NULL, NULL, 0},
+	{"fine", 0, 0, 256, 256, 0, 1, 1, 0, 1, 0, NULL, NULL, 0, NULL},
+	{"overrun", 0, 0, 512, 512, 0, 1, 1, 0, 1, 256, NULL, NULL, 0, NULL},
 };
 static struct arena misfit_arenas[] = {{0, 512, 768, 2}};
 

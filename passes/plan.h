@@ -83,6 +83,20 @@ struct plan_copy {
 				   (else once per run) */
 };
 
+/* A constant's bytes as a runtime places them in its buffer: laid out as
+ * the plan lays the buffer out (the target's layout, tiles and padding),
+ * const_data[offset .. offset + bytes) of its plan.  One per array node
+ * that a constant instruction defines. */
+struct plan_const {
+	int buf;		/* the buffer that holds it */
+	int pos;		/* its position: index in plan.pos[] */
+	int64_t offset;		/* in const_data; a multiple of 64 */
+	int64_t bytes;		/* its bytes as laid out (target_size) */
+	int known;		/* 0: the text elides its value ({...}), so
+				   no bytes are given: the runtime must fill
+				   it from elsewhere */
+};
+
 struct plan {
 	const char *module;	/* HLO module name */
 	int target;		/* enum target */
@@ -107,6 +121,10 @@ struct plan {
 					   those kept (a may-alias whose
 					   output and parameter are live at
 					   once is not) */
+	int nconst;
+	struct plan_const *consts;	/* in position order */
+	int64_t const_bytes;		/* of const_data */
+	unsigned char *const_data;	/* NULL when const_bytes is 0 */
 };
 
 #endif

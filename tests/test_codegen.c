@@ -71,7 +71,7 @@ static struct buffer three_bufs[] = {
 };
 static struct arena three_arenas[] = {{0, 2048, 2048, 3}};
 static const struct plan three = {"jit_f", TARGET_GPU, 256, 4, 3, three_bufs,
-				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0};
+				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
 
 static void
 test_layout(void **state)
@@ -132,7 +132,7 @@ test_not_in_arena(void **state)
 		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{0, 256, 256, 1}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -154,7 +154,7 @@ test_copies(void **state)
 	struct arena a[] = {{0, 512, 512, 2}};
 	struct plan_copy c[] = {{1, 0, 7, 1, 200, 0}};
 	struct plan p = {"m", TARGET_GPU, 256, 9, LEN(b), b, LEN(a), a, 0, NULL,
-			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0};
+			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -173,7 +173,7 @@ test_slotted(void **state)
 		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{1, 6656, 6144, 1}};
-	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0};
+	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -217,7 +217,7 @@ test_sanitise(void **state)
 		TEMP("na\xc3\xafve", 5), TEMP("a..b", 6), TEMP("MiXed", 7),
 	};
 	struct arena a[] = {{0, 2048, 2048, 8}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -246,7 +246,7 @@ test_collisions(void **state)
 		TEMP("align", 12), TEMP("plan", 13),
 	};
 	struct arena a[] = {{0, 256 * 14, 256 * 14, 14}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"HLOPLAN_GPU_PLAN_SIZE", NULL};
 	char *t = NULL;
@@ -282,8 +282,8 @@ test_collisions_across_plans(void **state)
 	struct buffer h[] = {TEMP("gpu_arena", 0), TEMP("gpu.x", 1)};
 	struct arena a[] = {{0, 512, 512, 2}};
 	struct plan p[] = {
-		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0},
-		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0},
+		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL},
+		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN"};
 	char *t = emit_n(p, pre, 2, "m.hlo");
@@ -303,7 +303,7 @@ test_escape(void **state)
 		TEMP("?\?=", 3), TEMP("\xc3\xaf", 4),
 	};
 	struct arena a[] = {{0, 1280, 1280, 5}};
-	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0};
+	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	char *t = emit_n(&p, pre, 1, "dir/we*/ird.hlo");
 
@@ -361,7 +361,7 @@ test_two_plans(void **state)
 	};
 	struct arena ta[] = {{0, 1024, 1024, 1}, {1, 512, 512, 1}};
 	struct plan p[] = {three, {"jit_f", TARGET_TPU, 512, 4, LEN(tb), tb,
-				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0}};
+				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL}};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
 	char *t = emit_n(p, pre, 2, "m.hlo");
 
@@ -389,7 +389,7 @@ test_two_plans(void **state)
 static void
 test_empty(void **state)
 {
-	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0};
+	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;

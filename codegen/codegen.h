@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "ir/ir.h"
 #include "passes/plan.h"
 
 struct header_opts {
@@ -28,6 +29,28 @@ struct plan_set {
 	int nplan;
 	const char *source;	/* the input's base name, or "<stdin>" */
 };
+
+/* What a runtime binds each buffer by, the same in every output. */
+struct bindings {
+	int npar, nout;
+	int *par;	/* positions of the entry's parameter nodes, by number
+			   then shape index (tokens left out) */
+	int *out;	/* positions of the entry ROOT's nodes, in preorder */
+	int depth;	/* the deepest of their shape indices, at least 1 */
+	int nval;
+	int *val;	/* positions that hold a value (define it, or are
+			   written by a copy), grouped by buffer */
+	int *first;	/* by buffer: its values are val[first .. first+count) */
+	int *count;
+	int *bpar;	/* by buffer: the first of par[] it holds, or -1 */
+	int *bout;	/* by buffer: the first of out[] it holds, or -1 */
+};
+
+/* common.c: a plan's bindings, allocated in pool. */
+void codegen_bindings(struct pool *pool, const struct plan *p,
+		      struct bindings *b);
+/* A shape as HLO text ("f32[8,128]{1,0:T(8,128)}"); "" for NULL. */
+const char *codegen_shape_text(struct pool *pool, const struct shape *s);
 
 /* common.c: "gpu" or "tpu"; a buffer's class names ("temp" for none),
  * returning how many. */

@@ -1,6 +1,121 @@
-/* What the writers beside the header share: target names, buffer class
- * names spelled as in the header's comments, and JSON strings. */
+/* What the writers share: a plan's bindings (parameters, outputs, the
+ * values of each buffer), shapes as text, target names, buffer class names
+ * spelled as in the header's comments, and JSON strings. */
+#define _POSIX_C_SOURCE 200809L	/* open_memstream */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "codegen/codegen.h"
+
+const char *
+codegen_shape_text(struct pool *pool, const struct shape *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	const char *r;
+
+	if (!s)
+		return "";
+	m = open_memstream(&buf, &len);
+	if (!m)
+		abort();	/* out of memory, as pool_alloc does */
+	ir_print_shape(m, s);
+	if (fclose(m) != 0)
+		abort();
+	r = pool_strdup(pool, buf);
+	free(buf);
+	return r;
+}
+
+static int
+by_key(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Parameter positions by number, then by position (shape indices in
+ * preorder): sorted as keys number * npos + position. */
+static void
+sort_params(struct pool *pool, const struct plan *p, int *par, int n)
+{
+	int64_t *key = pool_alloc(pool, sizeof(int64_t) * (size_t)(n + 1));
+	int64_t np = p->npos + 1;
+
+	for (int i = 0; i < n; i++)
+		key[i] = p->pos[par[i]].param * np + par[i];
+	qsort(key, (size_t)n, sizeof *key, by_key);
+	for (int i = 0; i < n; i++)
+		par[i] = (int)(key[i] % np);
+}
+
+static int
+is_token(const struct plan_pos *q)
+{
+	return q->shape && q->shape->type == DT_TOKEN;
+}
+
+static void
+list_io(struct pool *pool, const struct plan *p, struct bindings *b)
+{
+	b->par = pool_alloc(pool, sizeof(int) * (size_t)(p->npos + 1));
+	b->out = pool_alloc(pool, sizeof(int) * (size_t)(p->npos + 1));
+	b->depth = 1;
+	for (int k = 0; k < p->npos; k++) {
+		const struct plan_pos *q = &p->pos[k];
+
+		if (is_token(q) || (q->param < 0 && !q->output))
+			continue;
+		if (q->param >= 0)
+			b->par[b->npar++] = k;
+		if (q->output)
+			b->out[b->nout++] = k;
+		if (q->depth > b->depth)
+			b->depth = q->depth;
+	}
+	sort_params(pool, p, b->par, b->npar);
+}
+
+/* Values by buffer, each buffer's in position (schedule) order. */
+static void
+list_values(struct pool *pool, const struct plan *p, struct bindings *b)
+{
+	int *at = pool_alloc(pool, sizeof(int) * (size_t)(p->nbuf + 1));
+
+	b->first = pool_alloc(pool, sizeof(int) * (size_t)(p->nbuf + 1));
+	b->count = pool_alloc(pool, sizeof(int) * (size_t)(p->nbuf + 1));
+	for (int k = 0; k < p->npos; k++)
+		if (p->pos[k].defines || p->pos[k].copied)
+			b->count[p->pos[k].buf]++;
+	for (int i = 0; i < p->nbuf; i++) {
+		b->first[i] = b->nval;
+		at[i] = b->nval;
+		b->nval += b->count[i];
+	}
+	b->val = pool_alloc(pool, sizeof(int) * (size_t)(b->nval + 1));
+	for (int k = 0; k < p->npos; k++)
+		if (p->pos[k].defines || p->pos[k].copied)
+			b->val[at[p->pos[k].buf]++] = k;
+}
+
+void
+codegen_bindings(struct pool *pool, const struct plan *p, struct bindings *b)
+{
+	memset(b, 0, sizeof *b);
+	list_io(pool, p, b);
+	list_values(pool, p, b);
+	b->bpar = pool_alloc(pool, sizeof(int) * (size_t)(p->nbuf + 1));
+	b->bout = pool_alloc(pool, sizeof(int) * (size_t)(p->nbuf + 1));
+	memset(b->bpar, -1, sizeof(int) * (size_t)p->nbuf);
+	memset(b->bout, -1, sizeof(int) * (size_t)p->nbuf);
+	for (int i = b->npar - 1; i >= 0; i--)
+		b->bpar[p->pos[b->par[i]].buf] = i;
+	for (int i = b->nout - 1; i >= 0; i--)
+		b->bout[p->pos[b->out[i]].buf] = i;
+}
 
 const char *
 codegen_target(int target)

@@ -21,25 +21,88 @@
  *   memory_space     n of S(n)
  *   slots, stride    double buffering: k slots stride bytes apart, or 1, 0
  *   class            temp, or param, output, const, table joined by '+'
- *   module, target   the plan: HLO module name, gpu or tpu */
+ *   module, target   the plan: HLO module name, gpu or tpu
+ *   dtype, shape     the value it is named after, as laid out: element
+ *                    type ("tuple" for a tuple), and shape as HLO text
+ *   parameter, param_index, output_index
+ *                    when it holds an entry parameter's node or an
+ *                    output's: parameter(N)'s N and the shape index
+ *                    ("{}", "{0,1}"); else empty
+ *   values           where each value it holds is defined:
+ *                    "computation/instruction{index}" joined by ';' */
 static const char columns[] =
 	"buffer_id,buffer_name,offset,size,definition_time,end_time,"
-	"unpadded_size,memory_space,slots,stride,class,module,target\n";
+	"unpadded_size,memory_space,slots,stride,class,module,target,"
+	"dtype,shape,parameter,param_index,output_index,values\n";
 
+/* s inside a quoted field: '"' doubled (RFC 4180). */
 static void
-put_quoted(FILE *out, const char *s)
+put_escaped(FILE *out, const char *s)
 {
-	fputc('"', out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);
 		fputc(*s, out);
 	}
+}
+
+static void
+put_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	put_escaped(out, s);
 	fputc('"', out);
 }
 
 static void
-put_row(FILE *out, const struct plan *p, int id)
+put_index(FILE *out, const struct plan_pos *q)
+{
+	fputc('{', out);
+	for (int d = 0; d < q->depth; d++)
+		fprintf(out, "%s%d", d ? "," : "", q->index[d]);
+	fputc('}', out);
+}
+
+/* dtype,shape,parameter,param_index,output_index,values */
+static void
+put_bindings(FILE *out, struct pool *pool, const struct plan *p,
+	     const struct bindings *bd, int id)
+{
+	const struct shape *s = p->bufs[id].shape;
+
+	fprintf(out, ",%s,", !s ? "" : shape_is_tuple(s) ? "tuple" :
+		dtype_name(s->type));
+	put_quoted(out, codegen_shape_text(pool, s));
+	if (bd->bpar[id] >= 0) {
+		const struct plan_pos *q = &p->pos[bd->par[bd->bpar[id]]];
+
+		fprintf(out, ",%d,\"", q->param);
+		put_index(out, q);
+		fputs("\",", out);
+	} else {
+		fputs(",,,", out);
+	}
+	if (bd->bout[id] >= 0) {
+		fputc('"', out);
+		put_index(out, &p->pos[bd->out[bd->bout[id]]]);
+		fputc('"', out);
+	}
+	fputs(",\"", out);
+	for (int v = bd->first[id]; v < bd->first[id] + bd->count[id]; v++) {
+		const struct plan_pos *q = &p->pos[bd->val[v]];
+		if (v > bd->first[id])
+			fputc(';', out);
+		put_escaped(out, q->comp_name ? q->comp_name : "");
+		fputc('/', out);
+		put_escaped(out, q->name ? q->name : "");
+		put_index(out, q);
+	}
+	fputc('"', out);
+}
+
+static void
+put_row(FILE *out, struct pool *pool, const struct plan *p,
+	const struct bindings *bd, int id)
 {
 	const struct buffer *b = &p->bufs[id];
 	const char *cls[4];
@@ -55,14 +118,22 @@ put_row(FILE *out, const struct plan *p, int id)
 		fprintf(out, "%s%s", i ? "+" : "", cls[i]);
 	fputc(',', out);
 	put_quoted(out, p->module ? p->module : "");
-	fprintf(out, ",%s\n", codegen_target(p->target));
+	fprintf(out, ",%s", codegen_target(p->target));
+	put_bindings(out, pool, p, bd, id);
+	fputc('\n', out);
 }
 
 void
 codegen_csv(FILE *out, const struct plan_set *s)
 {
 	fputs(columns, out);
-	for (int i = 0; i < s->nplan; i++)
+	for (int i = 0; i < s->nplan; i++) {
+		struct pool *pool = pool_new();
+		struct bindings bd;
+
+		codegen_bindings(pool, &s->plans[i], &bd);
 		for (int b = 0; b < s->plans[i].nbuf; b++)
-			put_row(out, &s->plans[i], b);
+			put_row(out, pool, &s->plans[i], &bd, b);
+		pool_free(pool);
+	}
 }

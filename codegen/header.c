@@ -23,6 +23,7 @@ static const char *const fixed_names[] = {
 	"ALIGN", "NUM_BUFFERS", "NUM_STEPS", "NUM_ARENAS", "ARENA_SIZE",
 	"ARENA_ALIGN", "CLASS_TEMP", "CLASS_PARAM", "CLASS_OUTPUT",
 	"CLASS_CONST", "CLASS_TABLE", "CHECK", "NUM_COPIES", "NUM_SLOT_USES",
+	"NUM_PARAMS", "NUM_OUTPUTS", "NUM_VALUES", "INDEX_MAX",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
@@ -143,6 +144,54 @@ pick_name(struct idset *set, const char *pre, const char *base)
 	return name;
 }
 
+/* The macros of an entry parameter or output: P_<NAME>_BUF, _OFFSET and
+ * _SIZE, where NAME is PARAM_<n> or OUTPUT, then _<i> per shape index. */
+static const char *const io_forms[] = {"_BUF", "_OFFSET", "_SIZE"};
+enum { NIO_FORMS = sizeof io_forms / sizeof *io_forms };
+
+static const char *
+io_name(struct pool *pool, const struct plan_pos *q, int param)
+{
+	const char *n = param ? pool_printf(pool, "PARAM_%d", q->param) :
+				"OUTPUT";
+
+	for (int d = 0; d < q->depth; d++)
+		n = pool_printf(pool, "%s_%d", n, q->index[d]);
+	return n;
+}
+
+/* Reserves the macros of each parameter and output of a plan: io[k] is
+ * the name of bindings par[k] (k < npar) or out[k - npar], NULL when a
+ * name is taken already (it cannot be, unless a plan is made by hand). */
+static const char **
+name_io(struct idset *set, const char *pre, const struct plan *p,
+	const struct bindings *b)
+{
+	const char **io = pool_alloc(set->pool, sizeof(char *) *
+					      (size_t)(b->npar + b->nout + 1));
+
+	for (int k = 0; k < b->npar + b->nout; k++) {
+		int param = k < b->npar;
+		const struct plan_pos *q =
+			&p->pos[param ? b->par[k] : b->out[k - b->npar]];
+		const char *n = io_name(set->pool, q, param);
+		const char *m[NIO_FORMS];
+		int free = 1;
+
+		for (int f = 0; f < NIO_FORMS; f++) {
+			m[f] = pool_printf(set->pool, "%s_%s%s", pre, n,
+					   io_forms[f]);
+			free &= !*idset_slot(set, m[f]);
+		}
+		if (!free)
+			continue;
+		for (int f = 0; f < NIO_FORMS; f++)
+			idset_add(set, m[f]);
+		io[k] = n;
+	}
+	return io;
+}
+
 static void
 reserve_fixed(struct idset *set, const char *pre, const struct plan *p)
 {
@@ -159,11 +208,14 @@ reserve_fixed(struct idset *set, const char *pre, const struct plan *p)
 						   arena[j]));
 }
 
-/* names[i][j]: the C name of buffer j of plan i.  Every plan's fixed names
- * go in first, so no buffer takes one, even under another plan's prefix. */
+/* names[i][j]: the C name of buffer j of plan i; io[i]: its parameters'
+ * and outputs' (name_io).  Every plan's fixed names go in first, then the
+ * parameters' and outputs', so no buffer takes one, even under another
+ * plan's prefix. */
 static const char ***
 name_buffers(struct pool *pool, const struct plan *plans,
-	     const char *const *prefixes, int nplan, const char *guard)
+	     const char *const *prefixes, int nplan, const char *guard,
+	     const struct bindings *b, const char ***io)
 {
 	const char ***names = pool_alloc(pool, (size_t)nplan * sizeof *names);
 	struct idset set;
@@ -172,11 +224,14 @@ name_buffers(struct pool *pool, const struct plan *plans,
 
 	for (i = 0; i < nplan; i++)
 		n += NFIXED + 3 * (size_t)plans[i].narena +
-		     (NFORMS + 1) * (size_t)plans[i].nbuf;	/* + keys */
+		     (NFORMS + 1) * (size_t)plans[i].nbuf +	/* + keys */
+		     NIO_FORMS * (size_t)(b[i].npar + b[i].nout);
 	idset_init(&set, pool, n);
 	idset_add(&set, guard);
 	for (i = 0; i < nplan; i++)
 		reserve_fixed(&set, prefixes[i], &plans[i]);
+	for (i = 0; i < nplan; i++)
+		io[i] = name_io(&set, prefixes[i], &plans[i], &b[i]);
 	for (i = 0; i < nplan; i++) {
 		names[i] = pool_alloc(pool, (size_t)plans[i].nbuf *
 						    sizeof *names[i] + 1);
@@ -245,9 +300,12 @@ put_class(FILE *out, int flags)
 
 struct hdr {
 	FILE *out;
+	struct pool *pool;
 	const struct plan *p;
 	const char *pre;	/* the plan's prefix */
 	const char **name;	/* the C name of each buffer */
+	const struct bindings *b;
+	const char **io;	/* the name of each parameter, then output */
 };
 
 static const struct arena *
@@ -300,6 +358,10 @@ put_plan_macros(struct hdr *h)
 	define(h, "NUM_STEPS", p->ntime);
 	define(h, "NUM_ARENAS", p->narena);
 	define(h, "NUM_COPIES", p->ncopy);
+	define(h, "NUM_VALUES", h->b->nval);
+	define(h, "NUM_PARAMS", h->b->npar);
+	define(h, "NUM_OUTPUTS", h->b->nout);
+	define(h, "INDEX_MAX", h->b->depth);
 	if (slot_uses(p))
 		define(h, "NUM_SLOT_USES", slot_uses(p));
 	define(h, "ARENA_SIZE", s0 ? s0->size : 0);
@@ -372,14 +434,92 @@ put_struct(struct hdr *h)
 		"\tint flags;\t\t/* %s_CLASS_* bits; 0 is a temporary */\n"
 		"\tint slots;\t\t/* 1, or the number of slots */\n"
 		"\tint in_arena;\t\t/* 1 when offset is in the arena */\n"
+		"\t/* the shape of the value it is named after, laid out as "
+		"the plan lays it out */\n"
+		"\tconst char *dtype;\t/* element type (\"f32\"), or "
+		"\"tuple\" */\n"
+		"\tint rank;\n"
+		"\tconst long long *dims;\t/* rank sizes, major to minor as "
+		"written */\n"
+		"\tconst int *minor_to_major;\t/* rank dimension numbers */\n"
+		"\tconst char *tiles;\t/* \"(8,128)(2,1)\", or \"\" */\n"
+		"\tconst char *shape;\t/* the whole shape as HLO text */\n"
+		"\tint first_value, num_values;\t/* its values: %s_values"
+		"[first_value ...] */\n"
 		"};\n",
-		h->pre, h->pre);
+		h->pre, h->pre, h->pre);
+}
+
+/* Every buffer's dims and minor_to_major, which the table points into. */
+static void
+put_shape_data(struct hdr *h)
+{
+	const char *arr[] = {"long long", "dims", "int", "minor_to_major"};
+	FILE *out = h->out;
+	int n = 0;
+
+	for (int i = 0; i < h->p->nbuf; i++)
+		n += h->p->bufs[i].shape ? h->p->bufs[i].shape->rank : 0;
+	for (int a = 0; a < 2; a++) {
+		fprintf(out, "\nstatic const %s %s_%s[%d]\n"
+			"#if defined(__GNUC__)\n\t__attribute__((unused))\n"
+			"#endif\n\t= {", arr[2 * a], h->pre, arr[2 * a + 1],
+			n ? n : 1);
+		for (int i = 0, k = 0; i < h->p->nbuf; i++) {
+			const struct shape *sh = h->p->bufs[i].shape;
+
+			for (int d = 0; sh && d < sh->rank; d++, k++)
+				fprintf(out, "%s%" PRId64, k % 16 ? ", " :
+					k ? ",\n\t" : "\n\t",
+					a ? (int64_t)sh->m2m[d] : sh->dims[d]);
+		}
+		fputs(n ? "\n};\n" : "0};\n", out);
+	}
+}
+
+/* The tiles of a layout as XLA prints them, without the "T". */
+static void
+put_tiles(FILE *out, const struct shape *s)
+{
+	fputc('"', out);
+	for (int t = 0; s && t < s->ntile; t++) {
+		fputc('(', out);
+		for (int i = 0; i < s->tiles[t].n; i++) {
+			if (s->tiles[t].d[i] < 0)
+				fprintf(out, "%s*", i ? "," : "");
+			else
+				fprintf(out, "%s%" PRId64, i ? "," : "",
+					s->tiles[t].d[i]);
+		}
+		fputc(')', out);
+	}
+	fputc('"', out);
+}
+
+/* The row's shape fields; *dims counts the entries of P_dims before it. */
+static void
+put_row_shape(struct hdr *h, int i, int *dims)
+{
+	const struct shape *s = h->p->bufs[i].shape;
+	int rank = s && !shape_is_tuple(s) ? s->rank : 0;
+	FILE *out = h->out;
+
+	fputs(",\n\t ", out);
+	put_cstring(out, !s ? "" : shape_is_tuple(s) ? "tuple" :
+		    dtype_name(s->type));
+	fprintf(out, ", %d, %s_dims + %d, %s_minor_to_major + %d, ", rank,
+		h->pre, *dims, h->pre, *dims);
+	put_tiles(out, s);
+	fputs(", ", out);
+	put_cstring(out, codegen_shape_text(h->pool, s));
+	fprintf(out, ", %d, %d", h->b->first[i], h->b->count[i]);
+	*dims += s ? s->rank : 0;
 }
 
 /* Offset, size, slots and stride by their macros, so that the table and the
  * macros cannot disagree and whoever checks the table checks the macros. */
 static void
-put_row(struct hdr *h, int i)
+put_row(struct hdr *h, int i, int *dims)
 {
 	const struct buffer *b = &h->p->bufs[i];
 	const char *n = h->name[i], *pre = h->pre;
@@ -402,7 +542,9 @@ put_row(struct hdr *h, int i)
 		fprintf(out, ", %s_%s_SLOTS", pre, n);
 	else
 		fputs(", 1", out);
-	fprintf(out, ", %d},\n", b->in_arena ? 1 : 0);
+	fprintf(out, ", %d", b->in_arena ? 1 : 0);
+	put_row_shape(h, i, dims);
+	fputs("},\n", out);
 }
 
 /* The table.  It is static, so each translation unit has its own copy, and
@@ -413,8 +555,9 @@ put_table(struct hdr *h)
 {
 	const char *pre = h->pre;
 	FILE *out = h->out;
-	int i;
+	int i, dims = 0;
 
+	put_shape_data(h);
 	put_struct(h);
 	fprintf(out, "\nstatic const struct %s_buffer %s_buffers[", pre, pre);
 	if (h->p->nbuf)
@@ -425,12 +568,16 @@ put_table(struct hdr *h)
 	      "\t= {\n", out);
 	if (h->p->nbuf)
 		fputs("\t/* name, offset, size, bytes, stride, start, end, "
-		      "space, flags, slots, in_arena */\n", out);
+		      "space, flags, slots, in_arena,\n"
+		      "\t   dtype, rank, dims, minor_to_major, tiles, shape, "
+		      "first_value, num_values */\n", out);
 	else
-		fputs("\t/* no buffers: a placeholder */\n"
-		      "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0},\n", out);
+		fprintf(out, "\t/* no buffers: a placeholder */\n"
+			"\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, \"\", 0, "
+			"%s_dims, %s_minor_to_major, \"\", \"\", 0, 0},\n",
+			pre, pre);
 	for (i = 0; i < h->p->nbuf; i++)
-		put_row(h, i);
+		put_row(h, i, &dims);
 	fputs("};\n", out);
 }
 
@@ -524,6 +671,152 @@ put_copies(struct hdr *h)
 	fputs("};\n", out);
 }
 
+/* A shape index as an initializer: "{0, 1}", "{0}" for none. */
+static void
+put_index(FILE *out, const struct plan_pos *q)
+{
+	fputc('{', out);
+	for (int d = 0; d < q->depth; d++)
+		fprintf(out, "%s%d", d ? ", " : "", q->index[d]);
+	fputs(q->depth ? "}" : "0}", out);
+}
+
+/* Every value each buffer holds (XLA's assigned list): where it is
+ * defined, by computation, instruction and shape index, grouped by
+ * buffer; P_buffers[] gives each buffer's range. */
+static void
+put_values(struct hdr *h)
+{
+	const char *pre = h->pre;
+	FILE *out = h->out;
+
+	fprintf(out, "\nstruct %s_value {\n"
+		"\tint buffer;\t\t/* %s_BUF_* id of the buffer holding it */\n"
+		"\tconst char *computation;\t/* where it is defined */\n"
+		"\tconst char *instruction;\n"
+		"\tint depth;\t\t/* its shape index: index[0 .. depth) */\n"
+		"\tint index[%s_INDEX_MAX];\n"
+		"\tint slot;\t\t/* its slot in a slotted buffer shared by "
+		"an unrolled loop; else -1 (%s_<NAME>_SLOT_OFFSET(i)) */\n"
+		"};\n\n"
+		"static const struct %s_value %s_values[%s%s]\n"
+		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
+		"\t= {\n", pre, pre, pre, pre, pre, pre,
+		h->b->nval ? pre : "1", h->b->nval ? "_NUM_VALUES" : "");
+	if (!h->b->nval)
+		fputs("\t/* no values: a placeholder */\n"
+		      "\t{-1, \"\", \"\", 0, {0}, -1},\n", out);
+	for (int v = 0; v < h->b->nval; v++) {
+		const struct plan_pos *q = &h->p->pos[h->b->val[v]];
+
+		fprintf(out, "\t{%s_BUF_%s, ", pre, h->name[q->buf]);
+		put_cstring(out, q->comp_name ? q->comp_name : "");
+		fputs(", ", out);
+		put_cstring(out, q->name ? q->name : "");
+		fprintf(out, ", %d, ", q->depth);
+		put_index(out, q);
+		fprintf(out, ", %d},\n", q->slot);
+	}
+	fputs("};\n", out);
+}
+
+/* Parameter or output k of the bindings, and its name. */
+static const struct plan_pos *
+io_pos(const struct hdr *h, int k)
+{
+	return &h->p->pos[k < h->b->npar ? h->b->par[k] :
+					   h->b->out[k - h->b->npar]];
+}
+
+/* P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE and P_OUTPUT[_<i>...]_...:
+ * where the runtime puts each argument and finds each result. */
+static void
+put_io_macros(struct hdr *h)
+{
+	int n = h->b->npar + h->b->nout;
+
+	if (n)
+		fputs("\n/* Entry parameters and outputs, by number and shape "
+		      "index */\n", h->out);
+	for (int k = 0; k < n; k++) {
+		const struct plan_pos *q = io_pos(h, k);
+		const struct buffer *b = &h->p->bufs[q->buf];
+
+		if (!h->io[k])
+			continue;
+		fprintf(h->out, "#define %s_%s_BUF %d\n", h->pre, h->io[k],
+			q->buf);
+		if (b->in_arena)
+			fprintf(h->out, "#define %s_%s_OFFSET %" PRId64 "\n",
+				h->pre, h->io[k], b->offset);
+		fprintf(h->out, "#define %s_%s_SIZE %" PRId64 "\n", h->pre,
+			h->io[k], q->size);
+	}
+}
+
+static void
+put_io_row(struct hdr *h, int k)
+{
+	const struct plan_pos *q = io_pos(h, k);
+	const struct buffer *b = &h->p->bufs[q->buf];
+	const char *pre = h->pre, *n = h->io[k];
+	FILE *out = h->out;
+
+	fprintf(out, "\t{%d, %d, ", k < h->b->npar ? q->param : -1,
+		q->depth);
+	put_index(out, q);
+	if (n)
+		fprintf(out, ", %s_%s_BUF", pre, n);
+	else
+		fprintf(out, ", %d", q->buf);
+	if (n && b->in_arena)
+		fprintf(out, ", %s_%s_OFFSET", pre, n);
+	else
+		fprintf(out, ", %" PRId64, b->in_arena ? b->offset : -1);
+	if (n)
+		fprintf(out, ", %s_%s_SIZE, ", pre, n);
+	else
+		fprintf(out, ", %" PRId64 ", ", q->size);
+	put_cstring(out, codegen_shape_text(h->pool, q->shape));
+	fputs("},\n", out);
+}
+
+/* P_params[] and P_outputs[]: the macros above as tables, for loops. */
+static void
+put_io_tables(struct hdr *h)
+{
+	const char *pre = h->pre, *what[] = {"params", "outputs"};
+	const char *count[] = {"_NUM_PARAMS", "_NUM_OUTPUTS"};
+	int from[] = {0, h->b->npar}, to[] = {h->b->npar,
+					       h->b->npar + h->b->nout};
+	FILE *out = h->out;
+
+	fprintf(out, "\nstruct %s_binding {\n"
+		"\tint parameter;\t\t/* N of parameter(N); -1 for an output "
+		"*/\n"
+		"\tint depth;\t\t/* the shape index: index[0 .. depth) */\n"
+		"\tint index[%s_INDEX_MAX];\n"
+		"\tint buffer;\t\t/* %s_BUF_* id */\n"
+		"\tlong long offset;\t/* in its space's arena; -1 when not in "
+		"one */\n"
+		"\tlong long size;\t\t/* its bytes as laid out */\n"
+		"\tconst char *shape;\t/* as HLO text */\n"
+		"};\n", pre, pre, pre);
+	for (int t = 0; t < 2; t++) {
+		fprintf(out, "\nstatic const struct %s_binding %s_%s[%s%s]\n"
+			"#if defined(__GNUC__)\n\t__attribute__((unused))\n"
+			"#endif\n\t= {\n", pre, pre, what[t],
+			to[t] > from[t] ? pre : "1",
+			to[t] > from[t] ? count[t] : "");
+		if (to[t] == from[t])
+			fprintf(out, "\t/* no %s: a placeholder */\n"
+				"\t{-1, 0, {0}, -1, -1, 0, \"\"},\n", what[t]);
+		for (int k = from[t]; k < to[t]; k++)
+			put_io_row(h, k);
+		fputs("};\n", out);
+	}
+}
+
 /* The iterations of an unrolled loop share one slotted buffer: which slot
  * each fetch writes (its offset is P_<NAME>_SLOT_OFFSET(slot)). */
 static void
@@ -587,9 +880,12 @@ put_plan(struct hdr *h)
 	fprintf(h->out, ", target %s ---- */\n",
 		codegen_target(h->p->target));
 	put_plan_macros(h);
+	put_io_macros(h);
 	for (i = 0; i < h->p->nbuf; i++)
 		put_buffer_macros(h, i);
 	put_table(h);
+	put_values(h);
+	put_io_tables(h);
 	put_copies(h);
 	put_slot_uses(h);
 	put_steps(h);
@@ -624,7 +920,27 @@ static const char preamble[] =
 	"stride\n"
 	" *   P_CLASS_*                bits of P_buffers[].flags; 0 is a "
 	"temporary\n"
-	" *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]\n"
+	" *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], "
+	"with\n"
+	" *                            each buffer's dtype, dims, layout "
+	"and shape\n"
+	" *   P_NUM_VALUES, P_values[] every value each buffer holds: "
+	"computation,\n"
+	" *                            instruction, shape index; P_buffers[]."
+	"first_value\n"
+	" *                            and .num_values give a buffer's\n"
+	" *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE\n"
+	" *                            entry parameter(n), at shape index "
+	"{i,...}\n"
+	" *                            (a tuple's table at none): its buffer, "
+	"offset\n"
+	" *                            (only in an arena) and laid-out bytes\n"
+	" *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output "
+	"index\n"
+	" *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]\n"
+	" *                            the same as tables, for loops; "
+	"P_INDEX_MAX\n"
+	" *                            bounds their shape indices\n"
 	" *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches\n"
 	" *                            take turns in a slotted buffer: which\n"
 	" *                            instruction writes which slot\n"
@@ -666,19 +982,24 @@ codegen_header(FILE *out, const struct plan *plans,
 {
 	const char *guard = o && o->guard ? o->guard : "HLOPLAN_PLAN_H";
 	struct pool *pool = pool_new();
-	const char ***names;
+	const char ***names, ***io;
+	struct bindings *b;
 	struct hdr h;
 	int i, j;
 
+	b = pool_alloc(pool, sizeof *b * (size_t)(nplan + 1));
+	io = pool_alloc(pool, sizeof *io * (size_t)(nplan + 1));
 	for (i = 0; i < nplan; i++) {
 		assert(plans[i].align > 0);
 		for (j = 0; j < i; j++)
 			assert(strcmp(prefixes[i], prefixes[j]) != 0);
+		codegen_bindings(pool, &plans[i], &b[i]);
 	}
-	names = name_buffers(pool, plans, prefixes, nplan, guard);
+	names = name_buffers(pool, plans, prefixes, nplan, guard, b, io);
 	put_preamble(out, o ? o->source : NULL, guard);
 	for (i = 0; i < nplan; i++) {
-		h = (struct hdr){out, &plans[i], prefixes[i], names[i]};
+		h = (struct hdr){out, pool, &plans[i], prefixes[i], names[i],
+				 &b[i], io[i]};
 		put_plan(&h);
 	}
 	fprintf(out, "\n#endif /* %s */\n", guard);

@@ -6,8 +6,10 @@
 
 #include "codegen/codegen.h"
 
-/* 2: buffers may carry source_file, source_line and op_name. */
-enum { JSON_VERSION = 2 };
+/* 2: buffers may carry source_file, source_line and op_name.
+ * 3: buffers carry dtype, dims, layout, shape and values, and parameter,
+ *    param_index and output_index when they hold one. */
+enum { JSON_VERSION = 3 };
 
 static void
 put_key(FILE *out, const char *indent, const char *key)
@@ -33,8 +35,92 @@ put_source(FILE *out, const struct buffer *b)
 }
 
 static void
-put_buffer(FILE *out, const struct buffer *b, int id, int last)
+put_index(FILE *out, const struct plan_pos *q)
 {
+	fputc('[', out);
+	for (int d = 0; d < q->depth; d++)
+		fprintf(out, "%s%d", d ? ", " : "", q->index[d]);
+	fputc(']', out);
+}
+
+/* The shape of the value it is named after, as laid out: "dtype", "dims",
+ * "layout" ({"minor_to_major", "tiles"}, null for a tuple) and "shape". */
+static void
+put_shape(FILE *out, struct pool *pool, const struct shape *s)
+{
+	int array = s && !shape_is_tuple(s);
+
+	fputs(", \"dtype\": ", out);
+	codegen_json_string(out, !s ? "" : array ? dtype_name(s->type) :
+			    "tuple");
+	fputs(", \"dims\": [", out);
+	for (int i = 0; array && i < s->rank; i++)
+		fprintf(out, "%s%" PRId64, i ? ", " : "", s->dims[i]);
+	fputs("], \"layout\": ", out);
+	if (!array || !s->has_layout) {
+		fputs("null", out);
+	} else {
+		fputs("{\"minor_to_major\": [", out);
+		for (int i = 0; i < s->rank; i++)
+			fprintf(out, "%s%d", i ? ", " : "", s->m2m[i]);
+		fputs("], \"tiles\": [", out);
+		for (int t = 0; t < s->ntile; t++) {
+			fputs(t ? ", [" : "[", out);
+			for (int i = 0; i < s->tiles[t].n; i++)
+				fprintf(out, "%s%" PRId64, i ? ", " : "",
+					s->tiles[t].d[i]);
+			fputc(']', out);
+		}
+		fputc(']', out);
+		if (s->elem_bits)
+			fprintf(out, ", \"element_size_in_bits\": %d",
+				s->elem_bits);
+		fputc('}', out);
+	}
+	fputs(", \"shape\": ", out);
+	codegen_json_string(out, codegen_shape_text(pool, s));
+}
+
+/* "values": where each value it holds is defined; then "parameter" and
+ * "param_index", "output_index" when it holds an entry's. */
+static void
+put_values(FILE *out, const struct plan *p, const struct bindings *bd,
+	   int id)
+{
+	fputs(", \"values\": [", out);
+	for (int v = bd->first[id]; v < bd->first[id] + bd->count[id]; v++) {
+		const struct plan_pos *q = &p->pos[bd->val[v]];
+
+		fputs(v > bd->first[id] ? ", {\"computation\": " :
+		      "{\"computation\": ", out);
+		codegen_json_string(out, q->comp_name ? q->comp_name : "");
+		fputs(", \"instruction\": ", out);
+		codegen_json_string(out, q->name ? q->name : "");
+		fputs(", \"index\": ", out);
+		put_index(out, q);
+		if (q->slot >= 0)
+			fprintf(out, ", \"slot\": %d", q->slot);
+		fputc('}', out);
+	}
+	fputc(']', out);
+	if (bd->bpar[id] >= 0) {
+		const struct plan_pos *q = &p->pos[bd->par[bd->bpar[id]]];
+
+		fprintf(out, ", \"parameter\": %d, \"param_index\": ",
+			q->param);
+		put_index(out, q);
+	}
+	if (bd->bout[id] >= 0) {
+		fputs(", \"output_index\": ", out);
+		put_index(out, &p->pos[bd->out[bd->bout[id]]]);
+	}
+}
+
+static void
+put_buffer(FILE *out, const struct plan *p, const struct bindings *bd,
+	   struct pool *pool, int id, int last)
+{
+	const struct buffer *b = &p->bufs[id];
 	const char *cls[4];
 	int n = codegen_classes(b->flags, cls);
 
@@ -55,6 +141,8 @@ put_buffer(FILE *out, const struct buffer *b, int id, int last)
 		"\"stride\": %" PRId64, b->size, b->bytes, b->start,
 		b->end, b->slots > 1 ? b->slots : 1,
 		b->slots > 1 ? b->stride : 0);
+	put_shape(out, pool, b->shape);
+	put_values(out, p, bd, id);
 	put_source(out, b);
 	fprintf(out, "}%s\n", last ? "" : ",");
 }
@@ -110,8 +198,11 @@ put_schedule(FILE *out, const struct plan *p)
 }
 
 static void
-put_plan(FILE *out, const struct plan *p, const char *prefix, int last)
+put_plan(FILE *out, struct pool *pool, const struct plan *p,
+	 const char *prefix, int last)
 {
+	struct bindings bd;
+
 	fputs("    {\n", out);
 	put_key(out, "      ", "module");
 	codegen_json_string(out, p->module ? p->module : "");
@@ -127,8 +218,9 @@ put_plan(FILE *out, const struct plan *p, const char *prefix, int last)
 	put_copies(out, p);
 	put_key(out, "      ", "buffers");
 	fputs(p->nbuf ? "[\n" : "[", out);
+	codegen_bindings(pool, p, &bd);
 	for (int i = 0; i < p->nbuf; i++)
-		put_buffer(out, &p->bufs[i], i, i + 1 == p->nbuf);
+		put_buffer(out, p, &bd, pool, i, i + 1 == p->nbuf);
 	fprintf(out, "%s]\n    }%s\n", p->nbuf ? "      " : "",
 		last ? "" : ",");
 }
@@ -142,7 +234,12 @@ codegen_json(FILE *out, const struct plan_set *s)
 	codegen_json_string(out, s->source ? s->source : "");
 	fputs(",\n  \"plans\": [", out);
 	fputs(s->nplan ? "\n" : "", out);
-	for (int i = 0; i < s->nplan; i++)
-		put_plan(out, &s->plans[i], s->prefixes[i], i + 1 == s->nplan);
+	for (int i = 0; i < s->nplan; i++) {
+		struct pool *pool = pool_new();
+
+		put_plan(out, pool, &s->plans[i], s->prefixes[i],
+			 i + 1 == s->nplan);
+		pool_free(pool);
+	}
 	fprintf(out, "%s]\n}\n", s->nplan ? "  " : "");
 }

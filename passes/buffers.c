@@ -66,7 +66,7 @@ new_buffer(struct prog *p, struct buffer *b, int v)
 	b->src_file = in->src_file;
 	b->src_line = in->src_line;
 	b->space = shape_is_tuple(x->shape) ? 0 : x->shape->space;
-	b->shape = x->shape;
+	b->shape = target_layout(p->pool, &p->opt, x->shape);
 	b->start = p->bstart[v];
 	b->end = p->bend[v];
 	b->slots = 1;
@@ -167,8 +167,10 @@ list_positions(struct prog *p, struct plan *pl)
 			q->comp_name = p->m->comps[c].name;
 			q->depth = depth[node];
 			q->index = idx[node];
-			q->shape = p->values[v].flags & VAL_COPY ?
-				   p->values[v].shape : ns[node];
+			q->copied = !!(p->values[v].flags & VAL_COPY);
+			q->shape = target_layout(p->pool, &p->opt, q->copied ?
+						 p->values[v].shape : ns[node]);
+			q->size = target_size(&p->opt, q->shape);
 			q->param = c == p->m->entry && in->op &&
 				   in->op->op == OP_PARAMETER ?
 				   (int)in->param : -1;

@@ -245,6 +245,11 @@ int same_layout(const struct shape *a, const struct shape *b);
 void build_buffers(struct prog *p, struct plan *pl);
 int64_t target_bytes(const struct options *o, const struct shape *s);
 int64_t target_size(const struct options *o, const struct shape *s);
+/* s with the layout the target gives it spelled out: minor_to_major, and
+ * on the TPU the default tile when s names none.  s itself when nothing is
+ * left implicit; tuples, tokens and opaques as they are. */
+const struct shape *target_layout(struct pool *pool, const struct options *o,
+				  const struct shape *s);
 /* dbuf.c: streamed buffers get k slots, live over their loop. */
 void insert_double_buffers(struct prog *p, struct plan *pl);
 /* assign.c: offsets in one arena per memory space; list_arenas makes the

@@ -36,9 +36,10 @@ struct buffer {
 	const char *op_name;
 	const char *src_file;
 	int src_line;
-	/* The shape of the value it is named after, layout and memory space
-	 * as the plan lays it out (an entry output's as the entry's result
-	 * layout says); NULL when unknown (a plan made by hand). */
+	/* The shape of the value it is named after, with the layout the plan
+	 * lays it out in (the target's default spelled out; an entry output's
+	 * as the entry's result layout says); NULL when unknown (a plan made
+	 * by hand). */
 	const struct shape *shape;
 };
 
@@ -63,11 +64,15 @@ struct plan_pos {
 	const char *comp_name;	/* its computation's name */
 	int depth;		/* the node's shape index: depth entries */
 	const int *index;
-	const struct shape *shape;	/* the node's array or tuple */
+	const struct shape *shape;	/* the node's array or tuple, laid
+					   out as the buffer's shape is */
 	int param;		/* an entry parameter(N) instruction: N; else
 				   -1 */
 	int output;		/* 1: a node of the entry's ROOT, so index is
 				   the output index */
+	int copied;		/* 1: the value there is written by a copy of
+				   the plan (an entry output's own buffer) */
+	int64_t size;		/* the node's bytes as laid out (padded) */
 };
 
 /* A copy the runtime makes: `bytes` from buffer src into buffer dst, just

@@ -159,3 +159,32 @@ target_size(const struct options *o, const struct shape *s)
 
 	return b < 0 ? -1 : round_up(b, o->align);
 }
+
+const struct shape *
+target_layout(struct pool *pool, const struct options *o,
+	      const struct shape *s)
+{
+	int tpu = o->target == TARGET_TPU && s->ntile == 0;
+	struct shape *r;
+	int64_t tile[2];
+
+	if (shape_is_tuple(s) || s->type == DT_OPAQUE || s->type == DT_TOKEN ||
+	    (s->has_layout && !tpu))
+		return s;
+	r = pool_alloc(pool, sizeof *r);
+	*r = *s;
+	if (!s->has_layout) {
+		r->has_layout = 1;
+		r->m2m = pool_alloc(pool, sizeof(int) * (size_t)(s->rank + 1));
+		for (int i = 0; i < s->rank; i++)
+			r->m2m[i] = s->rank - 1 - i;
+	}
+	if (tpu) {
+		r->ntile = 1;
+		r->tiles = pool_alloc(pool, sizeof *r->tiles);
+		r->tiles[0].n = default_tile(o, s, tile);
+		for (int i = 0; i < r->tiles[0].n; i++)
+			r->tiles[0].d[i] = tile[i];
+	}
+	return r;
+}

@@ -391,7 +391,7 @@ static void
 test_json(void **state)
 {
 	static const char head[] = "{\n  \"schema\": \"hloplan.plan\",\n"
-				   "  \"version\": 2,\n"
+				   "  \"version\": 3,\n"
 				   "  \"source\": \"add.hlo\",\n";
 	struct hloplan_result *r = plan(NULL);
 	char *j = written(r, HLOPLAN_FORMAT_JSON, NULL);
@@ -404,7 +404,11 @@ test_json(void **state)
 			       "\"in_arena\": true, \"offset\": "));
 	assert_non_null(strstr(j, "\"size\": 512, \"bytes\": 256, "
 			       "\"interval\": [0, 2], \"slots\": 1, "
-			       "\"stride\": 0}"));
+			       "\"stride\": 0, \"dtype\": \"f32\", \"dims\": "));
+	assert_non_null(strstr(j, "\"values\": [{\"computation\": "
+			       "\"add\", \"instruction\": \"a\", "
+			       "\"index\": []}], \"parameter\": 0, "
+			       "\"param_index\": []}"));
 	assert_string_equal(j, again);
 	free(j);
 	free(again);
@@ -463,9 +467,10 @@ test_csv(void **state)
 	static const char head[] = "buffer_id,buffer_name,offset,size,"
 				   "definition_time,end_time,unpadded_size,"
 				   "memory_space,slots,stride,class,module,"
-				   "target\n";
+				   "target,dtype,shape,parameter,param_index,"
+				   "output_index,values\n";
 	struct hloplan_result *r = plan(NULL);
-	char *csv = written(r, HLOPLAN_FORMAT_CSV, NULL), *line = csv, *f[16];
+	char *csv = written(r, HLOPLAN_FORMAT_CSV, NULL), *line = csv, *f[24];
 	int rows = 0;
 
 	(void)state;
@@ -474,7 +479,7 @@ test_csv(void **state)
 	while (*line) {
 		char *next = strchr(line, '\n') + 1;
 
-		assert_int_equal(split(line, f, 16), 13);
+		assert_int_equal(split(line, f, 24), 19);
 		check_row(r, f);
 		rows++;
 		line = next;

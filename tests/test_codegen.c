@@ -53,6 +53,11 @@ has_(const char *text, const char *want, int yes, const char *file, int line)
 		yes ? "missing" : "unexpected", want, text);
 	fail();
 }
+/* The end of a table row for a buffer of a hand-made plan: no shape, no
+ * values (dims points at offset k of the dims array). */
+#define NO_SHAPE(k)                                                          \
+	",\n\t \"\", 0, HLOPLAN_GPU_dims + " k ", HLOPLAN_GPU_minor_to_major"  \
+	" + " k ", \"\", \"\", 0, 0},\n"
 #define has(text, want) has_(text, want, 1, __FILE__, __LINE__)
 #define lacks(text, want) has_(text, want, 0, __FILE__, __LINE__)
 
@@ -88,6 +93,10 @@ test_layout(void **state)
 	       "#define HLOPLAN_GPU_NUM_STEPS 4\n"
 	       "#define HLOPLAN_GPU_NUM_ARENAS 1\n"
 	       "#define HLOPLAN_GPU_NUM_COPIES 0\n"
+	       "#define HLOPLAN_GPU_NUM_VALUES 0\n"
+	       "#define HLOPLAN_GPU_NUM_PARAMS 0\n"
+	       "#define HLOPLAN_GPU_NUM_OUTPUTS 0\n"
+	       "#define HLOPLAN_GPU_INDEX_MAX 1\n"
 	       "#define HLOPLAN_GPU_ARENA_SIZE 2048\n"
 	       "#define HLOPLAN_GPU_ARENA_ALIGN 256\n"
 	       "#define HLOPLAN_GPU_ARENA_S0_SIZE 2048\n"
@@ -104,11 +113,14 @@ test_layout(void **state)
 	       "HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]\n"
 	       "#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n");
 	has(t, "\t{\"p0\", HLOPLAN_GPU_P0_OFFSET, HLOPLAN_GPU_P0_SIZE, 1000, "
-	       "0, 0, 3, 0, 1, 1, 1},\n"
+	       "0, 0, 3, 0, 1, 1, 1"
+	       NO_SHAPE("0")
 	       "\t{\"add.1\", HLOPLAN_GPU_ADD_1_OFFSET, HLOPLAN_GPU_ADD_1_SIZE, "
-	       "512, 0, 1, 1, 0, 0, 1, 1},\n"
+	       "512, 0, 1, 1, 0, 0, 1, 1"
+	       NO_SHAPE("0")
 	       "\t{\"out\", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 1024, "
-	       "0, 2, 3, 0, 2, 1, 1},\n};\n");
+	       "0, 2, 3, 0, 2, 1, 1"
+	       NO_SHAPE("0") "};\n");
 	has(t, "HLOPLAN_GPU_CHECK(arena_s0_aligned, HLOPLAN_GPU_ARENA_S0_SIZE "
 	       "% HLOPLAN_GPU_ALIGN == 0);\n");
 	has(t, "HLOPLAN_GPU_CHECK(OUT_fits, HLOPLAN_GPU_OUT_OFFSET <= "
@@ -142,7 +154,7 @@ test_not_in_arena(void **state)
 	lacks(t, "CONSTANT_7_OFFSET");
 	lacks(t, "CONSTANT_7_fits");
 	has(t, "\t{\"constant.7\", -1, HLOPLAN_GPU_CONSTANT_7_SIZE, 64, 0, 0, "
-	       "1, 0, 4, 1, 0},\n");
+	       "1, 0, 4, 1, 0" NO_SHAPE("0"));
 	free(t);
 }
 
@@ -194,7 +206,7 @@ test_slotted(void **state)
 	has(t, "\t{\"dynamic-slice.3\", HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET, "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE, 3000, "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE, 2, 9, 1, 0, "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS, 1},\n");
+	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS, 1" NO_SHAPE("0"));
 	has(t, "HLOPLAN_GPU_CHECK(DYNAMIC_SLICE_3_fits, "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET <= HLOPLAN_GPU_ARENA_S1_SIZE"
 	       " - HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE);\n");
@@ -397,7 +409,11 @@ test_empty(void **state)
 	has(t, "#define HLOPLAN_GPU_ARENA_SIZE 0\n");
 	lacks(t, "ARENA_S0");
 	has(t, "HLOPLAN_GPU_buffers[1]\n");
-	has(t, "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0},\n};\n");
+	has(t, "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, \"\", 0, HLOPLAN_GPU_dims, "
+	       "HLOPLAN_GPU_minor_to_major, \"\", \"\", 0, 0},\n};\n");
+	has(t, "HLOPLAN_GPU_values[1]\n");
+	has(t, "HLOPLAN_GPU_params[1]\n");
+	has(t, "HLOPLAN_GPU_outputs[1]\n");
 	free(t);
 }
 

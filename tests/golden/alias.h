@@ -16,7 +16,19 @@
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
- *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
+ *                            each buffer's dtype, dims, layout and shape
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
+ *                            instruction, shape index; P_buffers[].first_value
+ *                            and .num_values give a buffer's
+ *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *                            entry parameter(n), at shape index {i,...}
+ *                            (a tuple's table at none): its buffer, offset
+ *                            (only in an arena) and laid-out bytes
+ *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
+ *                            the same as tables, for loops; P_INDEX_MAX
+ *                            bounds their shape indices
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -41,6 +53,10 @@
 #define HLOPLAN_GPU_NUM_STEPS 12
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 0
+#define HLOPLAN_GPU_NUM_VALUES 12
+#define HLOPLAN_GPU_NUM_PARAMS 5
+#define HLOPLAN_GPU_NUM_OUTPUTS 3
+#define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_ARENA_SIZE 3162112
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 3162112
@@ -51,6 +67,32 @@
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_OFFSET 0
+#define HLOPLAN_GPU_PARAM_0_SIZE 1048576
+#define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_OFFSET 1048576
+#define HLOPLAN_GPU_PARAM_1_SIZE 1048576
+#define HLOPLAN_GPU_PARAM_2_BUF 2
+#define HLOPLAN_GPU_PARAM_2_OFFSET 3145728
+#define HLOPLAN_GPU_PARAM_2_SIZE 16384
+#define HLOPLAN_GPU_PARAM_3_BUF 3
+#define HLOPLAN_GPU_PARAM_3_OFFSET 2097152
+#define HLOPLAN_GPU_PARAM_3_SIZE 2048
+#define HLOPLAN_GPU_PARAM_4_BUF 4
+#define HLOPLAN_GPU_PARAM_4_OFFSET 2099200
+#define HLOPLAN_GPU_PARAM_4_SIZE 256
+#define HLOPLAN_GPU_OUTPUT_BUF 8
+#define HLOPLAN_GPU_OUTPUT_OFFSET 1048576
+#define HLOPLAN_GPU_OUTPUT_SIZE 256
+#define HLOPLAN_GPU_OUTPUT_0_BUF 0
+#define HLOPLAN_GPU_OUTPUT_0_OFFSET 0
+#define HLOPLAN_GPU_OUTPUT_0_SIZE 1048576
+#define HLOPLAN_GPU_OUTPUT_1_BUF 2
+#define HLOPLAN_GPU_OUTPUT_1_OFFSET 3145728
+#define HLOPLAN_GPU_OUTPUT_1_SIZE 16384
 
 /* w: param+output, S(0), live [0, 11], 1048576 bytes */
 #define HLOPLAN_GPU_BUF_W 0
@@ -95,6 +137,22 @@
 #define HLOPLAN_GPU_OUT_OFFSET 1048576
 #define HLOPLAN_GPU_OUT_SIZE 256
 
+static const long long HLOPLAN_GPU_dims[10]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	512, 512, 512, 512, 8, 1024, 1, 1024, 512, 512
+};
+
+static const int HLOPLAN_GPU_minor_to_major[10]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -106,6 +164,14 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
@@ -113,16 +179,86 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1},
-	{"g", HLOPLAN_GPU_G_OFFSET, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1},
-	{"cache", HLOPLAN_GPU_CACHE_OFFSET, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1},
-	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1},
-	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1},
-	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0},
-	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0},
-	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1},
-	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[512,512]{1,0}", 0, 2},
+	{"g", HLOPLAN_GPU_G_OFFSET, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[512,512]{1,0}", 2, 1},
+	{"cache", HLOPLAN_GPU_CACHE_OFFSET, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1,
+	 "bf16", 2, HLOPLAN_GPU_dims + 4, HLOPLAN_GPU_minor_to_major + 4, "", "bf16[8,1024]{1,0}", 3, 2},
+	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1,
+	 "bf16", 2, HLOPLAN_GPU_dims + 6, HLOPLAN_GPU_minor_to_major + 6, "", "bf16[1,1024]{1,0}", 5, 1},
+	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1,
+	 "s32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "s32[]{}", 6, 1},
+	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0,
+	 "f32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[]{}", 7, 1},
+	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "s32[]{}", 8, 1},
+	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[512,512]{1,0}", 9, 2},
+	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1,
+	 "tuple", 0, HLOPLAN_GPU_dims + 10, HLOPLAN_GPU_minor_to_major + 10, "", "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", 11, 1},
+};
+
+struct HLOPLAN_GPU_value {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_GPU_BUF_W, "main", "w", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_W, "main", "w1", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_G, "main", "g", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_CACHE, "main", "cache", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_CACHE, "main", "cache1", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_ROW, "main", "row", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_K, "main", "k", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_LR, "main", "lr", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_Z, "main", "z", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_LRB, "main", "lrb", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_LRB, "main", "step", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_OUT, "main", "out", 0, {0}, -1},
+};
+
+struct HLOPLAN_GPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_GPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, "f32[512,512]{1,0}"},
+	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, HLOPLAN_GPU_PARAM_1_OFFSET, HLOPLAN_GPU_PARAM_1_SIZE, "f32[512,512]{1,0}"},
+	{2, 0, {0}, HLOPLAN_GPU_PARAM_2_BUF, HLOPLAN_GPU_PARAM_2_OFFSET, HLOPLAN_GPU_PARAM_2_SIZE, "bf16[8,1024]{1,0}"},
+	{3, 0, {0}, HLOPLAN_GPU_PARAM_3_BUF, HLOPLAN_GPU_PARAM_3_OFFSET, HLOPLAN_GPU_PARAM_3_SIZE, "bf16[1,1024]{1,0}"},
+	{4, 0, {0}, HLOPLAN_GPU_PARAM_4_BUF, HLOPLAN_GPU_PARAM_4_OFFSET, HLOPLAN_GPU_PARAM_4_SIZE, "s32[]{}"},
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_GPU_OUTPUT_BUF, HLOPLAN_GPU_OUTPUT_OFFSET, HLOPLAN_GPU_OUTPUT_SIZE, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})"},
+	{-1, 1, {0}, HLOPLAN_GPU_OUTPUT_0_BUF, HLOPLAN_GPU_OUTPUT_0_OFFSET, HLOPLAN_GPU_OUTPUT_0_SIZE, "f32[512,512]{1,0}"},
+	{-1, 1, {1}, HLOPLAN_GPU_OUTPUT_1_BUF, HLOPLAN_GPU_OUTPUT_1_OFFSET, HLOPLAN_GPU_OUTPUT_1_SIZE, "bf16[8,1024]{1,0}"},
 };
 
 struct HLOPLAN_GPU_copy {
@@ -193,6 +329,10 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_STEPS 12
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_COPIES 0
+#define HLOPLAN_TPU_NUM_VALUES 12
+#define HLOPLAN_TPU_NUM_PARAMS 5
+#define HLOPLAN_TPU_NUM_OUTPUTS 3
+#define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_ARENA_SIZE 3162112
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 3162112
@@ -203,6 +343,32 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_TPU_PARAM_0_BUF 0
+#define HLOPLAN_TPU_PARAM_0_OFFSET 0
+#define HLOPLAN_TPU_PARAM_0_SIZE 1048576
+#define HLOPLAN_TPU_PARAM_1_BUF 1
+#define HLOPLAN_TPU_PARAM_1_OFFSET 1048576
+#define HLOPLAN_TPU_PARAM_1_SIZE 1048576
+#define HLOPLAN_TPU_PARAM_2_BUF 2
+#define HLOPLAN_TPU_PARAM_2_OFFSET 3145728
+#define HLOPLAN_TPU_PARAM_2_SIZE 16384
+#define HLOPLAN_TPU_PARAM_3_BUF 3
+#define HLOPLAN_TPU_PARAM_3_OFFSET 2097152
+#define HLOPLAN_TPU_PARAM_3_SIZE 16384
+#define HLOPLAN_TPU_PARAM_4_BUF 4
+#define HLOPLAN_TPU_PARAM_4_OFFSET 2113536
+#define HLOPLAN_TPU_PARAM_4_SIZE 512
+#define HLOPLAN_TPU_OUTPUT_BUF 8
+#define HLOPLAN_TPU_OUTPUT_OFFSET 1048576
+#define HLOPLAN_TPU_OUTPUT_SIZE 256
+#define HLOPLAN_TPU_OUTPUT_0_BUF 0
+#define HLOPLAN_TPU_OUTPUT_0_OFFSET 0
+#define HLOPLAN_TPU_OUTPUT_0_SIZE 1048576
+#define HLOPLAN_TPU_OUTPUT_1_BUF 2
+#define HLOPLAN_TPU_OUTPUT_1_OFFSET 3145728
+#define HLOPLAN_TPU_OUTPUT_1_SIZE 16384
 
 /* w: param+output, S(0), live [0, 11], 1048576 bytes */
 #define HLOPLAN_TPU_BUF_W 0
@@ -247,6 +413,22 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_OUT_OFFSET 1048576
 #define HLOPLAN_TPU_OUT_SIZE 256
 
+static const long long HLOPLAN_TPU_dims[10]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	512, 512, 512, 512, 8, 1024, 1, 1024, 512, 512
+};
+
+static const int HLOPLAN_TPU_minor_to_major[10]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -258,6 +440,14 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
@@ -265,16 +455,86 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1},
-	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1},
-	{"cache", HLOPLAN_TPU_CACHE_OFFSET, HLOPLAN_TPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1},
-	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1},
-	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1},
-	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0},
-	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0},
-	{"lrb", HLOPLAN_TPU_LRB_OFFSET, HLOPLAN_TPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1},
-	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[512,512]{1,0:T(8,128)}", 0, 2},
+	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[512,512]{1,0:T(8,128)}", 2, 1},
+	{"cache", HLOPLAN_TPU_CACHE_OFFSET, HLOPLAN_TPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1,
+	 "bf16", 2, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(8,128)", "bf16[8,1024]{1,0:T(8,128)}", 3, 2},
+	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1,
+	 "bf16", 2, HLOPLAN_TPU_dims + 6, HLOPLAN_TPU_minor_to_major + 6, "(8,128)", "bf16[1,1024]{1,0:T(8,128)}", 5, 1},
+	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1,
+	 "s32", 0, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(128)", "s32[]{:T(128)}", 6, 1},
+	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0,
+	 "f32", 0, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(128)", "f32[]{:T(128)}", 7, 1},
+	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(128)", "s32[]{:T(128)}", 8, 1},
+	{"lrb", HLOPLAN_TPU_LRB_OFFSET, HLOPLAN_TPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(8,128)", "f32[512,512]{1,0:T(8,128)}", 9, 2},
+	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1,
+	 "tuple", 0, HLOPLAN_TPU_dims + 10, HLOPLAN_TPU_minor_to_major + 10, "", "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", 11, 1},
+};
+
+struct HLOPLAN_TPU_value {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_TPU_BUF_W, "main", "w", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_W, "main", "w1", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_G, "main", "g", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_CACHE, "main", "cache", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_CACHE, "main", "cache1", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_ROW, "main", "row", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_K, "main", "k", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_LR, "main", "lr", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_Z, "main", "z", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_LRB, "main", "lrb", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_LRB, "main", "step", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_OUT, "main", "out", 0, {0}, -1},
+};
+
+struct HLOPLAN_TPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_TPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_TPU_PARAM_0_BUF, HLOPLAN_TPU_PARAM_0_OFFSET, HLOPLAN_TPU_PARAM_0_SIZE, "f32[512,512]{1,0:T(8,128)}"},
+	{1, 0, {0}, HLOPLAN_TPU_PARAM_1_BUF, HLOPLAN_TPU_PARAM_1_OFFSET, HLOPLAN_TPU_PARAM_1_SIZE, "f32[512,512]{1,0:T(8,128)}"},
+	{2, 0, {0}, HLOPLAN_TPU_PARAM_2_BUF, HLOPLAN_TPU_PARAM_2_OFFSET, HLOPLAN_TPU_PARAM_2_SIZE, "bf16[8,1024]{1,0:T(8,128)}"},
+	{3, 0, {0}, HLOPLAN_TPU_PARAM_3_BUF, HLOPLAN_TPU_PARAM_3_OFFSET, HLOPLAN_TPU_PARAM_3_SIZE, "bf16[1,1024]{1,0:T(8,128)}"},
+	{4, 0, {0}, HLOPLAN_TPU_PARAM_4_BUF, HLOPLAN_TPU_PARAM_4_OFFSET, HLOPLAN_TPU_PARAM_4_SIZE, "s32[]{:T(128)}"},
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_TPU_OUTPUT_BUF, HLOPLAN_TPU_OUTPUT_OFFSET, HLOPLAN_TPU_OUTPUT_SIZE, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})"},
+	{-1, 1, {0}, HLOPLAN_TPU_OUTPUT_0_BUF, HLOPLAN_TPU_OUTPUT_0_OFFSET, HLOPLAN_TPU_OUTPUT_0_SIZE, "f32[512,512]{1,0:T(8,128)}"},
+	{-1, 1, {1}, HLOPLAN_TPU_OUTPUT_1_BUF, HLOPLAN_TPU_OUTPUT_1_OFFSET, HLOPLAN_TPU_OUTPUT_1_SIZE, "bf16[8,1024]{1,0:T(8,128)}"},
 };
 
 struct HLOPLAN_TPU_copy {

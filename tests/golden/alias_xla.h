@@ -16,7 +16,19 @@
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
- *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
+ *                            each buffer's dtype, dims, layout and shape
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
+ *                            instruction, shape index; P_buffers[].first_value
+ *                            and .num_values give a buffer's
+ *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *                            entry parameter(n), at shape index {i,...}
+ *                            (a tuple's table at none): its buffer, offset
+ *                            (only in an arena) and laid-out bytes
+ *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
+ *                            the same as tables, for loops; P_INDEX_MAX
+ *                            bounds their shape indices
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -41,6 +53,10 @@
 #define HLOPLAN_GPU_NUM_STEPS 12
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 0
+#define HLOPLAN_GPU_NUM_VALUES 12
+#define HLOPLAN_GPU_NUM_PARAMS 5
+#define HLOPLAN_GPU_NUM_OUTPUTS 3
+#define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_ARENA_SIZE 1048576
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 1048576
@@ -51,6 +67,24 @@
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_SIZE 1048576
+#define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_SIZE 1048576
+#define HLOPLAN_GPU_PARAM_2_BUF 2
+#define HLOPLAN_GPU_PARAM_2_SIZE 16384
+#define HLOPLAN_GPU_PARAM_3_BUF 3
+#define HLOPLAN_GPU_PARAM_3_SIZE 2048
+#define HLOPLAN_GPU_PARAM_4_BUF 4
+#define HLOPLAN_GPU_PARAM_4_SIZE 256
+#define HLOPLAN_GPU_OUTPUT_BUF 8
+#define HLOPLAN_GPU_OUTPUT_SIZE 256
+#define HLOPLAN_GPU_OUTPUT_0_BUF 0
+#define HLOPLAN_GPU_OUTPUT_0_SIZE 1048576
+#define HLOPLAN_GPU_OUTPUT_1_BUF 2
+#define HLOPLAN_GPU_OUTPUT_1_SIZE 16384
 
 /* w: param+output, S(0), live [0, 11], 1048576 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_W 0
@@ -89,6 +123,22 @@
 #define HLOPLAN_GPU_BUF_OUT 8
 #define HLOPLAN_GPU_OUT_SIZE 256
 
+static const long long HLOPLAN_GPU_dims[10]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	512, 512, 512, 512, 8, 1024, 1, 1024, 512, 512
+};
+
+static const int HLOPLAN_GPU_minor_to_major[10]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -100,6 +150,14 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
@@ -107,16 +165,86 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"w", -1, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 0},
-	{"g", -1, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 7, 0, 1, 1, 0},
-	{"cache", -1, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 0},
-	{"row", -1, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 10, 0, 1, 1, 0},
-	{"k", -1, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 10, 0, 1, 1, 0},
-	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0},
-	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1},
-	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0},
-	{"out", -1, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 0},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"w", -1, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 0,
+	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[512,512]{1,0}", 0, 2},
+	{"g", -1, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 7, 0, 1, 1, 0,
+	 "f32", 2, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[512,512]{1,0}", 2, 1},
+	{"cache", -1, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 0,
+	 "bf16", 2, HLOPLAN_GPU_dims + 4, HLOPLAN_GPU_minor_to_major + 4, "", "bf16[8,1024]{1,0}", 3, 2},
+	{"row", -1, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 10, 0, 1, 1, 0,
+	 "bf16", 2, HLOPLAN_GPU_dims + 6, HLOPLAN_GPU_minor_to_major + 6, "", "bf16[1,1024]{1,0}", 5, 1},
+	{"k", -1, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 10, 0, 1, 1, 0,
+	 "s32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "s32[]{}", 6, 1},
+	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0,
+	 "f32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[]{}", 7, 1},
+	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[512,512]{1,0}", 8, 2},
+	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_GPU_dims + 10, HLOPLAN_GPU_minor_to_major + 10, "", "s32[]{}", 10, 1},
+	{"out", -1, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 0,
+	 "tuple", 0, HLOPLAN_GPU_dims + 10, HLOPLAN_GPU_minor_to_major + 10, "", "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", 11, 1},
+};
+
+struct HLOPLAN_GPU_value {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_GPU_BUF_W, "main", "w", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_W, "main", "w1", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_G, "main", "g", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_CACHE, "main", "cache", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_CACHE, "main", "cache1", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_ROW, "main", "row", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_K, "main", "k", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_LR, "main", "lr", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_LRB, "main", "lrb", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_LRB, "main", "step", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_Z, "main", "z", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_OUT, "main", "out", 0, {0}, -1},
+};
+
+struct HLOPLAN_GPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_GPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, -1, HLOPLAN_GPU_PARAM_0_SIZE, "f32[512,512]{1,0}"},
+	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, -1, HLOPLAN_GPU_PARAM_1_SIZE, "f32[512,512]{1,0}"},
+	{2, 0, {0}, HLOPLAN_GPU_PARAM_2_BUF, -1, HLOPLAN_GPU_PARAM_2_SIZE, "bf16[8,1024]{1,0}"},
+	{3, 0, {0}, HLOPLAN_GPU_PARAM_3_BUF, -1, HLOPLAN_GPU_PARAM_3_SIZE, "bf16[1,1024]{1,0}"},
+	{4, 0, {0}, HLOPLAN_GPU_PARAM_4_BUF, -1, HLOPLAN_GPU_PARAM_4_SIZE, "s32[]{}"},
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_GPU_OUTPUT_BUF, -1, HLOPLAN_GPU_OUTPUT_SIZE, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})"},
+	{-1, 1, {0}, HLOPLAN_GPU_OUTPUT_0_BUF, -1, HLOPLAN_GPU_OUTPUT_0_SIZE, "f32[512,512]{1,0}"},
+	{-1, 1, {1}, HLOPLAN_GPU_OUTPUT_1_BUF, -1, HLOPLAN_GPU_OUTPUT_1_SIZE, "bf16[8,1024]{1,0}"},
 };
 
 struct HLOPLAN_GPU_copy {

@@ -16,7 +16,19 @@
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
- *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
+ *                            each buffer's dtype, dims, layout and shape
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
+ *                            instruction, shape index; P_buffers[].first_value
+ *                            and .num_values give a buffer's
+ *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *                            entry parameter(n), at shape index {i,...}
+ *                            (a tuple's table at none): its buffer, offset
+ *                            (only in an arena) and laid-out bytes
+ *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
+ *                            the same as tables, for loops; P_INDEX_MAX
+ *                            bounds their shape indices
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -41,6 +53,10 @@
 #define HLOPLAN_GPU_NUM_STEPS 9
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 0
+#define HLOPLAN_GPU_NUM_VALUES 7
+#define HLOPLAN_GPU_NUM_PARAMS 2
+#define HLOPLAN_GPU_NUM_OUTPUTS 1
+#define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_ARENA_SIZE 786688
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 786688
@@ -51,6 +67,17 @@
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_OFFSET 786432
+#define HLOPLAN_GPU_PARAM_0_SIZE 256
+#define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_OFFSET 0
+#define HLOPLAN_GPU_PARAM_1_SIZE 262144
+#define HLOPLAN_GPU_OUTPUT_BUF 4
+#define HLOPLAN_GPU_OUTPUT_OFFSET 262144
+#define HLOPLAN_GPU_OUTPUT_SIZE 262144
 
 /* p: param, S(0), live [0, 7], 1 bytes */
 #define HLOPLAN_GPU_BUF_P 0
@@ -77,6 +104,22 @@
 #define HLOPLAN_GPU_Z_OFFSET 262144
 #define HLOPLAN_GPU_Z_SIZE 262144
 
+static const long long HLOPLAN_GPU_dims[8]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	256, 256, 256, 256, 256, 256, 256, 256
+};
+
+static const int HLOPLAN_GPU_minor_to_major[8]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -88,6 +131,14 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
@@ -95,12 +146,68 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"p", HLOPLAN_GPU_P_OFFSET, HLOPLAN_GPU_P_SIZE, 1, 0, 0, 7, 0, 1, 1, 1},
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1},
-	{"t", HLOPLAN_GPU_T_OFFSET, HLOPLAN_GPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1},
-	{"sq", HLOPLAN_GPU_SQ_OFFSET, HLOPLAN_GPU_SQ_SIZE, 262144, 0, 4, 8, 0, 0, 1, 1},
-	{"z", HLOPLAN_GPU_Z_OFFSET, HLOPLAN_GPU_Z_SIZE, 262144, 0, 8, 8, 0, 2, 1, 1},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"p", HLOPLAN_GPU_P_OFFSET, HLOPLAN_GPU_P_SIZE, 1, 0, 0, 7, 0, 1, 1, 1,
+	 "pred", 0, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "pred[]{}", 0, 1},
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[256,256]{1,0}", 1, 1},
+	{"t", HLOPLAN_GPU_T_OFFSET, HLOPLAN_GPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[256,256]{1,0}", 2, 1},
+	{"sq", HLOPLAN_GPU_SQ_OFFSET, HLOPLAN_GPU_SQ_SIZE, 262144, 0, 4, 8, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 4, HLOPLAN_GPU_minor_to_major + 4, "", "f32[256,256]{1,0}", 3, 3},
+	{"z", HLOPLAN_GPU_Z_OFFSET, HLOPLAN_GPU_Z_SIZE, 262144, 0, 8, 8, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 6, HLOPLAN_GPU_minor_to_major + 6, "", "f32[256,256]{1,0}", 6, 1},
+};
+
+struct HLOPLAN_GPU_value {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_GPU_BUF_P, "main", "p", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_X, "main", "x", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_T, "main", "t", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_SQ, "square", "sq", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_SQ, "neg", "nb", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_SQ, "main", "y", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_Z, "main", "z", 0, {0}, -1},
+};
+
+struct HLOPLAN_GPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_GPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, "pred[]{}"},
+	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, HLOPLAN_GPU_PARAM_1_OFFSET, HLOPLAN_GPU_PARAM_1_SIZE, "f32[256,256]{1,0}"},
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_GPU_OUTPUT_BUF, HLOPLAN_GPU_OUTPUT_OFFSET, HLOPLAN_GPU_OUTPUT_SIZE, "f32[256,256]{1,0}"},
 };
 
 struct HLOPLAN_GPU_copy {
@@ -164,6 +271,10 @@ HLOPLAN_GPU_CHECK(Z_aligned, HLOPLAN_GPU_Z_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_STEPS 9
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_COPIES 0
+#define HLOPLAN_TPU_NUM_VALUES 7
+#define HLOPLAN_TPU_NUM_PARAMS 2
+#define HLOPLAN_TPU_NUM_OUTPUTS 1
+#define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_ARENA_SIZE 786944
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 786944
@@ -174,6 +285,17 @@ HLOPLAN_GPU_CHECK(Z_aligned, HLOPLAN_GPU_Z_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_TPU_PARAM_0_BUF 0
+#define HLOPLAN_TPU_PARAM_0_OFFSET 786432
+#define HLOPLAN_TPU_PARAM_0_SIZE 512
+#define HLOPLAN_TPU_PARAM_1_BUF 1
+#define HLOPLAN_TPU_PARAM_1_OFFSET 0
+#define HLOPLAN_TPU_PARAM_1_SIZE 262144
+#define HLOPLAN_TPU_OUTPUT_BUF 4
+#define HLOPLAN_TPU_OUTPUT_OFFSET 262144
+#define HLOPLAN_TPU_OUTPUT_SIZE 262144
 
 /* p: param, S(0), live [0, 7], 1 bytes */
 #define HLOPLAN_TPU_BUF_P 0
@@ -200,6 +322,22 @@ HLOPLAN_GPU_CHECK(Z_aligned, HLOPLAN_GPU_Z_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_Z_OFFSET 262144
 #define HLOPLAN_TPU_Z_SIZE 262144
 
+static const long long HLOPLAN_TPU_dims[8]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	256, 256, 256, 256, 256, 256, 256, 256
+};
+
+static const int HLOPLAN_TPU_minor_to_major[8]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -211,6 +349,14 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
@@ -218,12 +364,68 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"p", HLOPLAN_TPU_P_OFFSET, HLOPLAN_TPU_P_SIZE, 1, 0, 0, 7, 0, 1, 1, 1},
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1},
-	{"t", HLOPLAN_TPU_T_OFFSET, HLOPLAN_TPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1},
-	{"sq", HLOPLAN_TPU_SQ_OFFSET, HLOPLAN_TPU_SQ_SIZE, 262144, 0, 4, 8, 0, 0, 1, 1},
-	{"z", HLOPLAN_TPU_Z_OFFSET, HLOPLAN_TPU_Z_SIZE, 262144, 0, 8, 8, 0, 2, 1, 1},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"p", HLOPLAN_TPU_P_OFFSET, HLOPLAN_TPU_P_SIZE, 1, 0, 0, 7, 0, 1, 1, 1,
+	 "pred", 0, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(512)", "pred[]{:T(512)}", 0, 1},
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[256,256]{1,0:T(8,128)}", 1, 1},
+	{"t", HLOPLAN_TPU_T_OFFSET, HLOPLAN_TPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[256,256]{1,0:T(8,128)}", 2, 1},
+	{"sq", HLOPLAN_TPU_SQ_OFFSET, HLOPLAN_TPU_SQ_SIZE, 262144, 0, 4, 8, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(8,128)", "f32[256,256]{1,0:T(8,128)}", 3, 3},
+	{"z", HLOPLAN_TPU_Z_OFFSET, HLOPLAN_TPU_Z_SIZE, 262144, 0, 8, 8, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 6, HLOPLAN_TPU_minor_to_major + 6, "(8,128)", "f32[256,256]{1,0:T(8,128)}", 6, 1},
+};
+
+struct HLOPLAN_TPU_value {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_TPU_BUF_P, "main", "p", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_X, "main", "x", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_T, "main", "t", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_SQ, "square", "sq", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_SQ, "neg", "nb", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_SQ, "main", "y", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_Z, "main", "z", 0, {0}, -1},
+};
+
+struct HLOPLAN_TPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_TPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_TPU_PARAM_0_BUF, HLOPLAN_TPU_PARAM_0_OFFSET, HLOPLAN_TPU_PARAM_0_SIZE, "pred[]{:T(512)}"},
+	{1, 0, {0}, HLOPLAN_TPU_PARAM_1_BUF, HLOPLAN_TPU_PARAM_1_OFFSET, HLOPLAN_TPU_PARAM_1_SIZE, "f32[256,256]{1,0:T(8,128)}"},
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_TPU_OUTPUT_BUF, HLOPLAN_TPU_OUTPUT_OFFSET, HLOPLAN_TPU_OUTPUT_SIZE, "f32[256,256]{1,0:T(8,128)}"},
 };
 
 struct HLOPLAN_TPU_copy {

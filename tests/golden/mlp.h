@@ -16,7 +16,19 @@
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
- *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
+ *                            each buffer's dtype, dims, layout and shape
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
+ *                            instruction, shape index; P_buffers[].first_value
+ *                            and .num_values give a buffer's
+ *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *                            entry parameter(n), at shape index {i,...}
+ *                            (a tuple's table at none): its buffer, offset
+ *                            (only in an arena) and laid-out bytes
+ *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
+ *                            the same as tables, for loops; P_INDEX_MAX
+ *                            bounds their shape indices
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -41,6 +53,10 @@
 #define HLOPLAN_GPU_NUM_STEPS 11
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 0
+#define HLOPLAN_GPU_NUM_VALUES 11
+#define HLOPLAN_GPU_NUM_PARAMS 4
+#define HLOPLAN_GPU_NUM_OUTPUTS 1
+#define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_ARENA_SIZE 523776
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 523776
@@ -51,6 +67,23 @@
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_OFFSET 401408
+#define HLOPLAN_GPU_PARAM_0_SIZE 100352
+#define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_OFFSET 0
+#define HLOPLAN_GPU_PARAM_1_SIZE 401408
+#define HLOPLAN_GPU_PARAM_2_BUF 2
+#define HLOPLAN_GPU_PARAM_2_OFFSET 523264
+#define HLOPLAN_GPU_PARAM_2_SIZE 512
+#define HLOPLAN_GPU_PARAM_3_BUF 3
+#define HLOPLAN_GPU_PARAM_3_OFFSET 518144
+#define HLOPLAN_GPU_PARAM_3_SIZE 5120
+#define HLOPLAN_GPU_OUTPUT_BUF 8
+#define HLOPLAN_GPU_OUTPUT_OFFSET 0
+#define HLOPLAN_GPU_OUTPUT_SIZE 1280
 
 /* x: param, S(0), live [0, 4], 100352 bytes */
 #define HLOPLAN_GPU_BUF_X 0
@@ -96,6 +129,22 @@
 #define HLOPLAN_GPU_LOGITS_OFFSET 0
 #define HLOPLAN_GPU_LOGITS_SIZE 1280
 
+static const long long HLOPLAN_GPU_dims[15]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	32, 784, 784, 128, 128, 128, 10, 32, 128, 32, 128, 32, 128, 32, 10
+};
+
+static const int HLOPLAN_GPU_minor_to_major[15]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -107,6 +156,14 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
@@ -114,16 +171,82 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1},
-	{"w1", HLOPLAN_GPU_W1_OFFSET, HLOPLAN_GPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1},
-	{"b1", HLOPLAN_GPU_B1_OFFSET, HLOPLAN_GPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1},
-	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1},
-	{"h", HLOPLAN_GPU_H_OFFSET, HLOPLAN_GPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1},
-	{"bb", HLOPLAN_GPU_BB_OFFSET, HLOPLAN_GPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0},
-	{"zeros", HLOPLAN_GPU_ZEROS_OFFSET, HLOPLAN_GPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1},
-	{"logits", HLOPLAN_GPU_LOGITS_OFFSET, HLOPLAN_GPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[32,784]{1,0}", 0, 1},
+	{"w1", HLOPLAN_GPU_W1_OFFSET, HLOPLAN_GPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[784,128]{1,0}", 1, 1},
+	{"b1", HLOPLAN_GPU_B1_OFFSET, HLOPLAN_GPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1,
+	 "f32", 1, HLOPLAN_GPU_dims + 4, HLOPLAN_GPU_minor_to_major + 4, "", "f32[128]{0}", 2, 1},
+	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "f32[128,10]{1,0}", 3, 1},
+	{"h", HLOPLAN_GPU_H_OFFSET, HLOPLAN_GPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 7, HLOPLAN_GPU_minor_to_major + 7, "", "f32[32,128]{1,0}", 4, 3},
+	{"bb", HLOPLAN_GPU_BB_OFFSET, HLOPLAN_GPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 9, HLOPLAN_GPU_minor_to_major + 9, "", "f32[32,128]{1,0}", 7, 1},
+	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0,
+	 "f32", 0, HLOPLAN_GPU_dims + 11, HLOPLAN_GPU_minor_to_major + 11, "", "f32[]{}", 8, 1},
+	{"zeros", HLOPLAN_GPU_ZEROS_OFFSET, HLOPLAN_GPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 11, HLOPLAN_GPU_minor_to_major + 11, "", "f32[32,128]{1,0}", 9, 1},
+	{"logits", HLOPLAN_GPU_LOGITS_OFFSET, HLOPLAN_GPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 13, HLOPLAN_GPU_minor_to_major + 13, "", "f32[32,10]{1,0}", 10, 1},
+};
+
+struct HLOPLAN_GPU_value {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_GPU_BUF_X, "mlp", "x", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_W1, "mlp", "w1", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_B1, "mlp", "b1", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_W2, "mlp", "w2", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_H, "mlp", "h", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_H, "mlp", "hb", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_H, "mlp", "relu", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_BB, "mlp", "bb", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_ZERO, "mlp", "zero", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_ZEROS, "mlp", "zeros", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_LOGITS, "mlp", "logits", 0, {0}, -1},
+};
+
+struct HLOPLAN_GPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_GPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, "f32[32,784]{1,0}"},
+	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, HLOPLAN_GPU_PARAM_1_OFFSET, HLOPLAN_GPU_PARAM_1_SIZE, "f32[784,128]{1,0}"},
+	{2, 0, {0}, HLOPLAN_GPU_PARAM_2_BUF, HLOPLAN_GPU_PARAM_2_OFFSET, HLOPLAN_GPU_PARAM_2_SIZE, "f32[128]{0}"},
+	{3, 0, {0}, HLOPLAN_GPU_PARAM_3_BUF, HLOPLAN_GPU_PARAM_3_OFFSET, HLOPLAN_GPU_PARAM_3_SIZE, "f32[128,10]{1,0}"},
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_GPU_OUTPUT_BUF, HLOPLAN_GPU_OUTPUT_OFFSET, HLOPLAN_GPU_OUTPUT_SIZE, "f32[32,10]{1,0}"},
 };
 
 struct HLOPLAN_GPU_copy {
@@ -195,6 +318,10 @@ HLOPLAN_GPU_CHECK(LOGITS_aligned, HLOPLAN_GPU_LOGITS_OFFSET % HLOPLAN_GPU_ALIGN 
 #define HLOPLAN_TPU_NUM_STEPS 11
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_COPIES 0
+#define HLOPLAN_TPU_NUM_VALUES 11
+#define HLOPLAN_TPU_NUM_PARAMS 4
+#define HLOPLAN_TPU_NUM_OUTPUTS 1
+#define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_ARENA_SIZE 598528
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 598528
@@ -205,6 +332,23 @@ HLOPLAN_GPU_CHECK(LOGITS_aligned, HLOPLAN_GPU_LOGITS_OFFSET % HLOPLAN_GPU_ALIGN 
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_TPU_PARAM_0_BUF 0
+#define HLOPLAN_TPU_PARAM_0_OFFSET 401408
+#define HLOPLAN_TPU_PARAM_0_SIZE 114688
+#define HLOPLAN_TPU_PARAM_1_BUF 1
+#define HLOPLAN_TPU_PARAM_1_OFFSET 0
+#define HLOPLAN_TPU_PARAM_1_SIZE 401408
+#define HLOPLAN_TPU_PARAM_2_BUF 2
+#define HLOPLAN_TPU_PARAM_2_OFFSET 598016
+#define HLOPLAN_TPU_PARAM_2_SIZE 512
+#define HLOPLAN_TPU_PARAM_3_BUF 3
+#define HLOPLAN_TPU_PARAM_3_OFFSET 516096
+#define HLOPLAN_TPU_PARAM_3_SIZE 65536
+#define HLOPLAN_TPU_OUTPUT_BUF 8
+#define HLOPLAN_TPU_OUTPUT_OFFSET 0
+#define HLOPLAN_TPU_OUTPUT_SIZE 16384
 
 /* x: param, S(0), live [0, 4], 100352 bytes */
 #define HLOPLAN_TPU_BUF_X 0
@@ -250,6 +394,22 @@ HLOPLAN_GPU_CHECK(LOGITS_aligned, HLOPLAN_GPU_LOGITS_OFFSET % HLOPLAN_GPU_ALIGN 
 #define HLOPLAN_TPU_LOGITS_OFFSET 0
 #define HLOPLAN_TPU_LOGITS_SIZE 16384
 
+static const long long HLOPLAN_TPU_dims[15]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	32, 784, 784, 128, 128, 128, 10, 32, 128, 32, 128, 32, 128, 32, 10
+};
+
+static const int HLOPLAN_TPU_minor_to_major[15]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -261,6 +421,14 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
@@ -268,16 +436,82 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1},
-	{"w1", HLOPLAN_TPU_W1_OFFSET, HLOPLAN_TPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1},
-	{"b1", HLOPLAN_TPU_B1_OFFSET, HLOPLAN_TPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1},
-	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1},
-	{"h", HLOPLAN_TPU_H_OFFSET, HLOPLAN_TPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1},
-	{"bb", HLOPLAN_TPU_BB_OFFSET, HLOPLAN_TPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1},
-	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0},
-	{"zeros", HLOPLAN_TPU_ZEROS_OFFSET, HLOPLAN_TPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1},
-	{"logits", HLOPLAN_TPU_LOGITS_OFFSET, HLOPLAN_TPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[32,784]{1,0:T(8,128)}", 0, 1},
+	{"w1", HLOPLAN_TPU_W1_OFFSET, HLOPLAN_TPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[784,128]{1,0:T(8,128)}", 1, 1},
+	{"b1", HLOPLAN_TPU_B1_OFFSET, HLOPLAN_TPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1,
+	 "f32", 1, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(128)", "f32[128]{0:T(128)}", 2, 1},
+	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(8,128)", "f32[128,10]{1,0:T(8,128)}", 3, 1},
+	{"h", HLOPLAN_TPU_H_OFFSET, HLOPLAN_TPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 7, HLOPLAN_TPU_minor_to_major + 7, "(8,128)", "f32[32,128]{1,0:T(8,128)}", 4, 3},
+	{"bb", HLOPLAN_TPU_BB_OFFSET, HLOPLAN_TPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 9, HLOPLAN_TPU_minor_to_major + 9, "(8,128)", "f32[32,128]{1,0:T(8,128)}", 7, 1},
+	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0,
+	 "f32", 0, HLOPLAN_TPU_dims + 11, HLOPLAN_TPU_minor_to_major + 11, "(128)", "f32[]{:T(128)}", 8, 1},
+	{"zeros", HLOPLAN_TPU_ZEROS_OFFSET, HLOPLAN_TPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 11, HLOPLAN_TPU_minor_to_major + 11, "(8,128)", "f32[32,128]{1,0:T(8,128)}", 9, 1},
+	{"logits", HLOPLAN_TPU_LOGITS_OFFSET, HLOPLAN_TPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 13, HLOPLAN_TPU_minor_to_major + 13, "(8,128)", "f32[32,10]{1,0:T(8,128)}", 10, 1},
+};
+
+struct HLOPLAN_TPU_value {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_TPU_BUF_X, "mlp", "x", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_W1, "mlp", "w1", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_B1, "mlp", "b1", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_W2, "mlp", "w2", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_H, "mlp", "h", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_H, "mlp", "hb", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_H, "mlp", "relu", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_BB, "mlp", "bb", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_ZERO, "mlp", "zero", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_ZEROS, "mlp", "zeros", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_LOGITS, "mlp", "logits", 0, {0}, -1},
+};
+
+struct HLOPLAN_TPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_TPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_TPU_PARAM_0_BUF, HLOPLAN_TPU_PARAM_0_OFFSET, HLOPLAN_TPU_PARAM_0_SIZE, "f32[32,784]{1,0:T(8,128)}"},
+	{1, 0, {0}, HLOPLAN_TPU_PARAM_1_BUF, HLOPLAN_TPU_PARAM_1_OFFSET, HLOPLAN_TPU_PARAM_1_SIZE, "f32[784,128]{1,0:T(8,128)}"},
+	{2, 0, {0}, HLOPLAN_TPU_PARAM_2_BUF, HLOPLAN_TPU_PARAM_2_OFFSET, HLOPLAN_TPU_PARAM_2_SIZE, "f32[128]{0:T(128)}"},
+	{3, 0, {0}, HLOPLAN_TPU_PARAM_3_BUF, HLOPLAN_TPU_PARAM_3_OFFSET, HLOPLAN_TPU_PARAM_3_SIZE, "f32[128,10]{1,0:T(8,128)}"},
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_TPU_OUTPUT_BUF, HLOPLAN_TPU_OUTPUT_OFFSET, HLOPLAN_TPU_OUTPUT_SIZE, "f32[32,10]{1,0:T(8,128)}"},
 };
 
 struct HLOPLAN_TPU_copy {

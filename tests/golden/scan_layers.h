@@ -16,7 +16,19 @@
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
- *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
+ *                            each buffer's dtype, dims, layout and shape
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
+ *                            instruction, shape index; P_buffers[].first_value
+ *                            and .num_values give a buffer's
+ *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *                            entry parameter(n), at shape index {i,...}
+ *                            (a tuple's table at none): its buffer, offset
+ *                            (only in an arena) and laid-out bytes
+ *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
+ *                            the same as tables, for loops; P_INDEX_MAX
+ *                            bounds their shape indices
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -41,6 +53,10 @@
 #define HLOPLAN_GPU_NUM_STEPS 22
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 1
+#define HLOPLAN_GPU_NUM_VALUES 18
+#define HLOPLAN_GPU_NUM_PARAMS 2
+#define HLOPLAN_GPU_NUM_OUTPUTS 1
+#define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_ARENA_SIZE 119296
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 119296
@@ -51,6 +67,17 @@
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_OFFSET 114688
+#define HLOPLAN_GPU_PARAM_0_SIZE 2048
+#define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_OFFSET 0
+#define HLOPLAN_GPU_PARAM_1_SIZE 65536
+#define HLOPLAN_GPU_OUTPUT_BUF 0
+#define HLOPLAN_GPU_OUTPUT_OFFSET 114688
+#define HLOPLAN_GPU_OUTPUT_SIZE 2048
 
 /* x: param+output, S(0), live [0, 21], 2048 bytes */
 #define HLOPLAN_GPU_BUF_X 0
@@ -111,6 +138,22 @@
 #define HLOPLAN_GPU_BUF_ONE 11
 #define HLOPLAN_GPU_ONE_SIZE 256
 
+static const long long HLOPLAN_GPU_dims[12]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	8, 64, 4, 64, 64, 1, 64, 64, 64, 64, 8, 64
+};
+
+static const int HLOPLAN_GPU_minor_to_major[12]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 2, 1, 0, 2, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -122,6 +165,14 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
@@ -129,19 +180,93 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1},
-	{"ws", HLOPLAN_GPU_WS_OFFSET, HLOPLAN_GPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0},
-	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1},
-	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1},
-	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0},
-	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1},
-	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0},
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 16384, HLOPLAN_GPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_GPU_W_SLOTS, 1},
-	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1},
-	{"d", HLOPLAN_GPU_D_OFFSET, HLOPLAN_GPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1},
-	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[8,64]{1,0}", 0, 3},
+	{"ws", HLOPLAN_GPU_WS_OFFSET, HLOPLAN_GPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1,
+	 "f32", 3, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[4,64,64]{2,1,0}", 3, 2},
+	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]{}", 5, 1},
+	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1,
+	 "tuple", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})", 6, 3},
+	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1,
+	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]{}", 9, 2},
+	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]{}", 11, 1},
+	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
+	 "pred", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "pred[]{}", 12, 1},
+	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]{}", 13, 1},
+	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 16384, HLOPLAN_GPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_GPU_W_SLOTS, 1,
+	 "f32", 3, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "f32[1,64,64]{2,1,0}", 14, 1},
+	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[64,64]{1,0}", 15, 1},
+	{"d", HLOPLAN_GPU_D_OFFSET, HLOPLAN_GPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 10, HLOPLAN_GPU_minor_to_major + 10, "", "f32[8,64]{1,0}", 16, 1},
+	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_GPU_dims + 12, HLOPLAN_GPU_minor_to_major + 12, "", "s32[]{}", 17, 1},
+};
+
+struct HLOPLAN_GPU_value {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_GPU_BUF_X, "main", "x", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_X, "body", "a", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_X, "main", "loop", 1, {1}, -1},
+	{HLOPLAN_GPU_BUF_WS, "main", "ws", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_WS, "main", "loop", 1, {2}, -1},
+	{HLOPLAN_GPU_BUF_ZERO, "main", "zero", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_INIT, "main", "init", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_INIT, "body", "t", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_INIT, "main", "loop", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_LOOP_0, "body", "i1", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_LOOP_0, "main", "loop", 1, {0}, -1},
+	{HLOPLAN_GPU_BUF_N, "cond", "n", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_LT, "cond", "lt", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_Z, "body", "z", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_W, "body", "w", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_W2, "body", "w2", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_D, "body", "d", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_ONE, "body", "one", 0, {0}, -1},
+};
+
+struct HLOPLAN_GPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_GPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, "f32[8,64]{1,0}"},
+	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, HLOPLAN_GPU_PARAM_1_OFFSET, HLOPLAN_GPU_PARAM_1_SIZE, "f32[4,64,64]{2,1,0}"},
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_GPU_OUTPUT_BUF, HLOPLAN_GPU_OUTPUT_OFFSET, HLOPLAN_GPU_OUTPUT_SIZE, "f32[8,64]{1,0}"},
 };
 
 struct HLOPLAN_GPU_copy {
@@ -224,6 +349,10 @@ HLOPLAN_GPU_CHECK(D_aligned, HLOPLAN_GPU_D_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_STEPS 22
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_COPIES 1
+#define HLOPLAN_TPU_NUM_VALUES 18
+#define HLOPLAN_TPU_NUM_PARAMS 2
+#define HLOPLAN_TPU_NUM_OUTPUTS 1
+#define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_ARENA_SIZE 238336
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 238336
@@ -234,6 +363,17 @@ HLOPLAN_GPU_CHECK(D_aligned, HLOPLAN_GPU_D_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_TPU_PARAM_0_BUF 0
+#define HLOPLAN_TPU_PARAM_0_OFFSET 229376
+#define HLOPLAN_TPU_PARAM_0_SIZE 4096
+#define HLOPLAN_TPU_PARAM_1_BUF 1
+#define HLOPLAN_TPU_PARAM_1_OFFSET 0
+#define HLOPLAN_TPU_PARAM_1_SIZE 131072
+#define HLOPLAN_TPU_OUTPUT_BUF 0
+#define HLOPLAN_TPU_OUTPUT_OFFSET 229376
+#define HLOPLAN_TPU_OUTPUT_SIZE 4096
 
 /* x: param+output, S(0), live [0, 21], 2048 bytes */
 #define HLOPLAN_TPU_BUF_X 0
@@ -294,6 +434,22 @@ HLOPLAN_GPU_CHECK(D_aligned, HLOPLAN_GPU_D_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_BUF_ONE 11
 #define HLOPLAN_TPU_ONE_SIZE 512
 
+static const long long HLOPLAN_TPU_dims[12]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	8, 64, 4, 64, 64, 1, 64, 64, 64, 64, 8, 64
+};
+
+static const int HLOPLAN_TPU_minor_to_major[12]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 2, 1, 0, 2, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -305,6 +461,14 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
@@ -312,19 +476,93 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1},
-	{"ws", HLOPLAN_TPU_WS_OFFSET, HLOPLAN_TPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1},
-	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0},
-	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1},
-	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1},
-	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0},
-	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1},
-	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0},
-	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 16384, HLOPLAN_TPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_TPU_W_SLOTS, 1},
-	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1},
-	{"d", HLOPLAN_TPU_D_OFFSET, HLOPLAN_TPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1},
-	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[8,64]{1,0:T(8,128)}", 0, 3},
+	{"ws", HLOPLAN_TPU_WS_OFFSET, HLOPLAN_TPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1,
+	 "f32", 3, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[4,64,64]{2,1,0:T(8,128)}", 3, 2},
+	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(128)", "s32[]{:T(128)}", 5, 1},
+	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1,
+	 "tuple", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "", "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})", 6, 3},
+	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1,
+	 "s32", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(128)", "s32[]{:T(128)}", 9, 2},
+	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(128)", "s32[]{:T(128)}", 11, 1},
+	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
+	 "pred", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(512)", "pred[]{:T(512)}", 12, 1},
+	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(128)", "s32[]{:T(128)}", 13, 1},
+	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 16384, HLOPLAN_TPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_TPU_W_SLOTS, 1,
+	 "f32", 3, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(8,128)", "f32[1,64,64]{2,1,0:T(8,128)}", 14, 1},
+	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 15, 1},
+	{"d", HLOPLAN_TPU_D_OFFSET, HLOPLAN_TPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 10, HLOPLAN_TPU_minor_to_major + 10, "(8,128)", "f32[8,64]{1,0:T(8,128)}", 16, 1},
+	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0,
+	 "s32", 0, HLOPLAN_TPU_dims + 12, HLOPLAN_TPU_minor_to_major + 12, "(128)", "s32[]{:T(128)}", 17, 1},
+};
+
+struct HLOPLAN_TPU_value {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_TPU_BUF_X, "main", "x", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_X, "body", "a", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_X, "main", "loop", 1, {1}, -1},
+	{HLOPLAN_TPU_BUF_WS, "main", "ws", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_WS, "main", "loop", 1, {2}, -1},
+	{HLOPLAN_TPU_BUF_ZERO, "main", "zero", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_INIT, "main", "init", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_INIT, "body", "t", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_INIT, "main", "loop", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_LOOP_0, "body", "i1", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_LOOP_0, "main", "loop", 1, {0}, -1},
+	{HLOPLAN_TPU_BUF_N, "cond", "n", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_LT, "cond", "lt", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_Z, "body", "z", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_W, "body", "w", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_W2, "body", "w2", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_D, "body", "d", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_ONE, "body", "one", 0, {0}, -1},
+};
+
+struct HLOPLAN_TPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_TPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_TPU_PARAM_0_BUF, HLOPLAN_TPU_PARAM_0_OFFSET, HLOPLAN_TPU_PARAM_0_SIZE, "f32[8,64]{1,0:T(8,128)}"},
+	{1, 0, {0}, HLOPLAN_TPU_PARAM_1_BUF, HLOPLAN_TPU_PARAM_1_OFFSET, HLOPLAN_TPU_PARAM_1_SIZE, "f32[4,64,64]{2,1,0:T(8,128)}"},
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_TPU_OUTPUT_BUF, HLOPLAN_TPU_OUTPUT_OFFSET, HLOPLAN_TPU_OUTPUT_SIZE, "f32[8,64]{1,0:T(8,128)}"},
 };
 
 struct HLOPLAN_TPU_copy {

@@ -16,7 +16,19 @@
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
- *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
+ *                            each buffer's dtype, dims, layout and shape
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
+ *                            instruction, shape index; P_buffers[].first_value
+ *                            and .num_values give a buffer's
+ *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *                            entry parameter(n), at shape index {i,...}
+ *                            (a tuple's table at none): its buffer, offset
+ *                            (only in an arena) and laid-out bytes
+ *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
+ *                            the same as tables, for loops; P_INDEX_MAX
+ *                            bounds their shape indices
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -41,6 +53,10 @@
 #define HLOPLAN_GPU_NUM_STEPS 9
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 0
+#define HLOPLAN_GPU_NUM_VALUES 9
+#define HLOPLAN_GPU_NUM_PARAMS 3
+#define HLOPLAN_GPU_NUM_OUTPUTS 1
+#define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_ARENA_SIZE 575488
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 575488
@@ -51,6 +67,20 @@
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_OFFSET 557056
+#define HLOPLAN_GPU_PARAM_0_SIZE 16384
+#define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_OFFSET 0
+#define HLOPLAN_GPU_PARAM_1_SIZE 524288
+#define HLOPLAN_GPU_PARAM_2_BUF 2
+#define HLOPLAN_GPU_PARAM_2_OFFSET 573440
+#define HLOPLAN_GPU_PARAM_2_SIZE 2048
+#define HLOPLAN_GPU_OUTPUT_BUF 7
+#define HLOPLAN_GPU_OUTPUT_OFFSET 32768
+#define HLOPLAN_GPU_OUTPUT_SIZE 32768
 
 /* x: param, S(0), live [0, 3], 16384 bytes */
 #define HLOPLAN_GPU_BUF_X 0
@@ -91,6 +121,22 @@
 #define HLOPLAN_GPU_MAX_7_OFFSET 32768
 #define HLOPLAN_GPU_MAX_7_SIZE 32768
 
+static const long long HLOPLAN_GPU_dims[13]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	16, 256, 256, 512, 512, 16, 512, 16, 512, 16, 512, 16, 512
+};
+
+static const int HLOPLAN_GPU_minor_to_major[13]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -102,6 +148,14 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
@@ -109,15 +163,77 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1},
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1},
-	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1},
-	{"dot.4", HLOPLAN_GPU_DOT_4_OFFSET, HLOPLAN_GPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1},
-	{"broadcast.5", HLOPLAN_GPU_BROADCAST_5_OFFSET, HLOPLAN_GPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1},
-	{"constant.2", -1, HLOPLAN_GPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0},
-	{"broadcast.3", HLOPLAN_GPU_BROADCAST_3_OFFSET, HLOPLAN_GPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1},
-	{"max.7", HLOPLAN_GPU_MAX_7_OFFSET, HLOPLAN_GPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[16,256]{1,0}", 0, 1},
+	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[256,512]{1,0}", 1, 1},
+	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1,
+	 "f32", 1, HLOPLAN_GPU_dims + 4, HLOPLAN_GPU_minor_to_major + 4, "", "f32[512]{0}", 2, 1},
+	{"dot.4", HLOPLAN_GPU_DOT_4_OFFSET, HLOPLAN_GPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "f32[16,512]{1,0}", 3, 2},
+	{"broadcast.5", HLOPLAN_GPU_BROADCAST_5_OFFSET, HLOPLAN_GPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 7, HLOPLAN_GPU_minor_to_major + 7, "", "f32[16,512]{1,0}", 5, 1},
+	{"constant.2", -1, HLOPLAN_GPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
+	 "f32", 0, HLOPLAN_GPU_dims + 9, HLOPLAN_GPU_minor_to_major + 9, "", "f32[]{}", 6, 1},
+	{"broadcast.3", HLOPLAN_GPU_BROADCAST_3_OFFSET, HLOPLAN_GPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 9, HLOPLAN_GPU_minor_to_major + 9, "", "f32[16,512]{1,0}", 7, 1},
+	{"max.7", HLOPLAN_GPU_MAX_7_OFFSET, HLOPLAN_GPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 11, HLOPLAN_GPU_minor_to_major + 11, "", "f32[16,512]{1,0}", 8, 1},
+};
+
+struct HLOPLAN_GPU_value {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_GPU_BUF_X, "main.8", "x", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_W, "main.8", "w", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_B, "main.8", "b", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_DOT_4, "main.8", "dot.4", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_DOT_4, "main.8", "add.6", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_BROADCAST_5, "main.8", "broadcast.5", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_CONSTANT_2, "main.8", "constant.2", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_BROADCAST_3, "main.8", "broadcast.3", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_MAX_7, "main.8", "max.7", 0, {0}, -1},
+};
+
+struct HLOPLAN_GPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_GPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, "f32[16,256]{1,0}"},
+	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, HLOPLAN_GPU_PARAM_1_OFFSET, HLOPLAN_GPU_PARAM_1_SIZE, "f32[256,512]{1,0}"},
+	{2, 0, {0}, HLOPLAN_GPU_PARAM_2_BUF, HLOPLAN_GPU_PARAM_2_OFFSET, HLOPLAN_GPU_PARAM_2_SIZE, "f32[512]{0}"},
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_GPU_OUTPUT_BUF, HLOPLAN_GPU_OUTPUT_OFFSET, HLOPLAN_GPU_OUTPUT_SIZE, "f32[16,512]{1,0}"},
 };
 
 struct HLOPLAN_GPU_copy {
@@ -185,6 +301,10 @@ HLOPLAN_GPU_CHECK(MAX_7_aligned, HLOPLAN_GPU_MAX_7_OFFSET % HLOPLAN_GPU_ALIGN ==
 #define HLOPLAN_TPU_NUM_STEPS 9
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_COPIES 0
+#define HLOPLAN_TPU_NUM_VALUES 9
+#define HLOPLAN_TPU_NUM_PARAMS 3
+#define HLOPLAN_TPU_NUM_OUTPUTS 1
+#define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_ARENA_SIZE 575488
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 575488
@@ -195,6 +315,20 @@ HLOPLAN_GPU_CHECK(MAX_7_aligned, HLOPLAN_GPU_MAX_7_OFFSET % HLOPLAN_GPU_ALIGN ==
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_TPU_PARAM_0_BUF 0
+#define HLOPLAN_TPU_PARAM_0_OFFSET 557056
+#define HLOPLAN_TPU_PARAM_0_SIZE 16384
+#define HLOPLAN_TPU_PARAM_1_BUF 1
+#define HLOPLAN_TPU_PARAM_1_OFFSET 0
+#define HLOPLAN_TPU_PARAM_1_SIZE 524288
+#define HLOPLAN_TPU_PARAM_2_BUF 2
+#define HLOPLAN_TPU_PARAM_2_OFFSET 573440
+#define HLOPLAN_TPU_PARAM_2_SIZE 2048
+#define HLOPLAN_TPU_OUTPUT_BUF 7
+#define HLOPLAN_TPU_OUTPUT_OFFSET 32768
+#define HLOPLAN_TPU_OUTPUT_SIZE 32768
 
 /* x: param, S(0), live [0, 3], 16384 bytes */
 #define HLOPLAN_TPU_BUF_X 0
@@ -235,6 +369,22 @@ HLOPLAN_GPU_CHECK(MAX_7_aligned, HLOPLAN_GPU_MAX_7_OFFSET % HLOPLAN_GPU_ALIGN ==
 #define HLOPLAN_TPU_MAX_7_OFFSET 32768
 #define HLOPLAN_TPU_MAX_7_SIZE 32768
 
+static const long long HLOPLAN_TPU_dims[13]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	16, 256, 256, 512, 512, 16, 512, 16, 512, 16, 512, 16, 512
+};
+
+static const int HLOPLAN_TPU_minor_to_major[13]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -246,6 +396,14 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
@@ -253,15 +411,77 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1},
-	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1},
-	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1},
-	{"dot.4", HLOPLAN_TPU_DOT_4_OFFSET, HLOPLAN_TPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1},
-	{"broadcast.5", HLOPLAN_TPU_BROADCAST_5_OFFSET, HLOPLAN_TPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1},
-	{"constant.2", -1, HLOPLAN_TPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0},
-	{"broadcast.3", HLOPLAN_TPU_BROADCAST_3_OFFSET, HLOPLAN_TPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1},
-	{"max.7", HLOPLAN_TPU_MAX_7_OFFSET, HLOPLAN_TPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[16,256]{1,0:T(8,128)}", 0, 1},
+	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[256,512]{1,0:T(8,128)}", 1, 1},
+	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1,
+	 "f32", 1, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(128)", "f32[512]{0:T(128)}", 2, 1},
+	{"dot.4", HLOPLAN_TPU_DOT_4_OFFSET, HLOPLAN_TPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(8,128)", "f32[16,512]{1,0:T(8,128)}", 3, 2},
+	{"broadcast.5", HLOPLAN_TPU_BROADCAST_5_OFFSET, HLOPLAN_TPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 7, HLOPLAN_TPU_minor_to_major + 7, "(8,128)", "f32[16,512]{1,0:T(8,128)}", 5, 1},
+	{"constant.2", -1, HLOPLAN_TPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
+	 "f32", 0, HLOPLAN_TPU_dims + 9, HLOPLAN_TPU_minor_to_major + 9, "(128)", "f32[]{:T(128)}", 6, 1},
+	{"broadcast.3", HLOPLAN_TPU_BROADCAST_3_OFFSET, HLOPLAN_TPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 9, HLOPLAN_TPU_minor_to_major + 9, "(8,128)", "f32[16,512]{1,0:T(8,128)}", 7, 1},
+	{"max.7", HLOPLAN_TPU_MAX_7_OFFSET, HLOPLAN_TPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 11, HLOPLAN_TPU_minor_to_major + 11, "(8,128)", "f32[16,512]{1,0:T(8,128)}", 8, 1},
+};
+
+struct HLOPLAN_TPU_value {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_TPU_BUF_X, "main.8", "x", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_W, "main.8", "w", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_B, "main.8", "b", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_DOT_4, "main.8", "dot.4", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_DOT_4, "main.8", "add.6", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_BROADCAST_5, "main.8", "broadcast.5", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_CONSTANT_2, "main.8", "constant.2", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_BROADCAST_3, "main.8", "broadcast.3", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_MAX_7, "main.8", "max.7", 0, {0}, -1},
+};
+
+struct HLOPLAN_TPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_TPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_TPU_PARAM_0_BUF, HLOPLAN_TPU_PARAM_0_OFFSET, HLOPLAN_TPU_PARAM_0_SIZE, "f32[16,256]{1,0:T(8,128)}"},
+	{1, 0, {0}, HLOPLAN_TPU_PARAM_1_BUF, HLOPLAN_TPU_PARAM_1_OFFSET, HLOPLAN_TPU_PARAM_1_SIZE, "f32[256,512]{1,0:T(8,128)}"},
+	{2, 0, {0}, HLOPLAN_TPU_PARAM_2_BUF, HLOPLAN_TPU_PARAM_2_OFFSET, HLOPLAN_TPU_PARAM_2_SIZE, "f32[512]{0:T(128)}"},
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_TPU_OUTPUT_BUF, HLOPLAN_TPU_OUTPUT_OFFSET, HLOPLAN_TPU_OUTPUT_SIZE, "f32[16,512]{1,0:T(8,128)}"},
 };
 
 struct HLOPLAN_TPU_copy {

@@ -16,7 +16,19 @@
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
- *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>]
+ *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
+ *                            each buffer's dtype, dims, layout and shape
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
+ *                            instruction, shape index; P_buffers[].first_value
+ *                            and .num_values give a buffer's
+ *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *                            entry parameter(n), at shape index {i,...}
+ *                            (a tuple's table at none): its buffer, offset
+ *                            (only in an arena) and laid-out bytes
+ *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
+ *                            the same as tables, for loops; P_INDEX_MAX
+ *                            bounds their shape indices
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -41,6 +53,10 @@
 #define HLOPLAN_GPU_NUM_STEPS 6
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 0
+#define HLOPLAN_GPU_NUM_VALUES 6
+#define HLOPLAN_GPU_NUM_PARAMS 2
+#define HLOPLAN_GPU_NUM_OUTPUTS 4
+#define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_ARENA_SIZE 65536
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 65536
@@ -51,6 +67,26 @@
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_OFFSET 0
+#define HLOPLAN_GPU_PARAM_0_SIZE 16384
+#define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_OFFSET 16384
+#define HLOPLAN_GPU_PARAM_1_SIZE 16384
+#define HLOPLAN_GPU_OUTPUT_BUF 5
+#define HLOPLAN_GPU_OUTPUT_OFFSET 16384
+#define HLOPLAN_GPU_OUTPUT_SIZE 256
+#define HLOPLAN_GPU_OUTPUT_0_BUF 2
+#define HLOPLAN_GPU_OUTPUT_0_OFFSET 32768
+#define HLOPLAN_GPU_OUTPUT_0_SIZE 16384
+#define HLOPLAN_GPU_OUTPUT_1_BUF 3
+#define HLOPLAN_GPU_OUTPUT_1_OFFSET 49152
+#define HLOPLAN_GPU_OUTPUT_1_SIZE 16384
+#define HLOPLAN_GPU_OUTPUT_2_BUF 4
+#define HLOPLAN_GPU_OUTPUT_2_OFFSET 0
+#define HLOPLAN_GPU_OUTPUT_2_SIZE 16384
 
 /* a: param, S(0), live [0, 3], 16384 bytes */
 #define HLOPLAN_GPU_BUF_A 0
@@ -82,6 +118,22 @@
 #define HLOPLAN_GPU_OUT_OFFSET 16384
 #define HLOPLAN_GPU_OUT_SIZE 256
 
+static const long long HLOPLAN_GPU_dims[10]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	64, 64, 64, 64, 64, 64, 64, 64, 64, 64
+};
+
+static const int HLOPLAN_GPU_minor_to_major[10]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -93,6 +145,14 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
@@ -100,13 +160,72 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1},
-	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1},
-	{"sum", HLOPLAN_GPU_SUM_OFFSET, HLOPLAN_GPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1},
-	{"prod", HLOPLAN_GPU_PROD_OFFSET, HLOPLAN_GPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1},
-	{"c", HLOPLAN_GPU_C_OFFSET, HLOPLAN_GPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1},
-	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[64,64]{1,0}", 0, 1},
+	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[64,64]{1,0}", 1, 1},
+	{"sum", HLOPLAN_GPU_SUM_OFFSET, HLOPLAN_GPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 4, HLOPLAN_GPU_minor_to_major + 4, "", "f32[64,64]{1,0}", 2, 1},
+	{"prod", HLOPLAN_GPU_PROD_OFFSET, HLOPLAN_GPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 6, HLOPLAN_GPU_minor_to_major + 6, "", "f32[64,64]{1,0}", 3, 1},
+	{"c", HLOPLAN_GPU_C_OFFSET, HLOPLAN_GPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[64,64]{1,0}", 4, 1},
+	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1,
+	 "tuple", 0, HLOPLAN_GPU_dims + 10, HLOPLAN_GPU_minor_to_major + 10, "", "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})", 5, 1},
+};
+
+struct HLOPLAN_GPU_value {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_GPU_BUF_A, "main", "a", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_B, "main", "b", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_SUM, "main", "sum", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_PROD, "main", "prod", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_C, "main", "c", 0, {0}, -1},
+	{HLOPLAN_GPU_BUF_OUT, "main", "out", 0, {0}, -1},
+};
+
+struct HLOPLAN_GPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_GPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, "f32[64,64]{1,0}"},
+	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, HLOPLAN_GPU_PARAM_1_OFFSET, HLOPLAN_GPU_PARAM_1_SIZE, "f32[64,64]{1,0}"},
+};
+
+static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_GPU_OUTPUT_BUF, HLOPLAN_GPU_OUTPUT_OFFSET, HLOPLAN_GPU_OUTPUT_SIZE, "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})"},
+	{-1, 1, {0}, HLOPLAN_GPU_OUTPUT_0_BUF, HLOPLAN_GPU_OUTPUT_0_OFFSET, HLOPLAN_GPU_OUTPUT_0_SIZE, "f32[64,64]{1,0}"},
+	{-1, 1, {1}, HLOPLAN_GPU_OUTPUT_1_BUF, HLOPLAN_GPU_OUTPUT_1_OFFSET, HLOPLAN_GPU_OUTPUT_1_SIZE, "f32[64,64]{1,0}"},
+	{-1, 1, {2}, HLOPLAN_GPU_OUTPUT_2_BUF, HLOPLAN_GPU_OUTPUT_2_OFFSET, HLOPLAN_GPU_OUTPUT_2_SIZE, "f32[64,64]{1,0}"},
 };
 
 struct HLOPLAN_GPU_copy {
@@ -169,6 +288,10 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_STEPS 6
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_COPIES 0
+#define HLOPLAN_TPU_NUM_VALUES 6
+#define HLOPLAN_TPU_NUM_PARAMS 2
+#define HLOPLAN_TPU_NUM_OUTPUTS 4
+#define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_ARENA_SIZE 131072
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 131072
@@ -179,6 +302,26 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
+
+/* Entry parameters and outputs, by number and shape index */
+#define HLOPLAN_TPU_PARAM_0_BUF 0
+#define HLOPLAN_TPU_PARAM_0_OFFSET 0
+#define HLOPLAN_TPU_PARAM_0_SIZE 32768
+#define HLOPLAN_TPU_PARAM_1_BUF 1
+#define HLOPLAN_TPU_PARAM_1_OFFSET 32768
+#define HLOPLAN_TPU_PARAM_1_SIZE 32768
+#define HLOPLAN_TPU_OUTPUT_BUF 5
+#define HLOPLAN_TPU_OUTPUT_OFFSET 32768
+#define HLOPLAN_TPU_OUTPUT_SIZE 256
+#define HLOPLAN_TPU_OUTPUT_0_BUF 2
+#define HLOPLAN_TPU_OUTPUT_0_OFFSET 65536
+#define HLOPLAN_TPU_OUTPUT_0_SIZE 32768
+#define HLOPLAN_TPU_OUTPUT_1_BUF 3
+#define HLOPLAN_TPU_OUTPUT_1_OFFSET 98304
+#define HLOPLAN_TPU_OUTPUT_1_SIZE 32768
+#define HLOPLAN_TPU_OUTPUT_2_BUF 4
+#define HLOPLAN_TPU_OUTPUT_2_OFFSET 0
+#define HLOPLAN_TPU_OUTPUT_2_SIZE 32768
 
 /* a: param, S(0), live [0, 3], 16384 bytes */
 #define HLOPLAN_TPU_BUF_A 0
@@ -210,6 +353,22 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_OUT_OFFSET 32768
 #define HLOPLAN_TPU_OUT_SIZE 256
 
+static const long long HLOPLAN_TPU_dims[10]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	64, 64, 64, 64, 64, 64, 64, 64, 64, 64
+};
+
+static const int HLOPLAN_TPU_minor_to_major[10]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	1, 0, 1, 0, 1, 0, 1, 0, 1, 0
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -221,6 +380,14 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
+	/* the shape of the value it is named after, laid out as the plan lays it out */
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *shape;	/* the whole shape as HLO text */
+	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
@@ -228,13 +395,72 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	__attribute__((unused))
 #endif
 	= {
-	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena */
-	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1},
-	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1},
-	{"sum", HLOPLAN_TPU_SUM_OFFSET, HLOPLAN_TPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1},
-	{"prod", HLOPLAN_TPU_PROD_OFFSET, HLOPLAN_TPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1},
-	{"c", HLOPLAN_TPU_C_OFFSET, HLOPLAN_TPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1},
-	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1},
+	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
+	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
+	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 0, 1},
+	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 1, 1},
+	{"sum", HLOPLAN_TPU_SUM_OFFSET, HLOPLAN_TPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 2, 1},
+	{"prod", HLOPLAN_TPU_PROD_OFFSET, HLOPLAN_TPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 6, HLOPLAN_TPU_minor_to_major + 6, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 3, 1},
+	{"c", HLOPLAN_TPU_C_OFFSET, HLOPLAN_TPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1,
+	 "f32", 2, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 4, 1},
+	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1,
+	 "tuple", 0, HLOPLAN_TPU_dims + 10, HLOPLAN_TPU_minor_to_major + 10, "", "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})", 5, 1},
+};
+
+struct HLOPLAN_TPU_value {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
+	const char *computation;	/* where it is defined */
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+};
+
+static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{HLOPLAN_TPU_BUF_A, "main", "a", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_B, "main", "b", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_SUM, "main", "sum", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_PROD, "main", "prod", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_C, "main", "c", 0, {0}, -1},
+	{HLOPLAN_TPU_BUF_OUT, "main", "out", 0, {0}, -1},
+};
+
+struct HLOPLAN_TPU_binding {
+	int parameter;		/* N of parameter(N); -1 for an output */
+	int depth;		/* the shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	int buffer;		/* HLOPLAN_TPU_BUF_* id */
+	long long offset;	/* in its space's arena; -1 when not in one */
+	long long size;		/* its bytes as laid out */
+	const char *shape;	/* as HLO text */
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{0, 0, {0}, HLOPLAN_TPU_PARAM_0_BUF, HLOPLAN_TPU_PARAM_0_OFFSET, HLOPLAN_TPU_PARAM_0_SIZE, "f32[64,64]{1,0:T(8,128)}"},
+	{1, 0, {0}, HLOPLAN_TPU_PARAM_1_BUF, HLOPLAN_TPU_PARAM_1_OFFSET, HLOPLAN_TPU_PARAM_1_SIZE, "f32[64,64]{1,0:T(8,128)}"},
+};
+
+static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{-1, 0, {0}, HLOPLAN_TPU_OUTPUT_BUF, HLOPLAN_TPU_OUTPUT_OFFSET, HLOPLAN_TPU_OUTPUT_SIZE, "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})"},
+	{-1, 1, {0}, HLOPLAN_TPU_OUTPUT_0_BUF, HLOPLAN_TPU_OUTPUT_0_OFFSET, HLOPLAN_TPU_OUTPUT_0_SIZE, "f32[64,64]{1,0:T(8,128)}"},
+	{-1, 1, {1}, HLOPLAN_TPU_OUTPUT_1_BUF, HLOPLAN_TPU_OUTPUT_1_OFFSET, HLOPLAN_TPU_OUTPUT_1_SIZE, "f32[64,64]{1,0:T(8,128)}"},
+	{-1, 1, {2}, HLOPLAN_TPU_OUTPUT_2_BUF, HLOPLAN_TPU_OUTPUT_2_OFFSET, HLOPLAN_TPU_OUTPUT_2_SIZE, "f32[64,64]{1,0:T(8,128)}"},
 };
 
 struct HLOPLAN_TPU_copy {

@@ -292,6 +292,23 @@ export_buffer(struct hloplan_buffer *d, const struct buffer *b)
 	d->stride = b->slots > 1 ? b->stride : 0;
 }
 
+static struct hloplan_position *
+export_positions(struct pool *pool, const struct plan *p)
+{
+	struct hloplan_position *d =
+		pool_alloc(pool, sizeof *d * (size_t)(p->npos + 1));
+
+	for (int k = 0; k < p->npos; k++) {
+		const struct plan_pos *q = &p->pos[k];
+
+		d[k] = (struct hloplan_position){
+			q->comp_name, q->name, q->depth, q->index, q->buf,
+			q->defines || q->copied, q->slot, q->param, q->output,
+			q->size, codegen_shape_text(pool, q->shape)};
+	}
+	return d;
+}
+
 static void
 export_arrays(struct pool *pool, struct hloplan_plan *d, const struct plan *p)
 {
@@ -318,6 +335,8 @@ export_arrays(struct pool *pool, struct hloplan_plan *d, const struct plan *p)
 	d->narena = p->narena;
 	d->copies = copies;
 	d->ncopy = p->ncopy;
+	d->positions = export_positions(pool, p);
+	d->nposition = p->npos;
 }
 
 static void

@@ -36,7 +36,8 @@ struct bindings {
 	int *par;	/* positions of the entry's parameter nodes, by number
 			   then shape index (tokens left out) */
 	int *out;	/* positions of the entry ROOT's nodes, in preorder */
-	int depth;	/* the deepest of their shape indices, at least 1 */
+	int depth;	/* the deepest shape index of these and of val[], at
+			   least 1 */
 	int nval;
 	int *val;	/* positions that hold a value (define it, or are
 			   written by a copy), grouped by buffer */

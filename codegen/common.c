@@ -88,8 +88,11 @@ list_values(struct pool *pool, const struct plan *p, struct bindings *b)
 	b->first = pool_alloc(pool, sizeof(int) * (size_t)(p->nbuf + 1));
 	b->count = pool_alloc(pool, sizeof(int) * (size_t)(p->nbuf + 1));
 	for (int k = 0; k < p->npos; k++)
-		if (p->pos[k].defines || p->pos[k].copied)
+		if (p->pos[k].defines || p->pos[k].copied) {
 			b->count[p->pos[k].buf]++;
+			if (p->pos[k].depth > b->depth)
+				b->depth = p->pos[k].depth;
+		}
 	for (int i = 0; i < p->nbuf; i++) {
 		b->first[i] = b->nval;
 		at[i] = b->nval;

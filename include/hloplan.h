@@ -159,6 +159,25 @@ struct hloplan_copy {
 	int64_t bytes;
 };
 
+/* Where one node of one instruction's result lives: what a runtime binds
+ * kernels, parameters and outputs by. */
+struct hloplan_position {
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	const int *index;
+	int buffer;		/* the buffer holding the value there */
+	int defines;		/* 1: the instruction defines that value (or
+				   a copy of the plan writes it); 0: it
+				   passes an operand's on */
+	int slot;		/* its slot in a slotted buffer, or -1 */
+	int parameter;		/* an entry parameter(N): N; else -1 */
+	int output;		/* 1: a node of the entry's ROOT: index is the
+				   output index */
+	int64_t size;		/* the node's bytes as laid out */
+	const char *shape;	/* the node's shape as HLO text, as laid out */
+};
+
 struct hloplan_plan {
 	const char *module;	/* HLO module name */
 	int target;		/* HLOPLAN_TARGET_GPU or _TPU */
@@ -176,6 +195,9 @@ struct hloplan_plan {
 	const struct hloplan_arena *arenas;	/* by space */
 	int ncopy;
 	const struct hloplan_copy *copies;	/* in the order to run them */
+	int nposition;
+	const struct hloplan_position *positions;	/* in schedule
+							   order */
 };
 
 /* Plans in the order module by module, GPU before TPU; 0 unless OK. */

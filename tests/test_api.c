@@ -415,6 +415,40 @@ test_json(void **state)
 	hloplan_free(r);
 }
 
+/* Every node's position, with what a runtime binds it by. */
+static void
+test_positions(void **state)
+{
+	struct hloplan_result *r = plan(NULL);
+	const struct hloplan_plan *p = hloplan_get_plan(r, 1);
+	int params = 0, outputs = 0;
+
+	(void)state;
+	assert_int_equal(p->nposition, 4);
+	for (int k = 0; k < p->nposition; k++) {
+		const struct hloplan_position *q = &p->positions[k];
+
+		assert_string_equal(q->computation, "add");
+		assert_int_equal(q->depth, 0);
+		assert_int_equal(q->defines, 1);
+		assert_int_equal(q->slot, -1);
+		assert_true(q->buffer >= 0 && q->buffer < p->nbuffer);
+		if (q->parameter >= 0) {
+			assert_string_equal(q->instruction,
+					    q->parameter ? "b" : "a");
+			params++;
+		}
+		outputs += q->output;
+	}
+	assert_int_equal(params, 2);
+	assert_int_equal(outputs, 1);
+	assert_string_equal(p->positions[3].instruction, "d");
+	assert_int_equal(p->positions[3].output, 1);
+	assert_int_equal(p->positions[3].size, 512);	/* f32[64] T(128) */
+	assert_string_equal(p->positions[3].shape, "f32[64]{0:T(128)}");
+	hloplan_free(r);
+}
+
 /* Splits a CSV line of plain fields and one quoted name into fields[]. */
 static int
 split(char *line, char **fields, int max)
@@ -763,6 +797,7 @@ main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_positions),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_stats),

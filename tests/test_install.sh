@@ -57,6 +57,7 @@ step first
 planned || fail "the first build did not plan"
 "$b/app" | grep -q '^OK' || fail "app: $("$b/app")"
 "$b/embed" | grep -q '^OK' || fail "embed: $("$b/embed")"
+"$b/bind" | grep -q '^OK' || fail "bind: $("$b/bind")"
 
 step noop
 planned && fail "a build with nothing changed planned again"
@@ -86,4 +87,5 @@ planned || fail "a changed model was not planned"
 grep -q "Building C object" "$log" || fail "a changed header built nothing"
 "$b/app" | grep -q '^OK' || fail "app after the change"
 "$b/embed" | grep -q '^OK' || fail "embed after the change"
+"$b/bind" | grep -q '^OK' || fail "bind after the change"
 echo "$gen: $n builds as expected"

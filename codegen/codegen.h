@@ -50,7 +50,11 @@ struct bindings {
 /* common.c: a plan's bindings, allocated in pool. */
 void codegen_bindings(struct pool *pool, const struct plan *p,
 		      struct bindings *b);
-/* A shape as HLO text ("f32[8,128]{1,0:T(8,128)}"); "" for NULL. */
+/* A shape as HLO text ("f32[8,128]{1,0:T(8,128)}"); "" for NULL.  A tuple
+ * of more than 8 elements, or whose text would pass SHAPE_TEXT_MAX bytes,
+ * as "(N elements)": its elements are bound on their own, and C99 strings
+ * need not hold more than 4095 bytes. */
+enum { SHAPE_TEXT_MAX = 1024 };
 const char *codegen_shape_text(struct pool *pool, const struct shape *s);
 
 /* common.c: "gpu" or "tpu"; a buffer's class names ("temp" for none),

@@ -18,13 +18,16 @@ codegen_shape_text(struct pool *pool, const struct shape *s)
 
 	if (!s)
 		return "";
+	if (shape_is_tuple(s) && s->nelem > 8)
+		return pool_printf(pool, "(%d elements)", s->nelem);
 	m = open_memstream(&buf, &len);
 	if (!m)
 		abort();	/* out of memory, as pool_alloc does */
 	ir_print_shape(m, s);
 	if (fclose(m) != 0)
 		abort();
-	r = pool_strdup(pool, buf);
+	r = len <= SHAPE_TEXT_MAX ? pool_strdup(pool, buf) :
+	    pool_printf(pool, "(%d elements)", s->nelem);
 	free(buf);
 	return r;
 }

@@ -709,7 +709,7 @@ put_values(struct hdr *h)
 	for (int v = 0; v < h->b->nval; v++) {
 		const struct plan_pos *q = &h->p->pos[h->b->val[v]];
 
-		fprintf(out, "\t{%s_BUF_%s, ", pre, h->name[q->buf]);
+		fprintf(out, "\t{%d, ", q->buf);	/* a number: cheaper */
 		put_cstring(out, q->comp_name ? q->comp_name : "");
 		fputs(", ", out);
 		put_cstring(out, q->name ? q->name : "");

@@ -215,18 +215,18 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_GPU_BUF_W, "main", "w", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_W, "main", "w1", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_G, "main", "g", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_CACHE, "main", "cache", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_CACHE, "main", "cache1", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_ROW, "main", "row", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_K, "main", "k", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_LR, "main", "lr", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_Z, "main", "z", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_LRB, "main", "lrb", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_LRB, "main", "step", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_OUT, "main", "out", 0, {0}, -1},
+	{0, "main", "w", 0, {0}, -1},
+	{0, "main", "w1", 0, {0}, -1},
+	{1, "main", "g", 0, {0}, -1},
+	{2, "main", "cache", 0, {0}, -1},
+	{2, "main", "cache1", 0, {0}, -1},
+	{3, "main", "row", 0, {0}, -1},
+	{4, "main", "k", 0, {0}, -1},
+	{5, "main", "lr", 0, {0}, -1},
+	{6, "main", "z", 0, {0}, -1},
+	{7, "main", "lrb", 0, {0}, -1},
+	{7, "main", "step", 0, {0}, -1},
+	{8, "main", "out", 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -491,18 +491,18 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_TPU_BUF_W, "main", "w", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_W, "main", "w1", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_G, "main", "g", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_CACHE, "main", "cache", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_CACHE, "main", "cache1", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_ROW, "main", "row", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_K, "main", "k", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_LR, "main", "lr", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_Z, "main", "z", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_LRB, "main", "lrb", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_LRB, "main", "step", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_OUT, "main", "out", 0, {0}, -1},
+	{0, "main", "w", 0, {0}, -1},
+	{0, "main", "w1", 0, {0}, -1},
+	{1, "main", "g", 0, {0}, -1},
+	{2, "main", "cache", 0, {0}, -1},
+	{2, "main", "cache1", 0, {0}, -1},
+	{3, "main", "row", 0, {0}, -1},
+	{4, "main", "k", 0, {0}, -1},
+	{5, "main", "lr", 0, {0}, -1},
+	{6, "main", "z", 0, {0}, -1},
+	{7, "main", "lrb", 0, {0}, -1},
+	{7, "main", "step", 0, {0}, -1},
+	{8, "main", "out", 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {

@@ -174,13 +174,13 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_GPU_BUF_P, "main", "p", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_X, "main", "x", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_T, "main", "t", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_SQ, "square", "sq", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_SQ, "neg", "nb", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_SQ, "main", "y", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_Z, "main", "z", 0, {0}, -1},
+	{0, "main", "p", 0, {0}, -1},
+	{1, "main", "x", 0, {0}, -1},
+	{2, "main", "t", 0, {0}, -1},
+	{3, "square", "sq", 0, {0}, -1},
+	{3, "neg", "nb", 0, {0}, -1},
+	{3, "main", "y", 0, {0}, -1},
+	{4, "main", "z", 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -392,13 +392,13 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_TPU_BUF_P, "main", "p", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_X, "main", "x", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_T, "main", "t", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_SQ, "square", "sq", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_SQ, "neg", "nb", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_SQ, "main", "y", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_Z, "main", "z", 0, {0}, -1},
+	{0, "main", "p", 0, {0}, -1},
+	{1, "main", "x", 0, {0}, -1},
+	{2, "main", "t", 0, {0}, -1},
+	{3, "square", "sq", 0, {0}, -1},
+	{3, "neg", "nb", 0, {0}, -1},
+	{3, "main", "y", 0, {0}, -1},
+	{4, "main", "z", 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {

@@ -207,17 +207,17 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_GPU_BUF_X, "mlp", "x", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_W1, "mlp", "w1", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_B1, "mlp", "b1", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_W2, "mlp", "w2", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_H, "mlp", "h", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_H, "mlp", "hb", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_H, "mlp", "relu", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_BB, "mlp", "bb", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_ZERO, "mlp", "zero", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_ZEROS, "mlp", "zeros", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_LOGITS, "mlp", "logits", 0, {0}, -1},
+	{0, "mlp", "x", 0, {0}, -1},
+	{1, "mlp", "w1", 0, {0}, -1},
+	{2, "mlp", "b1", 0, {0}, -1},
+	{3, "mlp", "w2", 0, {0}, -1},
+	{4, "mlp", "h", 0, {0}, -1},
+	{4, "mlp", "hb", 0, {0}, -1},
+	{4, "mlp", "relu", 0, {0}, -1},
+	{5, "mlp", "bb", 0, {0}, -1},
+	{6, "mlp", "zero", 0, {0}, -1},
+	{7, "mlp", "zeros", 0, {0}, -1},
+	{8, "mlp", "logits", 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -472,17 +472,17 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_TPU_BUF_X, "mlp", "x", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_W1, "mlp", "w1", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_B1, "mlp", "b1", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_W2, "mlp", "w2", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_H, "mlp", "h", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_H, "mlp", "hb", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_H, "mlp", "relu", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_BB, "mlp", "bb", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_ZERO, "mlp", "zero", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_ZEROS, "mlp", "zeros", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_LOGITS, "mlp", "logits", 0, {0}, -1},
+	{0, "mlp", "x", 0, {0}, -1},
+	{1, "mlp", "w1", 0, {0}, -1},
+	{2, "mlp", "b1", 0, {0}, -1},
+	{3, "mlp", "w2", 0, {0}, -1},
+	{4, "mlp", "h", 0, {0}, -1},
+	{4, "mlp", "hb", 0, {0}, -1},
+	{4, "mlp", "relu", 0, {0}, -1},
+	{5, "mlp", "bb", 0, {0}, -1},
+	{6, "mlp", "zero", 0, {0}, -1},
+	{7, "mlp", "zeros", 0, {0}, -1},
+	{8, "mlp", "logits", 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {

@@ -197,15 +197,15 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_GPU_BUF_X, "main.8", "x", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_W, "main.8", "w", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_B, "main.8", "b", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_DOT_4, "main.8", "dot.4", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_DOT_4, "main.8", "add.6", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_BROADCAST_5, "main.8", "broadcast.5", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_CONSTANT_2, "main.8", "constant.2", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_BROADCAST_3, "main.8", "broadcast.3", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_MAX_7, "main.8", "max.7", 0, {0}, -1},
+	{0, "main.8", "x", 0, {0}, -1},
+	{1, "main.8", "w", 0, {0}, -1},
+	{2, "main.8", "b", 0, {0}, -1},
+	{3, "main.8", "dot.4", 0, {0}, -1},
+	{3, "main.8", "add.6", 0, {0}, -1},
+	{4, "main.8", "broadcast.5", 0, {0}, -1},
+	{5, "main.8", "constant.2", 0, {0}, -1},
+	{6, "main.8", "broadcast.3", 0, {0}, -1},
+	{7, "main.8", "max.7", 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -445,15 +445,15 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_TPU_BUF_X, "main.8", "x", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_W, "main.8", "w", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_B, "main.8", "b", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_DOT_4, "main.8", "dot.4", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_DOT_4, "main.8", "add.6", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_BROADCAST_5, "main.8", "broadcast.5", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_CONSTANT_2, "main.8", "constant.2", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_BROADCAST_3, "main.8", "broadcast.3", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_MAX_7, "main.8", "max.7", 0, {0}, -1},
+	{0, "main.8", "x", 0, {0}, -1},
+	{1, "main.8", "w", 0, {0}, -1},
+	{2, "main.8", "b", 0, {0}, -1},
+	{3, "main.8", "dot.4", 0, {0}, -1},
+	{3, "main.8", "add.6", 0, {0}, -1},
+	{4, "main.8", "broadcast.5", 0, {0}, -1},
+	{5, "main.8", "constant.2", 0, {0}, -1},
+	{6, "main.8", "broadcast.3", 0, {0}, -1},
+	{7, "main.8", "max.7", 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {

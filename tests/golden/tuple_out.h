@@ -190,12 +190,12 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_GPU_BUF_A, "main", "a", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_B, "main", "b", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_SUM, "main", "sum", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_PROD, "main", "prod", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_C, "main", "c", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_OUT, "main", "out", 0, {0}, -1},
+	{0, "main", "a", 0, {0}, -1},
+	{1, "main", "b", 0, {0}, -1},
+	{2, "main", "sum", 0, {0}, -1},
+	{3, "main", "prod", 0, {0}, -1},
+	{4, "main", "c", 0, {0}, -1},
+	{5, "main", "out", 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -425,12 +425,12 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_TPU_BUF_A, "main", "a", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_B, "main", "b", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_SUM, "main", "sum", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_PROD, "main", "prod", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_C, "main", "c", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_OUT, "main", "out", 0, {0}, -1},
+	{0, "main", "a", 0, {0}, -1},
+	{1, "main", "b", 0, {0}, -1},
+	{2, "main", "sum", 0, {0}, -1},
+	{3, "main", "prod", 0, {0}, -1},
+	{4, "main", "c", 0, {0}, -1},
+	{5, "main", "out", 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {

@@ -196,20 +196,20 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_GPU_BUF_X, "main", "x", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_X, "body", "acc1", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_X, "main", "loop", 1, {1}, -1},
-	{HLOPLAN_GPU_BUF_ZERO, "main", "zero", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_INIT, "main", "init", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_INIT, "body", "t", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_INIT, "main", "loop", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_LOOP_0, "body", "i1", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_LOOP_0, "main", "loop", 1, {0}, -1},
-	{HLOPLAN_GPU_BUF_N, "cond", "n", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_LT, "cond", "lt", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_ONE, "body", "one", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_STEP, "body", "step", 0, {0}, -1},
-	{HLOPLAN_GPU_BUF_OUT, "main", "out", 0, {0}, -1},
+	{0, "main", "x", 0, {0}, -1},
+	{0, "body", "acc1", 0, {0}, -1},
+	{0, "main", "loop", 1, {1}, -1},
+	{1, "main", "zero", 0, {0}, -1},
+	{2, "main", "init", 0, {0}, -1},
+	{2, "body", "t", 0, {0}, -1},
+	{2, "main", "loop", 0, {0}, -1},
+	{3, "body", "i1", 0, {0}, -1},
+	{3, "main", "loop", 1, {0}, -1},
+	{4, "cond", "n", 0, {0}, -1},
+	{5, "cond", "lt", 0, {0}, -1},
+	{6, "body", "one", 0, {0}, -1},
+	{7, "body", "step", 0, {0}, -1},
+	{8, "main", "out", 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -452,20 +452,20 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{HLOPLAN_TPU_BUF_X, "main", "x", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_X, "body", "acc1", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_X, "main", "loop", 1, {1}, -1},
-	{HLOPLAN_TPU_BUF_ZERO, "main", "zero", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_INIT, "main", "init", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_INIT, "body", "t", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_INIT, "main", "loop", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_LOOP_0, "body", "i1", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_LOOP_0, "main", "loop", 1, {0}, -1},
-	{HLOPLAN_TPU_BUF_N, "cond", "n", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_LT, "cond", "lt", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_ONE, "body", "one", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_STEP, "body", "step", 0, {0}, -1},
-	{HLOPLAN_TPU_BUF_OUT, "main", "out", 0, {0}, -1},
+	{0, "main", "x", 0, {0}, -1},
+	{0, "body", "acc1", 0, {0}, -1},
+	{0, "main", "loop", 1, {1}, -1},
+	{1, "main", "zero", 0, {0}, -1},
+	{2, "main", "init", 0, {0}, -1},
+	{2, "body", "t", 0, {0}, -1},
+	{2, "main", "loop", 0, {0}, -1},
+	{3, "body", "i1", 0, {0}, -1},
+	{3, "main", "loop", 1, {0}, -1},
+	{4, "cond", "n", 0, {0}, -1},
+	{5, "cond", "lt", 0, {0}, -1},
+	{6, "body", "one", 0, {0}, -1},
+	{7, "body", "step", 0, {0}, -1},
+	{8, "main", "out", 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {

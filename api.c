@@ -537,7 +537,7 @@ static void
 write_header(const struct hloplan_result *r, FILE *out, const char *name)
 {
 	struct pool *pool = pool_new();
-	struct header_opts ho = {"HLOPLAN_PLAN_H", r->set.source};
+	struct header_opts ho = {"HLOPLAN_PLAN_H", r->set.source, NULL};
 
 	if (name && strcmp(name, "-") && *base_name(name))
 		ho.guard = upper_ident(pool, base_name(name));

@@ -13,6 +13,8 @@ struct header_opts {
 	const char *guard;	/* include-guard macro; NULL: HLOPLAN_PLAN_H */
 	const char *source;	/* the input's base name, for a comment; never
 				   a path or a time, so output is reproducible */
+	const char *constants;	/* the constants blob's base name, or NULL:
+				   the header then holds the bytes itself */
 };
 
 /* Writes one header holding nplan plans, plans[i] under prefixes[i] (distinct,

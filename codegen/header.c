@@ -24,6 +24,7 @@ static const char *const fixed_names[] = {
 	"ARENA_ALIGN", "CLASS_TEMP", "CLASS_PARAM", "CLASS_OUTPUT",
 	"CLASS_CONST", "CLASS_TABLE", "CHECK", "NUM_COPIES", "NUM_SLOT_USES",
 	"NUM_PARAMS", "NUM_OUTPUTS", "NUM_VALUES", "INDEX_MAX",
+	"NUM_CONSTANTS", "CONST_BYTES", "CONST_FILE", "CONST_BASE",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
@@ -300,6 +301,8 @@ put_class(FILE *out, int flags)
 
 struct hdr {
 	FILE *out;
+	const char *blob;	/* the constants blob's name, or NULL */
+	int64_t blob_base;	/* this plan's part of it starts here */
 	struct pool *pool;
 	const struct plan *p;
 	const char *pre;	/* the plan's prefix */
@@ -362,6 +365,8 @@ put_plan_macros(struct hdr *h)
 	define(h, "NUM_PARAMS", h->b->npar);
 	define(h, "NUM_OUTPUTS", h->b->nout);
 	define(h, "INDEX_MAX", h->b->depth);
+	define(h, "NUM_CONSTANTS", p->nconst);
+	define(h, "CONST_BYTES", p->const_bytes);
 	if (slot_uses(p))
 		define(h, "NUM_SLOT_USES", slot_uses(p));
 	define(h, "ARENA_SIZE", s0 ? s0->size : 0);
@@ -817,6 +822,82 @@ put_io_tables(struct hdr *h)
 	}
 }
 
+static void
+put_constant_row(struct hdr *h, const struct plan_const *k)
+{
+	const struct plan_pos *q = &h->p->pos[k->pos];
+
+	fprintf(h->out, "\t{%d, ", k->buf);
+	put_cstring(h->out, q->comp_name ? q->comp_name : "");
+	fputs(", ", h->out);
+	put_cstring(h->out, q->name ? q->name : "");
+	fprintf(h->out, ", %d, ", q->depth);
+	put_index(h->out, q);
+	fprintf(h->out, ", %" PRId64 ", %" PRId64 ", %d},\n", k->offset,
+		k->bytes, k->known);
+}
+
+/* The constants' bytes, laid out as their buffers are. */
+static void
+put_const_data(struct hdr *h)
+{
+	const char *pre = h->pre;
+	FILE *out = h->out;
+
+	if (h->blob) {
+		fprintf(out, "#define %s_CONST_FILE ", pre);
+		put_cstring(out, h->blob);
+		fprintf(out, "\n#define %s_CONST_BASE %" PRId64 "\n", pre,
+			h->blob_base);
+		return;
+	}
+	if (!h->p->const_bytes)
+		return;
+	fprintf(out, "\nstatic const unsigned char %s_const_data"
+		"[%s_CONST_BYTES]\n"
+		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
+		"\t= {", pre, pre);
+	for (int64_t i = 0; i < h->p->const_bytes; i++)
+		fprintf(out, "%s%u", i % 24 ? "," : i ? ",\n\t" : "\n\t",
+			h->p->const_data[i]);
+	fputs("\n};\n", out);
+}
+
+/* Each constant's bytes: a runtime copies P_const_data[offset ..] (or the
+ * blob's bytes at P_CONST_BASE + offset) into its buffer, where the plan
+ * puts it, before the first step. */
+static void
+put_constants(struct hdr *h)
+{
+	const char *pre = h->pre;
+	FILE *out = h->out;
+
+	fprintf(out, "\nstruct %s_constant {\n"
+		"\tint buffer;\t\t/* %s_BUF_* id of the buffer it is placed "
+		"in */\n"
+		"\tconst char *computation;\n"
+		"\tconst char *instruction;\n"
+		"\tint depth;\t\t/* its shape index: index[0 .. depth) */\n"
+		"\tint index[%s_INDEX_MAX];\n"
+		"\tlong long offset;\t/* of its bytes in %s_const_data[], or "
+		"in the blob after %s_CONST_BASE */\n"
+		"\tlong long bytes;\t/* as laid out in its buffer */\n"
+		"\tint known;\t\t/* 0: the HLO text elides its value; fill "
+		"it from elsewhere */\n"
+		"};\n\n"
+		"static const struct %s_constant %s_constants[%s%s]\n"
+		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
+		"\t= {\n", pre, pre, pre, pre, pre, pre, pre,
+		h->p->nconst ? pre : "1", h->p->nconst ? "_NUM_CONSTANTS" : "");
+	if (!h->p->nconst)
+		fputs("\t/* no constants: a placeholder */\n"
+		      "\t{-1, \"\", \"\", 0, {0}, 0, 0, 0},\n", out);
+	for (int i = 0; i < h->p->nconst; i++)
+		put_constant_row(h, &h->p->consts[i]);
+	fputs("};\n", out);
+	put_const_data(h);
+}
+
 /* The iterations of an unrolled loop share one slotted buffer: which slot
  * each fetch writes (its offset is P_<NAME>_SLOT_OFFSET(slot)). */
 static void
@@ -888,6 +969,7 @@ put_plan(struct hdr *h)
 	put_io_tables(h);
 	put_copies(h);
 	put_slot_uses(h);
+	put_constants(h);
 	put_steps(h);
 	put_checks(h);
 }
@@ -983,6 +1065,7 @@ codegen_header(FILE *out, const struct plan *plans,
 	const char *guard = o && o->guard ? o->guard : "HLOPLAN_PLAN_H";
 	struct pool *pool = pool_new();
 	const char ***names, ***io;
+	int64_t base = 0;	/* of each plan's constants in the blob */
 	struct bindings *b;
 	struct hdr h;
 	int i, j;
@@ -998,9 +1081,11 @@ codegen_header(FILE *out, const struct plan *plans,
 	names = name_buffers(pool, plans, prefixes, nplan, guard, b, io);
 	put_preamble(out, o ? o->source : NULL, guard);
 	for (i = 0; i < nplan; i++) {
-		h = (struct hdr){out, pool, &plans[i], prefixes[i], names[i],
-				 &b[i], io[i]};
+		h = (struct hdr){out, o ? o->constants : NULL, base, pool,
+				 &plans[i], prefixes[i], names[i], &b[i],
+				 io[i]};
 		put_plan(&h);
+		base += (plans[i].const_bytes + 63) / 64 * 64;
 	}
 	fprintf(out, "\n#endif /* %s */\n", guard);
 	pool_free(pool);

@@ -17,6 +17,15 @@ put_key(FILE *out, const char *indent, const char *key)
 	fprintf(out, "%s\"%s\": ", indent, key);
 }
 
+static void
+put_index(FILE *out, const struct plan_pos *q)
+{
+	fputc('[', out);
+	for (int d = 0; d < q->depth; d++)
+		fprintf(out, "%s%d", d ? ", " : "", q->index[d]);
+	fputc(']', out);
+}
+
 /* Where the buffer's instruction comes from, each key only when known:
  * "source_file", "source_line", "op_name". */
 static void
@@ -34,15 +43,6 @@ put_source(FILE *out, const struct buffer *b)
 	}
 }
 
-static void
-put_index(FILE *out, const struct plan_pos *q)
-{
-	fputc('[', out);
-	for (int d = 0; d < q->depth; d++)
-		fprintf(out, "%s%d", d ? ", " : "", q->index[d]);
-	fputc(']', out);
-}
-
 /* The shape of the value it is named after, as laid out: "dtype", "dims",
  * "layout" ({"minor_to_major", "tiles"}, null for a tuple) and "shape". */
 static void
@@ -57,12 +57,13 @@ put_shape(FILE *out, struct pool *pool, const struct shape *s)
 	for (int i = 0; array && i < s->rank; i++)
 		fprintf(out, "%s%" PRId64, i ? ", " : "", s->dims[i]);
 	fputs("], \"layout\": ", out);
-	if (!array || !s->has_layout) {
+	if (!array) {
 		fputs("null", out);
 	} else {
 		fputs("{\"minor_to_major\": [", out);
 		for (int i = 0; i < s->rank; i++)
-			fprintf(out, "%s%d", i ? ", " : "", s->m2m[i]);
+			fprintf(out, "%s%d", i ? ", " : "", s->has_layout ?
+				s->m2m[i] : s->rank - 1 - i);
 		fputs("], \"tiles\": [", out);
 		for (int t = 0; t < s->ntile; t++) {
 			fputs(t ? ", [" : "[", out);
@@ -180,6 +181,33 @@ put_copies(FILE *out, const struct plan *p)
 	fputs(p->ncopy ? "      ],\n" : "],\n", out);
 }
 
+/* Where each constant's bytes are in the header's P_const_data[] or the
+ * blob (after its plan's base), and into which buffer they go. */
+static void
+put_constants(FILE *out, const struct plan *p)
+{
+	fprintf(out, "      \"const_bytes\": %" PRId64 ",\n", p->const_bytes);
+	put_key(out, "      ", "constants");
+	fputs(p->nconst ? "[\n" : "[", out);
+	for (int i = 0; i < p->nconst; i++) {
+		const struct plan_const *k = &p->consts[i];
+		const struct plan_pos *q = &p->pos[k->pos];
+
+		fprintf(out, "        {\"buffer\": %d, \"computation\": ",
+			k->buf);
+		codegen_json_string(out, q->comp_name ? q->comp_name : "");
+		fputs(", \"instruction\": ", out);
+		codegen_json_string(out, q->name ? q->name : "");
+		fputs(", \"index\": ", out);
+		put_index(out, q);
+		fprintf(out, ", \"offset\": %" PRId64 ", \"bytes\": %" PRId64
+			", \"known\": %s}%s\n", k->offset, k->bytes,
+			k->known ? "true" : "false",
+			i + 1 < p->nconst ? "," : "");
+	}
+	fputs(p->nconst ? "      ],\n" : "],\n", out);
+}
+
 /* The schedule the intervals count: its order's name, peaks, and a name
  * per step when the plan has them. */
 static void
@@ -216,6 +244,7 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	put_schedule(out, p);
 	put_arenas(out, p);
 	put_copies(out, p);
+	put_constants(out, p);
 	put_key(out, "      ", "buffers");
 	fputs(p->nbuf ? "[\n" : "[", out);
 	codegen_bindings(pool, p, &bd);

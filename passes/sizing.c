@@ -169,7 +169,7 @@ target_layout(struct pool *pool, const struct options *o,
 	int64_t tile[2];
 
 	if (shape_is_tuple(s) || s->type == DT_OPAQUE || s->type == DT_TOKEN ||
-	    (s->has_layout && !tpu))
+	    ((s->has_layout || s->rank == 0) && !tpu))
 		return s;
 	r = pool_alloc(pool, sizeof *r);
 	*r = *s;

@@ -1,7 +1,8 @@
 /* Prints the plans of a module through the library API as tab-separated
- * lines (plan, arenas, buffers, copies), which test_json.sh compares with
+ * lines (plan, arenas, buffers, their values and bindings, copies), which test_json.sh compares with
  * what jq reads back from the JSON.  usage: plan_tsv FILE.hlo [gpu|tpu] */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hloplan.h"
@@ -10,6 +11,59 @@ static const char *
 target(int t)
 {
 	return t == HLOPLAN_TARGET_GPU ? "gpu" : "tpu";
+}
+
+static void
+print_index(const struct hloplan_position *q)
+{
+	putchar('\t');
+	for (int d = 0; d < q->depth; d++)
+		printf("%s%d", d ? "," : "", q->index[d]);
+}
+
+/* Each buffer's values in schedule order; its entry parameter (the lowest
+ * number, then the first node) and its output, as the JSON gives them. */
+static void
+print_values(const struct hloplan_plan *p, const char *t)
+{
+	int *par = malloc(sizeof(int) * ((size_t)p->nbuffer + 1));
+	int *out = malloc(sizeof(int) * ((size_t)p->nbuffer + 1));
+
+	for (int i = 0; i < p->nbuffer; i++) {
+		par[i] = out[i] = -1;
+		for (int k = 0; k < p->nposition; k++) {
+			const struct hloplan_position *q = &p->positions[k];
+
+			if (q->buffer != i)
+				continue;
+			if (q->defines) {
+				printf("val\t%s\t%d\t%s\t%s", t, i,
+				       q->computation, q->instruction);
+				print_index(q);
+				putchar('\n');
+			}
+			if (q->parameter >= 0 && strncmp(q->shape, "token", 5) &&
+			    (par[i] < 0 ||
+			     q->parameter < p->positions[par[i]].parameter))
+				par[i] = k;
+			if (q->output && strncmp(q->shape, "token", 5) &&
+			    out[i] < 0)
+				out[i] = k;
+		}
+		if (par[i] >= 0) {
+			printf("param\t%s\t%d\t%d", t, i,
+			       p->positions[par[i]].parameter);
+			print_index(&p->positions[par[i]]);
+			putchar('\n');
+		}
+		if (out[i] >= 0) {
+			printf("output\t%s\t%d", t, i);
+			print_index(&p->positions[out[i]]);
+			putchar('\n');
+		}
+	}
+	free(par);
+	free(out);
 }
 
 static void
@@ -32,6 +86,7 @@ print_plan(const struct hloplan_plan *p)
 		       (int)b->end, b->space, b->flags, b->slots,
 		       (long long)b->stride, b->in_arena);
 	}
+	print_values(p, t);
 	for (int i = 0; i < p->ncopy; i++) {
 		const struct hloplan_copy *c = &p->copies[i];
 

@@ -24,7 +24,7 @@ static char *
 emit_n(const struct plan *plans, const char *const *prefixes, int n,
        const char *source)
 {
-	struct header_opts o = {"PLAN_H", source};
+	struct header_opts o = {"PLAN_H", source, NULL};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -97,6 +97,8 @@ test_layout(void **state)
 	       "#define HLOPLAN_GPU_NUM_PARAMS 0\n"
 	       "#define HLOPLAN_GPU_NUM_OUTPUTS 0\n"
 	       "#define HLOPLAN_GPU_INDEX_MAX 1\n"
+	       "#define HLOPLAN_GPU_NUM_CONSTANTS 0\n"
+	       "#define HLOPLAN_GPU_CONST_BYTES 0\n"
 	       "#define HLOPLAN_GPU_ARENA_SIZE 2048\n"
 	       "#define HLOPLAN_GPU_ARENA_ALIGN 256\n"
 	       "#define HLOPLAN_GPU_ARENA_S0_SIZE 2048\n"
@@ -260,7 +262,7 @@ test_collisions(void **state)
 	struct arena a[] = {{0, 256 * 14, 256 * 14, 14}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
-	struct header_opts o = {"HLOPLAN_GPU_PLAN_SIZE", NULL};
+	struct header_opts o = {"HLOPLAN_GPU_PLAN_SIZE", NULL, NULL};
 	char *t = NULL;
 	size_t len;
 	FILE *f = open_memstream(&t, &len);
@@ -417,11 +419,58 @@ test_empty(void **state)
 	free(t);
 }
 
+/* Constants: a row each with where its bytes are, and the bytes in the
+ * header, or in a blob the header names. */
+static void
+test_constants(void **state)
+{
+	struct buffer b[] = {
+		{"c.1", BUF_CONST, 0, 4, 256, 0, 1, 1, 0, 0, -1, NULL, NULL,
+		 0, NULL},
+		{"c.2", BUF_CONST, 0, 2, 256, 0, 1, 1, 0, 0, -1, NULL, NULL,
+		 0, NULL},
+	};
+	static const int none[1];
+	struct plan_pos pos[] = {
+		{0, 0, 0, 0, 1, -1, "c.1", "main", 0, none, NULL, -1, 0, 0, 4},
+		{0, 1, 0, 1, 1, -1, "c.2", "main", 0, none, NULL, -1, 0, 0, 2},
+	};
+	struct plan_const k[] = {{0, 0, 0, 4, 1}, {1, 1, 64, 2, 0}};
+	unsigned char data[128] = {1, 2, 3, 255};
+	struct arena a[] = {{0, 0, 0, 0}};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a,
+			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0,
+			 LEN(k), k, 128, data};
+	static const char *const pre[] = {"HLOPLAN_GPU"};
+	struct header_opts o = {"H", NULL, "m.bin"};
+	char *t = emit(&p), *u;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	has(t, "#define HLOPLAN_GPU_NUM_CONSTANTS 2\n"
+	       "#define HLOPLAN_GPU_CONST_BYTES 128\n");
+	has(t, "\t{0, \"main\", \"c.1\", 0, {0}, 0, 4, 1},\n"
+	       "\t{1, \"main\", \"c.2\", 0, {0}, 64, 2, 0},\n};\n");
+	has(t, "HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]\n");
+	has(t, "\t= {\n\t1,2,3,255,0,");
+	lacks(t, "CONST_FILE");
+	f = open_memstream(&u, &len);
+	codegen_header(f, &p, pre, 1, &o);
+	fclose(f);
+	has(u, "#define HLOPLAN_GPU_CONST_FILE \"m.bin\"\n"
+	       "#define HLOPLAN_GPU_CONST_BASE 0\n");
+	lacks(u, "const_data[HLOPLAN_GPU_CONST_BYTES]");
+	free(t);
+	free(u);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_not_in_arena),
 		cmocka_unit_test(test_slotted),
 		cmocka_unit_test(test_copies),

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The JSON plan read back: jq checks the schema and version, turns every
-# plan, arena, buffer and copy into a line, and the lines must equal what the
+# plan, arena, buffer (with its values, parameter and output) and copy into
+# a line, and the lines must equal what the
 # library API gives for the same input (plan_tsv).  Exits 77 (skipped)
 # without jq.  usage: test_json.sh HLOPLAN PLAN_TSV JQ INPUT OUTDIR [TARGET]
 hloplan=$1 tsv=$2 jq=$3 input=$4 outdir=$5 target=${6:-all}
@@ -13,7 +14,7 @@ name=$(basename "$input" .hlo)_$target
 json=$outdir/$name.json
 mkdir -p "$outdir" && rm -f "$json" || exit 1
 "$hloplan" "$input" --target="$target" --json "$json" || exit 1
-"$jq" -e '.schema == "hloplan.plan" and .version == 2 and
+"$jq" -e '.schema == "hloplan.plan" and .version == 3 and
 	  (.plans | length) > 0' "$json" >/dev/null ||
 	{ echo "FAIL: schema or version of $json"; exit 1; }
 "$jq" -r '.plans[] as $p | $p.target as $t |
@@ -22,6 +23,13 @@ mkdir -p "$outdir" && rm -f "$json" || exit 1
 	($p.buffers[] | ["buf", $t, .id, .name, (.offset // -1), .size,
 	  .bytes, .interval[0], .interval[1], .space, .flags, .slots,
 	  .stride, (if .in_arena then 1 else 0 end)] | @tsv),
+	($p.buffers[] | .id as $id |
+	  ((.values[] | ["val", $t, $id, .computation, .instruction,
+	    (.index | map(tostring) | join(","))] | @tsv),
+	   (select(has("parameter")) | ["param", $t, $id, .parameter,
+	    (.param_index | map(tostring) | join(","))] | @tsv),
+	   (select(has("output_index")) | ["output", $t, $id,
+	    (.output_index | map(tostring) | join(","))] | @tsv))),
 	($p.copies[] | ["copy", $t, .src, .dst, .step,
 	  (if .when == "after" then 1 else 0 end), .bytes] | @tsv)' \
 	"$json" > "$outdir/$name.jq.tsv" || exit 1

@@ -57,6 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 5
 #define HLOPLAN_GPU_NUM_OUTPUTS 3
 #define HLOPLAN_GPU_INDEX_MAX 1
+#define HLOPLAN_GPU_NUM_CONSTANTS 0
+#define HLOPLAN_GPU_CONST_BYTES 0
 #define HLOPLAN_GPU_ARENA_SIZE 3162112
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 3162112
@@ -190,11 +192,11 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1,
 	 "bf16", 2, HLOPLAN_GPU_dims + 6, HLOPLAN_GPU_minor_to_major + 6, "", "bf16[1,1024]{1,0}", 5, 1},
 	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1,
-	 "s32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "s32[]{}", 6, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "s32[]", 6, 1},
 	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0,
-	 "f32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[]{}", 7, 1},
+	 "f32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[]", 7, 1},
 	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "s32[]{}", 8, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "s32[]", 8, 1},
 	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1,
 	 "f32", 2, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[512,512]{1,0}", 9, 2},
 	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1,
@@ -248,7 +250,7 @@ static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAM
 	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, HLOPLAN_GPU_PARAM_1_OFFSET, HLOPLAN_GPU_PARAM_1_SIZE, "f32[512,512]{1,0}"},
 	{2, 0, {0}, HLOPLAN_GPU_PARAM_2_BUF, HLOPLAN_GPU_PARAM_2_OFFSET, HLOPLAN_GPU_PARAM_2_SIZE, "bf16[8,1024]{1,0}"},
 	{3, 0, {0}, HLOPLAN_GPU_PARAM_3_BUF, HLOPLAN_GPU_PARAM_3_OFFSET, HLOPLAN_GPU_PARAM_3_SIZE, "bf16[1,1024]{1,0}"},
-	{4, 0, {0}, HLOPLAN_GPU_PARAM_4_BUF, HLOPLAN_GPU_PARAM_4_OFFSET, HLOPLAN_GPU_PARAM_4_SIZE, "s32[]{}"},
+	{4, 0, {0}, HLOPLAN_GPU_PARAM_4_BUF, HLOPLAN_GPU_PARAM_4_OFFSET, HLOPLAN_GPU_PARAM_4_SIZE, "s32[]"},
 };
 
 static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS]
@@ -275,6 +277,26 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+struct HLOPLAN_GPU_constant {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_GPU_const_data[], or in the blob after HLOPLAN_GPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
 };
 
 /* The schedule the intervals count: list order. */
@@ -333,6 +355,8 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_PARAMS 5
 #define HLOPLAN_TPU_NUM_OUTPUTS 3
 #define HLOPLAN_TPU_INDEX_MAX 1
+#define HLOPLAN_TPU_NUM_CONSTANTS 0
+#define HLOPLAN_TPU_CONST_BYTES 0
 #define HLOPLAN_TPU_ARENA_SIZE 3162112
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 3162112
@@ -551,6 +575,26 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+struct HLOPLAN_TPU_constant {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_TPU_const_data[], or in the blob after HLOPLAN_TPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
 };
 
 /* The schedule the intervals count: list order. */

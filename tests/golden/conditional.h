@@ -57,6 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 2
 #define HLOPLAN_GPU_NUM_OUTPUTS 1
 #define HLOPLAN_GPU_INDEX_MAX 1
+#define HLOPLAN_GPU_NUM_CONSTANTS 0
+#define HLOPLAN_GPU_CONST_BYTES 0
 #define HLOPLAN_GPU_ARENA_SIZE 786688
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 786688
@@ -149,7 +151,7 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"p", HLOPLAN_GPU_P_OFFSET, HLOPLAN_GPU_P_SIZE, 1, 0, 0, 7, 0, 1, 1, 1,
-	 "pred", 0, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "pred[]{}", 0, 1},
+	 "pred", 0, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "pred[]", 0, 1},
 	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1,
 	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[256,256]{1,0}", 1, 1},
 	{"t", HLOPLAN_GPU_T_OFFSET, HLOPLAN_GPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1,
@@ -198,7 +200,7 @@ static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAM
 	__attribute__((unused))
 #endif
 	= {
-	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, "pred[]{}"},
+	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, "pred[]"},
 	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, HLOPLAN_GPU_PARAM_1_OFFSET, HLOPLAN_GPU_PARAM_1_SIZE, "f32[256,256]{1,0}"},
 };
 
@@ -224,6 +226,26 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+struct HLOPLAN_GPU_constant {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_GPU_const_data[], or in the blob after HLOPLAN_GPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
 };
 
 /* The schedule the intervals count: text order. */
@@ -275,6 +297,8 @@ HLOPLAN_GPU_CHECK(Z_aligned, HLOPLAN_GPU_Z_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_PARAMS 2
 #define HLOPLAN_TPU_NUM_OUTPUTS 1
 #define HLOPLAN_TPU_INDEX_MAX 1
+#define HLOPLAN_TPU_NUM_CONSTANTS 0
+#define HLOPLAN_TPU_CONST_BYTES 0
 #define HLOPLAN_TPU_ARENA_SIZE 786944
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 786944
@@ -442,6 +466,26 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+struct HLOPLAN_TPU_constant {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_TPU_const_data[], or in the blob after HLOPLAN_TPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
 };
 
 /* The schedule the intervals count: text order. */

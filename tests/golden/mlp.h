@@ -57,6 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 4
 #define HLOPLAN_GPU_NUM_OUTPUTS 1
 #define HLOPLAN_GPU_INDEX_MAX 1
+#define HLOPLAN_GPU_NUM_CONSTANTS 0
+#define HLOPLAN_GPU_CONST_BYTES 0
 #define HLOPLAN_GPU_ARENA_SIZE 523776
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 523776
@@ -186,7 +188,7 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	{"bb", HLOPLAN_GPU_BB_OFFSET, HLOPLAN_GPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1,
 	 "f32", 2, HLOPLAN_GPU_dims + 9, HLOPLAN_GPU_minor_to_major + 9, "", "f32[32,128]{1,0}", 7, 1},
 	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0,
-	 "f32", 0, HLOPLAN_GPU_dims + 11, HLOPLAN_GPU_minor_to_major + 11, "", "f32[]{}", 8, 1},
+	 "f32", 0, HLOPLAN_GPU_dims + 11, HLOPLAN_GPU_minor_to_major + 11, "", "f32[]", 8, 1},
 	{"zeros", HLOPLAN_GPU_ZEROS_OFFSET, HLOPLAN_GPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1,
 	 "f32", 2, HLOPLAN_GPU_dims + 11, HLOPLAN_GPU_minor_to_major + 11, "", "f32[32,128]{1,0}", 9, 1},
 	{"logits", HLOPLAN_GPU_LOGITS_OFFSET, HLOPLAN_GPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1,
@@ -265,6 +267,26 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
 	{-1, -1, 0, 0, 0},
 };
 
+struct HLOPLAN_GPU_constant {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_GPU_const_data[], or in the blob after HLOPLAN_GPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
+};
+
 /* The schedule the intervals count: text order. */
 static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 #if defined(__GNUC__)
@@ -322,6 +344,8 @@ HLOPLAN_GPU_CHECK(LOGITS_aligned, HLOPLAN_GPU_LOGITS_OFFSET % HLOPLAN_GPU_ALIGN 
 #define HLOPLAN_TPU_NUM_PARAMS 4
 #define HLOPLAN_TPU_NUM_OUTPUTS 1
 #define HLOPLAN_TPU_INDEX_MAX 1
+#define HLOPLAN_TPU_NUM_CONSTANTS 0
+#define HLOPLAN_TPU_CONST_BYTES 0
 #define HLOPLAN_TPU_ARENA_SIZE 598528
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 598528
@@ -528,6 +552,26 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+struct HLOPLAN_TPU_constant {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_TPU_const_data[], or in the blob after HLOPLAN_TPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
 };
 
 /* The schedule the intervals count: text order. */

@@ -57,6 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 2
 #define HLOPLAN_GPU_NUM_OUTPUTS 1
 #define HLOPLAN_GPU_INDEX_MAX 1
+#define HLOPLAN_GPU_NUM_CONSTANTS 0
+#define HLOPLAN_GPU_CONST_BYTES 0
 #define HLOPLAN_GPU_ARENA_SIZE 5632
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 5632
@@ -188,23 +190,23 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 1024, 0, 0, 20, 0, 3, 1, 1,
 	 "f32", 1, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "f32[256]{0}", 2, 3},
 	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]{}", 5, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]", 5, 1},
 	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1,
 	 "tuple", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "(s32[], f32[256]{0}, f32[256]{0})", 6, 3},
 	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1,
-	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]{}", 9, 2},
+	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]", 9, 2},
 	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]{}", 11, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]", 11, 1},
 	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
-	 "pred", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "pred[]{}", 12, 1},
+	 "pred", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "pred[]", 12, 1},
 	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]{}", 13, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]", 13, 1},
 	{"cs", HLOPLAN_GPU_CS_OFFSET, HLOPLAN_GPU_CS_SIZE, 24, 0, 14, 15, 0, 8, 1, 1,
 	 "tuple", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "(f32[256]{0}, f32[256]{0}, u32[])", 14, 1},
 	{"cs{0}", HLOPLAN_GPU_CS_0_OFFSET, HLOPLAN_GPU_CS_0_SIZE, 1024, HLOPLAN_GPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_GPU_CS_0_SLOTS, 1,
 	 "f32", 1, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[256]{0}", 15, 1},
 	{"cs{2}", HLOPLAN_GPU_CS_2_OFFSET, HLOPLAN_GPU_CS_2_SIZE, 4, 0, 14, 15, 0, 0, 1, 1,
-	 "u32", 0, HLOPLAN_GPU_dims + 3, HLOPLAN_GPU_minor_to_major + 3, "", "u32[]{}", 16, 1},
+	 "u32", 0, HLOPLAN_GPU_dims + 3, HLOPLAN_GPU_minor_to_major + 3, "", "u32[]", 16, 1},
 	{"e", HLOPLAN_GPU_E_OFFSET, HLOPLAN_GPU_E_SIZE, 1024, 0, 16, 17, 0, 0, 1, 1,
 	 "f32", 1, HLOPLAN_GPU_dims + 3, HLOPLAN_GPU_minor_to_major + 3, "", "f32[256]{0}", 17, 1},
 };
@@ -285,6 +287,26 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES]
 	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 4, 0, 4},
 };
 
+struct HLOPLAN_GPU_constant {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_GPU_const_data[], or in the blob after HLOPLAN_GPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
+};
+
 /* The schedule the intervals count: list order. */
 static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 #if defined(__GNUC__)
@@ -355,6 +377,8 @@ HLOPLAN_GPU_CHECK(E_aligned, HLOPLAN_GPU_E_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_PARAMS 2
 #define HLOPLAN_TPU_NUM_OUTPUTS 1
 #define HLOPLAN_TPU_INDEX_MAX 1
+#define HLOPLAN_TPU_NUM_CONSTANTS 0
+#define HLOPLAN_TPU_CONST_BYTES 0
 #define HLOPLAN_TPU_ARENA_SIZE 5888
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 5888
@@ -581,6 +605,26 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES]
 #endif
 	= {
 	{HLOPLAN_TPU_BUF_ZERO, HLOPLAN_TPU_BUF_LOOP_0, 4, 0, 512},
+};
+
+struct HLOPLAN_TPU_constant {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_TPU_const_data[], or in the blob after HLOPLAN_TPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
 };
 
 /* The schedule the intervals count: list order. */

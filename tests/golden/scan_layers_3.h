@@ -57,6 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 2
 #define HLOPLAN_GPU_NUM_OUTPUTS 1
 #define HLOPLAN_GPU_INDEX_MAX 1
+#define HLOPLAN_GPU_NUM_CONSTANTS 0
+#define HLOPLAN_GPU_CONST_BYTES 0
 #define HLOPLAN_GPU_ARENA_SIZE 135680
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 135680
@@ -187,17 +189,17 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	{"ws", HLOPLAN_GPU_WS_OFFSET, HLOPLAN_GPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1,
 	 "f32", 3, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[4,64,64]{2,1,0}", 3, 2},
 	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]{}", 5, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]", 5, 1},
 	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1,
 	 "tuple", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})", 6, 3},
 	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1,
-	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]{}", 9, 2},
+	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]", 9, 2},
 	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]{}", 11, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]", 11, 1},
 	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
-	 "pred", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "pred[]{}", 12, 1},
+	 "pred", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "pred[]", 12, 1},
 	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]{}", 13, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]", 13, 1},
 	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 16384, HLOPLAN_GPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_GPU_W_SLOTS, 1,
 	 "f32", 3, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "f32[1,64,64]{2,1,0}", 14, 1},
 	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1,
@@ -205,7 +207,7 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	{"d", HLOPLAN_GPU_D_OFFSET, HLOPLAN_GPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1,
 	 "f32", 2, HLOPLAN_GPU_dims + 10, HLOPLAN_GPU_minor_to_major + 10, "", "f32[8,64]{1,0}", 16, 1},
 	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 12, HLOPLAN_GPU_minor_to_major + 12, "", "s32[]{}", 17, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 12, HLOPLAN_GPU_minor_to_major + 12, "", "s32[]", 17, 1},
 };
 
 struct HLOPLAN_GPU_value {
@@ -282,6 +284,26 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES]
 #endif
 	= {
 	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 4, 0, 4},
+};
+
+struct HLOPLAN_GPU_constant {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_GPU_const_data[], or in the blob after HLOPLAN_GPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
 };
 
 /* The schedule the intervals count: text order. */

@@ -57,6 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 2
 #define HLOPLAN_GPU_NUM_OUTPUTS 4
 #define HLOPLAN_GPU_INDEX_MAX 1
+#define HLOPLAN_GPU_NUM_CONSTANTS 0
+#define HLOPLAN_GPU_CONST_BYTES 0
 #define HLOPLAN_GPU_ARENA_SIZE 65536
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 65536
@@ -244,6 +246,26 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
 	{-1, -1, 0, 0, 0},
 };
 
+struct HLOPLAN_GPU_constant {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_GPU_const_data[], or in the blob after HLOPLAN_GPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
+};
+
 /* The schedule the intervals count: text order. */
 static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 #if defined(__GNUC__)
@@ -292,6 +314,8 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_PARAMS 2
 #define HLOPLAN_TPU_NUM_OUTPUTS 4
 #define HLOPLAN_TPU_INDEX_MAX 1
+#define HLOPLAN_TPU_NUM_CONSTANTS 0
+#define HLOPLAN_TPU_CONST_BYTES 0
 #define HLOPLAN_TPU_ARENA_SIZE 131072
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 131072
@@ -477,6 +501,26 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[1]
 	= {
 	/* no copies: a placeholder */
 	{-1, -1, 0, 0, 0},
+};
+
+struct HLOPLAN_TPU_constant {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_TPU_const_data[], or in the blob after HLOPLAN_TPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
 };
 
 /* The schedule the intervals count: text order. */

@@ -57,6 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 1
 #define HLOPLAN_GPU_NUM_OUTPUTS 1
 #define HLOPLAN_GPU_INDEX_MAX 1
+#define HLOPLAN_GPU_NUM_CONSTANTS 0
+#define HLOPLAN_GPU_CONST_BYTES 0
 #define HLOPLAN_GPU_ARENA_SIZE 8704
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 8704
@@ -165,17 +167,17 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1,
 	 "f32", 1, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[1024]{0}", 0, 3},
 	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]{}", 3, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]", 3, 1},
 	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1,
 	 "tuple", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "(s32[], f32[1024]{0})", 4, 3},
 	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1,
-	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]{}", 7, 2},
+	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]", 7, 2},
 	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]{}", 9, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]", 9, 1},
 	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1,
-	 "pred", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "pred[]{}", 10, 1},
+	 "pred", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "pred[]", 10, 1},
 	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]{}", 11, 1},
+	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]", 11, 1},
 	{"step", HLOPLAN_GPU_STEP_OFFSET, HLOPLAN_GPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1,
 	 "f32", 1, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "f32[1024]{0}", 12, 1},
 	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1,
@@ -253,6 +255,26 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES]
 	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 3, 0, 4},
 };
 
+struct HLOPLAN_GPU_constant {
+	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_GPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_GPU_const_data[], or in the blob after HLOPLAN_GPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
+};
+
 /* The schedule the intervals count: text order. */
 static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 #if defined(__GNUC__)
@@ -313,6 +335,8 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_PARAMS 1
 #define HLOPLAN_TPU_NUM_OUTPUTS 1
 #define HLOPLAN_TPU_INDEX_MAX 1
+#define HLOPLAN_TPU_NUM_CONSTANTS 0
+#define HLOPLAN_TPU_CONST_BYTES 0
 #define HLOPLAN_TPU_ARENA_SIZE 8960
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 8960
@@ -507,6 +531,26 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES]
 #endif
 	= {
 	{HLOPLAN_TPU_BUF_ZERO, HLOPLAN_TPU_BUF_LOOP_0, 3, 0, 512},
+};
+
+struct HLOPLAN_TPU_constant {
+	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer it is placed in */
+	const char *computation;
+	const char *instruction;
+	int depth;		/* its shape index: index[0 .. depth) */
+	int index[HLOPLAN_TPU_INDEX_MAX];
+	long long offset;	/* of its bytes in HLOPLAN_TPU_const_data[], or in the blob after HLOPLAN_TPU_CONST_BASE */
+	long long bytes;	/* as laid out in its buffer */
+	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+};
+
+static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no constants: a placeholder */
+	{-1, "", "", 0, {0}, 0, 0, 0},
 };
 
 /* The schedule the intervals count: text order. */

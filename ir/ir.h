@@ -272,5 +272,7 @@ void ir_print_module(FILE *out, const struct module *m);
 void ir_print_module_order(FILE *out, const struct module *m,
 			   const int *const *order);
 void ir_print_shape(FILE *out, const struct shape *s);
+/* A shape as HLO text for a message, cut to 120 bytes. */
+const char *shape_text(struct pool *pool, const struct shape *s);
 
 #endif

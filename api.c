@@ -352,7 +352,7 @@ finish(struct hloplan_result *r, int status)
 	for (int i = 0; i < r->ds.n; i++)
 		r->diags[i] = (struct hloplan_diag){
 			r->ds.file, r->ds.d[i].loc.line, r->ds.d[i].loc.col,
-			r->ds.d[i].msg};
+			r->ds.d[i].msg, r->ds.d[i].notes};
 	if (status != HLOPLAN_OK)
 		r->set.nplan = 0;
 	r->set.plans = r->plans;

@@ -111,13 +111,18 @@ struct hloplan_diag {
 	const char *file;	/* the input's name */
 	int line, col;		/* 1-based; 0 when not at a place in it */
 	const char *message;
+	const char *notes;	/* lines that follow the source line and
+				   caret, each ending in a newline (a
+				   capacity error's buffers at the peak); or
+				   NULL */
 };
 
 int hloplan_ndiag(const struct hloplan_result *r);
 const struct hloplan_diag *hloplan_get_diag(const struct hloplan_result *r,
 					    int i);
 /* All of them as "file:line:col: error: message", each followed by the
- * source line and a caret under the column.  0, or -1 on a write error. */
+ * source line, a caret under the column, and its notes.  0, or -1 on a
+ * write error. */
 int hloplan_write_diags(const struct hloplan_result *r, FILE *out);
 
 /* ---- the plan: one per module and target -------------------------------- */

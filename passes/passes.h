@@ -245,6 +245,10 @@ int same_layout(const struct shape *a, const struct shape *b);
 void build_buffers(struct prog *p, struct plan *pl);
 int64_t target_bytes(const struct options *o, const struct shape *s);
 int64_t target_size(const struct options *o, const struct shape *s);
+/* The TPU's tile for an array whose layout names none: its dimensions in
+ * tile[0..2), and how many (1 or 2). */
+int tpu_default_tile(const struct options *o, const struct shape *s,
+		     int64_t *tile);
 /* dbuf.c: streamed buffers get k slots, live over their loop. */
 void insert_double_buffers(struct prog *p, struct plan *pl);
 /* assign.c: offsets in one arena per memory space; list_arenas makes the

@@ -179,6 +179,10 @@ test_capacity(void **state)
 	struct hloplan_capacity cap = {0, 512};
 	struct hloplan_options o = {0};
 	struct hloplan_result *r;
+	const struct hloplan_diag *d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
 
 	(void)state;
 	o.targets = HLOPLAN_TARGET_GPU;
@@ -188,7 +192,22 @@ test_capacity(void **state)
 	assert_int_equal(hloplan_status(r), HLOPLAN_ERR_INPUT);
 	assert_int_equal(hloplan_nplan(r), 0);
 	assert_true(hloplan_ndiag(r) >= 1);
-	assert_non_null(strstr(hloplan_get_diag(r, 0)->message, "512"));
+	d = hloplan_get_diag(r, 0);
+	assert_non_null(strstr(d->message, "512"));
+	/* The notes list the buffers live at the peak, largest first, as
+	 * XLA's out-of-memory report does; the text shows them last. */
+	assert_non_null(d->notes);
+	assert_non_null(strstr(d->notes, "'c', a temporary: 256 bytes\n"
+				       "        shape: f32[64]{0}\n"));
+	assert_non_null(strstr(d->notes, "instruction: 'c' (add) in "
+				       "computation 'add'\n"));
+	f = open_memstream(&text, &len);
+	assert_int_equal(hloplan_write_diags(r, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "^\n  the peak is at step "));
+	assert_int_equal(strcmp(text + strlen(text) - strlen(d->notes),
+				d->notes), 0);
+	free(text);
 	hloplan_free(r);
 }
 
@@ -333,6 +352,7 @@ test_syntax_error(void **state)
 	assert_int_equal(d->line, 4);
 	assert_int_equal(d->col, 31);
 	assert_non_null(strstr(d->message, "nope"));
+	assert_null(d->notes);
 	assert_null(hloplan_get_diag(r, 1));
 	f = open_memstream(&text, &len);
 	assert_int_equal(hloplan_write_diags(r, f), 0);

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hloplan.h"
 #include "codegen/codegen.h"
@@ -34,15 +33,6 @@ struct hloplan_result {
 };
 
 static const struct loc noloc;
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 const char *
 hloplan_version(void)
@@ -371,6 +361,7 @@ result_new(const char *name)
 	r->ds.pool = r->pool;
 	r->ds.file = pool_strdup(r->pool, name);
 	r->set.source = base_name(r->ds.file);
+	r->st.start = stats_now();
 	return r;
 }
 
@@ -392,14 +383,16 @@ run(struct hloplan_result *r, size_t len, const struct hloplan_options *o)
 	set_options(r, o);
 	r->ds.src = r->text;
 	r->ds.srclen = len;
-	t0 = now_ms();
+	t0 = stats_now();
 	r->file = frontend_parse(r->pool, r->text, len, &r->ds);
-	r->st.ms[ST_PARSE] += now_ms() - t0;
+	r->st.ms[ST_PARSE] += stats_now() - t0;
 	if (r->ds.n)
 		return finish(r, HLOPLAN_ERR_INPUT);
 	if (r->drv.dump && !strcmp(r->drv.dump, "ir")) {
+		t0 = stats_now();
 		for (int i = 0; i < r->file->nmod; i++)
 			ir_print_module(r->drv.dumpf, &r->file->mods[i]);
+		r->st.ms[ST_CODEGEN] += stats_now() - t0;
 		return finish(r, HLOPLAN_OK);
 	}
 	if (plan_all(r) < 0 || r->ds.n)
@@ -415,6 +408,7 @@ hloplan_plan_file(const char *path, const struct hloplan_options *o)
 	struct hloplan_result *r = result_new(from_stdin ? "<stdin>" :
 					      path ? path : "<null>");
 	size_t len;
+	double t0;
 
 	if (!path) {
 		diag_error(&r->ds, noloc, "no file name");
@@ -422,7 +416,10 @@ hloplan_plan_file(const char *path, const struct hloplan_options *o)
 	}
 	if (!from_stdin)
 		r->dep = r->ds.file;
-	if (!(r->text = read_all(path, &len))) {
+	t0 = stats_now();
+	r->text = read_all(path, &len);
+	r->st.ms[ST_READ] += stats_now() - t0;
+	if (!r->text) {
 		diag_error(&r->ds, noloc, "%s", strerror(errno));
 		return finish(r, HLOPLAN_ERR_IO);
 	}
@@ -434,6 +431,7 @@ hloplan_plan_string(const char *text, size_t len, const char *name,
 		    const struct hloplan_options *o)
 {
 	struct hloplan_result *r = result_new(name ? name : "<string>");
+	double t0 = stats_now();
 
 	if (name)
 		r->dep = r->ds.file;
@@ -442,6 +440,7 @@ hloplan_plan_string(const char *text, size_t len, const char *name,
 	if (len)
 		memcpy(r->text, text, len);
 	r->text[len] = 0;
+	r->st.ms[ST_READ] += stats_now() - t0;
 	return run(r, len, o);
 }
 
@@ -506,10 +505,36 @@ hloplan_stage_name(int stage)
 	return stage >= 0 && stage < NSTAGE ? stage_names[stage] : NULL;
 }
 
+/* The stage times so far into ms[], "other" the part of the run's wall
+ * time that no stage covers; returns that wall time, their sum. */
+static double
+stage_times(const struct hloplan_result *r, double *ms)
+{
+	double total = stats_now() - r->st.start, sum = 0;
+
+	for (int k = 0; k < ST_OTHER; k++)
+		sum += ms[k] = r->st.ms[k];
+	ms[ST_OTHER] = total > sum ? total - sum : 0.0;
+	return sum + ms[ST_OTHER];
+}
+
 double
 hloplan_stage_ms(const struct hloplan_result *r, int stage)
 {
-	return stage >= 0 && stage < NSTAGE ? r->st.ms[stage] : 0.0;
+	double ms[NSTAGE];
+
+	if (stage < 0 || stage >= NSTAGE)
+		return 0.0;
+	stage_times(r, ms);
+	return ms[stage];
+}
+
+double
+hloplan_total_ms(const struct hloplan_result *r)
+{
+	double ms[NSTAGE];
+
+	return stage_times(r, ms);
 }
 
 /* ---- outputs ------------------------------------------------------------ */
@@ -531,6 +556,8 @@ static int
 write_format(const struct hloplan_result *r, int format, FILE *out,
 	     const char *name)
 {
+	double ms[NSTAGE], total;
+
 	switch (format) {
 	case HLOPLAN_FORMAT_HEADER:
 		write_header(r, out, name);
@@ -545,10 +572,13 @@ write_format(const struct hloplan_result *r, int format, FILE *out,
 		codegen_svg(out, &r->set);
 		break;
 	case HLOPLAN_FORMAT_STATS:
-		codegen_stats(out, &r->set, r->st.ms, stage_names, NSTAGE);
+		total = stage_times(r, ms);
+		codegen_stats(out, &r->set, ms, stage_names, NSTAGE, total);
 		break;
 	case HLOPLAN_FORMAT_STATS_JSON:
-		codegen_stats_json(out, &r->set, r->st.ms, stage_names, NSTAGE);
+		total = stage_times(r, ms);
+		codegen_stats_json(out, &r->set, ms, stage_names, NSTAGE,
+				   total);
 		break;
 	default:
 		errno = EINVAL;
@@ -561,14 +591,21 @@ write_format(const struct hloplan_result *r, int format, FILE *out,
 	return 0;
 }
 
-/* The plan's outputs are timed as the codegen stage of --stats (the
- * statistics themselves are not).  Timings are bookkeeping beside the
- * plan, kept even in a result the caller holds as const. */
+/* Adds to a stage's time: bookkeeping beside the plan, kept even in a
+ * result the caller holds as const. */
+static void
+add_time(const struct hloplan_result *r, int stage, double t0)
+{
+	((struct hloplan_result *)r)->st.ms[stage] += stats_now() - t0;
+}
+
+/* The plan's outputs are timed as the codegen stage of --stats; the
+ * statistics are not (their figures end where they begin). */
 int
 hloplan_write(const struct hloplan_result *r, int format, FILE *out,
 	      const char *name)
 {
-	double t0 = now_ms();
+	double t0 = stats_now();
 	int ret;
 
 	if (!r || r->status != HLOPLAN_OK || !out) {
@@ -579,8 +616,7 @@ hloplan_write(const struct hloplan_result *r, int format, FILE *out,
 	ret = write_format(r, format, out, name);
 	if (format != HLOPLAN_FORMAT_STATS &&
 	    format != HLOPLAN_FORMAT_STATS_JSON)
-		((struct hloplan_result *)r)->st.ms[ST_CODEGEN] +=
-			now_ms() - t0;
+		add_time(r, ST_CODEGEN, t0);
 	return ret;
 }
 
@@ -611,6 +647,8 @@ hloplan_write_depfile(const struct hloplan_result *r, FILE *out,
 		      const char *const *targets, const int *quoted,
 		      int ntarget)
 {
+	double t0 = stats_now();
+
 	if (!r || !out || ntarget < 1 || !targets) {
 		errno = EINVAL;
 		return -1;
@@ -630,11 +668,26 @@ hloplan_write_depfile(const struct hloplan_result *r, FILE *out,
 		put_make_path(out, r->dep);
 	}
 	fputc('\n', out);
+	add_time(r, ST_CODEGEN, t0);
 	if (ferror(out)) {
 		errno = errno ? errno : EIO;
 		return -1;
 	}
 	return 0;
+}
+
+struct hloplan_output *
+hloplan_output_open_timed(const char *path, const struct hloplan_result *r)
+{
+	double t0 = stats_now();
+	struct hloplan_output *o = hloplan_output_open(path);
+
+	if (o && r) {
+		output_time_into(o, &((struct hloplan_result *)r)->st.ms[
+					    ST_WRITE]);
+		add_time(r, ST_WRITE, t0);
+	}
+	return o;
 }
 
 /* ---- raw packing problems ------------------------------------------------ */
@@ -725,13 +778,13 @@ hloplan_pack_csv(const char *path, long effort, FILE *out, FILE *diag,
 			"overlap: %s\n", ds.file, err);
 		status = HLOPLAN_ERR_INPUT;
 	} else {
-		t0 = now_ms();
+		t0 = stats_now();
 		pack(&iv.bx, &po);
 		if (st) {
 			st->buffers = iv.bx.n;
 			st->lower = iv.bx.lower;
 			st->height = iv.bx.height;
-			st->ms = now_ms() - t0;
+			st->ms = stats_now() - t0;
 		}
 		if (verify_boxes(pool, &iv.bx, err, sizeof err)) {
 			fprintf(diag, "%s: error: internal error: the packing "

@@ -536,7 +536,7 @@ write_outputs(const struct cli *c, const struct hloplan_result *r,
 	for (k = 0; k < NOUT && bad < 0; k++) {
 		if (!c->out[k] || (k == OUT_HEADER && dump))
 			continue;
-		if (!(o[k] = hloplan_output_open(c->out[k])) ||
+		if (!(o[k] = hloplan_output_open_timed(c->out[k], r)) ||
 		    write_one(c, r, k, hloplan_output_stream(o[k])) < 0)
 			bad = k;
 	}

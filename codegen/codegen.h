@@ -44,11 +44,12 @@ void codegen_json(FILE *out, const struct plan_set *s);
 void codegen_csv(FILE *out, const struct plan_set *s);
 /* svg.c: per arena, offset x step boxes and the live-bytes curve. */
 void codegen_svg(FILE *out, const struct plan_set *s);
-/* stats.c: --stats as text and as JSON; ms[k] is stage k's time. */
+/* stats.c: --stats as text and as JSON; ms[k] is stage k's time, and
+ * total the run's, which they add up to. */
 void codegen_stats(FILE *out, const struct plan_set *s, const double *ms,
-		   const char *const *stages, int nstage);
+		   const char *const *stages, int nstage, double total);
 void codegen_stats_json(FILE *out, const struct plan_set *s,
 			const double *ms, const char *const *stages,
-			int nstage);
+			int nstage, double total);
 
 #endif

@@ -188,10 +188,19 @@ int hloplan_nplan(const struct hloplan_result *r);
 const struct hloplan_plan *hloplan_get_plan(const struct hloplan_result *r,
 					    int i);
 
-/* Wall time of each stage of the pipeline, summed over all plans. */
+/* Wall time of each stage of the run, summed over all plans, in the order
+ * it runs: "read" (the input), "parse", the passes from "flatten" to
+ * "verify", "codegen" (every output made: hloplan_write, depfiles, dumps),
+ * "write" (output files opened with hloplan_output_open_timed, or by
+ * hloplan_write_file, then committed or aborted), and "other": what no
+ * stage covers (options checked, the plans handed over as data, the
+ * caller's time between calls).  They add up to hloplan_total_ms: the wall
+ * time from the call that made r until now.  Writing the statistics is in
+ * no stage: their figures stop where they begin.  Freeing r is not timed. */
 int hloplan_nstage(void);
 const char *hloplan_stage_name(int stage);
 double hloplan_stage_ms(const struct hloplan_result *r, int stage);
+double hloplan_total_ms(const struct hloplan_result *r);
 
 /* ---- outputs ------------------------------------------------------------ */
 
@@ -231,6 +240,10 @@ struct hloplan_output;
 
 struct hloplan_output *hloplan_output_open(const char *path);	/* NULL,
 								   errno */
+/* The same, its time (opening now, committing or aborting later) counted
+ * as r's "write" stage; r may be NULL. */
+struct hloplan_output *hloplan_output_open_timed(
+	const char *path, const struct hloplan_result *r);
 FILE *hloplan_output_stream(struct hloplan_output *o);
 /* Closes, compares and renames or discards, then frees o; 0, or -1 with
  * errno and nothing changed at path. */

@@ -286,34 +286,142 @@ test_double_buffer(void **state)
 	assert_int_equal(max_slots(0, 1), 1);
 }
 
+static char *path(const char *name);
+
+static double
+dist(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+/* The index of the stage named name. */
+static int
+stage(const char *name)
+{
+	for (int k = 0; k < hloplan_nstage(); k++)
+		if (!strcmp(hloplan_stage_name(k), name))
+			return k;
+	fail_msg("no stage '%s'", name);
+	return -1;
+}
+
 static void
 test_stages(void **state)
 {
 	struct hloplan_result *r = plan(NULL);
+	int n = hloplan_nstage();
+	double sum = 0, total;
 
 	(void)state;
-	assert_true(hloplan_nstage() > 2);
-	assert_string_equal(hloplan_stage_name(0), "parse");
-	assert_null(hloplan_stage_name(hloplan_nstage()));
-	for (int k = 0; k < hloplan_nstage(); k++)
+	assert_true(n > 2);
+	assert_string_equal(hloplan_stage_name(0), "read");
+	assert_string_equal(hloplan_stage_name(1), "parse");
+	assert_string_equal(hloplan_stage_name(n - 1), "other");
+	assert_null(hloplan_stage_name(n));
+	assert_null(hloplan_stage_name(-1));
+	for (int k = 0; k < n; k++) {
 		assert_true(hloplan_stage_ms(r, k) >= 0);
+		sum += hloplan_stage_ms(r, k);
+	}
+	/* "other" grows with the time between the calls: no less than the
+	 * total before them, no more than the one after. */
+	total = hloplan_total_ms(r);
+	assert_true(sum <= total);
+	assert_true(sum > 0);
 	assert_non_null(hloplan_version());
 	hloplan_free(r);
 }
 
+/* Each "NAME": V in the stats JSON's time_ms, summed; *total its total. */
+static double
+json_times(const char *json, double *total)
+{
+	const char *s = strstr(json, "\"time_ms\": {");
+	double sum = 0, v;
+	char name[64];
+	int used, n = 0;
+
+	assert_non_null(s);
+	s += strlen("\"time_ms\": {");
+	while (sscanf(s, " \"%63[^\"]\": %lf%n", name, &v, &used) == 2) {
+		assert_true(v >= 0);
+		if (!strcmp(name, "total"))
+			*total = v;
+		else
+			sum += v, n++;
+		s += used;
+		if (*s == ',')
+			s++;
+	}
+	assert_int_equal(n, hloplan_nstage());
+	assert_int_equal(*s, '}');
+	return sum;
+}
+
+/* The stages add up to the total (the run from the plan to the
+ * statistics) within the rounding of what is printed; no timing is
+ * asserted. */
+static void
+test_stages_sum(void **state)
+{
+	struct hloplan_result *r =
+		hloplan_plan_file(HLOPLAN_SAMPLES "/mlp.hlo", NULL);
+	char *h, *json, *text, *t;
+	double sum = 0, total = -1, v;
+	int n = 0, used;
+
+	(void)state;
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	h = written(r, HLOPLAN_FORMAT_HEADER, "plan.h");
+	assert_int_equal(hloplan_write_file(r, HLOPLAN_FORMAT_JSON,
+					    path("plan.json")), 0);
+	assert_true(hloplan_stage_ms(r, stage("codegen")) > 0);
+	json = written(r, HLOPLAN_FORMAT_STATS_JSON, NULL);
+	assert_non_null(strstr(json, "\"version\": 2"));
+	sum = json_times(json, &total);
+	assert_true(total > 0);
+	assert_true(dist(sum - total) <= 0.0005 * (hloplan_nstage() + 1));
+	/* The text: "hloplan: time read 0.01 ms, ..., other 0.02 ms; total
+	 * 0.50 ms". */
+	text = written(r, HLOPLAN_FORMAT_STATS, NULL);
+	t = strstr(text, "hloplan: time ");
+	assert_non_null(t);
+	t += strlen("hloplan: time ");
+	sum = 0;
+	for (; sscanf(t, "%*s %lf ms%n", &v, &used) == 1; n++) {
+		assert_true(v >= 0);
+		t += used;
+		if (!strncmp(t, "; total ", 8)) {
+			assert_int_equal(sscanf(t + 8, "%lf", &total), 1);
+			break;
+		}
+		sum += v;
+		assert_int_equal(*t++, ',');
+	}
+	assert_int_equal(n + 1, hloplan_nstage());
+	assert_true(dist(sum + v - total) <= 0.005 * (hloplan_nstage() + 1));
+	unlink(path("plan.json"));
+	free(h);
+	free(json);
+	free(text);
+	hloplan_free(r);
+}
+
 /* The outputs are the codegen stage: 0 until one is written, then the
- * time it took; the statistics themselves are not counted. */
+ * time it took; the statistics themselves are not counted.  Files written
+ * through the library are its write stage. */
 static void
 test_codegen_timed(void **state)
 {
 	struct hloplan_result *r = plan(NULL);
-	int cg = hloplan_nstage() - 1;
+	int cg = stage("codegen"), wr = stage("write");
+	struct hloplan_output *o;
 	char *h;
 	double t;
 
 	(void)state;
-	assert_string_equal(hloplan_stage_name(cg), "codegen");
 	assert_true(hloplan_stage_ms(r, cg) == 0);
+	assert_true(hloplan_stage_ms(r, wr) == 0);
 	free(written(r, HLOPLAN_FORMAT_STATS, NULL));
 	assert_true(hloplan_stage_ms(r, cg) == 0);
 	h = written(r, HLOPLAN_FORMAT_HEADER, NULL);
@@ -321,6 +429,15 @@ test_codegen_timed(void **state)
 	assert_true(t > 0);
 	free(written(r, HLOPLAN_FORMAT_JSON, NULL));
 	assert_true(hloplan_stage_ms(r, cg) > t);
+	assert_true(hloplan_stage_ms(r, wr) == 0);
+	o = hloplan_output_open_timed(path("plan.h"), r);
+	assert_non_null(o);
+	t = hloplan_stage_ms(r, wr);
+	assert_true(t > 0);
+	assert_int_equal(hloplan_write(r, HLOPLAN_FORMAT_HEADER,
+				       hloplan_output_stream(o), "plan.h"), 0);
+	assert_int_equal(hloplan_output_commit(o), 0);
+	assert_true(hloplan_stage_ms(r, wr) > t);
 	free(h);
 	hloplan_free(r);
 }
@@ -552,7 +669,7 @@ test_stats(void **state)
 	assert_non_null(strstr(text, "HLOPLAN_GPU: module add, 4 buffers, "
 			       "4 steps"));
 	assert_non_null(strstr(text, "HLOPLAN_GPU:   arena S(0): "));
-	assert_non_null(strstr(text, "\nhloplan: time parse "));
+	assert_non_null(strstr(text, "\nhloplan: time read "));
 	assert_non_null(strstr(json, "\"schema\": \"hloplan.stats\""));
 	assert_non_null(strstr(json, "\"lower_bound\": 768"));
 	free(text);
@@ -773,6 +890,7 @@ main(void)
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_double_buffer),
 		cmocka_unit_test(test_stages),
+		cmocka_unit_test(test_stages_sum),
 		cmocka_unit_test(test_codegen_timed),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_missing_file),

@@ -107,7 +107,7 @@ static int
 emit(const char *dir, const char *file, const char *guard,
       const struct plan *plans, const char *const *prefixes, int n)
 {
-	struct header_opts o = {guard, "hand_made.hlo"};
+	struct header_opts o = {guard, "hand_made.hlo", NULL};
 	char path[4096];
 	FILE *f;
 

@@ -24,6 +24,7 @@ struct hloplan_result {
 	const char *prefix;
 	struct driver_opts drv;
 	struct hlofile *file;
+	const char *constants;	/* options.constants, or NULL */
 	struct plan_set set;	/* the plans, for the writers */
 	struct plan *plans;
 	const char **prefixes;
@@ -41,6 +42,14 @@ hloplan_version(void)
 }
 
 /* ---- options ------------------------------------------------------------ */
+
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
 
 static int
 is_upper_ident(const char *s)
@@ -110,6 +119,8 @@ bad_list(const struct hloplan_options *o, int maxcap)
 	if (o->dump && (!is_dump_stage(o->dump) || !o->dump_file))
 		return "dump: expected ir, schedule, hlo, values or plan, and "
 		       "a dump_file";
+	if (o->constants && !*base_name(o->constants))
+		return "constants: expected a file name";
 	return NULL;
 }
 
@@ -159,6 +170,8 @@ set_options(struct hloplan_result *r, const struct hloplan_options *o)
 	r->drv.dump = o->dump ? pool_strdup(r->pool, o->dump) : NULL;
 	r->drv.dumpf = o->dump_file;
 	r->drv.stats = &r->st;
+	r->constants = o->constants ? pool_strdup(r->pool, o->constants) :
+				      NULL;
 }
 
 /* ---- planning ----------------------------------------------------------- */
@@ -210,14 +223,6 @@ upper_ident(struct pool *pool, const char *s)
 	return r;
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* PREFIX_GPU, or PREFIX_<MODULE>_GPU when a file holds several modules
  * (with _<index> when two share a name). */
 static const char *
@@ -261,6 +266,7 @@ plan_all(struct hloplan_result *r)
 			r->prefixes[n++] = plan_prefix(r, i, t);
 		}
 	r->set.nplan = n;
+	r->set.plans = r->plans;
 	return 0;
 }
 
@@ -329,6 +335,9 @@ export_plans(struct hloplan_result *r)
 		d->schedule = p->sched.name ? p->sched.name : "text";
 		d->peak = p->sched.peak;
 		d->peak_text = p->sched.peak_text;
+		d->const_bytes = p->const_bytes;
+		d->const_data = p->const_bytes ? p->const_data : NULL;
+		d->const_base = codegen_constants_base(&r->set, i);
 		export_arrays(r->pool, d, p);
 	}
 }
@@ -543,7 +552,8 @@ static void
 write_header(const struct hloplan_result *r, FILE *out, const char *name)
 {
 	struct pool *pool = pool_new();
-	struct header_opts ho = {"HLOPLAN_PLAN_H", r->set.source};
+	struct header_opts ho = {"HLOPLAN_PLAN_H", r->set.source,
+				 r->constants ? base_name(r->constants) : NULL};
 
 	if (name && strcmp(name, "-") && *base_name(name))
 		ho.guard = upper_ident(pool, base_name(name));
@@ -574,6 +584,9 @@ write_format(const struct hloplan_result *r, int format, FILE *out,
 	case HLOPLAN_FORMAT_STATS:
 		total = stage_times(r, ms);
 		codegen_stats(out, &r->set, ms, stage_names, NSTAGE, total);
+		break;
+	case HLOPLAN_FORMAT_CONSTANTS:
+		codegen_constants(out, &r->set);
 		break;
 	case HLOPLAN_FORMAT_STATS_JSON:
 		total = stage_times(r, ms);

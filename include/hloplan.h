@@ -1,6 +1,7 @@
 /* hloplan as a library: plan the buffers of an XLA HLO module from a file or
  * a string, read the plan and the diagnostics back as data, and write the C
- * header, JSON, CSV or SVG.  The library never exits and never prints. */
+ * header, JSON, CSV, SVG or the constants' bytes.  The library never exits
+ * and never prints. */
 #ifndef HLOPLAN_H
 #define HLOPLAN_H
 
@@ -56,6 +57,11 @@ struct hloplan_options {
 				   it runs: "ir" (then nothing is planned),
 				   "schedule", "hlo", "values", "plan" */
 	FILE *dump_file;
+	const char *constants;	/* where the caller writes the constants
+				   blob (HLOPLAN_FORMAT_CONSTANTS): the
+				   header names its base name and leaves the
+				   bytes to it; NULL: no blob, the header
+				   carries the constants' bytes itself */
 };
 
 /* ---- raw packing problems ----------------------------------------------
@@ -181,6 +187,12 @@ struct hloplan_plan {
 	const struct hloplan_arena *arenas;	/* by space */
 	int ncopy;
 	const struct hloplan_copy *copies;	/* in the order to run them */
+	int64_t const_bytes;	/* its constants' bytes as laid out in their
+				   buffers, the blob's part for this plan */
+	const unsigned char *const_data;	/* those bytes; NULL when
+						   const_bytes is 0 */
+	int64_t const_base;	/* where its part starts in the blob, a
+				   multiple of 64 */
 };
 
 /* Plans in the order module by module, GPU before TPU; 0 unless OK. */
@@ -210,7 +222,12 @@ enum hloplan_format {
 	HLOPLAN_FORMAT_CSV,	/* a row per buffer, XLA's columns first */
 	HLOPLAN_FORMAT_SVG,	/* a memory timeline per arena */
 	HLOPLAN_FORMAT_STATS,	/* the --stats text */
-	HLOPLAN_FORMAT_STATS_JSON	/* the same figures as JSON */
+	HLOPLAN_FORMAT_STATS_JSON,	/* the same figures as JSON */
+	HLOPLAN_FORMAT_CONSTANTS	/* the constants blob: binary, each
+					   plan's const_data from its
+					   const_base, zeros between; its size
+					   the sum of the const_bytes, each
+					   rounded up to 64 */
 };
 
 /* Writes all plans in a format.  name is the output's path, from which the

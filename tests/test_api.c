@@ -217,7 +217,7 @@ test_bad_options(void **state)
 {
 	static const char *const why[] = {
 		"align", "slots", "tpu_tile", "prefix", "capacities", "dump",
-		"schedule", "targets", "double_buffer",
+		"schedule", "targets", "double_buffer", "constants",
 	};
 	struct hloplan_capacity caps[17] = {{0, 0}};
 	const char *null_name = NULL;
@@ -239,6 +239,7 @@ test_bad_options(void **state)
 		o.targets = k == 7 ? 4 : 0;
 		o.double_buffer = &null_name;
 		o.ndouble_buffer = k == 8;
+		o.constants = k == 9 ? "out/" : NULL;
 		r = plan(&o);
 		assert_int_equal(hloplan_status(r), HLOPLAN_ERR_OPTIONS);
 		assert_int_equal(hloplan_ndiag(r), 1);
@@ -677,6 +678,55 @@ test_stats(void **state)
 	hloplan_free(r);
 }
 
+/* The constants blob of a module with a constant, whether or not the pass
+ * that fills the plans' constants has run (no bytes then): each plan's
+ * bytes at its base, zeros up to the next multiple of 64, the size the
+ * sum of those parts; the same bytes through a file. */
+static void
+test_constants(void **state)
+{
+	struct hloplan_options o = {0};
+	struct hloplan_result *r;
+	int64_t size = 0;
+	char *blob, got[1 << 16];
+	size_t len = 0, n;
+	FILE *f;
+
+	(void)state;
+	o.constants = path("c.bin");
+	r = hloplan_plan_file(HLOPLAN_SAMPLES "/mlp.hlo", &o);
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	f = open_memstream(&blob, &len);
+	assert_int_equal(hloplan_write(r, HLOPLAN_FORMAT_CONSTANTS, f, NULL),
+			 0);
+	assert_int_equal(fclose(f), 0);
+	for (int i = 0; i < hloplan_nplan(r); i++) {
+		const struct hloplan_plan *p = hloplan_get_plan(r, i);
+		int64_t part = (p->const_bytes + 63) / 64 * 64;
+
+		assert_int_equal(p->const_base, size);
+		assert_true(p->const_bytes == 0 || p->const_data != NULL);
+		if (p->const_bytes)
+			assert_memory_equal(blob + size, p->const_data,
+					    (size_t)p->const_bytes);
+		for (int64_t k = p->const_bytes; k < part; k++)
+			assert_int_equal(blob[size + k], 0);
+		size += part;
+	}
+	assert_int_equal(len, size);
+	assert_int_equal(hloplan_write_file(r, HLOPLAN_FORMAT_CONSTANTS,
+					    path("c.bin")), 0);
+	f = fopen(path("c.bin"), "rb");
+	assert_non_null(f);
+	n = fread(got, 1, sizeof got, f);
+	fclose(f);
+	assert_int_equal(n, len);
+	assert_true(len == 0 || !memcmp(got, blob, len));
+	unlink(path("c.bin"));
+	free(blob);
+	hloplan_free(r);
+}
+
 static void
 test_dump_ir(void **state)
 {
@@ -899,6 +949,7 @@ main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_dump_ir),
 		cmocka_unit_test(test_depfile),
 		cmocka_unit_test(test_output_unchanged),

@@ -175,15 +175,17 @@ put_default_tile(FILE *out, struct prog *p, const struct shape *s)
 	fputs(") by default", out);
 }
 
-/* "N. 'name', kind: size" and, one a line, its shape, unpadded size when
- * it differs, instruction and source (XLA's OOM report: Size, Shape,
- * Unpadded size, XLA label, Operator). */
+/* "N. 'name', kind: size" and, one a line, the shape of the value v it
+ * holds, its unpadded size when it differs, v's instruction and where that
+ * comes from (XLA's OOM report: Size, Shape, Unpadded size, XLA label,
+ * Operator). */
 static void
 put_buffer(FILE *out, struct prog *p, const struct buffer *b,
 	   const struct value *v, int rank)
 {
 	const struct comp *c = &p->m->comps[v->comp];
 	const struct instr *in = &c->instrs[v->instr];
+	const char *name = value_name(p, v);
 	size_t n = strlen(in->name);
 	int64_t each = b->slots > 1 ? b->stride : b->size;
 	char where[512];
@@ -192,9 +194,8 @@ put_buffer(FILE *out, struct prog *p, const struct buffer *b,
 	put_size(out, b->size);
 	if (b->slots > 1)
 		fprintf(out, ", %d slots of %lld", b->slots, (long long)each);
-	fprintf(out, "\n        shape: %s", b->shape ?
-		shape_text(p->pool, b->shape) : "unknown");
-	put_default_tile(out, p, b->shape);
+	fprintf(out, "\n        shape: %s", shape_text(p->pool, v->shape));
+	put_default_tile(out, p, v->shape);
 	fputc('\n', out);
 	if (b->bytes != each) {
 		fputs("        unpadded size: ", out);
@@ -203,25 +204,38 @@ put_buffer(FILE *out, struct prog *p, const struct buffer *b,
 	}
 	fprintf(out, "        instruction: '%s' (%s) in computation '%s'",
 		in->name, in->op ? in->op->name : "?", c->name);
-	if (!strncmp(b->name, in->name, n) && b->name[n] == '{')
-		fprintf(out, ", element %s", b->name + n);	/* "t{1,0}" */
+	if (!strncmp(name, in->name, n) && name[n] == '{')
+		fprintf(out, ", element %s", name + n);	/* "t{1,0}" */
 	fputc('\n', out);
-	src_where(where, sizeof where, b->src_file, b->src_line, b->op_name);
+	src_where(where, sizeof where, in->src_file, in->src_line,
+		  in->op_name);
 	if (where[0])
 		fprintf(out, "        source: %s\n", where);
 }
 
-/* The first value of each buffer: the one it is named after. */
+/* The value each buffer holds at step t, as XLA's report names the value
+ * live at the peak: of those live then, the one written last (a buffer an
+ * output took over holds the output); else its first value, the one it is
+ * named after. */
 static int *
-first_values(struct prog *p, const struct plan *pl)
+held_values(struct prog *p, const struct plan *pl, int32_t t)
 {
-	int *first = pool_alloc(p->pool, sizeof(int) * (size_t)(pl->nbuf + 1));
+	int *held = pool_alloc(p->pool, sizeof(int) * (size_t)(pl->nbuf + 1));
+	int *live = pool_alloc(p->pool, sizeof(int) * (size_t)(pl->nbuf + 1));
 
-	for (int b = 0; b < pl->nbuf; b++)
-		first[b] = -1;
-	for (int v = p->nval - 1; v >= 0; v--)
-		first[p->buf_of[v]] = v;
-	return first;
+	for (int v = p->nval - 1; v >= 0; v--) {
+		const struct value *x = &p->values[v];
+		int b = p->buf_of[v];
+
+		if (x->def <= t && t <= x->end &&
+		    (!live[b] || x->def >= p->values[held[b]].def)) {
+			held[b] = v;
+			live[b] = 1;
+		} else if (!live[b]) {
+			held[b] = v;
+		}
+	}
+	return held;
 }
 
 /* The buffers live at step t, largest first, as lines for the error's
@@ -232,7 +246,7 @@ peak_report(struct prog *p, const struct plan *pl,
 {
 	const struct step *st = &p->steps[t];
 	const struct comp *c = &p->m->comps[st->comp];
-	int *first = first_values(p, pl);
+	int *held = held_values(p, pl, t);
 	int64_t rest = 0, all = 0;
 	char *text = NULL;
 	size_t len = 0;
@@ -248,7 +262,7 @@ peak_report(struct prog *p, const struct plan *pl,
 	fputs("; largest first:\n", out);
 	for (int i = 0; i < n && i < NLISTED; i++)
 		put_buffer(out, p, live[i],
-			   &p->values[first[live[i] - pl->bufs]], i + 1);
+			   &p->values[held[live[i] - pl->bufs]], i + 1);
 	for (int i = NLISTED; i < n; i++)
 		rest += live[i]->size;
 	if (n > NLISTED) {

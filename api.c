@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hloplan.h"
 #include "codegen/codegen.h"
@@ -25,6 +24,7 @@ struct hloplan_result {
 	const char *prefix;
 	struct driver_opts drv;
 	struct hlofile *file;
+	const char *constants;	/* options.constants, or NULL */
 	struct plan_set set;	/* the plans, for the writers */
 	struct plan *plans;
 	const char **prefixes;
@@ -35,15 +35,6 @@ struct hloplan_result {
 
 static const struct loc noloc;
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 const char *
 hloplan_version(void)
 {
@@ -51,6 +42,14 @@ hloplan_version(void)
 }
 
 /* ---- options ------------------------------------------------------------ */
+
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
 
 static int
 is_upper_ident(const char *s)
@@ -120,6 +119,8 @@ bad_list(const struct hloplan_options *o, int maxcap)
 	if (o->dump && (!is_dump_stage(o->dump) || !o->dump_file))
 		return "dump: expected ir, schedule, hlo, values or plan, and "
 		       "a dump_file";
+	if (o->constants && !*base_name(o->constants))
+		return "constants: expected a file name";
 	return NULL;
 }
 
@@ -169,6 +170,8 @@ set_options(struct hloplan_result *r, const struct hloplan_options *o)
 	r->drv.dump = o->dump ? pool_strdup(r->pool, o->dump) : NULL;
 	r->drv.dumpf = o->dump_file;
 	r->drv.stats = &r->st;
+	r->constants = o->constants ? pool_strdup(r->pool, o->constants) :
+				      NULL;
 }
 
 /* ---- planning ----------------------------------------------------------- */
@@ -220,14 +223,6 @@ upper_ident(struct pool *pool, const char *s)
 	return r;
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* PREFIX_GPU, or PREFIX_<MODULE>_GPU when a file holds several modules
  * (with _<index> when two share a name). */
 static const char *
@@ -271,6 +266,7 @@ plan_all(struct hloplan_result *r)
 			r->prefixes[n++] = plan_prefix(r, i, t);
 		}
 	r->set.nplan = n;
+	r->set.plans = r->plans;
 	return 0;
 }
 
@@ -358,6 +354,9 @@ export_plans(struct hloplan_result *r)
 		d->schedule = p->sched.name ? p->sched.name : "text";
 		d->peak = p->sched.peak;
 		d->peak_text = p->sched.peak_text;
+		d->const_bytes = p->const_bytes;
+		d->const_data = p->const_bytes ? p->const_data : NULL;
+		d->const_base = codegen_constants_base(&r->set, i);
 		export_arrays(r->pool, d, p);
 	}
 }
@@ -371,7 +370,7 @@ finish(struct hloplan_result *r, int status)
 	for (int i = 0; i < r->ds.n; i++)
 		r->diags[i] = (struct hloplan_diag){
 			r->ds.file, r->ds.d[i].loc.line, r->ds.d[i].loc.col,
-			r->ds.d[i].msg};
+			r->ds.d[i].msg, r->ds.d[i].notes};
 	if (status != HLOPLAN_OK)
 		r->set.nplan = 0;
 	r->set.plans = r->plans;
@@ -390,6 +389,7 @@ result_new(const char *name)
 	r->ds.pool = r->pool;
 	r->ds.file = pool_strdup(r->pool, name);
 	r->set.source = base_name(r->ds.file);
+	r->st.start = stats_now();
 	return r;
 }
 
@@ -411,14 +411,16 @@ run(struct hloplan_result *r, size_t len, const struct hloplan_options *o)
 	set_options(r, o);
 	r->ds.src = r->text;
 	r->ds.srclen = len;
-	t0 = now_ms();
+	t0 = stats_now();
 	r->file = frontend_parse(r->pool, r->text, len, &r->ds);
-	r->st.ms[ST_PARSE] += now_ms() - t0;
+	r->st.ms[ST_PARSE] += stats_now() - t0;
 	if (r->ds.n)
 		return finish(r, HLOPLAN_ERR_INPUT);
 	if (r->drv.dump && !strcmp(r->drv.dump, "ir")) {
+		t0 = stats_now();
 		for (int i = 0; i < r->file->nmod; i++)
 			ir_print_module(r->drv.dumpf, &r->file->mods[i]);
+		r->st.ms[ST_CODEGEN] += stats_now() - t0;
 		return finish(r, HLOPLAN_OK);
 	}
 	if (plan_all(r) < 0 || r->ds.n)
@@ -434,6 +436,7 @@ hloplan_plan_file(const char *path, const struct hloplan_options *o)
 	struct hloplan_result *r = result_new(from_stdin ? "<stdin>" :
 					      path ? path : "<null>");
 	size_t len;
+	double t0;
 
 	if (!path) {
 		diag_error(&r->ds, noloc, "no file name");
@@ -441,7 +444,10 @@ hloplan_plan_file(const char *path, const struct hloplan_options *o)
 	}
 	if (!from_stdin)
 		r->dep = r->ds.file;
-	if (!(r->text = read_all(path, &len))) {
+	t0 = stats_now();
+	r->text = read_all(path, &len);
+	r->st.ms[ST_READ] += stats_now() - t0;
+	if (!r->text) {
 		diag_error(&r->ds, noloc, "%s", strerror(errno));
 		return finish(r, HLOPLAN_ERR_IO);
 	}
@@ -453,6 +459,7 @@ hloplan_plan_string(const char *text, size_t len, const char *name,
 		    const struct hloplan_options *o)
 {
 	struct hloplan_result *r = result_new(name ? name : "<string>");
+	double t0 = stats_now();
 
 	if (name)
 		r->dep = r->ds.file;
@@ -461,6 +468,7 @@ hloplan_plan_string(const char *text, size_t len, const char *name,
 	if (len)
 		memcpy(r->text, text, len);
 	r->text[len] = 0;
+	r->st.ms[ST_READ] += stats_now() - t0;
 	return run(r, len, o);
 }
 
@@ -525,10 +533,36 @@ hloplan_stage_name(int stage)
 	return stage >= 0 && stage < NSTAGE ? stage_names[stage] : NULL;
 }
 
+/* The stage times so far into ms[], "other" the part of the run's wall
+ * time that no stage covers; returns that wall time, their sum. */
+static double
+stage_times(const struct hloplan_result *r, double *ms)
+{
+	double total = stats_now() - r->st.start, sum = 0;
+
+	for (int k = 0; k < ST_OTHER; k++)
+		sum += ms[k] = r->st.ms[k];
+	ms[ST_OTHER] = total > sum ? total - sum : 0.0;
+	return sum + ms[ST_OTHER];
+}
+
 double
 hloplan_stage_ms(const struct hloplan_result *r, int stage)
 {
-	return stage >= 0 && stage < NSTAGE ? r->st.ms[stage] : 0.0;
+	double ms[NSTAGE];
+
+	if (stage < 0 || stage >= NSTAGE)
+		return 0.0;
+	stage_times(r, ms);
+	return ms[stage];
+}
+
+double
+hloplan_total_ms(const struct hloplan_result *r)
+{
+	double ms[NSTAGE];
+
+	return stage_times(r, ms);
 }
 
 /* ---- outputs ------------------------------------------------------------ */
@@ -537,7 +571,8 @@ static void
 write_header(const struct hloplan_result *r, FILE *out, const char *name)
 {
 	struct pool *pool = pool_new();
-	struct header_opts ho = {"HLOPLAN_PLAN_H", r->set.source, NULL};
+	struct header_opts ho = {"HLOPLAN_PLAN_H", r->set.source,
+				 r->constants ? base_name(r->constants) : NULL};
 
 	if (name && strcmp(name, "-") && *base_name(name))
 		ho.guard = upper_ident(pool, base_name(name));
@@ -550,6 +585,8 @@ static int
 write_format(const struct hloplan_result *r, int format, FILE *out,
 	     const char *name)
 {
+	double ms[NSTAGE], total;
+
 	switch (format) {
 	case HLOPLAN_FORMAT_HEADER:
 		write_header(r, out, name);
@@ -564,10 +601,16 @@ write_format(const struct hloplan_result *r, int format, FILE *out,
 		codegen_svg(out, &r->set);
 		break;
 	case HLOPLAN_FORMAT_STATS:
-		codegen_stats(out, &r->set, r->st.ms, stage_names, NSTAGE);
+		total = stage_times(r, ms);
+		codegen_stats(out, &r->set, ms, stage_names, NSTAGE, total);
+		break;
+	case HLOPLAN_FORMAT_CONSTANTS:
+		codegen_constants(out, &r->set);
 		break;
 	case HLOPLAN_FORMAT_STATS_JSON:
-		codegen_stats_json(out, &r->set, r->st.ms, stage_names, NSTAGE);
+		total = stage_times(r, ms);
+		codegen_stats_json(out, &r->set, ms, stage_names, NSTAGE,
+				   total);
 		break;
 	default:
 		errno = EINVAL;
@@ -580,14 +623,21 @@ write_format(const struct hloplan_result *r, int format, FILE *out,
 	return 0;
 }
 
-/* The plan's outputs are timed as the codegen stage of --stats (the
- * statistics themselves are not).  Timings are bookkeeping beside the
- * plan, kept even in a result the caller holds as const. */
+/* Adds to a stage's time: bookkeeping beside the plan, kept even in a
+ * result the caller holds as const. */
+static void
+add_time(const struct hloplan_result *r, int stage, double t0)
+{
+	((struct hloplan_result *)r)->st.ms[stage] += stats_now() - t0;
+}
+
+/* The plan's outputs are timed as the codegen stage of --stats; the
+ * statistics are not (their figures end where they begin). */
 int
 hloplan_write(const struct hloplan_result *r, int format, FILE *out,
 	      const char *name)
 {
-	double t0 = now_ms();
+	double t0 = stats_now();
 	int ret;
 
 	if (!r || r->status != HLOPLAN_OK || !out) {
@@ -598,8 +648,7 @@ hloplan_write(const struct hloplan_result *r, int format, FILE *out,
 	ret = write_format(r, format, out, name);
 	if (format != HLOPLAN_FORMAT_STATS &&
 	    format != HLOPLAN_FORMAT_STATS_JSON)
-		((struct hloplan_result *)r)->st.ms[ST_CODEGEN] +=
-			now_ms() - t0;
+		add_time(r, ST_CODEGEN, t0);
 	return ret;
 }
 
@@ -630,6 +679,8 @@ hloplan_write_depfile(const struct hloplan_result *r, FILE *out,
 		      const char *const *targets, const int *quoted,
 		      int ntarget)
 {
+	double t0 = stats_now();
+
 	if (!r || !out || ntarget < 1 || !targets) {
 		errno = EINVAL;
 		return -1;
@@ -649,11 +700,26 @@ hloplan_write_depfile(const struct hloplan_result *r, FILE *out,
 		put_make_path(out, r->dep);
 	}
 	fputc('\n', out);
+	add_time(r, ST_CODEGEN, t0);
 	if (ferror(out)) {
 		errno = errno ? errno : EIO;
 		return -1;
 	}
 	return 0;
+}
+
+struct hloplan_output *
+hloplan_output_open_timed(const char *path, const struct hloplan_result *r)
+{
+	double t0 = stats_now();
+	struct hloplan_output *o = hloplan_output_open(path);
+
+	if (o && r) {
+		output_time_into(o, &((struct hloplan_result *)r)->st.ms[
+					    ST_WRITE]);
+		add_time(r, ST_WRITE, t0);
+	}
+	return o;
 }
 
 /* ---- raw packing problems ------------------------------------------------ */
@@ -744,13 +810,13 @@ hloplan_pack_csv(const char *path, long effort, FILE *out, FILE *diag,
 			"overlap: %s\n", ds.file, err);
 		status = HLOPLAN_ERR_INPUT;
 	} else {
-		t0 = now_ms();
+		t0 = stats_now();
 		pack(&iv.bx, &po);
 		if (st) {
 			st->buffers = iv.bx.n;
 			st->lower = iv.bx.lower;
 			st->height = iv.bx.height;
-			st->ms = now_ms() - t0;
+			st->ms = stats_now() - t0;
 		}
 		if (verify_boxes(pool, &iv.bx, err, sizeof err)) {
 			fprintf(diag, "%s: error: internal error: the packing "

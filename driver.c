@@ -9,8 +9,8 @@
 #include "driver.h"
 #include "passes/passes.h"
 
-static double
-now_ms(void)
+double
+stats_now(void)
 {
 	struct timespec ts;
 
@@ -21,21 +21,25 @@ now_ms(void)
 /* Times a stage for --stats; never read by the planner itself. */
 #define STAGE(st, k, call)                                                    \
 	do {                                                                  \
-		double t0_ = now_ms();                                        \
+		double t0_ = stats_now();                                     \
 		call;                                                         \
 		if (st)                                                       \
-			(st)->ms[k] += now_ms() - t0_;                        \
+			(st)->ms[k] += stats_now() - t0_;                     \
 	} while (0)
 
 const char *const stage_names[NSTAGE] = {
-	"parse", "order", "schedule", "values", "liveness", "copies", "reuse", "buffers",
-	"double-buffering", "packing", "verify", "codegen",
+	"read", "parse", "flatten", "order", "schedule", "values",
+	"liveness", "copies", "reuse", "buffers", "double-buffering",
+	"packing", "verify", "codegen", "write", "other",
 };
 
+/* Prints a stage when it is the one asked for, timed as codegen. */
 static void
 dump(const struct driver_opts *d, const char *what, const struct prog *p,
      const struct plan *pl)
 {
+	double t0 = stats_now();
+
 	if (!d || !d->dump || strcmp(d->dump, what))
 		return;
 	if (!strcmp(what, "schedule"))
@@ -46,6 +50,8 @@ dump(const struct driver_opts *d, const char *what, const struct prog *p,
 		dump_values(d->dumpf, p);
 	else
 		dump_plan(d->dumpf, pl);
+	if (d->stats)
+		d->stats->ms[ST_CODEGEN] += stats_now() - t0;
 }
 
 int
@@ -55,10 +61,10 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 {
 	struct prog p = {.pool = pool, .ds = ds, .m = m, .opt = *o};
 	struct stats *st = d ? d->stats : NULL;
-	int nerr = ds->n;
+	int nerr = ds->n, over;
 	char err[512];
 
-	STAGE(st, ST_ORDER, nerr = flatten_calls(pool, ds, m));
+	STAGE(st, ST_FLATTEN, nerr = flatten_calls(pool, ds, m));
 	if (nerr < 0)
 		return -1;
 	nerr = ds->n;
@@ -80,7 +86,8 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 		return -1;
 	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
 	dump(d, "plan", &p, pl);
-	if (check_capacity(&p, pl) < 0)
+	STAGE(st, ST_PACKING, over = check_capacity(&p, pl));
+	if (over < 0)
 		return -1;
 	STAGE(st, ST_VERIFY, nerr = verify_plan(m, &p.opt, pl, err, sizeof err));
 	if (nerr) {

@@ -7,16 +7,34 @@
 #include "ir/ir.h"
 #include "passes/passes.h"
 
+/* The stages of a run for --stats, in order; together they cover it: from
+ * the call that plans to the moment the statistics are written.  read: the
+ * input into memory; parse: the frontend; flatten ... verify: the passes
+ * (plan_module); codegen: every output made, dumps and depfiles included;
+ * write: output files opened, flushed, compared and renamed (output.c);
+ * other: what no stage covers, worked out as the rest (options checked,
+ * the plans handed over as data, and the caller's time between calls). */
 enum {
-	ST_PARSE, ST_ORDER, ST_SCHEDULE, ST_VALUES, ST_LIVENESS, ST_COPIES, ST_REUSE, ST_BUFFERS,
-	ST_DBUF, ST_PACKING, ST_VERIFY, ST_CODEGEN, NSTAGE
+	ST_READ, ST_PARSE, ST_FLATTEN, ST_ORDER, ST_SCHEDULE, ST_VALUES,
+	ST_LIVENESS, ST_COPIES, ST_REUSE, ST_BUFFERS, ST_DBUF, ST_PACKING,
+	ST_VERIFY, ST_CODEGEN, ST_WRITE, ST_OTHER, NSTAGE
 };
 
 extern const char *const stage_names[NSTAGE];
 
 struct stats {
-	double ms[NSTAGE];	/* wall time per stage, for --stats only */
+	double ms[NSTAGE];	/* wall time per stage, for --stats only;
+				   ms[ST_OTHER] is worked out when read */
+	double start;		/* stats_now() when the run began */
 };
+
+/* A monotonic clock, in milliseconds. */
+double stats_now(void);
+
+/* output.c: o's opening, commit or abort are timed into *ms (the write
+ * stage of a result; NULL: not timed). */
+struct hloplan_output;
+void output_time_into(struct hloplan_output *o, double *ms);
 
 struct driver_opts {
 	const char *dump;	/* a stage to dump: schedule, hlo, values, plan */

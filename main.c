@@ -17,7 +17,10 @@ enum { MAXCAP = 16 };
 
 /* The files a run writes, in the order a depfile's default target is
  * picked from; OUT_HEADER is -o. */
-enum { OUT_HEADER, OUT_JSON, OUT_CSV, OUT_SVG, OUT_STATS_JSON, OUT_DEP, NOUT };
+enum {
+	OUT_HEADER, OUT_JSON, OUT_CSV, OUT_SVG, OUT_CONSTANTS, OUT_STATS_JSON,
+	OUT_DEP, NOUT
+};
 
 struct cli {
 	const char *input;
@@ -48,6 +51,11 @@ usage(FILE *out)
 	      "  --json FILE        the whole plan as JSON\n"
 	      "  --csv FILE         one row per buffer, XLA's columns first\n"
 	      "  --svg FILE         a memory timeline per arena\n"
+	      "  --constants FILE   the constants' bytes as laid out in their "
+	      "buffers, each\n"
+	      "                     plan's from a multiple of 64; the header "
+	      "names FILE\n"
+	      "                     instead of holding the bytes\n"
 	      "  --stats            figures and time per stage, on stderr\n"
 	      "  --stats-json FILE  the same figures as JSON\n"
 	      "  --intervals        FILE is a packing problem in minimalloc's "
@@ -311,6 +319,7 @@ static const struct flag {
 	{"--json", 1, NULL, OUT_JSON},
 	{"--csv", 1, NULL, OUT_CSV},
 	{"--svg", 1, NULL, OUT_SVG},
+	{"--constants", 1, NULL, OUT_CONSTANTS},
 	{"--stats-json", 1, NULL, OUT_STATS_JSON},
 };
 
@@ -457,9 +466,14 @@ settle(struct cli *c)
 		named |= c->out[k] != NULL;
 	if (c->opt.dump && named) {
 		fputs("hloplan: --dump prints instead of the outputs; drop "
-		      "--json, --csv, --svg or --stats-json\n", stderr);
+		      "--json, --csv, --svg, --constants or --stats-json\n",
+		      stderr);
 		return 1;
 	}
+	if (c->out[OUT_CONSTANTS] && !strcmp(c->out[OUT_CONSTANTS], "-"))
+		return bad_value("--constants", "-", "expected a file, which "
+				 "the header names");
+	c->opt.constants = c->out[OUT_CONSTANTS];
 	if (!c->out[OUT_HEADER] && !named)
 		c->out[OUT_HEADER] = "-";
 	return settle_depfile(c);
@@ -505,7 +519,8 @@ write_one(const struct cli *c, const struct hloplan_result *r, int k,
 {
 	static const int format[] = {
 		HLOPLAN_FORMAT_HEADER, HLOPLAN_FORMAT_JSON, HLOPLAN_FORMAT_CSV,
-		HLOPLAN_FORMAT_SVG, HLOPLAN_FORMAT_STATS_JSON,
+		HLOPLAN_FORMAT_SVG, HLOPLAN_FORMAT_CONSTANTS,
+		HLOPLAN_FORMAT_STATS_JSON,
 	};
 
 	if (k == OUT_DEP)
@@ -536,7 +551,7 @@ write_outputs(const struct cli *c, const struct hloplan_result *r,
 	for (k = 0; k < NOUT && bad < 0; k++) {
 		if (!c->out[k] || (k == OUT_HEADER && dump))
 			continue;
-		if (!(o[k] = hloplan_output_open(c->out[k])) ||
+		if (!(o[k] = hloplan_output_open_timed(c->out[k], r)) ||
 		    write_one(c, r, k, hloplan_output_stream(o[k])) < 0)
 			bad = k;
 	}

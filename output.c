@@ -1,7 +1,8 @@
 /* Output files that appear whole or not at all: a temporary beside the path,
  * renamed over it on commit, or dropped when the path already holds the same
  * bytes, so its mtime stays and ninja's restat skips what depends on it.
- * What is not a regular file (/dev/null, a FIFO) is written in place. */
+ * What is not a regular file (/dev/null, a FIFO) is written in place.  Their
+ * time, opened to committed, is the write stage of --stats. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -12,12 +13,15 @@
 #include <unistd.h>
 
 #include "hloplan.h"
+#include "driver.h"
 
 struct hloplan_output {
 	char *path;		/* NULL: standard output */
 	char *tmp;		/* NULL: written in place */
 	FILE *f;
 	int slot;		/* in temps[], or -1 */
+	double *ms;		/* the commit's or abort's time goes here, or
+				   NULL */
 };
 
 /* The temporaries that exist now, for hloplan_output_remove_temps, which a
@@ -134,6 +138,12 @@ hloplan_output_open(const char *path)
 	return o;
 }
 
+void
+output_time_into(struct hloplan_output *o, double *ms)
+{
+	o->ms = ms;
+}
+
 FILE *
 hloplan_output_stream(struct hloplan_output *o)
 {
@@ -209,6 +219,7 @@ close_in_place(FILE *f)
 int
 hloplan_output_commit(struct hloplan_output *o)
 {
+	double t0 = stats_now(), *ms = o->ms;
 	int r;
 
 	if (o->tmp)
@@ -218,6 +229,8 @@ hloplan_output_commit(struct hloplan_output *o)
 	else
 		r = fflush(stdout) || ferror(stdout) ? -1 : 0;
 	output_free(o);
+	if (ms)
+		*ms += stats_now() - t0;
 	return r;
 }
 
@@ -225,23 +238,27 @@ void
 hloplan_output_abort(struct hloplan_output *o)
 {
 	int err = errno;
+	double t0 = stats_now(), *ms;
 
 	if (!o)
 		return;
+	ms = o->ms;
 	if (o->path)
 		fclose(o->f);
 	untrack(o);
 	if (o->tmp)
 		unlink(o->tmp);
-	errno = err;
 	output_free(o);
+	if (ms)
+		*ms += stats_now() - t0;
+	errno = err;
 }
 
 int
 hloplan_write_file(const struct hloplan_result *r, int format,
 		   const char *path)
 {
-	struct hloplan_output *o = hloplan_output_open(path);
+	struct hloplan_output *o = hloplan_output_open_timed(path, r);
 
 	if (!o)
 		return -1;

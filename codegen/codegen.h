@@ -1,6 +1,7 @@
 /* Codegen: writes finished plans out for their users.  The plan header is a
  * C/C++ header of macros, a table and compile-time checks (DESIGN.md §9);
- * beside it, the plan as JSON, a CSV with XLA's columns, an SVG timeline. */
+ * beside it, the plan as JSON, a CSV with XLA's columns, an SVG timeline,
+ * the constants' bytes. */
 #ifndef HLOPLAN_CODEGEN_H
 #define HLOPLAN_CODEGEN_H
 
@@ -13,8 +14,10 @@ struct header_opts {
 	const char *guard;	/* include-guard macro; NULL: HLOPLAN_PLAN_H */
 	const char *source;	/* the input's base name, for a comment; never
 				   a path or a time, so output is reproducible */
-	const char *constants;	/* the constants blob's base name, or NULL:
-				   the header then holds the bytes itself */
+	const char *constants;	/* the constants blob's base name (see
+				   codegen_constants), or NULL when no blob
+				   is written: then the header carries the
+				   constants' bytes itself */
 };
 
 /* Writes one header holding nplan plans, plans[i] under prefixes[i] (distinct,
@@ -72,13 +75,21 @@ void codegen_json_string(FILE *out, const char *s);
 void codegen_json(FILE *out, const struct plan_set *s);
 /* csv.c: one row per buffer, XLA's BufferInfoString columns first. */
 void codegen_csv(FILE *out, const struct plan_set *s);
+/* constants.c: the constants blob: each plan's const_data[0, const_bytes)
+ * in plan order, each plan's part starting at a multiple of 64 and padded
+ * with zeros to the next (so the blob's size is the sum of the parts).
+ * codegen_constants_base: where plan's part starts (plan == nplan: the
+ * blob's size); a constant is at that plus its plan_const.offset. */
+void codegen_constants(FILE *out, const struct plan_set *s);
+int64_t codegen_constants_base(const struct plan_set *s, int plan);
 /* svg.c: per arena, offset x step boxes and the live-bytes curve. */
 void codegen_svg(FILE *out, const struct plan_set *s);
-/* stats.c: --stats as text and as JSON; ms[k] is stage k's time. */
+/* stats.c: --stats as text and as JSON; ms[k] is stage k's time, and
+ * total the run's, which they add up to. */
 void codegen_stats(FILE *out, const struct plan_set *s, const double *ms,
-		   const char *const *stages, int nstage);
+		   const char *const *stages, int nstage, double total);
 void codegen_stats_json(FILE *out, const struct plan_set *s,
 			const double *ms, const char *const *stages,
-			int nstage);
+			int nstage, double total);
 
 #endif

@@ -1,6 +1,7 @@
 /* The --stats figures of each plan (buffers, padding, schedule, copies,
- * slots, arena against its lower bound) and the time per stage, as text
- * lines prefixed with the plan's prefix, or as JSON (--stats-json). */
+ * slots, arena against its lower bound) and the time per stage with the
+ * total they add up to, as text lines prefixed with the plan's prefix, or
+ * as JSON (--stats-json). */
 #include <inttypes.h>
 
 #include "codegen/codegen.h"
@@ -94,14 +95,15 @@ put_plan(FILE *out, const struct plan *pl, const char *prefix)
 
 void
 codegen_stats(FILE *out, const struct plan_set *s, const double *ms,
-	      const char *const *stages, int nstage)
+	      const char *const *stages, int nstage, double total)
 {
 	for (int i = 0; i < s->nplan; i++)
 		put_plan(out, &s->plans[i], s->prefixes[i]);
 	fputs("hloplan: time", out);
 	for (int k = 0; k < nstage; k++)
 		fprintf(out, " %s %.2f ms%s", stages[k], ms[k],
-			k + 1 < nstage ? "," : "\n");
+			k + 1 < nstage ? "," : ";");
+	fprintf(out, " total %.2f ms\n", total);
 }
 
 static void
@@ -138,9 +140,9 @@ put_plan_json(FILE *out, const struct plan *pl, const char *prefix, int last)
 
 void
 codegen_stats_json(FILE *out, const struct plan_set *s, const double *ms,
-		   const char *const *stages, int nstage)
+		   const char *const *stages, int nstage, double total)
 {
-	fputs("{\n  \"schema\": \"hloplan.stats\",\n  \"version\": 1,\n"
+	fputs("{\n  \"schema\": \"hloplan.stats\",\n  \"version\": 2,\n"
 	      "  \"plans\": [\n", out);
 	for (int i = 0; i < s->nplan; i++)
 		put_plan_json(out, &s->plans[i], s->prefixes[i],
@@ -148,5 +150,5 @@ codegen_stats_json(FILE *out, const struct plan_set *s, const double *ms,
 	fputs("  ],\n  \"time_ms\": {", out);
 	for (int k = 0; k < nstage; k++)
 		fprintf(out, "%s\"%s\": %.3f", k ? ", " : "", stages[k], ms[k]);
-	fputs("}\n}\n", out);
+	fprintf(out, ", \"total\": %.3f}\n}\n", total);
 }

@@ -4,9 +4,7 @@
  * aside): tuples, get-tuple-element, while, conditional, call, in-place ops
  * and input_output_alias.  Buffers are sized from shapes, so a mismatch
  * would give a plan that cannot hold its values. */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "frontend/front.h"
@@ -24,26 +22,6 @@ shape_compatible(const struct shape *a, const struct shape *b)
 		if (!shape_compatible(&a->elems[i], &b->elems[i]))
 			return 0;
 	return 1;
-}
-
-const char *
-shape_text(struct pool *pool, const struct shape *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	const char *r;
-
-	if (!m)
-		return "?";
-	ir_print_shape(m, s);
-	fclose(m);
-	if (!buf)
-		return "?";
-	r = len > 120 ? pool_printf(pool, "%.117s...", buf) :
-			pool_strdup(pool, buf);
-	free(buf);
-	return r;
 }
 
 /* 1 when shape a (what `as` says it is) agrees with shape b (`bs`);

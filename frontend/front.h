@@ -186,8 +186,6 @@ void sema_agree(struct parser *P, const struct module *m);
  * tuples element by element; layouts, memory spaces and dynamic-dimension
  * marks aside. */
 int shape_compatible(const struct shape *a, const struct shape *b);
-/* A shape as HLO text for a message, cut to 120 bytes. */
-const char *shape_text(struct pool *pool, const struct shape *s);
 
 /* The result shape of instruction in of computation c, as XLA's
  * ShapeInference computes it from the operands' shapes (already set) and

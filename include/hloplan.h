@@ -1,6 +1,7 @@
 /* hloplan as a library: plan the buffers of an XLA HLO module from a file or
  * a string, read the plan and the diagnostics back as data, and write the C
- * header, JSON, CSV or SVG.  The library never exits and never prints. */
+ * header, JSON, CSV, SVG or the constants' bytes.  The library never exits
+ * and never prints. */
 #ifndef HLOPLAN_H
 #define HLOPLAN_H
 
@@ -56,6 +57,11 @@ struct hloplan_options {
 				   it runs: "ir" (then nothing is planned),
 				   "schedule", "hlo", "values", "plan" */
 	FILE *dump_file;
+	const char *constants;	/* where the caller writes the constants
+				   blob (HLOPLAN_FORMAT_CONSTANTS): the
+				   header names its base name and leaves the
+				   bytes to it; NULL: no blob, the header
+				   carries the constants' bytes itself */
 };
 
 /* ---- raw packing problems ----------------------------------------------
@@ -111,13 +117,18 @@ struct hloplan_diag {
 	const char *file;	/* the input's name */
 	int line, col;		/* 1-based; 0 when not at a place in it */
 	const char *message;
+	const char *notes;	/* lines that follow the source line and
+				   caret, each ending in a newline (a
+				   capacity error's buffers at the peak); or
+				   NULL */
 };
 
 int hloplan_ndiag(const struct hloplan_result *r);
 const struct hloplan_diag *hloplan_get_diag(const struct hloplan_result *r,
 					    int i);
 /* All of them as "file:line:col: error: message", each followed by the
- * source line and a caret under the column.  0, or -1 on a write error. */
+ * source line, a caret under the column, and its notes.  0, or -1 on a
+ * write error. */
 int hloplan_write_diags(const struct hloplan_result *r, FILE *out);
 
 /* ---- the plan: one per module and target -------------------------------- */
@@ -198,6 +209,12 @@ struct hloplan_plan {
 	int nposition;
 	const struct hloplan_position *positions;	/* in schedule
 							   order */
+	int64_t const_bytes;	/* its constants' bytes as laid out in their
+				   buffers, the blob's part for this plan */
+	const unsigned char *const_data;	/* those bytes; NULL when
+						   const_bytes is 0 */
+	int64_t const_base;	/* where its part starts in the blob, a
+				   multiple of 64 */
 };
 
 /* Plans in the order module by module, GPU before TPU; 0 unless OK. */
@@ -205,10 +222,19 @@ int hloplan_nplan(const struct hloplan_result *r);
 const struct hloplan_plan *hloplan_get_plan(const struct hloplan_result *r,
 					    int i);
 
-/* Wall time of each stage of the pipeline, summed over all plans. */
+/* Wall time of each stage of the run, summed over all plans, in the order
+ * it runs: "read" (the input), "parse", the passes from "flatten" to
+ * "verify", "codegen" (every output made: hloplan_write, depfiles, dumps),
+ * "write" (output files opened with hloplan_output_open_timed, or by
+ * hloplan_write_file, then committed or aborted), and "other": what no
+ * stage covers (options checked, the plans handed over as data, the
+ * caller's time between calls).  They add up to hloplan_total_ms: the wall
+ * time from the call that made r until now.  Writing the statistics is in
+ * no stage: their figures stop where they begin.  Freeing r is not timed. */
 int hloplan_nstage(void);
 const char *hloplan_stage_name(int stage);
 double hloplan_stage_ms(const struct hloplan_result *r, int stage);
+double hloplan_total_ms(const struct hloplan_result *r);
 
 /* ---- outputs ------------------------------------------------------------ */
 
@@ -218,7 +244,12 @@ enum hloplan_format {
 	HLOPLAN_FORMAT_CSV,	/* a row per buffer, XLA's columns first */
 	HLOPLAN_FORMAT_SVG,	/* a memory timeline per arena */
 	HLOPLAN_FORMAT_STATS,	/* the --stats text */
-	HLOPLAN_FORMAT_STATS_JSON	/* the same figures as JSON */
+	HLOPLAN_FORMAT_STATS_JSON,	/* the same figures as JSON */
+	HLOPLAN_FORMAT_CONSTANTS	/* the constants blob: binary, each
+					   plan's const_data from its
+					   const_base, zeros between; its size
+					   the sum of the const_bytes, each
+					   rounded up to 64 */
 };
 
 /* Writes all plans in a format.  name is the output's path, from which the
@@ -248,6 +279,10 @@ struct hloplan_output;
 
 struct hloplan_output *hloplan_output_open(const char *path);	/* NULL,
 								   errno */
+/* The same, its time (opening now, committing or aborting later) counted
+ * as r's "write" stage; r may be NULL. */
+struct hloplan_output *hloplan_output_open_timed(
+	const char *path, const struct hloplan_result *r);
 FILE *hloplan_output_stream(struct hloplan_output *o);
 /* Closes, compares and renames or discards, then frees o; 0, or -1 with
  * errno and nothing changed at path. */

@@ -18,6 +18,14 @@ diag_error(struct diags *ds, struct loc loc, const char *fmt, ...)
 	d = VEC_PUSH(ds->pool, ds->d, ds->n, ds->cap);
 	d->loc = loc;
 	d->msg = pool_strdup(ds->pool, buf);
+	d->notes = NULL;
+}
+
+void
+diag_notes(struct diags *ds, const char *text)
+{
+	if (ds->n > 0)
+		ds->d[ds->n - 1].notes = pool_strdup(ds->pool, text);
 }
 
 /* Where the last line looked up starts: diagnostics come mostly in the
@@ -107,5 +115,7 @@ diag_print(const struct diags *ds, FILE *out)
 		else
 			fprintf(out, "%s: error: %s\n", ds->file, d->msg);
 		print_caret(ds, &at, d->loc, out);
+		if (d->notes)
+			fputs(d->notes, out);
 	}
 }

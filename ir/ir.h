@@ -38,6 +38,9 @@ struct loc {
 struct diag {
 	struct loc loc;
 	char *msg;
+	char *notes;	/* lines shown after the source line and caret,
+			   each ending in '\n' (a report's details); or
+			   NULL */
 };
 
 struct diags {
@@ -50,7 +53,10 @@ struct diags {
 };
 
 void diag_error(struct diags *ds, struct loc loc, const char *fmt, ...);
-/* file:line:col: error: msg, then the source line and a caret. */
+/* Attaches text, lines each ending in '\n', to the last diagnostic. */
+void diag_notes(struct diags *ds, const char *text);
+/* file:line:col: error: msg, then the source line and a caret, then the
+ * notes. */
 void diag_print(const struct diags *ds, FILE *out);
 
 /* ---- element types and shapes ----------------------------------------- */
@@ -264,6 +270,9 @@ const struct attr *instr_attr(const struct instr *in, const char *key);
 const char *src_where(char *buf, size_t n, const char *file, int line,
 		      const char *op_name);
 int comp_lookup(const struct module *m, const char *name);	/* -1 if none */
+/* bytes as XLA's HumanReadableNumBytes writes them: "512B", "1.5KiB",
+ * "2.00MiB", "3.25GiB".  Writes at most n bytes to buf and returns it. */
+const char *human_bytes(char *buf, size_t n, int64_t bytes);
 
 /* Prints the module back as HLO text that parses to the same module. */
 void ir_print_module(FILE *out, const struct module *m);
@@ -272,5 +281,7 @@ void ir_print_module(FILE *out, const struct module *m);
 void ir_print_module_order(FILE *out, const struct module *m,
 			   const int *const *order);
 void ir_print_shape(FILE *out, const struct shape *s);
+/* A shape as HLO text for a message, cut to 120 bytes. */
+const char *shape_text(struct pool *pool, const struct shape *s);
 
 #endif

@@ -1,5 +1,9 @@
-/* Prints the IR back as HLO text: the --dump=ir view, and the round trip
- * the tests check (print, re-parse, print again: identical). */
+/* Prints the IR back as HLO text: the --dump=ir view, the round trip the
+ * tests check (print, re-parse, print again: identical), and shapes in
+ * messages. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/ir.h"
@@ -73,6 +77,26 @@ ir_print_shape(FILE *out, const struct shape *s)
 	print_layout(out, s);
 	if (s->is_buffer)
 		fputc(')', out);
+}
+
+const char *
+shape_text(struct pool *pool, const struct shape *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	const char *r;
+
+	if (!m)
+		return "?";
+	ir_print_shape(m, s);
+	fclose(m);
+	if (!buf)
+		return "?";
+	r = len > 120 ? pool_printf(pool, "%.117s...", buf) :
+			pool_strdup(pool, buf);
+	free(buf);
+	return r;
 }
 
 /* Attribute values are written as they were read, NUL bytes in strings

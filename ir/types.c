@@ -258,6 +258,25 @@ src_where(char *buf, size_t n, const char *file, int line,
 	return buf;
 }
 
+const char *
+human_bytes(char *buf, size_t n, int64_t bytes)
+{
+	static const char units[] = "KMGTPE";
+	uint64_t v = bytes < 0 ? -(uint64_t)bytes : (uint64_t)bytes;
+	int u = 0;
+
+	if (v < 1024) {
+		snprintf(buf, n, "%s%lluB", bytes < 0 ? "-" : "",
+			 (unsigned long long)v);
+		return buf;
+	}
+	for (; v >= (uint64_t)1 << 20; u++)
+		v /= 1024;
+	snprintf(buf, n, "%s%.*f%ciB", bytes < 0 ? "-" : "", u ? 2 : 1,
+		 (double)v / 1024.0, units[u]);
+	return buf;
+}
+
 int
 comp_lookup(const struct module *m, const char *name)
 {

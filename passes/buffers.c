@@ -5,8 +5,7 @@
 
 #include "passes/passes.h"
 
-/* "name" for node 0, else "name{i,j}" with the node's index path. */
-static const char *
+const char *
 value_name(struct prog *p, const struct value *v)
 {
 	const struct instr *in = &p->m->comps[v->comp].instrs[v->instr];

@@ -243,6 +243,9 @@ int same_layout(const struct shape *a, const struct shape *b);
 /* buffers.c: buffers from the sets of values that share, sized for the
  * target (sizing.c), in the plan. */
 void build_buffers(struct prog *p, struct plan *pl);
+/* A value's name: its instruction's for node 0, else "name{i,j}" with the
+ * node's shape index. */
+const char *value_name(struct prog *p, const struct value *v);
 int64_t target_bytes(const struct options *o, const struct shape *s);
 int64_t target_size(const struct options *o, const struct shape *s);
 /* s with the layout the target gives it spelled out: minor_to_major, and
@@ -250,6 +253,10 @@ int64_t target_size(const struct options *o, const struct shape *s);
  * left implicit; tuples, tokens and opaques as they are. */
 const struct shape *target_layout(struct pool *pool, const struct options *o,
 				  const struct shape *s);
+/* The TPU's tile for an array whose layout names none: its dimensions in
+ * tile[0..2), and how many (1 or 2). */
+int tpu_default_tile(const struct options *o, const struct shape *s,
+		     int64_t *tile);
 /* dbuf.c: streamed buffers get k slots, live over their loop. */
 void insert_double_buffers(struct prog *p, struct plan *pl);
 /* assign.c: offsets in one arena per memory space; list_arenas makes the

@@ -78,8 +78,9 @@ storage_bits(const struct shape *s)
  * these are the corpus's explicit tiles, README "Sizes"): rank >= 2, the
  * --tpu-tile (8,128); rank 0 and 1, 512 bytes of elements and at least
  * 128: T(128) for 32 bits, T(256) for 16, T(512) for 8, T(1024) for E(4). */
-static int
-default_tile(const struct options *o, const struct shape *s, int64_t *tile)
+int
+tpu_default_tile(const struct options *o, const struct shape *s,
+		 int64_t *tile)
 {
 	int64_t n = 4096 / storage_bits(s);
 
@@ -102,7 +103,7 @@ tpu_elements(const struct options *o, const struct shape *s)
 	if (s->ntile > 0)
 		e = tiled_elements(s, s->tiles[0].d, s->tiles[0].n);
 	else
-		e = tiled_elements(s, def, default_tile(o, s, def));
+		e = tiled_elements(s, def, tpu_default_tile(o, s, def));
 	if (e >= 0 && s->tail_pad > 1)
 		e = round_up(e, s->tail_pad);
 	return e;
@@ -182,7 +183,7 @@ target_layout(struct pool *pool, const struct options *o,
 	if (tpu) {
 		r->ntile = 1;
 		r->tiles = pool_alloc(pool, sizeof *r->tiles);
-		r->tiles[0].n = default_tile(o, s, tile);
+		r->tiles[0].n = tpu_default_tile(o, s, tile);
 		for (int i = 0; i < r->tiles[0].n; i++)
 			r->tiles[0].d[i] = tile[i];
 	}

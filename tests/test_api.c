@@ -179,6 +179,10 @@ test_capacity(void **state)
 	struct hloplan_capacity cap = {0, 512};
 	struct hloplan_options o = {0};
 	struct hloplan_result *r;
+	const struct hloplan_diag *d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
 
 	(void)state;
 	o.targets = HLOPLAN_TARGET_GPU;
@@ -188,7 +192,22 @@ test_capacity(void **state)
 	assert_int_equal(hloplan_status(r), HLOPLAN_ERR_INPUT);
 	assert_int_equal(hloplan_nplan(r), 0);
 	assert_true(hloplan_ndiag(r) >= 1);
-	assert_non_null(strstr(hloplan_get_diag(r, 0)->message, "512"));
+	d = hloplan_get_diag(r, 0);
+	assert_non_null(strstr(d->message, "512"));
+	/* The notes list the buffers live at the peak, largest first, as
+	 * XLA's out-of-memory report does; the text shows them last. */
+	assert_non_null(d->notes);
+	assert_non_null(strstr(d->notes, "'c', a temporary: 256 bytes\n"
+				       "        shape: f32[64]{0}\n"));
+	assert_non_null(strstr(d->notes, "instruction: 'c' (add) in "
+				       "computation 'add'\n"));
+	f = open_memstream(&text, &len);
+	assert_int_equal(hloplan_write_diags(r, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "^\n  the peak is at step "));
+	assert_int_equal(strcmp(text + strlen(text) - strlen(d->notes),
+				d->notes), 0);
+	free(text);
 	hloplan_free(r);
 }
 
@@ -198,7 +217,7 @@ test_bad_options(void **state)
 {
 	static const char *const why[] = {
 		"align", "slots", "tpu_tile", "prefix", "capacities", "dump",
-		"schedule", "targets", "double_buffer",
+		"schedule", "targets", "double_buffer", "constants",
 	};
 	struct hloplan_capacity caps[17] = {{0, 0}};
 	const char *null_name = NULL;
@@ -220,6 +239,7 @@ test_bad_options(void **state)
 		o.targets = k == 7 ? 4 : 0;
 		o.double_buffer = &null_name;
 		o.ndouble_buffer = k == 8;
+		o.constants = k == 9 ? "out/" : NULL;
 		r = plan(&o);
 		assert_int_equal(hloplan_status(r), HLOPLAN_ERR_OPTIONS);
 		assert_int_equal(hloplan_ndiag(r), 1);
@@ -267,34 +287,142 @@ test_double_buffer(void **state)
 	assert_int_equal(max_slots(0, 1), 1);
 }
 
+static char *path(const char *name);
+
+static double
+dist(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+/* The index of the stage named name. */
+static int
+stage(const char *name)
+{
+	for (int k = 0; k < hloplan_nstage(); k++)
+		if (!strcmp(hloplan_stage_name(k), name))
+			return k;
+	fail_msg("no stage '%s'", name);
+	return -1;
+}
+
 static void
 test_stages(void **state)
 {
 	struct hloplan_result *r = plan(NULL);
+	int n = hloplan_nstage();
+	double sum = 0, total;
 
 	(void)state;
-	assert_true(hloplan_nstage() > 2);
-	assert_string_equal(hloplan_stage_name(0), "parse");
-	assert_null(hloplan_stage_name(hloplan_nstage()));
-	for (int k = 0; k < hloplan_nstage(); k++)
+	assert_true(n > 2);
+	assert_string_equal(hloplan_stage_name(0), "read");
+	assert_string_equal(hloplan_stage_name(1), "parse");
+	assert_string_equal(hloplan_stage_name(n - 1), "other");
+	assert_null(hloplan_stage_name(n));
+	assert_null(hloplan_stage_name(-1));
+	for (int k = 0; k < n; k++) {
 		assert_true(hloplan_stage_ms(r, k) >= 0);
+		sum += hloplan_stage_ms(r, k);
+	}
+	/* "other" grows with the time between the calls: no less than the
+	 * total before them, no more than the one after. */
+	total = hloplan_total_ms(r);
+	assert_true(sum <= total);
+	assert_true(sum > 0);
 	assert_non_null(hloplan_version());
 	hloplan_free(r);
 }
 
+/* Each "NAME": V in the stats JSON's time_ms, summed; *total its total. */
+static double
+json_times(const char *json, double *total)
+{
+	const char *s = strstr(json, "\"time_ms\": {");
+	double sum = 0, v;
+	char name[64];
+	int used, n = 0;
+
+	assert_non_null(s);
+	s += strlen("\"time_ms\": {");
+	while (sscanf(s, " \"%63[^\"]\": %lf%n", name, &v, &used) == 2) {
+		assert_true(v >= 0);
+		if (!strcmp(name, "total"))
+			*total = v;
+		else
+			sum += v, n++;
+		s += used;
+		if (*s == ',')
+			s++;
+	}
+	assert_int_equal(n, hloplan_nstage());
+	assert_int_equal(*s, '}');
+	return sum;
+}
+
+/* The stages add up to the total (the run from the plan to the
+ * statistics) within the rounding of what is printed; no timing is
+ * asserted. */
+static void
+test_stages_sum(void **state)
+{
+	struct hloplan_result *r =
+		hloplan_plan_file(HLOPLAN_SAMPLES "/mlp.hlo", NULL);
+	char *h, *json, *text, *t;
+	double sum = 0, total = -1, v;
+	int n = 0, used;
+
+	(void)state;
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	h = written(r, HLOPLAN_FORMAT_HEADER, "plan.h");
+	assert_int_equal(hloplan_write_file(r, HLOPLAN_FORMAT_JSON,
+					    path("plan.json")), 0);
+	assert_true(hloplan_stage_ms(r, stage("codegen")) > 0);
+	json = written(r, HLOPLAN_FORMAT_STATS_JSON, NULL);
+	assert_non_null(strstr(json, "\"version\": 2"));
+	sum = json_times(json, &total);
+	assert_true(total > 0);
+	assert_true(dist(sum - total) <= 0.0005 * (hloplan_nstage() + 1));
+	/* The text: "hloplan: time read 0.01 ms, ..., other 0.02 ms; total
+	 * 0.50 ms". */
+	text = written(r, HLOPLAN_FORMAT_STATS, NULL);
+	t = strstr(text, "hloplan: time ");
+	assert_non_null(t);
+	t += strlen("hloplan: time ");
+	sum = 0;
+	for (; sscanf(t, "%*s %lf ms%n", &v, &used) == 1; n++) {
+		assert_true(v >= 0);
+		t += used;
+		if (!strncmp(t, "; total ", 8)) {
+			assert_int_equal(sscanf(t + 8, "%lf", &total), 1);
+			break;
+		}
+		sum += v;
+		assert_int_equal(*t++, ',');
+	}
+	assert_int_equal(n + 1, hloplan_nstage());
+	assert_true(dist(sum + v - total) <= 0.005 * (hloplan_nstage() + 1));
+	unlink(path("plan.json"));
+	free(h);
+	free(json);
+	free(text);
+	hloplan_free(r);
+}
+
 /* The outputs are the codegen stage: 0 until one is written, then the
- * time it took; the statistics themselves are not counted. */
+ * time it took; the statistics themselves are not counted.  Files written
+ * through the library are its write stage. */
 static void
 test_codegen_timed(void **state)
 {
 	struct hloplan_result *r = plan(NULL);
-	int cg = hloplan_nstage() - 1;
+	int cg = stage("codegen"), wr = stage("write");
+	struct hloplan_output *o;
 	char *h;
 	double t;
 
 	(void)state;
-	assert_string_equal(hloplan_stage_name(cg), "codegen");
 	assert_true(hloplan_stage_ms(r, cg) == 0);
+	assert_true(hloplan_stage_ms(r, wr) == 0);
 	free(written(r, HLOPLAN_FORMAT_STATS, NULL));
 	assert_true(hloplan_stage_ms(r, cg) == 0);
 	h = written(r, HLOPLAN_FORMAT_HEADER, NULL);
@@ -302,6 +430,15 @@ test_codegen_timed(void **state)
 	assert_true(t > 0);
 	free(written(r, HLOPLAN_FORMAT_JSON, NULL));
 	assert_true(hloplan_stage_ms(r, cg) > t);
+	assert_true(hloplan_stage_ms(r, wr) == 0);
+	o = hloplan_output_open_timed(path("plan.h"), r);
+	assert_non_null(o);
+	t = hloplan_stage_ms(r, wr);
+	assert_true(t > 0);
+	assert_int_equal(hloplan_write(r, HLOPLAN_FORMAT_HEADER,
+				       hloplan_output_stream(o), "plan.h"), 0);
+	assert_int_equal(hloplan_output_commit(o), 0);
+	assert_true(hloplan_stage_ms(r, wr) > t);
 	free(h);
 	hloplan_free(r);
 }
@@ -333,6 +470,7 @@ test_syntax_error(void **state)
 	assert_int_equal(d->line, 4);
 	assert_int_equal(d->col, 31);
 	assert_non_null(strstr(d->message, "nope"));
+	assert_null(d->notes);
 	assert_null(hloplan_get_diag(r, 1));
 	f = open_memstream(&text, &len);
 	assert_int_equal(hloplan_write_diags(r, f), 0);
@@ -571,11 +709,60 @@ test_stats(void **state)
 	assert_non_null(strstr(text, "HLOPLAN_GPU: module add, 4 buffers, "
 			       "4 steps"));
 	assert_non_null(strstr(text, "HLOPLAN_GPU:   arena S(0): "));
-	assert_non_null(strstr(text, "\nhloplan: time parse "));
+	assert_non_null(strstr(text, "\nhloplan: time read "));
 	assert_non_null(strstr(json, "\"schema\": \"hloplan.stats\""));
 	assert_non_null(strstr(json, "\"lower_bound\": 768"));
 	free(text);
 	free(json);
+	hloplan_free(r);
+}
+
+/* The constants blob of a module with a constant, whether or not the pass
+ * that fills the plans' constants has run (no bytes then): each plan's
+ * bytes at its base, zeros up to the next multiple of 64, the size the
+ * sum of those parts; the same bytes through a file. */
+static void
+test_constants(void **state)
+{
+	struct hloplan_options o = {0};
+	struct hloplan_result *r;
+	int64_t size = 0;
+	char *blob, got[1 << 16];
+	size_t len = 0, n;
+	FILE *f;
+
+	(void)state;
+	o.constants = path("c.bin");
+	r = hloplan_plan_file(HLOPLAN_SAMPLES "/mlp.hlo", &o);
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	f = open_memstream(&blob, &len);
+	assert_int_equal(hloplan_write(r, HLOPLAN_FORMAT_CONSTANTS, f, NULL),
+			 0);
+	assert_int_equal(fclose(f), 0);
+	for (int i = 0; i < hloplan_nplan(r); i++) {
+		const struct hloplan_plan *p = hloplan_get_plan(r, i);
+		int64_t part = (p->const_bytes + 63) / 64 * 64;
+
+		assert_int_equal(p->const_base, size);
+		assert_true(p->const_bytes == 0 || p->const_data != NULL);
+		if (p->const_bytes)
+			assert_memory_equal(blob + size, p->const_data,
+					    (size_t)p->const_bytes);
+		for (int64_t k = p->const_bytes; k < part; k++)
+			assert_int_equal(blob[size + k], 0);
+		size += part;
+	}
+	assert_int_equal(len, size);
+	assert_int_equal(hloplan_write_file(r, HLOPLAN_FORMAT_CONSTANTS,
+					    path("c.bin")), 0);
+	f = fopen(path("c.bin"), "rb");
+	assert_non_null(f);
+	n = fread(got, 1, sizeof got, f);
+	fclose(f);
+	assert_int_equal(n, len);
+	assert_true(len == 0 || !memcmp(got, blob, len));
+	unlink(path("c.bin"));
+	free(blob);
 	hloplan_free(r);
 }
 
@@ -792,6 +979,7 @@ main(void)
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_double_buffer),
 		cmocka_unit_test(test_stages),
+		cmocka_unit_test(test_stages_sum),
 		cmocka_unit_test(test_codegen_timed),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_missing_file),
@@ -801,6 +989,7 @@ main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_dump_ir),
 		cmocka_unit_test(test_depfile),
 		cmocka_unit_test(test_output_unchanged),

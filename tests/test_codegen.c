@@ -334,6 +334,68 @@ test_escape(void **state)
 	free(t);
 }
 
+/* ---- the constants blob ------------------------------------------------- */
+
+/* Two constants in the first plan (3 bytes at 0, 5 at 64), none in the
+ * second, one of 10 bytes in the third: parts of 128, 0 and 64 bytes, the
+ * bytes at each part's base plus their offsets, zeros elsewhere. */
+static void
+test_constants_blob(void **state)
+{
+	static unsigned char d0[69] = {1, 2, 3}, d2[10] = {
+		0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9};
+	struct plan_const c0[] = {{0, 0, 0, 3, 1}, {1, 1, 64, 5, 1}};
+	struct plan_const c2[] = {{0, 0, 0, 10, 1}};
+	struct plan p[3] = {{0}, {0}, {0}};
+	struct plan_set s = {p, NULL, 3, "m.hlo"};
+	unsigned char want[192] = {0};
+	char *blob = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&blob, &len);
+
+	(void)state;
+	memcpy(d0 + 64, "\x10\x11\x12\x13\x14", 5);
+	p[0].nconst = 2, p[0].consts = c0;
+	p[0].const_bytes = sizeof d0, p[0].const_data = d0;
+	p[2].nconst = 1, p[2].consts = c2;
+	p[2].const_bytes = sizeof d2, p[2].const_data = d2;
+	assert_int_equal(codegen_constants_base(&s, 0), 0);
+	assert_int_equal(codegen_constants_base(&s, 1), 128);
+	assert_int_equal(codegen_constants_base(&s, 2), 128);
+	assert_int_equal(codegen_constants_base(&s, 3), 192);
+	assert_non_null(f);
+	codegen_constants(f, &s);
+	assert_int_equal(ferror(f), 0);
+	assert_int_equal(fclose(f), 0);
+	memcpy(want, d0, sizeof d0);
+	memcpy(want + 128, d2, sizeof d2);
+	assert_int_equal(len, sizeof want);
+	assert_memory_equal(blob, want, sizeof want);
+	assert_memory_equal(blob + codegen_constants_base(&s, 0) +
+			    c0[1].offset, "\x10\x11\x12\x13\x14", 5);
+	assert_memory_equal(blob + codegen_constants_base(&s, 2) +
+			    c2[0].offset, d2, c2[0].bytes);
+	free(blob);
+}
+
+/* No constants: an empty blob. */
+static void
+test_constants_none(void **state)
+{
+	struct plan_set s = {&three, NULL, 1, "m.hlo"};
+	char *blob = NULL;
+	size_t len = 1;
+	FILE *f = open_memstream(&blob, &len);
+
+	(void)state;
+	assert_non_null(f);
+	codegen_constants(f, &s);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(len, 0);
+	assert_int_equal(codegen_constants_base(&s, 1), 0);
+	free(blob);
+}
+
 /* ---- output as a whole -------------------------------------------------- */
 
 static void
@@ -478,6 +540,8 @@ main(void)
 		cmocka_unit_test(test_collisions),
 		cmocka_unit_test(test_collisions_across_plans),
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_constants_blob),
+		cmocka_unit_test(test_constants_none),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_no_path),
 		cmocka_unit_test(test_two_plans),

@@ -37,12 +37,16 @@ mtime() {
 rm -rf "$dir" && mkdir -p "$dir/sub" && cd "$dir" || exit 1
 cp "$samples/mlp.hlo" m.hlo || exit 1
 
-# Every output at once.
+# Every output at once.  The constants blob is each plan's constants'
+# bytes from a multiple of 64 (test_api checks them against the plans; it
+# is empty while no pass fills them in).
 run 0 m.hlo -o plan.h --json plan.json --csv plan.csv --svg plan.svg \
-	--stats-json stats.json
+	--stats-json stats.json --constants plan.bin
 for f in plan.h plan.json plan.csv plan.svg stats.json; do
 	[ -s "$f" ] || fail "$f is missing or empty"
 done
+[ -f plan.bin ] || fail "plan.bin is missing"
+[ $(($(wc -c < plan.bin) % 64)) = 0 ] || fail "plan.bin: not 64-byte parts"
 [ ! -s stdout.$n ] || fail "something went to stdout"
 head -1 plan.csv | cmp -s - <<'END' || fail "CSV header: $(head -1 plan.csv)"
 buffer_id,buffer_name,offset,size,definition_time,end_time,unpadded_size,memory_space,slots,stride,class,module,target
@@ -74,6 +78,8 @@ run 0 m.hlo -o plan.h -MD -MQ 'x y$'
 same plan.d 'x\ y$$: m.hlo'
 run 0 m.hlo --json j.json -MD
 same j.d "j.json: m.hlo"
+run 0 m.hlo --constants k.bin -MD
+same k.d "k.bin: m.hlo"
 run 0 m.hlo -MF t.d -MT t
 same t.d "t: m.hlo"
 run 0 - -o s.h -MD < m.hlo
@@ -82,12 +88,14 @@ run 2 m.hlo -MD
 run 2 m.hlo -MF x.d
 run 2 m.hlo -o plan.h -MT
 run 2 m.hlo --dump=ir --json x.json
+run 2 m.hlo --dump=ir --constants x.bin
+run 2 m.hlo -o plan.h --constants -
 
 # Unchanged outputs keep their mtime; changed ones are replaced.
-run 0 m.hlo -o plan.h --json plan.json -MD
-touch -d @1000000000 plan.h plan.json plan.d
-run 0 m.hlo -o plan.h --json plan.json -MD
-for f in plan.h plan.json plan.d; do
+run 0 m.hlo -o plan.h --json plan.json --constants plan.bin -MD
+touch -d @1000000000 plan.h plan.json plan.bin plan.d
+run 0 m.hlo -o plan.h --json plan.json --constants plan.bin -MD
+for f in plan.h plan.json plan.bin plan.d; do
 	[ "$(mtime $f)" = 1000000000 ] || fail "unchanged $f was rewritten"
 done
 run 0 m.hlo -o plan.h --json plan.json -MD --target=gpu
@@ -109,12 +117,16 @@ grep -q '^#ifndef FIFO$' from_fifo || fail "nothing came through the FIFO"
 # A failed run changes nothing and leaves no temporary: bad input (1), an
 # output that cannot be written (2, and the others are not committed).
 cp plan.h before.h && cp plan.json before.json
+echo old > old.bin && cp old.bin before.bin
 printf 'HloModule bad\nENTRY e {\n  ROOT x = f32[] bogus()\n}\n' > bad.hlo
-run 1 bad.hlo -o plan.h --json plan.json -MD
+run 1 bad.hlo -o plan.h --json plan.json -MD --constants old.bin
 run 2 m.hlo -o plan.h --json plan.json --svg no/such/dir.svg
 run 2 m.hlo --target=tpu -o plan.h --json no/such/dir.json
+run 2 m.hlo -o plan.h --constants old.bin --csv no/such/dir.csv
+run 2 m.hlo -o plan.h --constants no/such/dir.bin
 cmp -s plan.h before.h || fail "a failed run changed plan.h"
 cmp -s plan.json before.json || fail "a failed run changed plan.json"
+cmp -s old.bin before.bin || fail "a failed run changed old.bin"
 ls ./*.tmp* sub/*.tmp* 2>/dev/null && fail "temporaries left behind"
 
 # SIGTERM while an output's temporary exists (the dump is opened before

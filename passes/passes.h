@@ -245,6 +245,13 @@ int same_layout(const struct shape *a, const struct shape *b);
 void build_buffers(struct prog *p, struct plan *pl);
 int64_t target_bytes(const struct options *o, const struct shape *s);
 int64_t target_size(const struct options *o, const struct shape *s);
+/* The TPU's tile for an array whose layout names none: its dimensions in
+ * tile[] (at most 2), most minor last; returns how many. */
+int default_tile(const struct options *o, const struct shape *s,
+		 int64_t *tile);
+/* constants.c: each array a constant defines, its literal's bytes laid out
+ * as its buffer is (plan.consts, const_data). */
+void list_constants(struct prog *p, struct plan *pl);
 /* dbuf.c: streamed buffers get k slots, live over their loop. */
 void insert_double_buffers(struct prog *p, struct plan *pl);
 /* assign.c: offsets in one arena per memory space; list_arenas makes the

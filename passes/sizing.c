@@ -78,7 +78,7 @@ storage_bits(const struct shape *s)
  * these are the corpus's explicit tiles, README "Sizes"): rank >= 2, the
  * --tpu-tile (8,128); rank 0 and 1, 512 bytes of elements and at least
  * 128: T(128) for 32 bits, T(256) for 16, T(512) for 8, T(1024) for E(4). */
-static int
+int
 default_tile(const struct options *o, const struct shape *s, int64_t *tile)
 {
 	int64_t n = 4096 / storage_bits(s);

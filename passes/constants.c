@@ -760,11 +760,12 @@ encode_constant(const struct options *o, const struct instr *in, int node,
 	struct lit l = {in->literal, in->literal + in->literal_len};
 	struct fill F = {&L, out, s->type};
 
-	if (!in->literal || bytes <= 0 || !find_node(&in->shape, &l, node) ||
-	    !set_layout(o, s, &L))
+	if (!in->literal || target_bytes(o, s) > bytes ||
+	    !find_node(&in->shape, &l, node) || !set_layout(o, s, &L))
 		return 0;
 	if (parse_dense(&F, &l) != LIT_OK) {
-		memset(out, 0, (size_t)bytes);
+		if (bytes > 0)
+			memset(out, 0, (size_t)bytes);
 		return 0;
 	}
 	put_sizes(o, s, out);

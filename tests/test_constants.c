@@ -359,6 +359,23 @@ test_elided(void **state)
 	assert_int_equal(F.plan.const_bytes, 64 + 16);
 }
 
+/* No elements: nothing to write (the TPU pads a dimension of 0 to 0). */
+static void
+test_empty(void **state)
+{
+	(void)state;
+	plan_for(MODULE(
+		"  a = bf16[0] constant({})\n"
+		"  b = s32[2,0] constant({ {}, {} })\n"
+		"  ROOT t = (bf16[0], s32[2,0]) tuple(a, b)\n"), TARGET_GPU);
+	assert_int_equal(cst("a")->known, 1);
+	assert_int_equal(cst("a")->bytes, 0);
+	assert_int_equal(cst("b")->known, 1);
+	plan_for(MODULE("  ROOT a = bf16[0] constant({})\n"), TARGET_TPU);
+	assert_int_equal(cst("a")->known, 1);
+	assert_int_equal(cst("a")->bytes, 0);
+}
+
 /* Too few or too many elements for the shape: not understood, no bytes. */
 static void
 test_wrong_count(void **state)
@@ -460,6 +477,7 @@ main(void)
 		cmocka_unit_test_teardown(test_tpu_two_tiles, teardown),
 		cmocka_unit_test_teardown(test_tuple, teardown),
 		cmocka_unit_test_teardown(test_elided, teardown),
+		cmocka_unit_test_teardown(test_empty, teardown),
 		cmocka_unit_test_teardown(test_wrong_count, teardown),
 		cmocka_unit_test_teardown(test_while_body, teardown),
 		cmocka_unit_test_teardown(test_s4, teardown),

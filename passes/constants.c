@@ -26,7 +26,7 @@ struct layout {
 	int ntile;
 	int tn[MAXTILE];
 	const int64_t *tile[MAXTILE];
-	int64_t def[2];		/* the TPU's default tile */
+	int64_t def[2], def2[2];	/* the TPU's default tiles */
 	int n;			/* rank once tiled */
 	int64_t dims[MAXD];	/* once tiled */
 	int bits;
@@ -502,9 +502,29 @@ element_at(const struct layout *L, const int64_t *logical)
 	return at;
 }
 
+/* The second tile the TPU gives an array of rank >= 2 narrower than 32
+ * bits: (32 / bits, 1), as the corpus's layouts show (bf16 T(8,128)(2,1),
+ * s8 and pred (4,1), s4 E(4) (8,1)).  0 for 1- and 2-bit elements and for
+ * 64 bits and more, whose in-tile order we have never seen. */
+static int
+narrow_tile(struct layout *L)
+{
+	if (L->bits == 32)
+		return 1;
+	if (L->bits != 16 && L->bits != 8 && L->bits != 4)
+		return 0;
+	L->def2[0] = 32 / L->bits;
+	L->def2[1] = 1;
+	L->tile[1] = L->def2;
+	L->tn[1] = 2;
+	L->ntile = 2;
+	return 1;
+}
+
 /* The tiles an array is stored in: none on the GPU (tiles and L(n) play no
- * part there); on the TPU the layout's, else sizing.c's default.  0 for a
- * tile we do not follow (a '*' combining dimensions). */
+ * part there); on the TPU the layout's, else sizing.c's default (which
+ * pads), below it narrow_tile's.  0 for a tile we do not follow (a '*'
+ * combining dimensions). */
 static int
 set_tiles(const struct options *o, const struct shape *s, struct layout *L)
 {
@@ -517,7 +537,7 @@ set_tiles(const struct options *o, const struct shape *s, struct layout *L)
 		L->tn[0] = default_tile(o, s, L->def);
 		L->tile[0] = L->def;
 		L->ntile = 1;
-		return 1;
+		return s->rank < 2 || narrow_tile(L);
 	}
 	if (s->ntile > MAXTILE)
 		return 0;

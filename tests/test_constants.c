@@ -322,6 +322,28 @@ test_tpu_two_tiles(void **state)
 	EXPECT("b", 0x80, 0x3f);
 }
 
+/* Without tiles, a bf16 array of rank 2 takes the TPU's (8,128)(2,1) as
+ * the corpus shows them, not (8,128) alone; 64-bit ones, whose in-tile
+ * order we have not seen, are given up. */
+static void
+test_tpu_default_narrow(void **state)
+{
+	const unsigned char *d;
+
+	(void)state;
+	plan_for(MODULE(
+		"  a = bf16[4,2] constant({ {1, 2}, {3, 4}, {5, 6}, {7, 8} })\n"
+		"  b = s64[2,2] constant({ {1, 2}, {3, 4} })\n"
+		"  ROOT t = (bf16[4,2], s64[2,2]) tuple(a, b)\n"), TARGET_TPU);
+	assert_int_equal(cst("a")->known, 1);
+	d = F.plan.const_data + cst("a")->offset;
+	assert_int_equal(d[2 * 1 + 1], 0x40);	/* (1, 0) = 3 at 1 */
+	assert_int_equal(d[2 * 1], 0x40);
+	assert_int_equal(d[2 * 256 + 1], 0x40);	/* (2, 0) = 5 at 256 */
+	assert_int_equal(d[2 * 256], 0xa0);
+	assert_int_equal(cst("b")->known, 0);
+}
+
 /* A tuple constant: one per leaf, each laid out on its own. */
 static void
 test_tuple(void **state)
@@ -475,6 +497,7 @@ main(void)
 		cmocka_unit_test_teardown(test_layout, teardown),
 		cmocka_unit_test_teardown(test_tpu_default_tile, teardown),
 		cmocka_unit_test_teardown(test_tpu_two_tiles, teardown),
+		cmocka_unit_test_teardown(test_tpu_default_narrow, teardown),
 		cmocka_unit_test_teardown(test_tuple, teardown),
 		cmocka_unit_test_teardown(test_elided, teardown),
 		cmocka_unit_test_teardown(test_empty, teardown),

@@ -11,7 +11,9 @@
 
 #include "passes/passes.h"
 
-/* Dimensions of an array tiled: its rank plus every tile's. */
+/* Dimensions of an array once tiled (its rank plus, per tile, at most
+ * twice the tile's), and tiles per layout, that we follow; past them a
+ * constant is given up. */
 enum { MAXD = 128, MAXTILE = 16 };
 
 enum { LIT_OK, LIT_ELIDED, LIT_BAD };
@@ -27,8 +29,6 @@ struct layout {
 	int tn[MAXTILE];
 	const int64_t *tile[MAXTILE];
 	int64_t def[2], def2[2];	/* the TPU's default tiles */
-	int n;			/* rank once tiled */
-	int64_t dims[MAXD];	/* once tiled */
 	int bits;
 	int64_t data_at;
 };
@@ -559,7 +559,8 @@ set_tiles(const struct options *o, const struct shape *s, struct layout *L)
 static int64_t
 meta_bytes(const struct options *o, const struct shape *s, int *prefix)
 {
-	*prefix = o->target == TARGET_TPU && s->meta_bytes > 0;
+	*prefix = o->target == TARGET_TPU && s->meta_bytes > 0 &&
+		  shape_is_dynamic(s);
 	if (!shape_is_dynamic(s))
 		return 0;
 	return *prefix ? s->meta_bytes : 4 * (int64_t)s->rank;
@@ -589,7 +590,8 @@ stored_elements(const struct options *o, const struct layout *L)
 }
 
 /* 0 when the array's layout is beyond us: a '*' tile, a rank past MAXD,
- * an element wider than E(n), tiles that pad past sizing.c's bytes. */
+ * an element wider than E(n) or E(n) wider than its whole bytes, tiles
+ * that pad past sizing.c's bytes. */
 static int
 set_layout(const struct options *o, const struct shape *s, struct layout *L)
 {
@@ -601,12 +603,12 @@ set_layout(const struct options *o, const struct shape *s, struct layout *L)
 	L->rank = s->rank;
 	L->bits = s->elem_bits ? s->elem_bits : (dtype_bits(s->type) + 7) / 8 * 8;
 	if (s->rank > MAXD / 2 || dtype_bits(s->type) > L->bits ||
-	    (L->bits < 8 && 8 % L->bits) || (L->bits >= 8 && L->bits % 8) ||
-	    !set_tiles(o, s, L))
+	    L->bits > (dtype_bits(s->type) + 7) / 8 * 8 ||
+	    (L->bits < 8 && 8 % L->bits) || !set_tiles(o, s, L))
 		return 0;
 	for (int k = 0; k < s->rank; k++)
 		L->phys[k] = s->has_layout ? s->m2m[s->rank - 1 - k] : k;
-	if (prefix && meta < 4 * (int64_t)s->rank && shape_is_dynamic(s))
+	if (prefix && meta < 4 * (int64_t)s->rank)
 		return 0;	/* no room for the sizes */
 	L->data_at = prefix ? meta : 0;
 	e = stored_elements(o, L);

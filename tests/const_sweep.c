@@ -1,7 +1,9 @@
 /* The constants sweep: every constant of every module of the corpus (hlo/
  * and xla-tests/), planned for the GPU and the TPU, must encode without a
  * crash, inside const_data; prints how many are known, elided ({...}) and
- * given up.  Exits 77 (skipped) without the corpus.
+ * given up.  Each known GPU array in row-major order, unpacked, must hold
+ * the bytes the oracle's own literal reader (tests/oracle/literal.c) gives.
+ * Exits 77 (skipped) without the corpus, 1 on a difference.
  *   const_sweep CORPUS_DIR [-v]	(-v: each constant given up) */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -11,9 +13,11 @@
 
 #include "driver.h"
 #include "frontend/frontend.h"
+#include "tests/oracle/exec.h"
 
 struct tally {
 	long modules, refused, known, elided, given_up;
+	long compared, differ, zero_sign;
 };
 
 static int verbose;
@@ -80,6 +84,75 @@ elided(const struct instr *in)
 	return 0;
 }
 
+/* Is the array laid out as the oracle lays its arrays out: row-major, a
+ * byte or more per element, static? */
+static int
+plain(const struct shape *s)
+{
+	if (s->elem_bits || shape_is_dynamic(s))
+		return 0;
+	for (int k = 0; s->has_layout && k < s->rank; k++)
+		if (s->m2m[k] != s->rank - 1 - k)
+			return 0;
+	return 1;
+}
+
+/* Do a and b differ only in zeros' signs (elements of `size` bytes)?  XLA
+ * lexes "-0" as the integer 0, so a float "-0" is +0.0 (ParseDouble); the
+ * oracle's strtod reads -0.0. */
+static int
+zero_sign_only(const unsigned char *a, const unsigned char *b, int64_t n,
+	       int size)
+{
+	static const unsigned char zero[16];
+
+	for (int64_t i = 0; i + size <= n; i += size) {
+		if (!memcmp(a + i, b + i, (size_t)size))
+			continue;
+		if (memcmp(a + i, zero, (size_t)size - 1) ||
+		    memcmp(b + i, zero, (size_t)size - 1) ||
+		    (a[i + size - 1] | b[i + size - 1]) != 0x80)
+			return 0;
+	}
+	return 1;
+}
+
+/* Compares a known GPU constant with the oracle's reading of its literal
+ * (when the oracle reads it: it does not take every literal). */
+static void
+compare(const char *path, const struct plan *pl, const struct plan_const *c,
+	const struct instr *in, struct tally *t)
+{
+	const struct plan_pos *q = &pl->pos[c->pos];
+	int n = shape_nodes(&in->shape);
+	unsigned char **out = calloc((size_t)n, sizeof *out);
+	int64_t bytes = shape_bytes(q->shape);
+	char why[256];
+
+	for (int k = 0; k < n; k++)
+		out[k] = calloc(1, (size_t)node_bytes(node_shape(&in->shape,
+								 k)) + 16);
+	if (literal_write(in, out, why, sizeof why) == 0) {
+		const unsigned char *mine = pl->const_data + c->offset;
+
+		t->compared++;
+		if (num_kind(q->shape->type) == NK_F &&
+		    zero_sign_only(out[q->node], mine, bytes,
+				   num_size(q->shape->type)) &&
+		    memcmp(out[q->node], mine, (size_t)bytes)) {
+			t->zero_sign++;
+		} else if (memcmp(out[q->node], mine, (size_t)bytes)) {
+			t->differ++;
+			printf("  differs: %s %s: %.*s\n", path, q->name,
+			       in->literal_len < 80 ? in->literal_len : 80,
+			       in->literal);
+		}
+	}
+	for (int k = 0; k < n; k++)
+		free(out[k]);
+	free(out);
+}
+
 /* Counts one plan's constants; aborts when one lies outside const_data
  * or is not sized as its position's shape. */
 static void
@@ -96,8 +169,11 @@ count(const char *path, const struct plan *pl, const struct options *o,
 			fprintf(stderr, "%s: %s: bad place\n", path, q->name);
 			abort();
 		}
-		if (c->known)
+		if (c->known) {
 			t->known++;
+			if (o->target == TARGET_GPU && plain(q->shape))
+				compare(path, pl, c, in, t);
+		}
 		else if (elided(in))
 			t->elided++;
 		else {
@@ -182,6 +258,7 @@ main(int argc, char **argv)
 	static const char *names[] = {"gpu", "tpu"};
 	char probe[4096];
 	int n;
+	long bad = 0;
 	char **files;
 
 	if (argc < 2) {
@@ -202,8 +279,14 @@ main(int argc, char **argv)
 
 		sweep(argv[1], tg == 0 ? TARGET_GPU : TARGET_TPU, &t);
 		printf("%s: %ld modules (%ld not planned): constants %ld "
-		       "known, %ld elided, %ld given up\n", names[tg],
+		       "known, %ld elided, %ld given up", names[tg],
 		       t.modules, t.refused, t.known, t.elided, t.given_up);
+		if (tg == 0)
+			printf("; %ld compared with the oracle's reading, %ld "
+			       "differ, %ld only in a zero's sign (\"-0\")",
+			       t.compared, t.differ, t.zero_sign);
+		printf("\n");
+		bad += t.differ;
 	}
-	return 0;
+	return bad ? 1 : 0;
 }

@@ -155,12 +155,15 @@ test_floats(void **state)
 		"  b = f64[] constant(-2.5)\n"
 		"  c = f32[] constant(1e-05)\n"
 		"  d = f32[] constant(0.1)\n"
-		"  ROOT t = (f32[2], f64[], f32[], f32[]) tuple(a, b, c, d)\n"),
-		 TARGET_GPU);
+		"  e = f32[2] constant({-0, -0.0})\n"
+		"  ROOT t = (f32[2], f64[], f32[], f32[], f32[2]) tuple(a, b, c, d,"
+		" e)\n"), TARGET_GPU);
 	EXPECT("a", 0, 0, 0xc0, 0x3f, 0, 0, 0, 0xc0);
 	EXPECT("b", 0, 0, 0, 0, 0, 0, 0x04, 0xc0);
 	EXPECT("c", 0xac, 0xc5, 0x27, 0x37);	/* 0x3727c5ac */
 	EXPECT("d", 0xcd, 0xcc, 0xcc, 0x3d);	/* 0x3dcccccd */
+	/* XLA lexes -0 as the integer 0: +0.0; -0.0 is a decimal. */
+	EXPECT("e", 0, 0, 0, 0, 0, 0, 0, 0x80);
 }
 
 /* Values between two representable ones round to nearest, ties to even:

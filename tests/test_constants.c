@@ -1,6 +1,7 @@
 /* Constants' bytes (passes/constants.c): small modules planned through the
  * library, each constant's bytes checked exactly as its buffer lays them
  * out: every dtype family, layouts, TPU tiles, tuples, elided literals. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,8 @@
 
 #include "driver.h"
 #include "frontend/frontend.h"
+#include "tests/oracle/num.h"
+#include "tests/splitmix.h"
 
 struct fixture {
 	struct pool *pool;
@@ -475,6 +478,94 @@ test_dynamic(void **state)
 	assert_int_equal(cst("a")->bytes, 8 + 128 * 4);
 }
 
+/* Plans `ROOT a = TYPE[n] constant({v...})` (each %.17g, exact) on the GPU
+ * and checks its bytes against want[], one element of `size` bytes each. */
+static void
+expect_values(int dt, const double *v, int n, const unsigned char *want,
+	      int size)
+{
+	static char text[1 << 16];
+	int k = snprintf(text, sizeof text, "HloModule m\nENTRY e {\n  ROOT a "
+			 "= %s[%d] constant({", dtype_name(dt), n);
+
+	for (int i = 0; i < n; i++)
+		k += snprintf(text + k, sizeof text - (size_t)k, "%s%.17g",
+			      i ? ", " : "", v[i]);
+	snprintf(text + k, sizeof text - (size_t)k, "})\n}\n");
+	plan_for(text, TARGET_GPU);
+	assert_int_equal(cst("a")->known, 1);
+	for (int i = 0; i < n * size; i++)
+		if (F.plan.const_data[cst("a")->offset + i] != want[i])
+			fail_msg("%s %.17g: byte %d is %#x, the oracle's %#x",
+				 dtype_name(dt), v[i / size], i % size,
+				 F.plan.const_data[cst("a")->offset + i],
+				 want[i]);
+}
+
+/* The f8 formats against the oracle's own encoder (tests/oracle/num_f8.c):
+ * every finite code, the midpoint of each two neighbours (a tie, to even)
+ * and their negatives (but those fnuz rounds to zero: it has no -0). */
+static void
+test_f8_against_oracle(void **state)
+{
+	static const int types[] = {DT_F8E5M2, DT_F8E4M3, DT_F8E3M4,
+		DT_F8E4M3FN, DT_F8E4M3B11FNUZ, DT_F8E5M2FNUZ, DT_F8E4M3FNUZ};
+	static double v[1024];
+	static unsigned char want[1024];
+
+	(void)state;
+	for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+		int dt = types[t], n = 0;
+
+		for (unsigned x = 0; x < 0x80; x++) {
+			double d = num_f8_decode(dt, x), e =
+				num_f8_decode(dt, x + 1);
+
+			if (!isfinite(d))
+				continue;
+			v[n++] = d;
+			if (x + 1 < 0x80 && isfinite(e))
+				v[n++] = (d + e) / 2;
+		}
+		for (int i = 0, m = n; i < m; i++)
+			if (v[i] != 0 && num_f8_encode(dt, -v[i]) != 0)
+				v[n++] = -v[i];
+		for (int i = 0; i < n; i++)
+			want[i] = (unsigned char)num_f8_encode(dt, v[i]);
+		expect_values(dt, v, n, want, 1);
+	}
+}
+
+/* f16, bf16 (through f32, as Eigen converts a double) and f32 against the
+ * oracle's stores, on 500 random doubles of each's range, subnormals
+ * included. */
+static void
+test_floats_against_oracle(void **state)
+{
+	static const struct {
+		int dt, size, lo, hi;
+	} types[] = {{DT_F16, 2, -28, 15}, {DT_BF16, 2, -140, 127},
+		     {DT_F32, 4, -152, 127}};
+	static double v[500];
+	static unsigned char want[500 * 4];
+	uint64_t seed = 19;
+
+	(void)state;
+	for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+		int span = types[t].hi - types[t].lo;
+
+		for (int i = 0; i < 500; i++) {
+			uint64_t r = next_rand(&seed);
+			double m = 1 + (double)(r >> 12) / 4503599627370496.0;
+			int e = types[t].lo + (int)(r % (uint64_t)span);
+
+			v[i] = (r >> 11 & 1 ? -m : m) * pow(2, e);
+			num_put(types[t].dt, want, i, (union num){.f = v[i]});
+		}
+		expect_values(types[t].dt, v, 500, want, types[t].size);
+	}
+}
+
 static int
 teardown(void **state)
 {
@@ -508,6 +599,8 @@ main(void)
 		cmocka_unit_test_teardown(test_while_body, teardown),
 		cmocka_unit_test_teardown(test_s4, teardown),
 		cmocka_unit_test_teardown(test_dynamic, teardown),
+		cmocka_unit_test_teardown(test_f8_against_oracle, teardown),
+		cmocka_unit_test_teardown(test_floats_against_oracle, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,6 +91,14 @@ expect_data(const struct plan_const *c, const unsigned char *want, size_t n)
 		expect_data(c_, w_, sizeof w_);                               \
 	} while (0)
 
+#define EXPECT_NODE(name, node, ...)                                          \
+	do {                                                                  \
+		static const unsigned char w_[] = {__VA_ARGS__};              \
+		const struct plan_const *c_ = cst_node(name, node);           \
+		assert_int_equal(c_->known, 1);                               \
+		expect_data(c_, w_, sizeof w_);                               \
+	} while (0)
+
 #define MODULE(body) "HloModule m\nENTRY e {\n" body "}\n"
 
 static void
@@ -204,13 +212,15 @@ test_nan_inf(void **state)
 		"  b = bf16[2] constant({nan, -inf})\n"
 		"  c = f64[] constant(-nan)\n"
 		"  d = f16[] constant(inf)\n"
-		"  ROOT t = (f32[5], bf16[2], f64[], f16[]) tuple(a, b, c, d)\n"),
-		 TARGET_GPU);
+		"  e = bf16[1] constant({nan(0x80)})\n"
+		"  ROOT t = (f32[5], bf16[2], f64[], f16[], bf16[1]) tuple(a, b, c,"
+		" d, e)\n"), TARGET_GPU);
 	EXPECT("a", 0, 0, 0x80, 0x7f, 0, 0, 0x80, 0xff, 0, 0, 0xc0, 0x7f,
 	       0, 0, 0xc0, 0xff, 0x23, 0x01, 0x80, 0x7f);
 	EXPECT("b", 0xc0, 0x7f, 0x80, 0xff);
 	EXPECT("c", 0, 0, 0, 0, 0, 0, 0xf8, 0xff);
 	EXPECT("d", 0x00, 0x7c);
+	assert_int_equal(cst("e")->known, 0);	/* past bf16's 7 bits */
 }
 
 static void
@@ -242,15 +252,21 @@ test_small_floats(void **state)
 		"  d = f4e2m1fn[3] constant({1, -6, 0.25})\n"
 		"  e = f8e8m0fnu[2] constant({1, 0.25})\n"
 		"  f = f8e4m3fn[] constant(480)\n"
+		"  g = f6e2m3fn[3] constant({7.5, -1, 0.125})\n"
+		"  h = f6e3m2fn[2] constant({28, -0.0625})\n"
+		"  i = f8e8m0fnu[] constant(3)\n"
 		"  ROOT t = (f8e4m3fn[4], f8e5m2[3], f8e4m3fnuz[2], f4e2m1fn[3],"
-		" f8e8m0fnu[2], f8e4m3fn[]) tuple(a, b, c, d, e, f)\n"),
-		 TARGET_GPU);
+		" f8e8m0fnu[2], f8e4m3fn[], f6e2m3fn[3], f6e3m2fn[2], f8e8m0fnu[])"
+		" tuple(a, b, c, d, e, f, g, h, i)\n"), TARGET_GPU);
 	EXPECT("a", 0x38, 0x7e, 0xb0, 0x01);
 	EXPECT("b", 0x3c, 0x3c, 0xfc);	/* 1.125: a tie, to even 1.0 */
 	EXPECT("c", 0x40, 0x80);
 	EXPECT("d", 0x02, 0x0f, 0x00);	/* 0.25: a tie, to even 0 */
 	EXPECT("e", 0x7f, 0x7d);
 	assert_int_equal(cst("f")->known, 0);	/* past 448 */
+	EXPECT("g", 0x1f, 0x28, 0x01);	/* 0.125: the least subnormal */
+	EXPECT("h", 0x1f, 0x21);
+	assert_int_equal(cst("i")->known, 0);	/* not a power of two */
 }
 
 /* {0,1}: column-major, the physical order minor_to_major gives. */
@@ -369,6 +385,11 @@ test_tuple(void **state)
 	expect_data(b, (const unsigned char[]){3, 0, 0, 0}, 4);
 	expect_data(cst_node("t", 4), (const unsigned char[]){1}, 1);
 	assert_int_equal(F.plan.pos[a->pos].buf, a->buf);
+	/* One leaf elided, the other still known. */
+	plan_for(MODULE("  ROOT t = (f32[2], s32[]) constant(({...}, 3))\n"),
+		 TARGET_GPU);
+	assert_int_equal(cst_node("t", 1)->known, 0);
+	EXPECT_NODE("t", 2, 3, 0, 0, 0);
 }
 
 /* {...}: elided, no bytes, the room still given. */

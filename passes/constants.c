@@ -795,9 +795,10 @@ encode_constant(const struct options *o, const struct instr *in, int node,
 }
 
 /* One plan_const per array node a constant defines, in position order,
- * each at a multiple of 64 in const_data with target_size bytes. */
-void
-list_constants(struct prog *p, struct plan *pl)
+ * each at a multiple of 64 in const_data with target_size bytes (one
+ * value's, padding included; never slots * stride). */
+static void
+place_constants(struct prog *p, struct plan *pl)
 {
 	int64_t at = 0;
 	int n = 0;
@@ -821,14 +822,22 @@ list_constants(struct prog *p, struct plan *pl)
 		at += c->bytes;
 	}
 	pl->const_bytes = at;
-	pl->const_data = at ? pool_alloc(p->pool, (size_t)at) : NULL;
+}
+
+void
+list_constants(struct prog *p, struct plan *pl)
+{
+	place_constants(p, pl);
+	pl->const_data = pl->const_bytes ?
+			 pool_alloc(p->pool, (size_t)pl->const_bytes) : NULL;
 	for (int j = 0; j < pl->nconst; j++) {
 		struct plan_const *c = &pl->consts[j];
 		const struct plan_pos *q = &pl->pos[c->pos];
+		unsigned char *out = pl->const_data ?
+				     pl->const_data + c->offset : NULL;
 
 		c->known = encode_constant(
 			&p->opt, &p->m->comps[q->comp].instrs[q->instr],
-			q->node, q->shape, pl->const_data + c->offset,
-			c->bytes);
+			q->node, q->shape, out, c->bytes);
 	}
 }

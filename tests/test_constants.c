@@ -366,6 +366,35 @@ test_tpu_default_narrow(void **state)
 	assert_int_equal(cst("b")->known, 0);
 }
 
+/* TPU: minor_to_major first, then the tiles: {0,1} makes dimension 0 the
+ * minor one, so (r, c) is at c * 128 + r.  s4 T(8,128)(8,1)E(4), as the
+ * corpus has it: (r, c) at c * 8 + r, two elements a byte. */
+static void
+test_tpu_layout_and_packing(void **state)
+{
+	const unsigned char *d;
+
+	(void)state;
+	plan_for(MODULE(
+		"  a = s32[2,3]{0,1} constant({ {1, 2, 3}, {4, 5, 6} })\n"
+		"  b = s4[2,3]{1,0:T(8,128)(8,1)E(4)} constant({ {1, 2, 3},"
+		" {4, 5, 6} })\n"
+		"  ROOT t = (s32[2,3]{0,1}, s4[2,3]{1,0:T(8,128)(8,1)E(4)})"
+		" tuple(a, b)\n"), TARGET_TPU);
+	d = F.plan.const_data + cst("a")->offset;
+	for (int r = 0; r < 2; r++)
+		for (int c = 0; c < 3; c++)
+			assert_int_equal(d[4 * (c * 128 + r)], 1 + 3 * r + c);
+	assert_int_equal(cst("b")->bytes, 8 * 128 / 2);
+	d = F.plan.const_data + cst("b")->offset;
+	assert_int_equal(d[0], 0x41);
+	assert_int_equal(d[4], 0x52);
+	assert_int_equal(d[8], 0x63);
+	for (int k = 0; k < 8 * 128 / 2; k++)
+		if (k != 0 && k != 4 && k != 8 && d[k])
+			fail_msg("byte %d is %#x, expected 0", k, d[k]);
+}
+
 /* A tuple constant: one per leaf, each laid out on its own. */
 static void
 test_tuple(void **state)
@@ -613,6 +642,8 @@ main(void)
 		cmocka_unit_test_teardown(test_tpu_default_tile, teardown),
 		cmocka_unit_test_teardown(test_tpu_two_tiles, teardown),
 		cmocka_unit_test_teardown(test_tpu_default_narrow, teardown),
+		cmocka_unit_test_teardown(test_tpu_layout_and_packing,
+					  teardown),
 		cmocka_unit_test_teardown(test_tuple, teardown),
 		cmocka_unit_test_teardown(test_elided, teardown),
 		cmocka_unit_test_teardown(test_empty, teardown),

@@ -282,7 +282,7 @@ test_layout(void **state)
 }
 
 /* TPU: f32[2,3] without tiles takes the default (8,128): element (r, c)
- * at r * 128 + c of 8 * 128, the rest zero. */
+ * at r * 128 + c of 8 * 128, the padding zero. */
 static void
 test_tpu_default_tile(void **state)
 {
@@ -291,19 +291,21 @@ test_tpu_default_tile(void **state)
 
 	(void)state;
 	plan_for(MODULE(
-		"  ROOT a = s32[2,3] constant({ {1, 2, 3}, {4, 5, 6} })\n"),
+		"  ROOT a = f32[2,3] constant({ {1, 2, 3}, {4, 5, 6} })\n"),
 		 TARGET_TPU);
 	c = cst("a");
 	assert_int_equal(c->known, 1);
 	assert_int_equal(c->bytes, 8 * 128 * 4);
 	d = F.plan.const_data + c->offset;
-	for (int k = 0; k < 8 * 128 * 4; k++) {
-		int r = k / 4 / 128, col = k / 4 % 128, want = 0;
+	for (int k = 0; k < 8 * 128; k++) {
+		int r = k / 128, col = k % 128;
+		float want = r < 2 && col < 3 ? (float)(1 + 3 * r + col) : 0;
+		uint32_t bits;
 
-		if (k % 4 == 0 && r < 2 && col < 3)
-			want = 1 + 3 * r + col;
-		if (d[k] != want)
-			fail_msg("byte %d is %d, expected %d", k, d[k], want);
+		memcpy(&bits, &want, 4);
+		for (int j = 0; j < 4; j++)	/* little-endian */
+			if (d[4 * k + j] != (unsigned char)(bits >> (8 * j)))
+				fail_msg("element %d is not %g", k, want);
 	}
 }
 

@@ -84,6 +84,7 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	STAGE(st, ST_DBUF, insert_double_buffers(&p, pl));
 	if (ds->n > nerr)
 		return -1;
+	STAGE(st, ST_BUFFERS, list_constants(&p, pl));
 	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
 	dump(d, "plan", &p, pl);
 	STAGE(st, ST_PACKING, over = check_capacity(&p, pl));

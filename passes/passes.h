@@ -257,6 +257,9 @@ const struct shape *target_layout(struct pool *pool, const struct options *o,
  * tile[0..2), and how many (1 or 2). */
 int tpu_default_tile(const struct options *o, const struct shape *s,
 		     int64_t *tile);
+/* constants.c: each array a constant defines, its literal's bytes laid out
+ * as its buffer is (plan.consts, const_data). */
+void list_constants(struct prog *p, struct plan *pl);
 /* dbuf.c: streamed buffers get k slots, live over their loop. */
 void insert_double_buffers(struct prog *p, struct plan *pl);
 /* assign.c: offsets in one arena per memory space; list_arenas makes the

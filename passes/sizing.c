@@ -181,11 +181,21 @@ target_layout(struct pool *pool, const struct options *o,
 			r->m2m[i] = s->rank - 1 - i;
 	}
 	if (tpu) {
+		int bits = storage_bits(s);
+
 		r->ntile = 1;
-		r->tiles = pool_alloc(pool, sizeof *r->tiles);
+		r->tiles = pool_alloc(pool, 2 * sizeof *r->tiles);
 		r->tiles[0].n = tpu_default_tile(o, s, tile);
 		for (int i = 0; i < r->tiles[0].n; i++)
 			r->tiles[0].d[i] = tile[i];
+		/* Below it, rank >= 2 narrower than 32 bits: (32 / bits, 1),
+		 * as the corpus's layouts show and constants.c lays out. */
+		if (s->rank >= 2 && (bits == 16 || bits == 8 || bits == 4)) {
+			r->ntile = 2;
+			r->tiles[1].n = 2;
+			r->tiles[1].d[0] = 32 / bits;
+			r->tiles[1].d[1] = 1;
+		}
 	}
 	return r;
 }

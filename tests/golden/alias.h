@@ -57,8 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 5
 #define HLOPLAN_GPU_NUM_OUTPUTS 3
 #define HLOPLAN_GPU_INDEX_MAX 1
-#define HLOPLAN_GPU_NUM_CONSTANTS 0
-#define HLOPLAN_GPU_CONST_BYTES 0
+#define HLOPLAN_GPU_NUM_CONSTANTS 2
+#define HLOPLAN_GPU_CONST_BYTES 512
 #define HLOPLAN_GPU_ARENA_SIZE 3162112
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 3162112
@@ -290,13 +290,42 @@ struct HLOPLAN_GPU_constant {
 	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
 };
 
-static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	/* no constants: a placeholder */
-	{-1, "", "", 0, {0}, 0, 0, 0},
+	{5, "main", "lr", 0, {0}, 0, 256, 1},
+	{6, "main", "z", 0, {0}, 256, 256, 1},
+};
+
+static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	10,215,35,60,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0
 };
 
 /* The schedule the intervals count: list order. */
@@ -355,8 +384,8 @@ HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0);
 #define HLOPLAN_TPU_NUM_PARAMS 5
 #define HLOPLAN_TPU_NUM_OUTPUTS 3
 #define HLOPLAN_TPU_INDEX_MAX 1
-#define HLOPLAN_TPU_NUM_CONSTANTS 0
-#define HLOPLAN_TPU_CONST_BYTES 0
+#define HLOPLAN_TPU_NUM_CONSTANTS 2
+#define HLOPLAN_TPU_CONST_BYTES 1024
 #define HLOPLAN_TPU_ARENA_SIZE 3162112
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 3162112
@@ -486,9 +515,9 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1,
 	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[512,512]{1,0:T(8,128)}", 2, 1},
 	{"cache", HLOPLAN_TPU_CACHE_OFFSET, HLOPLAN_TPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1,
-	 "bf16", 2, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(8,128)", "bf16[8,1024]{1,0:T(8,128)}", 3, 2},
+	 "bf16", 2, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(8,128)(2,1)", "bf16[8,1024]{1,0:T(8,128)(2,1)}", 3, 2},
 	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1,
-	 "bf16", 2, HLOPLAN_TPU_dims + 6, HLOPLAN_TPU_minor_to_major + 6, "(8,128)", "bf16[1,1024]{1,0:T(8,128)}", 5, 1},
+	 "bf16", 2, HLOPLAN_TPU_dims + 6, HLOPLAN_TPU_minor_to_major + 6, "(8,128)(2,1)", "bf16[1,1024]{1,0:T(8,128)(2,1)}", 5, 1},
 	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1,
 	 "s32", 0, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(128)", "s32[]{:T(128)}", 6, 1},
 	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0,
@@ -546,8 +575,8 @@ static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAM
 	= {
 	{0, 0, {0}, HLOPLAN_TPU_PARAM_0_BUF, HLOPLAN_TPU_PARAM_0_OFFSET, HLOPLAN_TPU_PARAM_0_SIZE, "f32[512,512]{1,0:T(8,128)}"},
 	{1, 0, {0}, HLOPLAN_TPU_PARAM_1_BUF, HLOPLAN_TPU_PARAM_1_OFFSET, HLOPLAN_TPU_PARAM_1_SIZE, "f32[512,512]{1,0:T(8,128)}"},
-	{2, 0, {0}, HLOPLAN_TPU_PARAM_2_BUF, HLOPLAN_TPU_PARAM_2_OFFSET, HLOPLAN_TPU_PARAM_2_SIZE, "bf16[8,1024]{1,0:T(8,128)}"},
-	{3, 0, {0}, HLOPLAN_TPU_PARAM_3_BUF, HLOPLAN_TPU_PARAM_3_OFFSET, HLOPLAN_TPU_PARAM_3_SIZE, "bf16[1,1024]{1,0:T(8,128)}"},
+	{2, 0, {0}, HLOPLAN_TPU_PARAM_2_BUF, HLOPLAN_TPU_PARAM_2_OFFSET, HLOPLAN_TPU_PARAM_2_SIZE, "bf16[8,1024]{1,0:T(8,128)(2,1)}"},
+	{3, 0, {0}, HLOPLAN_TPU_PARAM_3_BUF, HLOPLAN_TPU_PARAM_3_OFFSET, HLOPLAN_TPU_PARAM_3_SIZE, "bf16[1,1024]{1,0:T(8,128)(2,1)}"},
 	{4, 0, {0}, HLOPLAN_TPU_PARAM_4_BUF, HLOPLAN_TPU_PARAM_4_OFFSET, HLOPLAN_TPU_PARAM_4_SIZE, "s32[]{:T(128)}"},
 };
 
@@ -558,7 +587,7 @@ static const struct HLOPLAN_TPU_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTP
 	= {
 	{-1, 0, {0}, HLOPLAN_TPU_OUTPUT_BUF, HLOPLAN_TPU_OUTPUT_OFFSET, HLOPLAN_TPU_OUTPUT_SIZE, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})"},
 	{-1, 1, {0}, HLOPLAN_TPU_OUTPUT_0_BUF, HLOPLAN_TPU_OUTPUT_0_OFFSET, HLOPLAN_TPU_OUTPUT_0_SIZE, "f32[512,512]{1,0:T(8,128)}"},
-	{-1, 1, {1}, HLOPLAN_TPU_OUTPUT_1_BUF, HLOPLAN_TPU_OUTPUT_1_OFFSET, HLOPLAN_TPU_OUTPUT_1_SIZE, "bf16[8,1024]{1,0:T(8,128)}"},
+	{-1, 1, {1}, HLOPLAN_TPU_OUTPUT_1_BUF, HLOPLAN_TPU_OUTPUT_1_OFFSET, HLOPLAN_TPU_OUTPUT_1_SIZE, "bf16[8,1024]{1,0:T(8,128)(2,1)}"},
 };
 
 struct HLOPLAN_TPU_copy {
@@ -588,13 +617,63 @@ struct HLOPLAN_TPU_constant {
 	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
 };
 
-static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
+static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	/* no constants: a placeholder */
-	{-1, "", "", 0, {0}, 0, 0, 0},
+	{5, "main", "lr", 0, {0}, 0, 512, 1},
+	{6, "main", "z", 0, {0}, 512, 512, 1},
+};
+
+static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	10,215,35,60,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
 /* The schedule the intervals count: list order. */

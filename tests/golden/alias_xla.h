@@ -57,8 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 5
 #define HLOPLAN_GPU_NUM_OUTPUTS 3
 #define HLOPLAN_GPU_INDEX_MAX 1
-#define HLOPLAN_GPU_NUM_CONSTANTS 0
-#define HLOPLAN_GPU_CONST_BYTES 0
+#define HLOPLAN_GPU_NUM_CONSTANTS 2
+#define HLOPLAN_GPU_CONST_BYTES 512
 #define HLOPLAN_GPU_ARENA_SIZE 1048576
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 1048576
@@ -276,13 +276,42 @@ struct HLOPLAN_GPU_constant {
 	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
 };
 
-static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	/* no constants: a placeholder */
-	{-1, "", "", 0, {0}, 0, 0, 0},
+	{5, "main", "lr", 0, {0}, 0, 256, 1},
+	{7, "main", "z", 0, {0}, 256, 256, 1},
+};
+
+static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	10,215,35,60,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0
 };
 
 /* The schedule the intervals count: text order. */

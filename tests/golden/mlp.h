@@ -57,8 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 4
 #define HLOPLAN_GPU_NUM_OUTPUTS 1
 #define HLOPLAN_GPU_INDEX_MAX 1
-#define HLOPLAN_GPU_NUM_CONSTANTS 0
-#define HLOPLAN_GPU_CONST_BYTES 0
+#define HLOPLAN_GPU_NUM_CONSTANTS 1
+#define HLOPLAN_GPU_CONST_BYTES 256
 #define HLOPLAN_GPU_ARENA_SIZE 523776
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 523776
@@ -278,13 +278,30 @@ struct HLOPLAN_GPU_constant {
 	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
 };
 
-static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	/* no constants: a placeholder */
-	{-1, "", "", 0, {0}, 0, 0, 0},
+	{6, "mlp", "zero", 0, {0}, 0, 256, 1},
+};
+
+static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
 /* The schedule the intervals count: text order. */
@@ -344,8 +361,8 @@ HLOPLAN_GPU_CHECK(LOGITS_aligned, HLOPLAN_GPU_LOGITS_OFFSET % HLOPLAN_GPU_ALIGN 
 #define HLOPLAN_TPU_NUM_PARAMS 4
 #define HLOPLAN_TPU_NUM_OUTPUTS 1
 #define HLOPLAN_TPU_INDEX_MAX 1
-#define HLOPLAN_TPU_NUM_CONSTANTS 0
-#define HLOPLAN_TPU_CONST_BYTES 0
+#define HLOPLAN_TPU_NUM_CONSTANTS 1
+#define HLOPLAN_TPU_CONST_BYTES 512
 #define HLOPLAN_TPU_ARENA_SIZE 598528
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 598528
@@ -565,13 +582,41 @@ struct HLOPLAN_TPU_constant {
 	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
 };
 
-static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
+static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	/* no constants: a placeholder */
-	{-1, "", "", 0, {0}, 0, 0, 0},
+	{6, "mlp", "zero", 0, {0}, 0, 512, 1},
+};
+
+static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0
 };
 
 /* The schedule the intervals count: text order. */

@@ -57,8 +57,8 @@
 #define HLOPLAN_GPU_NUM_PARAMS 4
 #define HLOPLAN_GPU_NUM_OUTPUTS 1
 #define HLOPLAN_GPU_INDEX_MAX 1
-#define HLOPLAN_GPU_NUM_CONSTANTS 0
-#define HLOPLAN_GPU_CONST_BYTES 0
+#define HLOPLAN_GPU_NUM_CONSTANTS 1
+#define HLOPLAN_GPU_CONST_BYTES 256
 #define HLOPLAN_GPU_ARENA_SIZE 523776
 #define HLOPLAN_GPU_ARENA_ALIGN 256
 #define HLOPLAN_GPU_ARENA_S0_SIZE 523776
@@ -278,13 +278,30 @@ struct HLOPLAN_GPU_constant {
 	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
 };
 
-static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
+static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	/* no constants: a placeholder */
-	{-1, "", "", 0, {0}, 0, 0, 0},
+	{6, "mlp", "zero", 0, {0}, 0, 256, 1},
+};
+
+static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
 /* The schedule the intervals count: text order. */

@@ -57,8 +57,8 @@
 #define HLOPLAN_TPU_NUM_PARAMS 4
 #define HLOPLAN_TPU_NUM_OUTPUTS 1
 #define HLOPLAN_TPU_INDEX_MAX 1
-#define HLOPLAN_TPU_NUM_CONSTANTS 0
-#define HLOPLAN_TPU_CONST_BYTES 0
+#define HLOPLAN_TPU_NUM_CONSTANTS 1
+#define HLOPLAN_TPU_CONST_BYTES 512
 #define HLOPLAN_TPU_ARENA_SIZE 598528
 #define HLOPLAN_TPU_ARENA_ALIGN 256
 #define HLOPLAN_TPU_ARENA_S0_SIZE 598528
@@ -278,13 +278,41 @@ struct HLOPLAN_TPU_constant {
 	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
 };
 
-static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
+static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	/* no constants: a placeholder */
-	{-1, "", "", 0, {0}, 0, 0, 0},
+	{6, "mlp", "zero", 0, {0}, 0, 512, 1},
+};
+
+static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+	0,0,0,0,0,0,0,0
 };
 
 /* The schedule the intervals count: text order. */

@@ -824,6 +824,25 @@ place_constants(struct prog *p, struct plan *pl)
 	pl->const_bytes = at;
 }
 
+/* The shape of preorder node `node` of s, as the instruction writes it
+ * (a position's shape has the target's defaults spelled out, which would
+ * hide which tiles are defaults). */
+static const struct shape *
+written_shape(const struct shape *s, int node)
+{
+	while (node > 0) {
+		int e = 0;
+
+		node--;
+		while (e < s->nelem && node >= shape_nodes(&s->elems[e]))
+			node -= shape_nodes(&s->elems[e++]);
+		if (e == s->nelem)
+			return NULL;
+		s = &s->elems[e];
+	}
+	return s;
+}
+
 void
 list_constants(struct prog *p, struct plan *pl)
 {
@@ -833,11 +852,13 @@ list_constants(struct prog *p, struct plan *pl)
 	for (int j = 0; j < pl->nconst; j++) {
 		struct plan_const *c = &pl->consts[j];
 		const struct plan_pos *q = &pl->pos[c->pos];
+		const struct instr *in =
+			&p->m->comps[q->comp].instrs[q->instr];
+		const struct shape *s = written_shape(&in->shape, q->node);
 		unsigned char *out = pl->const_data ?
 				     pl->const_data + c->offset : NULL;
 
-		c->known = encode_constant(
-			&p->opt, &p->m->comps[q->comp].instrs[q->instr],
-			q->node, q->shape, out, c->bytes);
+		c->known = s && encode_constant(&p->opt, in, q->node, s, out,
+						c->bytes);
 	}
 }

@@ -25,6 +25,7 @@ static const char *const fixed_names[] = {
 	"CLASS_CONST", "CLASS_TABLE", "CHECK", "NUM_COPIES", "NUM_SLOT_USES",
 	"NUM_PARAMS", "NUM_OUTPUTS", "NUM_VALUES", "INDEX_MAX",
 	"NUM_CONSTANTS", "CONST_BYTES", "CONST_FILE", "CONST_BASE",
+	"CONST_EMBEDDED",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
@@ -844,6 +845,9 @@ put_const_data(struct hdr *h)
 	const char *pre = h->pre;
 	FILE *out = h->out;
 
+	fprintf(out, "\n#define %s_CONST_EMBEDDED %d\t/* 1: %s_const_data[] "
+		"holds the bytes */\n", pre, !h->blob && h->p->const_bytes,
+		pre);
 	if (h->blob) {
 		fprintf(out, "#define %s_CONST_FILE ", pre);
 		put_cstring(out, h->blob);
@@ -853,7 +857,7 @@ put_const_data(struct hdr *h)
 	}
 	if (!h->p->const_bytes)
 		return;
-	fprintf(out, "\nstatic const unsigned char %s_const_data"
+	fprintf(out, "static const unsigned char %s_const_data"
 		"[%s_CONST_BYTES]\n"
 		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
 		"\t= {", pre, pre);
@@ -1023,6 +1027,15 @@ static const char preamble[] =
 	" *                            the same as tables, for loops; "
 	"P_INDEX_MAX\n"
 	" *                            bounds their shape indices\n"
+	" *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and "
+	"where\n"
+	" *                            its bytes are, laid out as in its "
+	"buffer:\n"
+	" *                            P_const_data[] (P_CONST_EMBEDDED 1), "
+	"or the\n"
+	" *                            file P_CONST_FILE from P_CONST_BASE "
+	"on;\n"
+	" *                            copy them in before the first step\n"
 	" *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches\n"
 	" *                            take turns in a slotted buffer: which\n"
 	" *                            instruction writes which slot\n"

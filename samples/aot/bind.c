@@ -2,9 +2,9 @@
  * parameter by number and shape index (P_params[]), each output by index
  * (P_outputs[]).  Arguments are written where the plan puts them, checked
  * to stay inside their buffers and clear of each other, and results read
- * where it says.  Then the model is planned again through the library, and
- * every binding and every value of the header is checked against that
- * plan.  Prints a line per binding, then OK.
+ * where it says; constants' bytes are copied into their buffers.  Then the
+ * model is planned again through the library, and every binding, value
+ * and constant byte of the header is checked against that plan.  Prints a line per binding, then OK.
  *
  * Built for any header: -DPLAN_HEADER='"plan.h"' -DPLAN_PREFIX=HLOPLAN_TPU
  * -DPLAN_TARGET=HLOPLAN_TARGET_TPU; run as `bind MODEL.hlo`. */
@@ -215,6 +215,40 @@ bind_all(struct memory *m)
 	return ok;
 }
 
+/* Each constant's bytes copied into its buffer, where the plan puts it
+ * (its own memory, for a constant kept out of the arenas), as a runtime
+ * does before the first step; then read back. */
+static int
+place_constants(struct memory *m)
+{
+	for (int i = 0; i < P(_NUM_CONSTANTS); i++) {
+		const struct P(_constant) *k = &P(_constants)[i];
+		const struct P(_buffer) *b;
+		binding x;
+		unsigned char *at;
+
+		if (k->buffer < 0 || k->buffer >= P(_NUM_BUFFERS) ||
+		    k->offset < 0 || k->offset + k->bytes > P(_CONST_BYTES))
+			return !printf("constant %s: out of range\n",
+				       k->instruction);
+		b = &P(_buffers)[k->buffer];
+		if (k->bytes > b->size)
+			return !printf("constant %s: %lld bytes in %lld\n",
+				       k->instruction, k->bytes, b->size);
+		memset(&x, 0, sizeof x);
+		x.buffer = k->buffer;
+		x.offset = b->in_arena ? b->offset : -1;
+		at = place(m, &x);
+#if P(_CONST_EMBEDDED)
+		if (k->known)
+			memcpy(at, P(_const_data) + k->offset,
+			       (size_t)k->bytes);
+#endif
+		(void)at;
+	}
+	return 1;
+}
+
 /* ---- the check against the plan the library makes ---------------------- */
 
 static int
@@ -296,6 +330,21 @@ check_values(const struct hloplan_plan *p)
 	return ok;
 }
 
+/* The header's constant bytes are the plan's. */
+static int
+check_const_data(const struct hloplan_plan *p)
+{
+	if (p->const_bytes != P(_CONST_BYTES))
+		return !printf("the plan has %lld bytes of constants, the "
+			       "header %lld\n", (long long)p->const_bytes,
+			       (long long)P(_CONST_BYTES));
+#if P(_CONST_EMBEDDED)
+	if (memcmp(p->const_data, P(_const_data), (size_t)p->const_bytes))
+		return !printf("the constants' bytes differ\n");
+#endif
+	return 1;
+}
+
 static int
 check_plan(const struct hloplan_plan *p)
 {
@@ -319,7 +368,7 @@ check_plan(const struct hloplan_plan *p)
 	if (ok && n != nbinding())
 		ok = !printf("the plan has %d bindings, the header %d\n", n,
 			     nbinding());
-	return ok && check_values(p);
+	return ok && check_values(p) && check_const_data(p);
 }
 
 int
@@ -332,7 +381,7 @@ main(int argc, char **argv)
 
 	if (!alloc_arenas(&m))
 		return 1;
-	ok = bind_all(&m);
+	ok = bind_all(&m) && place_constants(&m);
 	o.targets = PLAN_TARGET;
 	r = hloplan_plan_file(argc > 1 ? argv[1] : MODEL, &o);
 	if (hloplan_status(r) != HLOPLAN_OK) {
@@ -342,9 +391,9 @@ main(int argc, char **argv)
 	}
 	ok = ok && check_plan(hloplan_get_plan(r, 0));
 	printf("%s: %d parameters and %d outputs bound, %d values of %d "
-	       "buffers as the plan says\n", ok ? "OK" : "MISMATCH",
-	       P(_NUM_PARAMS), P(_NUM_OUTPUTS), P(_NUM_VALUES),
-	       P(_NUM_BUFFERS));
+	       "buffers and %d constants as the plan says\n",
+	       ok ? "OK" : "MISMATCH", P(_NUM_PARAMS), P(_NUM_OUTPUTS),
+	       P(_NUM_VALUES), P(_NUM_BUFFERS), P(_NUM_CONSTANTS));
 	hloplan_free(r);
 	for (int s = 0; s < MAX_SPACE; s++)
 		release(m.arena[s], m.size[s]);

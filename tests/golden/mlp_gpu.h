@@ -29,6 +29,11 @@
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
  *                            bounds their shape indices
+ *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and where
+ *                            its bytes are, laid out as in its buffer:
+ *                            P_const_data[] (P_CONST_EMBEDDED 1), or the
+ *                            file P_CONST_FILE from P_CONST_BASE on;
+ *                            copy them in before the first step
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -286,6 +291,7 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_C
 	{6, "mlp", "zero", 0, {0}, 0, 256, 1},
 };
 
+#define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
 static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 #if defined(__GNUC__)
 	__attribute__((unused))

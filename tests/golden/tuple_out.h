@@ -29,6 +29,11 @@
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
  *                            bounds their shape indices
+ *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and where
+ *                            its bytes are, laid out as in its buffer:
+ *                            P_const_data[] (P_CONST_EMBEDDED 1), or the
+ *                            file P_CONST_FILE from P_CONST_BASE on;
+ *                            copy them in before the first step
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -265,6 +270,8 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
 	/* no constants: a placeholder */
 	{-1, "", "", 0, {0}, 0, 0, 0},
 };
+
+#define HLOPLAN_GPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
 
 /* The schedule the intervals count: text order. */
 static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
@@ -522,6 +529,8 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
 	/* no constants: a placeholder */
 	{-1, "", "", 0, {0}, 0, 0, 0},
 };
+
+#define HLOPLAN_TPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
 
 /* The schedule the intervals count: text order. */
 static const char *const HLOPLAN_TPU_steps[HLOPLAN_TPU_NUM_STEPS + 1]

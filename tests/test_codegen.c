@@ -516,7 +516,7 @@ test_constants(void **state)
 	       "\t{1, \"main\", \"c.2\", 0, {0}, 64, 2, 0},\n};\n");
 	has(t, "HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]\n");
 	has(t, "\t= {\n\t1,2,3,255,0,");
-	lacks(t, "CONST_FILE");
+	lacks(t, "#define HLOPLAN_GPU_CONST_FILE");
 	f = open_memstream(&u, &len);
 	codegen_header(f, &p, pre, 1, &o);
 	fclose(f);

@@ -599,24 +599,33 @@ run(struct cli *c)
 {
 	struct hloplan_output *dump = NULL;
 	struct hloplan_result *r;
+	char *text = NULL;	/* a dump, kept in memory while planning: no */
+	size_t len = 0;		/* file beside the output until it is whole */
+	FILE *mem = NULL;
 	int code = 0;
 
-	if (c->opt.dump) {
-		if (!(dump = hloplan_output_open(c->out[OUT_HEADER])))
-			return io_error(c->out[OUT_HEADER]);
-		c->opt.dump_file = hloplan_output_stream(dump);
-	}
+	if (c->opt.dump && !(mem = open_memstream(&text, &len)))
+		return io_error(c->out[OUT_HEADER]);
+	c->opt.dump_file = mem;
 	r = hloplan_plan_file(c->input, &c->opt);
-	if (hloplan_status(r) != HLOPLAN_OK) {
-		hloplan_output_abort(dump);
+	if (mem && fclose(mem) != 0)
+		code = io_error(c->out[OUT_HEADER]);
+	if (!code && hloplan_status(r) != HLOPLAN_OK) {
 		hloplan_write_diags(r, stderr);
 		code = hloplan_status(r) == HLOPLAN_ERR_INPUT ? EXIT_INPUT :
 								EXIT_USAGE;
-	} else {
-		code = write_outputs(c, r, dump);
+	} else if (!code && mem) {
+		if (!(dump = hloplan_output_open(c->out[OUT_HEADER])) ||
+		    fwrite(text, 1, len, hloplan_output_stream(dump)) != len) {
+			hloplan_output_abort(dump);
+			code = io_error(c->out[OUT_HEADER]);
+		}
 	}
+	if (!code)
+		code = write_outputs(c, r, dump);
 	if (!code && c->stats)
 		hloplan_write(r, HLOPLAN_FORMAT_STATS, stderr, NULL);
+	free(text);
 	hloplan_free(r);
 	return code;
 }

@@ -129,11 +129,23 @@ cmp -s plan.json before.json || fail "a failed run changed plan.json"
 cmp -s old.bin before.bin || fail "a failed run changed old.bin"
 ls ./*.tmp* sub/*.tmp* 2>/dev/null && fail "temporaries left behind"
 
-# SIGTERM while an output's temporary exists (the dump is opened before
-# the input is read, and the input is a FIFO no one writes): the signal
-# ends the run, and the temporary goes with it.
-mkfifo never.hlo || exit 1
+# No temporary before the outputs are written: while the input is read (a
+# FIFO no one writes), a dump is kept in memory and nothing is beside -o.
+mkfifo never.hlo never.json || exit 1
 "$h" --dump=ir never.hlo -o sig.h 2>/dev/null &
+pid=$!
+sleep 0.5
+ls sig.h* 2>/dev/null && { kill $pid; fail "a temporary before the outputs"; }
+kill -TERM $pid
+wait $pid
+got=$?
+[ "$got" = 143 ] || fail "SIGTERM while reading: exit status $got, not 143"
+n=$((n + 1))
+
+# SIGTERM while an output's temporary exists (the header's is written, and
+# the JSON goes to a FIFO no one reads): the signal ends the run, and the
+# temporary goes with it.
+"$h" m.hlo -o sig.h --json never.json 2>/dev/null &
 pid=$!
 i=0
 while [ -z "$(ls sig.h.tmp* 2>/dev/null)" ] && [ $i -lt 200 ]; do

@@ -19,7 +19,7 @@ fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 hloplan=${1:-$top/build/hloplan}
 corpus=${2:-$top/../shared/corpus}
-big=4000000	# bytes: from here on, the median of 3 runs
+big=${BIG:-4000000}	# bytes: from here on, the median of 3 runs
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '#include "plan.h"\nint main(void) { return 0; }\n' >"$tmp/tu.c"
@@ -38,7 +38,7 @@ build_s() {
 		return
 	fi
 	e=$(date +%s%N)
-	awk -v ns=$((e - s)) 'BEGIN { printf "%.2f", ns / 1e9 }'
+	awk -v ns=$((e - s)) 'BEGIN { printf "%.2f\n", ns / 1e9 }'
 }
 
 # The median of runs builds (1 or 3); FAIL if any failed.

@@ -123,14 +123,15 @@ test_layout(void **state)
 	       "\t{\"out\", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 1024, "
 	       "0, 2, 3, 0, 2, 1, 1"
 	       NO_SHAPE("0") "};\n");
-	has(t, "HLOPLAN_GPU_CHECK(arena_s0_aligned, HLOPLAN_GPU_ARENA_S0_SIZE "
-	       "% HLOPLAN_GPU_ALIGN == 0);\n");
-	has(t, "HLOPLAN_GPU_CHECK(OUT_fits, HLOPLAN_GPU_OUT_OFFSET <= "
-	       "HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE);\n"
-	       "HLOPLAN_GPU_CHECK(OUT_aligned, HLOPLAN_GPU_OUT_OFFSET % "
-	       "HLOPLAN_GPU_ALIGN == 0);\n#undef HLOPLAN_GPU_CHECK\n");
-	has(t, "#define HLOPLAN_GPU_CHECK(what, c) typedef char "
-	       "HLOPLAN_GPU_check_##what[(c) ? 1 : -1]\n");
+	has(t, "struct HLOPLAN_GPU_checks_0 {\n"
+	       "\tunsigned HLOPLAN_GPU_arena_s0_aligned : "
+	       "HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : "
+	       "-1;\n");
+	has(t, "\tunsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= "
+	       "HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE ? 1 : -1;\n"
+	       "\tunsigned HLOPLAN_GPU_OUT_aligned : HLOPLAN_GPU_OUT_OFFSET % "
+	       "HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;\n};\n");
+	lacks(t, "struct HLOPLAN_GPU_checks_1");
 	lacks(t, "_SLOTS ");
 	assert_string_equal(t + strlen(t) - 22, "\n\n#endif /* PLAN_H */\n");
 	free(t);
@@ -209,14 +210,14 @@ test_slotted(void **state)
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE, 3000, "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE, 2, 9, 1, 0, "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS, 1" NO_SHAPE("0"));
-	has(t, "HLOPLAN_GPU_CHECK(DYNAMIC_SLICE_3_fits, "
+	has(t, "\tunsigned HLOPLAN_GPU_DYNAMIC_SLICE_3_fits : "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET <= HLOPLAN_GPU_ARENA_S1_SIZE"
-	       " - HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE);\n");
-	has(t, "HLOPLAN_GPU_CHECK(DYNAMIC_SLICE_3_slots, "
+	       " - HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE ? 1 : -1;\n");
+	has(t, "\tunsigned HLOPLAN_GPU_DYNAMIC_SLICE_3_slots : "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE % HLOPLAN_GPU_ALIGN == 0 && "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE <= "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE / "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS);\n");
+	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS ? 1 : -1;\n");
 	free(t);
 }
 
@@ -455,10 +456,11 @@ test_two_plans(void **state)
 	has(t, "#define HLOPLAN_TPU_ARENA_S1_ALIGN 512\n");
 	has(t, "struct HLOPLAN_GPU_buffer {\n");
 	has(t, "struct HLOPLAN_TPU_buffer {\n");
-	has(t, "HLOPLAN_TPU_CHECK(TUPLE_2_fits, HLOPLAN_TPU_TUPLE_2_OFFSET <= "
-	       "HLOPLAN_TPU_ARENA_S1_SIZE - HLOPLAN_TPU_TUPLE_2_SIZE);\n");
-	has(t, "#undef HLOPLAN_GPU_CHECK\n");
-	has(t, "#undef HLOPLAN_TPU_CHECK\n");
+	has(t, "\tunsigned HLOPLAN_TPU_TUPLE_2_fits : "
+	       "HLOPLAN_TPU_TUPLE_2_OFFSET <= HLOPLAN_TPU_ARENA_S1_SIZE - "
+	       "HLOPLAN_TPU_TUPLE_2_SIZE ? 1 : -1;\n");
+	has(t, "struct HLOPLAN_GPU_checks_0 {\n");
+	has(t, "struct HLOPLAN_TPU_checks_0 {\n");
 	free(t);
 }
 
@@ -478,6 +480,38 @@ test_empty(void **state)
 	has(t, "HLOPLAN_GPU_values[1]\n");
 	has(t, "HLOPLAN_GPU_params[1]\n");
 	has(t, "HLOPLAN_GPU_outputs[1]\n");
+	lacks(t, "checks_0");
+	free(t);
+}
+
+/* The checks go 256 to a struct: 200 buffers, an arena, 401 checks. */
+static void
+test_many_checks(void **state)
+{
+	static char names[200][8];
+	struct buffer b[200];
+	struct arena a[] = {{0, 256 * 200, 256 * 200, 200}};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+	const char *one, *two, *q;
+	char *t;
+	int i, n = 0;
+
+	(void)state;
+	for (i = 0; i < LEN(b); i++) {
+		snprintf(names[i], sizeof names[i], "t%d", i);
+		b[i] = (struct buffer)TEMP(names[i], i);
+	}
+	t = emit(&p);
+	one = strstr(t, "\nstruct HLOPLAN_GPU_checks_0 {\n");
+	two = strstr(t, "};\nstruct HLOPLAN_GPU_checks_1 {\n");
+	assert_non_null(one);
+	assert_non_null(two);
+	for (q = one; (q = strstr(q + 1, "\tunsigned ")) && q < two;)
+		n++;
+	assert_int_equal(n, 256);
+	has(t, "\tunsigned HLOPLAN_GPU_T199_aligned : HLOPLAN_GPU_T199_OFFSET "
+	       "% HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;\n};\n");
+	lacks(t, "checks_2");
 	free(t);
 }
 
@@ -546,6 +580,7 @@ main(void)
 		cmocka_unit_test(test_no_path),
 		cmocka_unit_test(test_two_plans),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_many_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

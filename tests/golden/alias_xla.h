@@ -341,17 +341,13 @@ static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */
-#if defined(__cplusplus) && __cplusplus >= 201103L
-#define HLOPLAN_GPU_CHECK(what, c) static_assert(c, "HLOPLAN_GPU: " #what)
-#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define HLOPLAN_GPU_CHECK(what, c) _Static_assert(c, "HLOPLAN_GPU: " #what)
-#else
-#define HLOPLAN_GPU_CHECK(what, c) typedef char HLOPLAN_GPU_check_##what[(c) ? 1 : -1]
-#endif
-HLOPLAN_GPU_CHECK(arena_s0_aligned, HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0);
-HLOPLAN_GPU_CHECK(LRB_fits, HLOPLAN_GPU_LRB_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LRB_SIZE);
-HLOPLAN_GPU_CHECK(LRB_aligned, HLOPLAN_GPU_LRB_OFFSET % HLOPLAN_GPU_ALIGN == 0);
-#undef HLOPLAN_GPU_CHECK
+/* Compile-time checks: arenas aligned, buffers aligned and inside their
+ * arena.  A check that fails is a bit-field of negative width: an error
+ * that names it. */
+struct HLOPLAN_GPU_checks_0 {
+	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LRB_fits : HLOPLAN_GPU_LRB_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LRB_SIZE ? 1 : -1;
+	unsigned HLOPLAN_GPU_LRB_aligned : HLOPLAN_GPU_LRB_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+};
 
 #endif /* ALIAS_XLA_H */

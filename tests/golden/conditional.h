@@ -273,26 +273,22 @@ static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */
-#if defined(__cplusplus) && __cplusplus >= 201103L
-#define HLOPLAN_GPU_CHECK(what, c) static_assert(c, "HLOPLAN_GPU: " #what)
-#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define HLOPLAN_GPU_CHECK(what, c) _Static_assert(c, "HLOPLAN_GPU: " #what)
-#else
-#define HLOPLAN_GPU_CHECK(what, c) typedef char HLOPLAN_GPU_check_##what[(c) ? 1 : -1]
-#endif
-HLOPLAN_GPU_CHECK(arena_s0_aligned, HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0);
-HLOPLAN_GPU_CHECK(P_fits, HLOPLAN_GPU_P_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_P_SIZE);
-HLOPLAN_GPU_CHECK(P_aligned, HLOPLAN_GPU_P_OFFSET % HLOPLAN_GPU_ALIGN == 0);
-HLOPLAN_GPU_CHECK(X_fits, HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE);
-HLOPLAN_GPU_CHECK(X_aligned, HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0);
-HLOPLAN_GPU_CHECK(T_fits, HLOPLAN_GPU_T_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_T_SIZE);
-HLOPLAN_GPU_CHECK(T_aligned, HLOPLAN_GPU_T_OFFSET % HLOPLAN_GPU_ALIGN == 0);
-HLOPLAN_GPU_CHECK(SQ_fits, HLOPLAN_GPU_SQ_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_SQ_SIZE);
-HLOPLAN_GPU_CHECK(SQ_aligned, HLOPLAN_GPU_SQ_OFFSET % HLOPLAN_GPU_ALIGN == 0);
-HLOPLAN_GPU_CHECK(Z_fits, HLOPLAN_GPU_Z_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_Z_SIZE);
-HLOPLAN_GPU_CHECK(Z_aligned, HLOPLAN_GPU_Z_OFFSET % HLOPLAN_GPU_ALIGN == 0);
-#undef HLOPLAN_GPU_CHECK
+/* Compile-time checks: arenas aligned, buffers aligned and inside their
+ * arena.  A check that fails is a bit-field of negative width: an error
+ * that names it. */
+struct HLOPLAN_GPU_checks_0 {
+	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_P_fits : HLOPLAN_GPU_P_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_P_SIZE ? 1 : -1;
+	unsigned HLOPLAN_GPU_P_aligned : HLOPLAN_GPU_P_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE ? 1 : -1;
+	unsigned HLOPLAN_GPU_X_aligned : HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_T_fits : HLOPLAN_GPU_T_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_T_SIZE ? 1 : -1;
+	unsigned HLOPLAN_GPU_T_aligned : HLOPLAN_GPU_T_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_SQ_fits : HLOPLAN_GPU_SQ_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_SQ_SIZE ? 1 : -1;
+	unsigned HLOPLAN_GPU_SQ_aligned : HLOPLAN_GPU_SQ_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_Z_fits : HLOPLAN_GPU_Z_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_Z_SIZE ? 1 : -1;
+	unsigned HLOPLAN_GPU_Z_aligned : HLOPLAN_GPU_Z_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+};
 
 /* ---- HLOPLAN_TPU: module conditional, target tpu ---- */
 #define HLOPLAN_TPU_ALIGN 256
@@ -515,25 +511,21 @@ static const char *const HLOPLAN_TPU_steps[HLOPLAN_TPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their arena. */
-#if defined(__cplusplus) && __cplusplus >= 201103L
-#define HLOPLAN_TPU_CHECK(what, c) static_assert(c, "HLOPLAN_TPU: " #what)
-#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define HLOPLAN_TPU_CHECK(what, c) _Static_assert(c, "HLOPLAN_TPU: " #what)
-#else
-#define HLOPLAN_TPU_CHECK(what, c) typedef char HLOPLAN_TPU_check_##what[(c) ? 1 : -1]
-#endif
-HLOPLAN_TPU_CHECK(arena_s0_aligned, HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0);
-HLOPLAN_TPU_CHECK(P_fits, HLOPLAN_TPU_P_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_P_SIZE);
-HLOPLAN_TPU_CHECK(P_aligned, HLOPLAN_TPU_P_OFFSET % HLOPLAN_TPU_ALIGN == 0);
-HLOPLAN_TPU_CHECK(X_fits, HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE);
-HLOPLAN_TPU_CHECK(X_aligned, HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0);
-HLOPLAN_TPU_CHECK(T_fits, HLOPLAN_TPU_T_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_T_SIZE);
-HLOPLAN_TPU_CHECK(T_aligned, HLOPLAN_TPU_T_OFFSET % HLOPLAN_TPU_ALIGN == 0);
-HLOPLAN_TPU_CHECK(SQ_fits, HLOPLAN_TPU_SQ_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_SQ_SIZE);
-HLOPLAN_TPU_CHECK(SQ_aligned, HLOPLAN_TPU_SQ_OFFSET % HLOPLAN_TPU_ALIGN == 0);
-HLOPLAN_TPU_CHECK(Z_fits, HLOPLAN_TPU_Z_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_Z_SIZE);
-HLOPLAN_TPU_CHECK(Z_aligned, HLOPLAN_TPU_Z_OFFSET % HLOPLAN_TPU_ALIGN == 0);
-#undef HLOPLAN_TPU_CHECK
+/* Compile-time checks: arenas aligned, buffers aligned and inside their
+ * arena.  A check that fails is a bit-field of negative width: an error
+ * that names it. */
+struct HLOPLAN_TPU_checks_0 {
+	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_P_fits : HLOPLAN_TPU_P_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_P_SIZE ? 1 : -1;
+	unsigned HLOPLAN_TPU_P_aligned : HLOPLAN_TPU_P_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE ? 1 : -1;
+	unsigned HLOPLAN_TPU_X_aligned : HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_T_fits : HLOPLAN_TPU_T_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_T_SIZE ? 1 : -1;
+	unsigned HLOPLAN_TPU_T_aligned : HLOPLAN_TPU_T_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_SQ_fits : HLOPLAN_TPU_SQ_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_SQ_SIZE ? 1 : -1;
+	unsigned HLOPLAN_TPU_SQ_aligned : HLOPLAN_TPU_SQ_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_Z_fits : HLOPLAN_TPU_Z_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_Z_SIZE ? 1 : -1;
+	unsigned HLOPLAN_TPU_Z_aligned : HLOPLAN_TPU_Z_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+};
 
 #endif /* CONDITIONAL_H */

@@ -310,6 +310,8 @@ struct hdr {
 	const char **name;	/* the C name of each buffer */
 	const struct bindings *b;
 	const char **io;	/* the name of each parameter, then output */
+	const char *steps_of;	/* an earlier plan's prefix whose P_steps[]
+				   is this one's too, or NULL */
 };
 
 static const struct arena *
@@ -953,6 +955,13 @@ put_steps(struct hdr *h)
 
 	if (!h->p->steps)
 		return;
+	if (h->steps_of) {	/* the same order: one table, for size */
+		fprintf(out, "\n/* The schedule the intervals count: %s "
+			"order, the same as %s's. */\n#define %s_steps "
+			"%s_steps\n", h->p->sched.name ? h->p->sched.name :
+			"text", h->steps_of, h->pre, h->steps_of);
+		return;
+	}
 	fprintf(out, "\n/* The schedule the intervals count: %s order. */\n"
 		"static const char *const %s_steps[%s_NUM_STEPS + 1]\n"
 		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
@@ -990,6 +999,27 @@ put_plan(struct hdr *h)
 }
 
 /* ---- the header --------------------------------------------------------- */
+
+static int
+same_steps(const struct plan *a, const struct plan *b)
+{
+	if (!a->steps || !b->steps || a->ntime != b->ntime)
+		return 0;
+	for (int32_t t = 0; t < a->ntime; t++)
+		if (strcmp(a->steps[t], b->steps[t]) != 0)
+			return 0;
+	return 1;
+}
+
+/* The first plan before plan i whose schedule is plan i's, or -1. */
+static int
+steps_shared_with(const struct plan *plans, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (same_steps(&plans[j], &plans[i]))
+			return j;
+	return -1;
+}
 
 static const char preamble[] =
 	" *\n"
@@ -1051,7 +1081,10 @@ static const char preamble[] =
 	" *                            take turns in a slotted buffer: which\n"
 	" *                            instruction writes which slot\n"
 	" *   P_steps[]                the schedule: \"computation/instruction\"\n"
-	" *                            for each step, in the order assumed\n"
+	" *                            for each step, in the order assumed (a\n"
+	" *                            macro naming an earlier plan's table "
+	"when\n"
+	" *                            the two orders agree)\n"
 	" *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where\n"
 	" *                            two values that must share a buffer are\n"
 	" *                            live at once: src into dst, before or\n"
@@ -1105,9 +1138,10 @@ codegen_header(FILE *out, const struct plan *plans,
 	names = name_buffers(pool, plans, prefixes, nplan, guard, b, io);
 	put_preamble(out, o ? o->source : NULL, guard);
 	for (i = 0; i < nplan; i++) {
+		j = steps_shared_with(plans, i);
 		h = (struct hdr){out, o ? o->constants : NULL, base, pool,
 				 &plans[i], prefixes[i], names[i], &b[i],
-				 io[i]};
+				 io[i], j >= 0 ? prefixes[j] : NULL};
 		put_plan(&h);
 		base += (plans[i].const_bytes + 63) / 64 * 64;
 	}

@@ -11,15 +11,17 @@
 
 #include "passes/passes.h"
 
-/* A copy of computation c whose call lists can be redirected. */
+/* A copy of computation c whose call lists can be redirected, named after
+ * o, the computation of the text that c copies: names do not grow with the
+ * depth of the call tree (k is unique in the module). */
 static int
-clone_comp(struct pool *pool, struct module *m, int c, int k)
+clone_comp(struct pool *pool, struct module *m, int c, int k, int o)
 {
 	struct comp *d = VEC_PUSH(pool, m->comps, m->ncomp, m->cap);
 	const struct comp *s = &m->comps[c];
 
 	*d = *s;
-	d->name = pool_printf(pool, "%s.clone%d", s->name, k);
+	d->name = pool_printf(pool, "%s.clone%d", m->comps[o].name, k);
 	d->is_entry = 0;
 	d->cap = d->ninstr;
 	d->instrs = pool_alloc(pool, sizeof(struct instr) *
@@ -28,7 +30,8 @@ clone_comp(struct pool *pool, struct module *m, int c, int k)
 		struct instr *in = &d->instrs[i];
 
 		*in = s->instrs[i];
-		in->name = pool_printf(pool, "%s.clone%d", in->name, k);
+		in->name = pool_printf(pool, "%s.clone%d",
+				       m->comps[o].instrs[i].name, k);
 		in->calls = pool_alloc(pool, sizeof(int) *
 						     (size_t)(in->ncall + 1));
 		if (in->ncall)
@@ -42,6 +45,7 @@ int
 flatten_calls(struct pool *pool, struct diags *ds, struct module *m)
 {
 	int n0 = m->ncomp, top = 0, nclone = 0, cap = 0, ncl = 0, clcap = 0;
+	int *origin = NULL, no = 0, ocap = 0, o;
 	int64_t total = 0, budget;
 	char *claimed = NULL;
 	int *stack = NULL;
@@ -49,8 +53,10 @@ flatten_calls(struct pool *pool, struct diags *ds, struct module *m)
 	for (int c = 0; c < n0; c++)
 		total += m->comps[c].ninstr;
 	budget = 16 * total + 1000000;
-	for (int c = 0; c < n0; c++)
+	for (int c = 0; c < n0; c++) {
 		*VEC_PUSH(pool, claimed, ncl, clcap) = 0;
+		*VEC_PUSH(pool, origin, no, ocap) = c;
+	}
 	claimed[m->entry] = 1;
 	*VEC_PUSH(pool, stack, top, cap) = m->entry;
 	while (top > 0) {
@@ -81,10 +87,12 @@ flatten_calls(struct pool *pool, struct diags *ds, struct module *m)
 							m->comps[d].name);
 						return -1;
 					}
-					d = clone_comp(pool, m, d, ++nclone);
+					o = origin[d];
+					d = clone_comp(pool, m, d, ++nclone, o);
 					in = &m->comps[c].instrs[i];
 					in->calls[j] = d;
 					*VEC_PUSH(pool, claimed, ncl, clcap) = 0;
+					*VEC_PUSH(pool, origin, no, ocap) = o;
 				}
 				claimed[d] = 1;
 				*VEC_PUSH(pool, stack, top, cap) = d;

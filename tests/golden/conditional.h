@@ -38,7 +38,9 @@
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
  *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed
+ *                            for each step, in the order assumed (a
+ *                            macro naming an earlier plan's table when
+ *                            the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -493,23 +495,8 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
 
 #define HLOPLAN_TPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
 
-/* The schedule the intervals count: text order. */
-static const char *const HLOPLAN_TPU_steps[HLOPLAN_TPU_NUM_STEPS + 1]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	"main/p",
-	"main/x",
-	"main/t",
-	"square/a",
-	"square/sq",
-	"neg/b",
-	"neg/nb",
-	"main/y",
-	"main/z",
-	0
-};
+/* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
+#define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their
  * arena.  A check that fails is a bit-field of negative width: an error

@@ -38,7 +38,9 @@
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
  *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed
+ *                            for each step, in the order assumed (a
+ *                            macro naming an earlier plan's table when
+ *                            the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or

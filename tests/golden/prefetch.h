@@ -38,7 +38,9 @@
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
  *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed
+ *                            for each step, in the order assumed (a
+ *                            macro naming an earlier plan's table when
+ *                            the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -742,35 +744,8 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: list order. */
-static const char *const HLOPLAN_TPU_steps[HLOPLAN_TPU_NUM_STEPS + 1]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	"main/x",
-	"main/a",
-	"main/zero",
-	"main/init",
-	"cond/s",
-	"cond/i",
-	"cond/n",
-	"cond/lt",
-	"body/s",
-	"body/i",
-	"body/src",
-	"body/acc",
-	"body/one",
-	"body/i1",
-	"body/cs",
-	"body/blk",
-	"body/e",
-	"body/acc1",
-	"body/t",
-	"main/loop",
-	"main/out",
-	0
-};
+/* The schedule the intervals count: list order, the same as HLOPLAN_GPU's. */
+#define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their
  * arena.  A check that fails is a bit-field of negative width: an error

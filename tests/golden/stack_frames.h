@@ -38,7 +38,9 @@
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
  *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed
+ *                            for each step, in the order assumed (a
+ *                            macro naming an earlier plan's table when
+ *                            the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -592,23 +594,8 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: text order. */
-static const char *const HLOPLAN_TPU_steps[HLOPLAN_TPU_NUM_STEPS + 1]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	"main.8/x",
-	"main.8/w",
-	"main.8/b",
-	"main.8/dot.4",
-	"main.8/broadcast.5",
-	"main.8/add.6",
-	"main.8/constant.2",
-	"main.8/broadcast.3",
-	"main.8/max.7",
-	0
-};
+/* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
+#define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
 
 /* Compile-time checks: arenas aligned, buffers aligned and inside their
  * arena.  A check that fails is a bit-field of negative width: an error

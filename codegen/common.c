@@ -1,8 +1,6 @@
 /* What the writers share: a plan's bindings (parameters, outputs, the
  * values of each buffer), shapes as text, target names, buffer class names
  * spelled as in the header's comments, and JSON strings. */
-#define _POSIX_C_SOURCE 200809L	/* open_memstream */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,25 +9,15 @@
 const char *
 codegen_shape_text(struct pool *pool, const struct shape *s)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
 	const char *r;
 
 	if (!s)
 		return "";
 	if (shape_is_tuple(s) && s->nelem > 8)
 		return pool_printf(pool, "(%d elements)", s->nelem);
-	m = open_memstream(&buf, &len);
-	if (!m)
-		abort();	/* out of memory, as pool_alloc does */
-	ir_print_shape(m, s);
-	if (fclose(m) != 0)
-		abort();
-	r = len <= SHAPE_TEXT_MAX ? pool_strdup(pool, buf) :
-	    pool_printf(pool, "(%d elements)", s->nelem);
-	free(buf);
-	return r;
+	r = ir_shape_string(pool, s);
+	return strlen(r) <= SHAPE_TEXT_MAX ? r :
+	       pool_printf(pool, "(%d elements)", s->nelem);
 }
 
 static int

@@ -283,5 +283,7 @@ void ir_print_module_order(FILE *out, const struct module *m,
 void ir_print_shape(FILE *out, const struct shape *s);
 /* A shape as HLO text for a message, cut to 120 bytes. */
 const char *shape_text(struct pool *pool, const struct shape *s);
+/* s as HLO text, whole. */
+const char *ir_shape_string(struct pool *pool, const struct shape *s);
 
 #endif

@@ -82,19 +82,25 @@ ir_print_shape(FILE *out, const struct shape *s)
 const char *
 shape_text(struct pool *pool, const struct shape *s)
 {
+	const char *t = ir_shape_string(pool, s);
+
+	return strlen(t) > 120 ? pool_printf(pool, "%.117s...", t) : t;
+}
+
+const char *
+ir_shape_string(struct pool *pool, const struct shape *s)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	const char *r;
 
 	if (!m)
-		return "?";
+		abort();	/* out of memory, as pool_alloc does */
 	ir_print_shape(m, s);
-	fclose(m);
-	if (!buf)
-		return "?";
-	r = len > 120 ? pool_printf(pool, "%.117s...", buf) :
-			pool_strdup(pool, buf);
+	if (fclose(m) != 0 || !buf)
+		abort();
+	r = pool_strdup(pool, buf);
 	free(buf);
 	return r;
 }

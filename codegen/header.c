@@ -458,76 +458,112 @@ put_struct(struct hdr *h)
 		h->pre, h->pre, h->pre);
 }
 
-/* Every buffer's dims and minor_to_major, which the table points into. */
-static void
-put_shape_data(struct hdr *h)
-{
-	const char *arr[] = {"long long", "dims", "int", "minor_to_major"};
-	FILE *out = h->out;
-	int n = 0;
-
-	for (int i = 0; i < h->p->nbuf; i++)
-		n += h->p->bufs[i].shape ? h->p->bufs[i].shape->rank : 0;
-	for (int a = 0; a < 2; a++) {
-		fprintf(out, "\nstatic const %s %s_%s[%d]\n"
-			"#if defined(__GNUC__)\n\t__attribute__((unused))\n"
-			"#endif\n\t= {", arr[2 * a], h->pre, arr[2 * a + 1],
-			n ? n : 1);
-		for (int i = 0, k = 0; i < h->p->nbuf; i++) {
-			const struct shape *sh = h->p->bufs[i].shape;
-
-			for (int d = 0; sh && d < sh->rank; d++, k++)
-				fprintf(out, "%s%" PRId64, k % 16 ? ", " :
-					k ? ",\n\t" : "\n\t",
-					a ? (int64_t)sh->m2m[d] : sh->dims[d]);
-		}
-		fputs(n ? "\n};\n" : "0};\n", out);
-	}
-}
-
 /* The tiles of a layout as XLA prints them, without the "T". */
-static void
-put_tiles(FILE *out, const struct shape *s)
+static const char *
+tiles_text(struct pool *pool, const struct shape *s)
 {
-	fputc('"', out);
-	for (int t = 0; s && t < s->ntile; t++) {
-		fputc('(', out);
-		for (int i = 0; i < s->tiles[t].n; i++) {
-			if (s->tiles[t].d[i] < 0)
-				fprintf(out, "%s*", i ? "," : "");
-			else
-				fprintf(out, "%s%" PRId64, i ? "," : "",
-					s->tiles[t].d[i]);
+	const char *t = "";
+
+	for (int k = 0; s && k < s->ntile; k++) {
+		t = pool_printf(pool, "%s(", t);
+		for (int i = 0; i < s->tiles[k].n; i++) {
+			int64_t d = s->tiles[k].d[i];
+
+			t = d < 0 ? pool_printf(pool, "%s%s*", t, i ? "," : "") :
+				    pool_printf(pool, "%s%s%" PRId64, t,
+						i ? "," : "", d);
 		}
-		fputc(')', out);
+		t = pool_printf(pool, "%s)", t);
 	}
-	fputc('"', out);
+	return t;
 }
 
-/* The row's shape fields; *dims counts the entries of P_dims before it. */
+/* The strings of the buffer table, each written once as a named array
+ * that rows point to: thousands of buffers share a few shapes, and a
+ * compiler pays for every string literal. */
+struct strs {
+	const char **slot;	/* open addressing over the strings */
+	int *id;		/* by slot */
+	size_t cap;
+	int n;
+};
+
+/* The named array holding key, written at its first use: key is 's' and
+ * a string, or 'd' (long long) or 'm' (int) and a list of numbers. */
+static int
+intern(struct hdr *h, struct strs *t, const char *key)
+{
+	static const char *const type[] = {"char", "long long", "int"};
+	size_t i = hash(key) & (t->cap - 1);
+	int k;
+
+	while (t->slot[i] && strcmp(t->slot[i], key) != 0)
+		i = (i + 1) & (t->cap - 1);
+	if (t->slot[i])
+		return t->id[i];
+	t->slot[i] = key;
+	t->id[i] = t->n++;
+	k = key[0] == 's' ? 0 : key[0] == 'd' ? 1 : 2;
+	fprintf(h->out, "static const %s %s_s%d[] = ", type[k], h->pre,
+		t->id[i]);
+	if (k == 0)
+		put_cstring(h->out, key + 1);
+	else
+		fprintf(h->out, "{%s}", key[1] ? key + 1 : "0");
+	fputs(";\n", h->out);
+	return t->id[i];
+}
+
+/* "d100, 200" or "m1, 0": a shape's dims or minor_to_major as a key. */
+static const char *
+list_key(struct pool *pool, const struct shape *s, int m2m)
+{
+	const char *key = m2m ? "m" : "d";
+
+	for (int d = 0; s && !shape_is_tuple(s) && d < s->rank; d++) {
+		int64_t v = !m2m ? s->dims[d] : s->has_layout ? s->m2m[d] :
+			    s->rank - 1 - d;
+
+		key = pool_printf(pool, "%s%s%" PRId64, key, d ? ", " : "", v);
+	}
+	return key;
+}
+
+/* A buffer's dtype, dims, minor_to_major, tiles and shape text, as ids of
+ * named arrays. */
 static void
-put_row_shape(struct hdr *h, int i, int *dims)
+row_strings(struct hdr *h, struct strs *t, int i, int *ids)
+{
+	const struct shape *s = h->p->bufs[i].shape;
+	struct pool *pool = h->pool;
+
+	ids[0] = intern(h, t, pool_printf(pool, "s%s", !s ? "" :
+			shape_is_tuple(s) ? "tuple" : dtype_name(s->type)));
+	ids[1] = intern(h, t, list_key(pool, s, 0));
+	ids[2] = intern(h, t, list_key(pool, s, 1));
+	ids[3] = intern(h, t, pool_printf(pool, "s%s",
+					  tiles_text(pool, s)));
+	ids[4] = intern(h, t, pool_printf(pool, "s%s",
+					  codegen_shape_text(pool, s)));
+}
+
+/* The row's shape fields. */
+static void
+put_row_shape(struct hdr *h, int i, const int *ids)
 {
 	const struct shape *s = h->p->bufs[i].shape;
 	int rank = s && !shape_is_tuple(s) ? s->rank : 0;
-	FILE *out = h->out;
+	const char *pre = h->pre;
 
-	fputs(",\n\t ", out);
-	put_cstring(out, !s ? "" : shape_is_tuple(s) ? "tuple" :
-		    dtype_name(s->type));
-	fprintf(out, ", %d, %s_dims + %d, %s_minor_to_major + %d, ", rank,
-		h->pre, *dims, h->pre, *dims);
-	put_tiles(out, s);
-	fputs(", ", out);
-	put_cstring(out, codegen_shape_text(h->pool, s));
-	fprintf(out, ", %d, %d", h->b->first[i], h->b->count[i]);
-	*dims += s ? s->rank : 0;
+	fprintf(h->out, ",\n\t %s_s%d, %d, %s_s%d, %s_s%d, %s_s%d, %s_s%d, "
+		"%d, %d", pre, ids[0], rank, pre, ids[1], pre, ids[2], pre,
+		ids[3], pre, ids[4], h->b->first[i], h->b->count[i]);
 }
 
 /* Offset, size, slots and stride by their macros, so that the table and the
  * macros cannot disagree and whoever checks the table checks the macros. */
 static void
-put_row(struct hdr *h, int i, int *dims)
+put_row(struct hdr *h, int i, const int *ids)
 {
 	const struct buffer *b = &h->p->bufs[i];
 	const char *n = h->name[i], *pre = h->pre;
@@ -551,7 +587,7 @@ put_row(struct hdr *h, int i, int *dims)
 	else
 		fputs(", 1", out);
 	fprintf(out, ", %d", b->in_arena ? 1 : 0);
-	put_row_shape(h, i, dims);
+	put_row_shape(h, i, ids);
 	fputs("},\n", out);
 }
 
@@ -563,10 +599,18 @@ put_table(struct hdr *h)
 {
 	const char *pre = h->pre;
 	FILE *out = h->out;
-	int i, dims = 0;
+	int i, *ids;
+	struct strs t = {NULL, NULL, 16, 0};
 
-	put_shape_data(h);
 	put_struct(h);
+	while (t.cap < 10 * (size_t)h->p->nbuf + 8)
+		t.cap *= 2;
+	t.slot = pool_alloc(h->pool, t.cap * sizeof *t.slot);
+	t.id = pool_alloc(h->pool, t.cap * sizeof *t.id);
+	ids = pool_alloc(h->pool, (5 * (size_t)h->p->nbuf + 1) * sizeof *ids);
+	fputs("\n/* The table's strings and shapes, each once */\n", out);
+	for (i = 0; i < h->p->nbuf; i++)
+		row_strings(h, &t, i, &ids[5 * i]);
 	fprintf(out, "\nstatic const struct %s_buffer %s_buffers[", pre, pre);
 	if (h->p->nbuf)
 		fprintf(out, "%s_NUM_BUFFERS]\n", pre);
@@ -580,12 +624,11 @@ put_table(struct hdr *h)
 		      "\t   dtype, rank, dims, minor_to_major, tiles, shape, "
 		      "first_value, num_values */\n", out);
 	else
-		fprintf(out, "\t/* no buffers: a placeholder */\n"
-			"\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, \"\", 0, "
-			"%s_dims, %s_minor_to_major, \"\", \"\", 0, 0},\n",
-			pre, pre);
+		fputs("\t/* no buffers: a placeholder */\n"
+		      "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, \"\", 0, 0, 0, "
+		      "\"\", \"\", 0, 0},\n", out);
 	for (i = 0; i < h->p->nbuf; i++)
-		put_row(h, i, &dims);
+		put_row(h, i, &ids[5 * i]);
 	fputs("};\n", out);
 }
 
@@ -602,10 +645,11 @@ static void
 put_check(struct hdr *h, int *k)
 {
 	if (*k == 0)
-		fputs("\n/* Compile-time checks: arenas aligned, buffers "
-		      "aligned and inside their\n * arena.  A check that "
-		      "fails is a bit-field of negative width: an error\n"
-		      " * that names it. */\n", h->out);
+		fputs("\n/* Compile-time checks: arenas aligned; each buffer "
+		      "inside its arena and\n * aligned (P_<NAME>_fits), its "
+		      "slots too (_slots).  A check that fails is\n * a "
+		      "bit-field of negative width: an error that names it. "
+		      "*/\n", h->out);
 	if (*k % CHECKS_PER_STRUCT == 0)
 		fprintf(h->out, "%sstruct %s_checks_%d {\n", *k ? "};\n" : "",
 			h->pre, *k / CHECKS_PER_STRUCT);
@@ -625,13 +669,10 @@ put_buffer_checks(struct hdr *h, int i, int *k)
 	if (!b->in_arena)
 		return;
 	assert(find_arena(h->p, b->space));
-	put_check(h, k);
+	put_check(h, k);	/* one field for both: half the cost */
 	fprintf(out, "%s_%s_fits : %s_%s_OFFSET <= %s_ARENA_S%d_SIZE - "
-		"%s_%s_SIZE ? 1 : -1;\n", pre, n, pre, n, pre, b->space, pre,
-		n);
-	put_check(h, k);
-	fprintf(out, "%s_%s_aligned : %s_%s_OFFSET %% %s_ALIGN == 0 ? 1 : "
-		"-1;\n", pre, n, pre, n, pre);
+		"%s_%s_SIZE && %s_%s_OFFSET %% %s_ALIGN == 0 ? 1 : -1;\n",
+		pre, n, pre, n, pre, b->space, pre, n, pre, n, pre);
 	if (b->slots <= 1)
 		return;
 	put_check(h, k);
@@ -700,9 +741,10 @@ put_index(FILE *out, const struct plan_pos *q)
 	fputs(q->depth ? "}" : "0}", out);
 }
 
-/* Every value each buffer holds (XLA's assigned list): where it is
- * defined, by computation, instruction and shape index, grouped by
- * buffer; P_buffers[] gives each buffer's range. */
+/* Every value each buffer holds (XLA's assigned list): the step that
+ * defines it (P_steps[step] names computation and instruction) and its
+ * shape index, grouped by buffer; P_buffers[] gives each buffer's range.
+ * A step, not two strings: a compiler pays for every string literal. */
 static void
 put_values(struct hdr *h)
 {
@@ -711,8 +753,8 @@ put_values(struct hdr *h)
 
 	fprintf(out, "\nstruct %s_value {\n"
 		"\tint buffer;\t\t/* %s_BUF_* id of the buffer holding it */\n"
-		"\tconst char *computation;\t/* where it is defined */\n"
-		"\tconst char *instruction;\n"
+		"\tint step;\t\t/* where it is defined: %s_steps[step] is "
+		"\"computation/instruction\" */\n"
 		"\tint depth;\t\t/* its shape index: index[0 .. depth) */\n"
 		"\tint index[%s_INDEX_MAX];\n"
 		"\tint slot;\t\t/* its slot in a slotted buffer shared by "
@@ -720,19 +762,16 @@ put_values(struct hdr *h)
 		"};\n\n"
 		"static const struct %s_value %s_values[%s%s]\n"
 		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-		"\t= {\n", pre, pre, pre, pre, pre, pre,
+		"\t= {\n", pre, pre, pre, pre, pre, pre, pre,
 		h->b->nval ? pre : "1", h->b->nval ? "_NUM_VALUES" : "");
 	if (!h->b->nval)
 		fputs("\t/* no values: a placeholder */\n"
-		      "\t{-1, \"\", \"\", 0, {0}, -1},\n", out);
+		      "\t{-1, -1, 0, {0}, -1},\n", out);
 	for (int v = 0; v < h->b->nval; v++) {
 		const struct plan_pos *q = &h->p->pos[h->b->val[v]];
 
-		fprintf(out, "\t{%d, ", q->buf);	/* a number: cheaper */
-		put_cstring(out, q->comp_name ? q->comp_name : "");
-		fputs(", ", out);
-		put_cstring(out, q->name ? q->name : "");
-		fprintf(out, ", %d, ", q->depth);
+		fprintf(out, "\t{%d, %" PRId32 ", %d, ", q->buf, q->step,
+			q->depth);
 		put_index(out, q);
 		fprintf(out, ", %d},\n", q->slot);
 	}
@@ -1051,11 +1090,14 @@ static const char preamble[] =
 	"with\n"
 	" *                            each buffer's dtype, dims, layout "
 	"and shape\n"
-	" *   P_NUM_VALUES, P_values[] every value each buffer holds: "
-	"computation,\n"
-	" *                            instruction, shape index; P_buffers[]."
-	"first_value\n"
-	" *                            and .num_values give a buffer's\n"
+	" *   P_NUM_VALUES, P_values[] every value each buffer holds: the step"
+	"\n"
+	" *                            defining it (P_steps[step] is "
+	"computation/\n"
+	" *                            instruction), shape index; P_buffers[]."
+	"\n"
+	" *                            first_value and .num_values give a "
+	"buffer's\n"
 	" *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE\n"
 	" *                            entry parameter(n), at shape index "
 	"{i,...}\n"

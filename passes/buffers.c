@@ -170,6 +170,7 @@ list_positions(struct prog *p, struct plan *pl)
 			q->shape = target_layout(p->pool, &p->opt, q->copied ?
 						 p->values[v].shape : ns[node]);
 			q->size = target_size(&p->opt, q->shape);
+			q->step = t;
 			q->param = c == p->m->entry && in->op &&
 				   in->op->op == OP_PARAMETER ?
 				   (int)in->param : -1;

@@ -73,6 +73,7 @@ struct plan_pos {
 	int copied;		/* 1: the value there is written by a copy of
 				   the plan (an entry output's own buffer) */
 	int64_t size;		/* the node's bytes as laid out (padded) */
+	int32_t step;		/* the schedule step of its instruction */
 };
 
 /* A copy the runtime makes: `bytes` from buffer src into buffer dst, just

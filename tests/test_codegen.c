@@ -56,8 +56,8 @@ has_(const char *text, const char *want, int yes, const char *file, int line)
 /* The end of a table row for a buffer of a hand-made plan: no shape, no
  * values (dims points at offset k of the dims array). */
 #define NO_SHAPE(k)                                                          \
-	",\n\t \"\", 0, HLOPLAN_GPU_dims + " k ", HLOPLAN_GPU_minor_to_major"  \
-	" + " k ", \"\", \"\", 0, 0},\n"
+	",\n\t HLOPLAN_GPU_s0, 0, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, "           \
+	"HLOPLAN_GPU_s0, HLOPLAN_GPU_s0, 0, 0},\n"
 #define has(text, want) has_(text, want, 1, __FILE__, __LINE__)
 #define lacks(text, want) has_(text, want, 0, __FILE__, __LINE__)
 
@@ -128,9 +128,9 @@ test_layout(void **state)
 	       "HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : "
 	       "-1;\n");
 	has(t, "\tunsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= "
-	       "HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE ? 1 : -1;\n"
-	       "\tunsigned HLOPLAN_GPU_OUT_aligned : HLOPLAN_GPU_OUT_OFFSET % "
-	       "HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;\n};\n");
+	       "HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE && "
+	       "HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;\n"
+	       "};\n");
 	lacks(t, "struct HLOPLAN_GPU_checks_1");
 	lacks(t, "_SLOTS ");
 	assert_string_equal(t + strlen(t) - 22, "\n\n#endif /* PLAN_H */\n");
@@ -212,7 +212,9 @@ test_slotted(void **state)
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS, 1" NO_SHAPE("0"));
 	has(t, "\tunsigned HLOPLAN_GPU_DYNAMIC_SLICE_3_fits : "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET <= HLOPLAN_GPU_ARENA_S1_SIZE"
-	       " - HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE ? 1 : -1;\n");
+	       " - HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE && "
+	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1"
+	       " : -1;\n");
 	has(t, "\tunsigned HLOPLAN_GPU_DYNAMIC_SLICE_3_slots : "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE % HLOPLAN_GPU_ALIGN == 0 && "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE <= "
@@ -458,7 +460,8 @@ test_two_plans(void **state)
 	has(t, "struct HLOPLAN_TPU_buffer {\n");
 	has(t, "\tunsigned HLOPLAN_TPU_TUPLE_2_fits : "
 	       "HLOPLAN_TPU_TUPLE_2_OFFSET <= HLOPLAN_TPU_ARENA_S1_SIZE - "
-	       "HLOPLAN_TPU_TUPLE_2_SIZE ? 1 : -1;\n");
+	       "HLOPLAN_TPU_TUPLE_2_SIZE && HLOPLAN_TPU_TUPLE_2_OFFSET % "
+	       "HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;\n");
 	has(t, "struct HLOPLAN_GPU_checks_0 {\n");
 	has(t, "struct HLOPLAN_TPU_checks_0 {\n");
 	free(t);
@@ -475,8 +478,8 @@ test_empty(void **state)
 	has(t, "#define HLOPLAN_GPU_ARENA_SIZE 0\n");
 	lacks(t, "ARENA_S0");
 	has(t, "HLOPLAN_GPU_buffers[1]\n");
-	has(t, "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, \"\", 0, HLOPLAN_GPU_dims, "
-	       "HLOPLAN_GPU_minor_to_major, \"\", \"\", 0, 0},\n};\n");
+	has(t, "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, \"\", 0, 0, 0, \"\", "
+	       "\"\", 0, 0},\n};\n");
 	has(t, "HLOPLAN_GPU_values[1]\n");
 	has(t, "HLOPLAN_GPU_params[1]\n");
 	has(t, "HLOPLAN_GPU_outputs[1]\n");
@@ -484,13 +487,13 @@ test_empty(void **state)
 	free(t);
 }
 
-/* The checks go 256 to a struct: 200 buffers, an arena, 401 checks. */
+/* The checks go 256 to a struct: 300 buffers, an arena, 301 checks. */
 static void
 test_many_checks(void **state)
 {
-	static char names[200][8];
-	struct buffer b[200];
-	struct arena a[] = {{0, 256 * 200, 256 * 200, 200}};
+	static char names[300][8];
+	struct buffer b[300];
+	struct arena a[] = {{0, 256 * 300, 256 * 300, 300}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
 	const char *one, *two, *q;
 	char *t;
@@ -509,8 +512,10 @@ test_many_checks(void **state)
 	for (q = one; (q = strstr(q + 1, "\tunsigned ")) && q < two;)
 		n++;
 	assert_int_equal(n, 256);
-	has(t, "\tunsigned HLOPLAN_GPU_T199_aligned : HLOPLAN_GPU_T199_OFFSET "
-	       "% HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;\n};\n");
+	has(t, "\tunsigned HLOPLAN_GPU_T299_fits : HLOPLAN_GPU_T299_OFFSET <= "
+	       "HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_T299_SIZE && "
+	       "HLOPLAN_GPU_T299_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;\n"
+	       "};\n");
 	lacks(t, "checks_2");
 	free(t);
 }
@@ -528,8 +533,8 @@ test_constants(void **state)
 	};
 	static const int none[1];
 	struct plan_pos pos[] = {
-		{0, 0, 0, 0, 1, -1, "c.1", "main", 0, none, NULL, -1, 0, 0, 4},
-		{0, 1, 0, 1, 1, -1, "c.2", "main", 0, none, NULL, -1, 0, 0, 2},
+		{0, 0, 0, 0, 1, -1, "c.1", "main", 0, none, NULL, -1, 0, 0, 4, 0},
+		{0, 1, 0, 1, 1, -1, "c.2", "main", 0, none, NULL, -1, 0, 0, 2, 1},
 	};
 	struct plan_const k[] = {{0, 0, 0, 4, 1}, {1, 1, 64, 2, 0}};
 	unsigned char data[128] = {1, 2, 3, 255};

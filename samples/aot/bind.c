@@ -293,6 +293,16 @@ check_binding(const struct hloplan_plan *p, const struct hloplan_position *q,
 	return 1;
 }
 
+/* Whether a step's name, "computation/instruction", is q's. */
+static int
+names_step(const char *step, const struct hloplan_position *q)
+{
+	size_t n = strlen(q->computation);
+
+	return !strncmp(step, q->computation, n) && step[n] == '/' &&
+	       !strcmp(step + n + 1, q->instruction);
+}
+
 /* Each buffer's values, in the header as in the plan, in schedule order. */
 static int
 check_values(const struct hloplan_plan *p)
@@ -314,9 +324,9 @@ check_values(const struct hloplan_plan *p)
 		if (!ok)
 			break;
 		v = &P(_values)[b->first_value + seen[q->buffer]++];
-		if (v->buffer != q->buffer || strcmp(v->computation,
-						     q->computation) ||
-		    strcmp(v->instruction, q->instruction) ||
+		if (v->buffer != q->buffer || v->step < 0 ||
+		    v->step >= P(_NUM_STEPS) ||
+		    !names_step(P(_steps)[v->step], q) ||
 		    !same_index(v->index, v->depth, q->index, q->depth) ||
 		    v->slot != q->slot)
 			ok = !printf("%s/%s: value %d of buffer %s differs\n",

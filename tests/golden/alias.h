@@ -18,9 +18,10 @@
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
  *                            each buffer's dtype, dims, layout and shape
- *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
- *                            instruction, shape index; P_buffers[].first_value
- *                            and .num_values give a buffer's
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
+ *                            defining it (P_steps[step] is computation/
+ *                            instruction), shape index; P_buffers[].
+ *                            first_value and .num_values give a buffer's
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -146,22 +147,6 @@
 #define HLOPLAN_GPU_OUT_OFFSET 1048576
 #define HLOPLAN_GPU_OUT_SIZE 256
 
-static const long long HLOPLAN_GPU_dims[10]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	512, 512, 512, 512, 8, 1024, 1, 1024, 512, 512
-};
-
-static const int HLOPLAN_GPU_minor_to_major[10]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 1, 0, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -183,6 +168,25 @@ struct HLOPLAN_GPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_GPU_s0[] = "f32";
+static const long long HLOPLAN_GPU_s1[] = {512, 512};
+static const int HLOPLAN_GPU_s2[] = {1, 0};
+static const char HLOPLAN_GPU_s3[] = "";
+static const char HLOPLAN_GPU_s4[] = "f32[512,512]{1,0}";
+static const char HLOPLAN_GPU_s5[] = "bf16";
+static const long long HLOPLAN_GPU_s6[] = {8, 1024};
+static const char HLOPLAN_GPU_s7[] = "bf16[8,1024]{1,0}";
+static const long long HLOPLAN_GPU_s8[] = {1, 1024};
+static const char HLOPLAN_GPU_s9[] = "bf16[1,1024]{1,0}";
+static const char HLOPLAN_GPU_s10[] = "s32";
+static const long long HLOPLAN_GPU_s11[] = {0};
+static const int HLOPLAN_GPU_s12[] = {0};
+static const char HLOPLAN_GPU_s13[] = "s32[]";
+static const char HLOPLAN_GPU_s14[] = "f32[]";
+static const char HLOPLAN_GPU_s15[] = "tuple";
+static const char HLOPLAN_GPU_s16[] = "(f32[512,512]{1,0}, bf16[8,1024]{1,0})";
+
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -191,29 +195,28 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[512,512]{1,0}", 0, 2},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 2},
 	{"g", HLOPLAN_GPU_G_OFFSET, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[512,512]{1,0}", 2, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 2, 1},
 	{"cache", HLOPLAN_GPU_CACHE_OFFSET, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1,
-	 "bf16", 2, HLOPLAN_GPU_dims + 4, HLOPLAN_GPU_minor_to_major + 4, "", "bf16[8,1024]{1,0}", 3, 2},
+	 HLOPLAN_GPU_s5, 2, HLOPLAN_GPU_s6, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s7, 3, 2},
 	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1,
-	 "bf16", 2, HLOPLAN_GPU_dims + 6, HLOPLAN_GPU_minor_to_major + 6, "", "bf16[1,1024]{1,0}", 5, 1},
+	 HLOPLAN_GPU_s5, 2, HLOPLAN_GPU_s8, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s9, 5, 1},
 	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1,
-	 "s32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "s32[]", 6, 1},
+	 HLOPLAN_GPU_s10, 0, HLOPLAN_GPU_s11, HLOPLAN_GPU_s12, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 6, 1},
 	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0,
-	 "f32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[]", 7, 1},
+	 HLOPLAN_GPU_s0, 0, HLOPLAN_GPU_s11, HLOPLAN_GPU_s12, HLOPLAN_GPU_s3, HLOPLAN_GPU_s14, 7, 1},
 	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "s32[]", 8, 1},
+	 HLOPLAN_GPU_s10, 0, HLOPLAN_GPU_s11, HLOPLAN_GPU_s12, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 8, 1},
 	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[512,512]{1,0}", 9, 2},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 9, 2},
 	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1,
-	 "tuple", 0, HLOPLAN_GPU_dims + 10, HLOPLAN_GPU_minor_to_major + 10, "", "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", 11, 1},
+	 HLOPLAN_GPU_s15, 0, HLOPLAN_GPU_s11, HLOPLAN_GPU_s12, HLOPLAN_GPU_s3, HLOPLAN_GPU_s16, 11, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -224,18 +227,18 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "w", 0, {0}, -1},
-	{0, "main", "w1", 0, {0}, -1},
-	{1, "main", "g", 0, {0}, -1},
-	{2, "main", "cache", 0, {0}, -1},
-	{2, "main", "cache1", 0, {0}, -1},
-	{3, "main", "row", 0, {0}, -1},
-	{4, "main", "k", 0, {0}, -1},
-	{5, "main", "lr", 0, {0}, -1},
-	{6, "main", "z", 0, {0}, -1},
-	{7, "main", "lrb", 0, {0}, -1},
-	{7, "main", "step", 0, {0}, -1},
-	{8, "main", "out", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{0, 10, 0, {0}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{2, 7, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{4, 4, 0, {0}, -1},
+	{5, 5, 0, {0}, -1},
+	{6, 6, 0, {0}, -1},
+	{7, 8, 0, {0}, -1},
+	{7, 9, 0, {0}, -1},
+	{8, 11, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -357,25 +360,18 @@ static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_aligned : HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_G_fits : HLOPLAN_GPU_G_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_G_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_G_aligned : HLOPLAN_GPU_G_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_CACHE_fits : HLOPLAN_GPU_CACHE_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CACHE_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_CACHE_aligned : HLOPLAN_GPU_CACHE_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_ROW_fits : HLOPLAN_GPU_ROW_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_ROW_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_ROW_aligned : HLOPLAN_GPU_ROW_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_K_fits : HLOPLAN_GPU_K_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_K_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_K_aligned : HLOPLAN_GPU_K_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LRB_fits : HLOPLAN_GPU_LRB_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LRB_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_LRB_aligned : HLOPLAN_GPU_LRB_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_OUT_aligned : HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE && HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_G_fits : HLOPLAN_GPU_G_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_G_SIZE && HLOPLAN_GPU_G_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_CACHE_fits : HLOPLAN_GPU_CACHE_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CACHE_SIZE && HLOPLAN_GPU_CACHE_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_ROW_fits : HLOPLAN_GPU_ROW_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_ROW_SIZE && HLOPLAN_GPU_ROW_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_K_fits : HLOPLAN_GPU_K_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_K_SIZE && HLOPLAN_GPU_K_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LRB_fits : HLOPLAN_GPU_LRB_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LRB_SIZE && HLOPLAN_GPU_LRB_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE && HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module alias, target tpu ---- */
@@ -470,22 +466,6 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_OUT_OFFSET 1048576
 #define HLOPLAN_TPU_OUT_SIZE 256
 
-static const long long HLOPLAN_TPU_dims[10]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	512, 512, 512, 512, 8, 1024, 1, 1024, 512, 512
-};
-
-static const int HLOPLAN_TPU_minor_to_major[10]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 1, 0, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -507,6 +487,28 @@ struct HLOPLAN_TPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_TPU_s0[] = "f32";
+static const long long HLOPLAN_TPU_s1[] = {512, 512};
+static const int HLOPLAN_TPU_s2[] = {1, 0};
+static const char HLOPLAN_TPU_s3[] = "(8,128)";
+static const char HLOPLAN_TPU_s4[] = "f32[512,512]{1,0:T(8,128)}";
+static const char HLOPLAN_TPU_s5[] = "bf16";
+static const long long HLOPLAN_TPU_s6[] = {8, 1024};
+static const char HLOPLAN_TPU_s7[] = "(8,128)(2,1)";
+static const char HLOPLAN_TPU_s8[] = "bf16[8,1024]{1,0:T(8,128)(2,1)}";
+static const long long HLOPLAN_TPU_s9[] = {1, 1024};
+static const char HLOPLAN_TPU_s10[] = "bf16[1,1024]{1,0:T(8,128)(2,1)}";
+static const char HLOPLAN_TPU_s11[] = "s32";
+static const long long HLOPLAN_TPU_s12[] = {0};
+static const int HLOPLAN_TPU_s13[] = {0};
+static const char HLOPLAN_TPU_s14[] = "(128)";
+static const char HLOPLAN_TPU_s15[] = "s32[]{:T(128)}";
+static const char HLOPLAN_TPU_s16[] = "f32[]{:T(128)}";
+static const char HLOPLAN_TPU_s17[] = "tuple";
+static const char HLOPLAN_TPU_s18[] = "";
+static const char HLOPLAN_TPU_s19[] = "(f32[512,512]{1,0}, bf16[8,1024]{1,0})";
+
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -515,29 +517,28 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[512,512]{1,0:T(8,128)}", 0, 2},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 2},
 	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[512,512]{1,0:T(8,128)}", 2, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 2, 1},
 	{"cache", HLOPLAN_TPU_CACHE_OFFSET, HLOPLAN_TPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1,
-	 "bf16", 2, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(8,128)(2,1)", "bf16[8,1024]{1,0:T(8,128)(2,1)}", 3, 2},
+	 HLOPLAN_TPU_s5, 2, HLOPLAN_TPU_s6, HLOPLAN_TPU_s2, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, 3, 2},
 	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1,
-	 "bf16", 2, HLOPLAN_TPU_dims + 6, HLOPLAN_TPU_minor_to_major + 6, "(8,128)(2,1)", "bf16[1,1024]{1,0:T(8,128)(2,1)}", 5, 1},
+	 HLOPLAN_TPU_s5, 2, HLOPLAN_TPU_s9, HLOPLAN_TPU_s2, HLOPLAN_TPU_s7, HLOPLAN_TPU_s10, 5, 1},
 	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1,
-	 "s32", 0, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(128)", "s32[]{:T(128)}", 6, 1},
+	 HLOPLAN_TPU_s11, 0, HLOPLAN_TPU_s12, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, HLOPLAN_TPU_s15, 6, 1},
 	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0,
-	 "f32", 0, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(128)", "f32[]{:T(128)}", 7, 1},
+	 HLOPLAN_TPU_s0, 0, HLOPLAN_TPU_s12, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, HLOPLAN_TPU_s16, 7, 1},
 	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(128)", "s32[]{:T(128)}", 8, 1},
+	 HLOPLAN_TPU_s11, 0, HLOPLAN_TPU_s12, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, HLOPLAN_TPU_s15, 8, 1},
 	{"lrb", HLOPLAN_TPU_LRB_OFFSET, HLOPLAN_TPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(8,128)", "f32[512,512]{1,0:T(8,128)}", 9, 2},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 9, 2},
 	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1,
-	 "tuple", 0, HLOPLAN_TPU_dims + 10, HLOPLAN_TPU_minor_to_major + 10, "", "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", 11, 1},
+	 HLOPLAN_TPU_s17, 0, HLOPLAN_TPU_s12, HLOPLAN_TPU_s13, HLOPLAN_TPU_s18, HLOPLAN_TPU_s19, 11, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -548,18 +549,18 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "w", 0, {0}, -1},
-	{0, "main", "w1", 0, {0}, -1},
-	{1, "main", "g", 0, {0}, -1},
-	{2, "main", "cache", 0, {0}, -1},
-	{2, "main", "cache1", 0, {0}, -1},
-	{3, "main", "row", 0, {0}, -1},
-	{4, "main", "k", 0, {0}, -1},
-	{5, "main", "lr", 0, {0}, -1},
-	{6, "main", "z", 0, {0}, -1},
-	{7, "main", "lrb", 0, {0}, -1},
-	{7, "main", "step", 0, {0}, -1},
-	{8, "main", "out", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{0, 10, 0, {0}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{2, 7, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{4, 4, 0, {0}, -1},
+	{5, 5, 0, {0}, -1},
+	{6, 6, 0, {0}, -1},
+	{7, 8, 0, {0}, -1},
+	{7, 9, 0, {0}, -1},
+	{8, 11, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -684,25 +685,18 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 /* The schedule the intervals count: list order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_W_fits : HLOPLAN_TPU_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_W_aligned : HLOPLAN_TPU_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_G_fits : HLOPLAN_TPU_G_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_G_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_G_aligned : HLOPLAN_TPU_G_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_CACHE_fits : HLOPLAN_TPU_CACHE_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CACHE_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_CACHE_aligned : HLOPLAN_TPU_CACHE_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_ROW_fits : HLOPLAN_TPU_ROW_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_ROW_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_ROW_aligned : HLOPLAN_TPU_ROW_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_K_fits : HLOPLAN_TPU_K_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_K_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_K_aligned : HLOPLAN_TPU_K_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LRB_fits : HLOPLAN_TPU_LRB_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LRB_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_LRB_aligned : HLOPLAN_TPU_LRB_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_OUT_fits : HLOPLAN_TPU_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_OUT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_OUT_aligned : HLOPLAN_TPU_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_W_fits : HLOPLAN_TPU_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W_SIZE && HLOPLAN_TPU_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_G_fits : HLOPLAN_TPU_G_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_G_SIZE && HLOPLAN_TPU_G_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_CACHE_fits : HLOPLAN_TPU_CACHE_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CACHE_SIZE && HLOPLAN_TPU_CACHE_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_ROW_fits : HLOPLAN_TPU_ROW_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_ROW_SIZE && HLOPLAN_TPU_ROW_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_K_fits : HLOPLAN_TPU_K_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_K_SIZE && HLOPLAN_TPU_K_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_LRB_fits : HLOPLAN_TPU_LRB_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LRB_SIZE && HLOPLAN_TPU_LRB_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_OUT_fits : HLOPLAN_TPU_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_OUT_SIZE && HLOPLAN_TPU_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* ALIAS_H */

@@ -18,9 +18,10 @@
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
  *                            each buffer's dtype, dims, layout and shape
- *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
- *                            instruction, shape index; P_buffers[].first_value
- *                            and .num_values give a buffer's
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
+ *                            defining it (P_steps[step] is computation/
+ *                            instruction), shape index; P_buffers[].
+ *                            first_value and .num_values give a buffer's
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -113,22 +114,6 @@
 #define HLOPLAN_GPU_Z_OFFSET 262144
 #define HLOPLAN_GPU_Z_SIZE 262144
 
-static const long long HLOPLAN_GPU_dims[8]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	256, 256, 256, 256, 256, 256, 256, 256
-};
-
-static const int HLOPLAN_GPU_minor_to_major[8]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -150,6 +135,17 @@ struct HLOPLAN_GPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_GPU_s0[] = "pred";
+static const long long HLOPLAN_GPU_s1[] = {0};
+static const int HLOPLAN_GPU_s2[] = {0};
+static const char HLOPLAN_GPU_s3[] = "";
+static const char HLOPLAN_GPU_s4[] = "pred[]";
+static const char HLOPLAN_GPU_s5[] = "f32";
+static const long long HLOPLAN_GPU_s6[] = {256, 256};
+static const int HLOPLAN_GPU_s7[] = {1, 0};
+static const char HLOPLAN_GPU_s8[] = "f32[256,256]{1,0}";
+
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -158,21 +154,20 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"p", HLOPLAN_GPU_P_OFFSET, HLOPLAN_GPU_P_SIZE, 1, 0, 0, 7, 0, 1, 1, 1,
-	 "pred", 0, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "pred[]", 0, 1},
+	 HLOPLAN_GPU_s0, 0, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 1},
 	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[256,256]{1,0}", 1, 1},
+	 HLOPLAN_GPU_s5, 2, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 1, 1},
 	{"t", HLOPLAN_GPU_T_OFFSET, HLOPLAN_GPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[256,256]{1,0}", 2, 1},
+	 HLOPLAN_GPU_s5, 2, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 2, 1},
 	{"sq", HLOPLAN_GPU_SQ_OFFSET, HLOPLAN_GPU_SQ_SIZE, 262144, 0, 4, 8, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 4, HLOPLAN_GPU_minor_to_major + 4, "", "f32[256,256]{1,0}", 3, 3},
+	 HLOPLAN_GPU_s5, 2, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 3, 3},
 	{"z", HLOPLAN_GPU_Z_OFFSET, HLOPLAN_GPU_Z_SIZE, 262144, 0, 8, 8, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 6, HLOPLAN_GPU_minor_to_major + 6, "", "f32[256,256]{1,0}", 6, 1},
+	 HLOPLAN_GPU_s5, 2, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 6, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -183,13 +178,13 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "p", 0, {0}, -1},
-	{1, "main", "x", 0, {0}, -1},
-	{2, "main", "t", 0, {0}, -1},
-	{3, "square", "sq", 0, {0}, -1},
-	{3, "neg", "nb", 0, {0}, -1},
-	{3, "main", "y", 0, {0}, -1},
-	{4, "main", "z", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 4, 0, {0}, -1},
+	{3, 6, 0, {0}, -1},
+	{3, 7, 0, {0}, -1},
+	{4, 8, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -275,21 +270,16 @@ static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_P_fits : HLOPLAN_GPU_P_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_P_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_P_aligned : HLOPLAN_GPU_P_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_aligned : HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_T_fits : HLOPLAN_GPU_T_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_T_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_T_aligned : HLOPLAN_GPU_T_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_SQ_fits : HLOPLAN_GPU_SQ_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_SQ_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_SQ_aligned : HLOPLAN_GPU_SQ_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_Z_fits : HLOPLAN_GPU_Z_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_Z_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_Z_aligned : HLOPLAN_GPU_Z_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_P_fits : HLOPLAN_GPU_P_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_P_SIZE && HLOPLAN_GPU_P_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_T_fits : HLOPLAN_GPU_T_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_T_SIZE && HLOPLAN_GPU_T_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_SQ_fits : HLOPLAN_GPU_SQ_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_SQ_SIZE && HLOPLAN_GPU_SQ_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_Z_fits : HLOPLAN_GPU_Z_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_Z_SIZE && HLOPLAN_GPU_Z_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module conditional, target tpu ---- */
@@ -351,22 +341,6 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_Z_OFFSET 262144
 #define HLOPLAN_TPU_Z_SIZE 262144
 
-static const long long HLOPLAN_TPU_dims[8]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	256, 256, 256, 256, 256, 256, 256, 256
-};
-
-static const int HLOPLAN_TPU_minor_to_major[8]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -388,6 +362,18 @@ struct HLOPLAN_TPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_TPU_s0[] = "pred";
+static const long long HLOPLAN_TPU_s1[] = {0};
+static const int HLOPLAN_TPU_s2[] = {0};
+static const char HLOPLAN_TPU_s3[] = "(512)";
+static const char HLOPLAN_TPU_s4[] = "pred[]{:T(512)}";
+static const char HLOPLAN_TPU_s5[] = "f32";
+static const long long HLOPLAN_TPU_s6[] = {256, 256};
+static const int HLOPLAN_TPU_s7[] = {1, 0};
+static const char HLOPLAN_TPU_s8[] = "(8,128)";
+static const char HLOPLAN_TPU_s9[] = "f32[256,256]{1,0:T(8,128)}";
+
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -396,21 +382,20 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"p", HLOPLAN_TPU_P_OFFSET, HLOPLAN_TPU_P_SIZE, 1, 0, 0, 7, 0, 1, 1, 1,
-	 "pred", 0, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(512)", "pred[]{:T(512)}", 0, 1},
+	 HLOPLAN_TPU_s0, 0, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 1},
 	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[256,256]{1,0:T(8,128)}", 1, 1},
+	 HLOPLAN_TPU_s5, 2, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, HLOPLAN_TPU_s9, 1, 1},
 	{"t", HLOPLAN_TPU_T_OFFSET, HLOPLAN_TPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[256,256]{1,0:T(8,128)}", 2, 1},
+	 HLOPLAN_TPU_s5, 2, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, HLOPLAN_TPU_s9, 2, 1},
 	{"sq", HLOPLAN_TPU_SQ_OFFSET, HLOPLAN_TPU_SQ_SIZE, 262144, 0, 4, 8, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(8,128)", "f32[256,256]{1,0:T(8,128)}", 3, 3},
+	 HLOPLAN_TPU_s5, 2, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, HLOPLAN_TPU_s9, 3, 3},
 	{"z", HLOPLAN_TPU_Z_OFFSET, HLOPLAN_TPU_Z_SIZE, 262144, 0, 8, 8, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 6, HLOPLAN_TPU_minor_to_major + 6, "(8,128)", "f32[256,256]{1,0:T(8,128)}", 6, 1},
+	 HLOPLAN_TPU_s5, 2, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, HLOPLAN_TPU_s9, 6, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -421,13 +406,13 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "p", 0, {0}, -1},
-	{1, "main", "x", 0, {0}, -1},
-	{2, "main", "t", 0, {0}, -1},
-	{3, "square", "sq", 0, {0}, -1},
-	{3, "neg", "nb", 0, {0}, -1},
-	{3, "main", "y", 0, {0}, -1},
-	{4, "main", "z", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 4, 0, {0}, -1},
+	{3, 6, 0, {0}, -1},
+	{3, 7, 0, {0}, -1},
+	{4, 8, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -498,21 +483,16 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_P_fits : HLOPLAN_TPU_P_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_P_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_P_aligned : HLOPLAN_TPU_P_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_aligned : HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_T_fits : HLOPLAN_TPU_T_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_T_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_T_aligned : HLOPLAN_TPU_T_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_SQ_fits : HLOPLAN_TPU_SQ_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_SQ_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_SQ_aligned : HLOPLAN_TPU_SQ_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_Z_fits : HLOPLAN_TPU_Z_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_Z_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_Z_aligned : HLOPLAN_TPU_Z_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_P_fits : HLOPLAN_TPU_P_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_P_SIZE && HLOPLAN_TPU_P_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_T_fits : HLOPLAN_TPU_T_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_T_SIZE && HLOPLAN_TPU_T_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_SQ_fits : HLOPLAN_TPU_SQ_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_SQ_SIZE && HLOPLAN_TPU_SQ_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_Z_fits : HLOPLAN_TPU_Z_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_Z_SIZE && HLOPLAN_TPU_Z_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* CONDITIONAL_H */

@@ -18,9 +18,10 @@
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
  *                            each buffer's dtype, dims, layout and shape
- *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
- *                            instruction, shape index; P_buffers[].first_value
- *                            and .num_values give a buffer's
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
+ *                            defining it (P_steps[step] is computation/
+ *                            instruction), shape index; P_buffers[].
+ *                            first_value and .num_values give a buffer's
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -138,22 +139,6 @@
 #define HLOPLAN_TPU_LOGITS_OFFSET 0
 #define HLOPLAN_TPU_LOGITS_SIZE 16384
 
-static const long long HLOPLAN_TPU_dims[15]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	32, 784, 784, 128, 128, 128, 10, 32, 128, 32, 128, 32, 128, 32, 10
-};
-
-static const int HLOPLAN_TPU_minor_to_major[15]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -175,6 +160,28 @@ struct HLOPLAN_TPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_TPU_s0[] = "f32";
+static const long long HLOPLAN_TPU_s1[] = {32, 784};
+static const int HLOPLAN_TPU_s2[] = {1, 0};
+static const char HLOPLAN_TPU_s3[] = "(8,128)";
+static const char HLOPLAN_TPU_s4[] = "f32[32,784]{1,0:T(8,128)}";
+static const long long HLOPLAN_TPU_s5[] = {784, 128};
+static const char HLOPLAN_TPU_s6[] = "f32[784,128]{1,0:T(8,128)}";
+static const long long HLOPLAN_TPU_s7[] = {128};
+static const int HLOPLAN_TPU_s8[] = {0};
+static const char HLOPLAN_TPU_s9[] = "(128)";
+static const char HLOPLAN_TPU_s10[] = "f32[128]{0:T(128)}";
+static const long long HLOPLAN_TPU_s11[] = {128, 10};
+static const char HLOPLAN_TPU_s12[] = "f32[128,10]{1,0:T(8,128)}";
+static const long long HLOPLAN_TPU_s13[] = {32, 128};
+static const char HLOPLAN_TPU_s14[] = "f32[32,128]{1,0:T(8,128)}";
+static const long long HLOPLAN_TPU_s15[] = {0};
+static const int HLOPLAN_TPU_s16[] = {0};
+static const char HLOPLAN_TPU_s17[] = "f32[]{:T(128)}";
+static const long long HLOPLAN_TPU_s18[] = {32, 10};
+static const char HLOPLAN_TPU_s19[] = "f32[32,10]{1,0:T(8,128)}";
+
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -183,29 +190,28 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[32,784]{1,0:T(8,128)}", 0, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 1},
 	{"w1", HLOPLAN_TPU_W1_OFFSET, HLOPLAN_TPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[784,128]{1,0:T(8,128)}", 1, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s5, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s6, 1, 1},
 	{"b1", HLOPLAN_TPU_B1_OFFSET, HLOPLAN_TPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1,
-	 "f32", 1, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(128)", "f32[128]{0:T(128)}", 2, 1},
+	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, 2, 1},
 	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(8,128)", "f32[128,10]{1,0:T(8,128)}", 3, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s11, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s12, 3, 1},
 	{"h", HLOPLAN_TPU_H_OFFSET, HLOPLAN_TPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 7, HLOPLAN_TPU_minor_to_major + 7, "(8,128)", "f32[32,128]{1,0:T(8,128)}", 4, 3},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s13, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s14, 4, 3},
 	{"bb", HLOPLAN_TPU_BB_OFFSET, HLOPLAN_TPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 9, HLOPLAN_TPU_minor_to_major + 9, "(8,128)", "f32[32,128]{1,0:T(8,128)}", 7, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s13, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s14, 7, 1},
 	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0,
-	 "f32", 0, HLOPLAN_TPU_dims + 11, HLOPLAN_TPU_minor_to_major + 11, "(128)", "f32[]{:T(128)}", 8, 1},
+	 HLOPLAN_TPU_s0, 0, HLOPLAN_TPU_s15, HLOPLAN_TPU_s16, HLOPLAN_TPU_s9, HLOPLAN_TPU_s17, 8, 1},
 	{"zeros", HLOPLAN_TPU_ZEROS_OFFSET, HLOPLAN_TPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 11, HLOPLAN_TPU_minor_to_major + 11, "(8,128)", "f32[32,128]{1,0:T(8,128)}", 9, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s13, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s14, 9, 1},
 	{"logits", HLOPLAN_TPU_LOGITS_OFFSET, HLOPLAN_TPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 13, HLOPLAN_TPU_minor_to_major + 13, "(8,128)", "f32[32,10]{1,0:T(8,128)}", 10, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s18, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s19, 10, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -216,17 +222,17 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "mlp", "x", 0, {0}, -1},
-	{1, "mlp", "w1", 0, {0}, -1},
-	{2, "mlp", "b1", 0, {0}, -1},
-	{3, "mlp", "w2", 0, {0}, -1},
-	{4, "mlp", "h", 0, {0}, -1},
-	{4, "mlp", "hb", 0, {0}, -1},
-	{4, "mlp", "relu", 0, {0}, -1},
-	{5, "mlp", "bb", 0, {0}, -1},
-	{6, "mlp", "zero", 0, {0}, -1},
-	{7, "mlp", "zeros", 0, {0}, -1},
-	{8, "mlp", "logits", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{4, 4, 0, {0}, -1},
+	{4, 6, 0, {0}, -1},
+	{4, 9, 0, {0}, -1},
+	{5, 5, 0, {0}, -1},
+	{6, 7, 0, {0}, -1},
+	{7, 8, 0, {0}, -1},
+	{8, 10, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -343,27 +349,19 @@ static const char *const HLOPLAN_TPU_steps[HLOPLAN_TPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_aligned : HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_W1_fits : HLOPLAN_TPU_W1_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W1_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_W1_aligned : HLOPLAN_TPU_W1_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_B1_fits : HLOPLAN_TPU_B1_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_B1_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_B1_aligned : HLOPLAN_TPU_B1_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_W2_fits : HLOPLAN_TPU_W2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W2_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_W2_aligned : HLOPLAN_TPU_W2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_H_fits : HLOPLAN_TPU_H_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_H_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_H_aligned : HLOPLAN_TPU_H_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_BB_fits : HLOPLAN_TPU_BB_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BB_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_BB_aligned : HLOPLAN_TPU_BB_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_ZEROS_fits : HLOPLAN_TPU_ZEROS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_ZEROS_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_ZEROS_aligned : HLOPLAN_TPU_ZEROS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOGITS_fits : HLOPLAN_TPU_LOGITS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOGITS_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOGITS_aligned : HLOPLAN_TPU_LOGITS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_W1_fits : HLOPLAN_TPU_W1_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W1_SIZE && HLOPLAN_TPU_W1_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_B1_fits : HLOPLAN_TPU_B1_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_B1_SIZE && HLOPLAN_TPU_B1_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_W2_fits : HLOPLAN_TPU_W2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W2_SIZE && HLOPLAN_TPU_W2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_H_fits : HLOPLAN_TPU_H_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_H_SIZE && HLOPLAN_TPU_H_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BB_fits : HLOPLAN_TPU_BB_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BB_SIZE && HLOPLAN_TPU_BB_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_ZEROS_fits : HLOPLAN_TPU_ZEROS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_ZEROS_SIZE && HLOPLAN_TPU_ZEROS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_LOGITS_fits : HLOPLAN_TPU_LOGITS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOGITS_SIZE && HLOPLAN_TPU_LOGITS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* MLP_TPU_H */

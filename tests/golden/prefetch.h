@@ -18,9 +18,10 @@
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
  *                            each buffer's dtype, dims, layout and shape
- *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
- *                            instruction, shape index; P_buffers[].first_value
- *                            and .num_values give a buffer's
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
+ *                            defining it (P_steps[step] is computation/
+ *                            instruction), shape index; P_buffers[].
+ *                            first_value and .num_values give a buffer's
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -148,22 +149,6 @@
 #define HLOPLAN_GPU_E_OFFSET 4096
 #define HLOPLAN_GPU_E_SIZE 1024
 
-static const long long HLOPLAN_GPU_dims[4]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	256, 256, 256, 256
-};
-
-static const int HLOPLAN_GPU_minor_to_major[4]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	0, 0, 0, 0
-};
-
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -185,6 +170,24 @@ struct HLOPLAN_GPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_GPU_s0[] = "f32";
+static const long long HLOPLAN_GPU_s1[] = {256};
+static const int HLOPLAN_GPU_s2[] = {0};
+static const char HLOPLAN_GPU_s3[] = "";
+static const char HLOPLAN_GPU_s4[] = "f32[256]{0}";
+static const char HLOPLAN_GPU_s5[] = "s32";
+static const long long HLOPLAN_GPU_s6[] = {0};
+static const int HLOPLAN_GPU_s7[] = {0};
+static const char HLOPLAN_GPU_s8[] = "s32[]";
+static const char HLOPLAN_GPU_s9[] = "tuple";
+static const char HLOPLAN_GPU_s10[] = "(s32[], f32[256]{0}, f32[256]{0})";
+static const char HLOPLAN_GPU_s11[] = "pred";
+static const char HLOPLAN_GPU_s12[] = "pred[]";
+static const char HLOPLAN_GPU_s13[] = "(f32[256]{0}, f32[256]{0}, u32[])";
+static const char HLOPLAN_GPU_s14[] = "u32";
+static const char HLOPLAN_GPU_s15[] = "u32[]";
+
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -193,35 +196,34 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 1024, 0, 0, 19, 0, 1, 1, 1,
-	 "f32", 1, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[256]{0}", 0, 2},
+	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 2},
 	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 1024, 0, 0, 20, 0, 3, 1, 1,
-	 "f32", 1, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "f32[256]{0}", 2, 3},
+	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 2, 3},
 	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]", 5, 1},
+	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 5, 1},
 	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1,
-	 "tuple", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "(s32[], f32[256]{0}, f32[256]{0})", 6, 3},
+	 HLOPLAN_GPU_s9, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s10, 6, 3},
 	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1,
-	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]", 9, 2},
+	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 9, 2},
 	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]", 11, 1},
+	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 11, 1},
 	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
-	 "pred", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "pred[]", 12, 1},
+	 HLOPLAN_GPU_s11, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s12, 12, 1},
 	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "s32[]", 13, 1},
+	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 13, 1},
 	{"cs", HLOPLAN_GPU_CS_OFFSET, HLOPLAN_GPU_CS_SIZE, 24, 0, 14, 15, 0, 8, 1, 1,
-	 "tuple", 0, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "(f32[256]{0}, f32[256]{0}, u32[])", 14, 1},
+	 HLOPLAN_GPU_s9, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 14, 1},
 	{"cs{0}", HLOPLAN_GPU_CS_0_OFFSET, HLOPLAN_GPU_CS_0_SIZE, 1024, HLOPLAN_GPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_GPU_CS_0_SLOTS, 1,
-	 "f32", 1, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[256]{0}", 15, 1},
+	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 15, 1},
 	{"cs{2}", HLOPLAN_GPU_CS_2_OFFSET, HLOPLAN_GPU_CS_2_SIZE, 4, 0, 14, 15, 0, 0, 1, 1,
-	 "u32", 0, HLOPLAN_GPU_dims + 3, HLOPLAN_GPU_minor_to_major + 3, "", "u32[]", 16, 1},
+	 HLOPLAN_GPU_s14, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s15, 16, 1},
 	{"e", HLOPLAN_GPU_E_OFFSET, HLOPLAN_GPU_E_SIZE, 1024, 0, 16, 17, 0, 0, 1, 1,
-	 "f32", 1, HLOPLAN_GPU_dims + 3, HLOPLAN_GPU_minor_to_major + 3, "", "f32[256]{0}", 17, 1},
+	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 17, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -232,24 +234,24 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "x", 0, {0}, -1},
-	{0, "main", "loop", 1, {1}, -1},
-	{1, "main", "a", 0, {0}, -1},
-	{1, "body", "acc1", 0, {0}, -1},
-	{1, "main", "loop", 1, {2}, -1},
-	{2, "main", "zero", 0, {0}, -1},
-	{3, "main", "init", 0, {0}, -1},
-	{3, "body", "t", 0, {0}, -1},
-	{3, "main", "loop", 0, {0}, -1},
-	{4, "body", "i1", 0, {0}, -1},
-	{4, "main", "loop", 1, {0}, -1},
-	{5, "cond", "n", 0, {0}, -1},
-	{6, "cond", "lt", 0, {0}, -1},
-	{7, "body", "one", 0, {0}, -1},
-	{8, "body", "cs", 0, {0}, -1},
-	{9, "body", "cs", 1, {0}, -1},
-	{10, "body", "cs", 1, {2}, -1},
-	{11, "body", "e", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{0, 19, 1, {1}, -1},
+	{1, 1, 0, {0}, -1},
+	{1, 17, 0, {0}, -1},
+	{1, 19, 1, {2}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{3, 18, 0, {0}, -1},
+	{3, 19, 0, {0}, -1},
+	{4, 13, 0, {0}, -1},
+	{4, 19, 1, {0}, -1},
+	{5, 6, 0, {0}, -1},
+	{6, 7, 0, {0}, -1},
+	{7, 12, 0, {0}, -1},
+	{8, 14, 0, {0}, -1},
+	{9, 14, 1, {0}, -1},
+	{10, 14, 1, {2}, -1},
+	{11, 16, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -385,30 +387,21 @@ static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_aligned : HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_A_fits : HLOPLAN_GPU_A_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_A_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_A_aligned : HLOPLAN_GPU_A_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_INIT_aligned : HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_LOOP_0_aligned : HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_LT_aligned : HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_CS_fits : HLOPLAN_GPU_CS_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_CS_aligned : HLOPLAN_GPU_CS_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_CS_0_fits : HLOPLAN_GPU_CS_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_0_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_CS_0_aligned : HLOPLAN_GPU_CS_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_A_fits : HLOPLAN_GPU_A_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_A_SIZE && HLOPLAN_GPU_A_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE && HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE && HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE && HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_CS_fits : HLOPLAN_GPU_CS_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_SIZE && HLOPLAN_GPU_CS_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_CS_0_fits : HLOPLAN_GPU_CS_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_0_SIZE && HLOPLAN_GPU_CS_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_CS_0_slots : HLOPLAN_GPU_CS_0_STRIDE % HLOPLAN_GPU_ALIGN == 0 && HLOPLAN_GPU_CS_0_STRIDE <= HLOPLAN_GPU_CS_0_SIZE / HLOPLAN_GPU_CS_0_SLOTS ? 1 : -1;
-	unsigned HLOPLAN_GPU_CS_2_fits : HLOPLAN_GPU_CS_2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_2_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_CS_2_aligned : HLOPLAN_GPU_CS_2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_E_fits : HLOPLAN_GPU_E_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_E_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_E_aligned : HLOPLAN_GPU_E_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_CS_2_fits : HLOPLAN_GPU_CS_2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_2_SIZE && HLOPLAN_GPU_CS_2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_E_fits : HLOPLAN_GPU_E_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_E_SIZE && HLOPLAN_GPU_E_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module prefetch, target tpu ---- */
@@ -505,22 +498,6 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_E_OFFSET 4096
 #define HLOPLAN_TPU_E_SIZE 1024
 
-static const long long HLOPLAN_TPU_dims[4]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	256, 256, 256, 256
-};
-
-static const int HLOPLAN_TPU_minor_to_major[4]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	0, 0, 0, 0
-};
-
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -542,6 +519,26 @@ struct HLOPLAN_TPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_TPU_s0[] = "f32";
+static const long long HLOPLAN_TPU_s1[] = {256};
+static const int HLOPLAN_TPU_s2[] = {0};
+static const char HLOPLAN_TPU_s3[] = "(128)";
+static const char HLOPLAN_TPU_s4[] = "f32[256]{0:T(128)}";
+static const char HLOPLAN_TPU_s5[] = "s32";
+static const long long HLOPLAN_TPU_s6[] = {0};
+static const int HLOPLAN_TPU_s7[] = {0};
+static const char HLOPLAN_TPU_s8[] = "s32[]{:T(128)}";
+static const char HLOPLAN_TPU_s9[] = "tuple";
+static const char HLOPLAN_TPU_s10[] = "";
+static const char HLOPLAN_TPU_s11[] = "(s32[], f32[256]{0}, f32[256]{0})";
+static const char HLOPLAN_TPU_s12[] = "pred";
+static const char HLOPLAN_TPU_s13[] = "(512)";
+static const char HLOPLAN_TPU_s14[] = "pred[]{:T(512)}";
+static const char HLOPLAN_TPU_s15[] = "(f32[256]{0}, f32[256]{0}, u32[])";
+static const char HLOPLAN_TPU_s16[] = "u32";
+static const char HLOPLAN_TPU_s17[] = "u32[]{:T(128)}";
+
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -550,35 +547,34 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 1024, 0, 0, 19, 0, 1, 1, 1,
-	 "f32", 1, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(128)", "f32[256]{0:T(128)}", 0, 2},
+	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 2},
 	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 1024, 0, 0, 20, 0, 3, 1, 1,
-	 "f32", 1, HLOPLAN_TPU_dims + 1, HLOPLAN_TPU_minor_to_major + 1, "(128)", "f32[256]{0:T(128)}", 2, 3},
+	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 2, 3},
 	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(128)", "s32[]{:T(128)}", 5, 1},
+	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 5, 1},
 	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1,
-	 "tuple", 0, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "", "(s32[], f32[256]{0}, f32[256]{0})", 6, 3},
+	 HLOPLAN_TPU_s9, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, 6, 3},
 	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1,
-	 "s32", 0, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(128)", "s32[]{:T(128)}", 9, 2},
+	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 9, 2},
 	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(128)", "s32[]{:T(128)}", 11, 1},
+	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 11, 1},
 	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
-	 "pred", 0, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(512)", "pred[]{:T(512)}", 12, 1},
+	 HLOPLAN_TPU_s12, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, 12, 1},
 	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(128)", "s32[]{:T(128)}", 13, 1},
+	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 13, 1},
 	{"cs", HLOPLAN_TPU_CS_OFFSET, HLOPLAN_TPU_CS_SIZE, 24, 0, 14, 15, 0, 8, 1, 1,
-	 "tuple", 0, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "", "(f32[256]{0}, f32[256]{0}, u32[])", 14, 1},
+	 HLOPLAN_TPU_s9, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s10, HLOPLAN_TPU_s15, 14, 1},
 	{"cs{0}", HLOPLAN_TPU_CS_0_OFFSET, HLOPLAN_TPU_CS_0_SIZE, 1024, HLOPLAN_TPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_TPU_CS_0_SLOTS, 1,
-	 "f32", 1, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(128)", "f32[256]{0:T(128)}", 15, 1},
+	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 15, 1},
 	{"cs{2}", HLOPLAN_TPU_CS_2_OFFSET, HLOPLAN_TPU_CS_2_SIZE, 4, 0, 14, 15, 0, 0, 1, 1,
-	 "u32", 0, HLOPLAN_TPU_dims + 3, HLOPLAN_TPU_minor_to_major + 3, "(128)", "u32[]{:T(128)}", 16, 1},
+	 HLOPLAN_TPU_s16, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s17, 16, 1},
 	{"e", HLOPLAN_TPU_E_OFFSET, HLOPLAN_TPU_E_SIZE, 1024, 0, 16, 17, 0, 0, 1, 1,
-	 "f32", 1, HLOPLAN_TPU_dims + 3, HLOPLAN_TPU_minor_to_major + 3, "(128)", "f32[256]{0:T(128)}", 17, 1},
+	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 17, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -589,24 +585,24 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "x", 0, {0}, -1},
-	{0, "main", "loop", 1, {1}, -1},
-	{1, "main", "a", 0, {0}, -1},
-	{1, "body", "acc1", 0, {0}, -1},
-	{1, "main", "loop", 1, {2}, -1},
-	{2, "main", "zero", 0, {0}, -1},
-	{3, "main", "init", 0, {0}, -1},
-	{3, "body", "t", 0, {0}, -1},
-	{3, "main", "loop", 0, {0}, -1},
-	{4, "body", "i1", 0, {0}, -1},
-	{4, "main", "loop", 1, {0}, -1},
-	{5, "cond", "n", 0, {0}, -1},
-	{6, "cond", "lt", 0, {0}, -1},
-	{7, "body", "one", 0, {0}, -1},
-	{8, "body", "cs", 0, {0}, -1},
-	{9, "body", "cs", 1, {0}, -1},
-	{10, "body", "cs", 1, {2}, -1},
-	{11, "body", "e", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{0, 19, 1, {1}, -1},
+	{1, 1, 0, {0}, -1},
+	{1, 17, 0, {0}, -1},
+	{1, 19, 1, {2}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{3, 18, 0, {0}, -1},
+	{3, 19, 0, {0}, -1},
+	{4, 13, 0, {0}, -1},
+	{4, 19, 1, {0}, -1},
+	{5, 6, 0, {0}, -1},
+	{6, 7, 0, {0}, -1},
+	{7, 12, 0, {0}, -1},
+	{8, 14, 0, {0}, -1},
+	{9, 14, 1, {0}, -1},
+	{10, 14, 1, {2}, -1},
+	{11, 16, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -747,30 +743,21 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 /* The schedule the intervals count: list order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_aligned : HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_A_fits : HLOPLAN_TPU_A_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_A_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_A_aligned : HLOPLAN_TPU_A_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_INIT_fits : HLOPLAN_TPU_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_INIT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_INIT_aligned : HLOPLAN_TPU_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOOP_0_fits : HLOPLAN_TPU_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_0_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOOP_0_aligned : HLOPLAN_TPU_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LT_fits : HLOPLAN_TPU_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_LT_aligned : HLOPLAN_TPU_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_CS_fits : HLOPLAN_TPU_CS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_CS_aligned : HLOPLAN_TPU_CS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_CS_0_fits : HLOPLAN_TPU_CS_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_0_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_CS_0_aligned : HLOPLAN_TPU_CS_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_A_fits : HLOPLAN_TPU_A_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_A_SIZE && HLOPLAN_TPU_A_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_INIT_fits : HLOPLAN_TPU_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_INIT_SIZE && HLOPLAN_TPU_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_LOOP_0_fits : HLOPLAN_TPU_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_0_SIZE && HLOPLAN_TPU_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_LT_fits : HLOPLAN_TPU_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LT_SIZE && HLOPLAN_TPU_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_CS_fits : HLOPLAN_TPU_CS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_SIZE && HLOPLAN_TPU_CS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_CS_0_fits : HLOPLAN_TPU_CS_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_0_SIZE && HLOPLAN_TPU_CS_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_CS_0_slots : HLOPLAN_TPU_CS_0_STRIDE % HLOPLAN_TPU_ALIGN == 0 && HLOPLAN_TPU_CS_0_STRIDE <= HLOPLAN_TPU_CS_0_SIZE / HLOPLAN_TPU_CS_0_SLOTS ? 1 : -1;
-	unsigned HLOPLAN_TPU_CS_2_fits : HLOPLAN_TPU_CS_2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_2_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_CS_2_aligned : HLOPLAN_TPU_CS_2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_E_fits : HLOPLAN_TPU_E_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_E_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_E_aligned : HLOPLAN_TPU_E_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_CS_2_fits : HLOPLAN_TPU_CS_2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_2_SIZE && HLOPLAN_TPU_CS_2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_E_fits : HLOPLAN_TPU_E_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_E_SIZE && HLOPLAN_TPU_E_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* PREFETCH_H */

@@ -18,9 +18,10 @@
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
  *                            each buffer's dtype, dims, layout and shape
- *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
- *                            instruction, shape index; P_buffers[].first_value
- *                            and .num_values give a buffer's
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
+ *                            defining it (P_steps[step] is computation/
+ *                            instruction), shape index; P_buffers[].
+ *                            first_value and .num_values give a buffer's
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -147,22 +148,6 @@
 #define HLOPLAN_GPU_BUF_ONE 11
 #define HLOPLAN_GPU_ONE_SIZE 256
 
-static const long long HLOPLAN_GPU_dims[12]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	8, 64, 4, 64, 64, 1, 64, 64, 64, 64, 8, 64
-};
-
-static const int HLOPLAN_GPU_minor_to_major[12]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 2, 1, 0, 2, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -184,6 +169,28 @@ struct HLOPLAN_GPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_GPU_s0[] = "f32";
+static const long long HLOPLAN_GPU_s1[] = {8, 64};
+static const int HLOPLAN_GPU_s2[] = {1, 0};
+static const char HLOPLAN_GPU_s3[] = "";
+static const char HLOPLAN_GPU_s4[] = "f32[8,64]{1,0}";
+static const long long HLOPLAN_GPU_s5[] = {4, 64, 64};
+static const int HLOPLAN_GPU_s6[] = {2, 1, 0};
+static const char HLOPLAN_GPU_s7[] = "f32[4,64,64]{2,1,0}";
+static const char HLOPLAN_GPU_s8[] = "s32";
+static const long long HLOPLAN_GPU_s9[] = {0};
+static const int HLOPLAN_GPU_s10[] = {0};
+static const char HLOPLAN_GPU_s11[] = "s32[]";
+static const char HLOPLAN_GPU_s12[] = "tuple";
+static const char HLOPLAN_GPU_s13[] = "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})";
+static const char HLOPLAN_GPU_s14[] = "pred";
+static const char HLOPLAN_GPU_s15[] = "pred[]";
+static const long long HLOPLAN_GPU_s16[] = {1, 64, 64};
+static const char HLOPLAN_GPU_s17[] = "f32[1,64,64]{2,1,0}";
+static const long long HLOPLAN_GPU_s18[] = {64, 64};
+static const char HLOPLAN_GPU_s19[] = "f32[64,64]{1,0}";
+
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -192,35 +199,34 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[8,64]{1,0}", 0, 3},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 3},
 	{"ws", HLOPLAN_GPU_WS_OFFSET, HLOPLAN_GPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1,
-	 "f32", 3, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[4,64,64]{2,1,0}", 3, 2},
+	 HLOPLAN_GPU_s0, 3, HLOPLAN_GPU_s5, HLOPLAN_GPU_s6, HLOPLAN_GPU_s3, HLOPLAN_GPU_s7, 3, 2},
 	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]", 5, 1},
+	 HLOPLAN_GPU_s8, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 5, 1},
 	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1,
-	 "tuple", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})", 6, 3},
+	 HLOPLAN_GPU_s12, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 6, 3},
 	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1,
-	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]", 9, 2},
+	 HLOPLAN_GPU_s8, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 9, 2},
 	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]", 11, 1},
+	 HLOPLAN_GPU_s8, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 11, 1},
 	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
-	 "pred", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "pred[]", 12, 1},
+	 HLOPLAN_GPU_s14, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s15, 12, 1},
 	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "s32[]", 13, 1},
+	 HLOPLAN_GPU_s8, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 13, 1},
 	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 16384, HLOPLAN_GPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_GPU_W_SLOTS, 1,
-	 "f32", 3, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "f32[1,64,64]{2,1,0}", 14, 1},
+	 HLOPLAN_GPU_s0, 3, HLOPLAN_GPU_s16, HLOPLAN_GPU_s6, HLOPLAN_GPU_s3, HLOPLAN_GPU_s17, 14, 1},
 	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[64,64]{1,0}", 15, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s18, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s19, 15, 1},
 	{"d", HLOPLAN_GPU_D_OFFSET, HLOPLAN_GPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 10, HLOPLAN_GPU_minor_to_major + 10, "", "f32[8,64]{1,0}", 16, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 16, 1},
 	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 12, HLOPLAN_GPU_minor_to_major + 12, "", "s32[]", 17, 1},
+	 HLOPLAN_GPU_s8, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 17, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -231,24 +237,24 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "x", 0, {0}, -1},
-	{0, "body", "a", 0, {0}, -1},
-	{0, "main", "loop", 1, {1}, -1},
-	{1, "main", "ws", 0, {0}, -1},
-	{1, "main", "loop", 1, {2}, -1},
-	{2, "main", "zero", 0, {0}, -1},
-	{3, "main", "init", 0, {0}, -1},
-	{3, "body", "t", 0, {0}, -1},
-	{3, "main", "loop", 0, {0}, -1},
-	{4, "body", "i1", 0, {0}, -1},
-	{4, "main", "loop", 1, {0}, -1},
-	{5, "cond", "n", 0, {0}, -1},
-	{6, "cond", "lt", 0, {0}, -1},
-	{7, "body", "z", 0, {0}, -1},
-	{8, "body", "w", 0, {0}, -1},
-	{9, "body", "w2", 0, {0}, -1},
-	{10, "body", "d", 0, {0}, -1},
-	{11, "body", "one", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{0, 16, 0, {0}, -1},
+	{0, 20, 1, {1}, -1},
+	{1, 1, 0, {0}, -1},
+	{1, 20, 1, {2}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{3, 19, 0, {0}, -1},
+	{3, 20, 0, {0}, -1},
+	{4, 18, 0, {0}, -1},
+	{4, 20, 1, {0}, -1},
+	{5, 6, 0, {0}, -1},
+	{6, 7, 0, {0}, -1},
+	{7, 12, 0, {0}, -1},
+	{8, 13, 0, {0}, -1},
+	{9, 14, 0, {0}, -1},
+	{10, 15, 0, {0}, -1},
+	{11, 17, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -397,28 +403,20 @@ static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_aligned : HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_WS_fits : HLOPLAN_GPU_WS_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_WS_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_WS_aligned : HLOPLAN_GPU_WS_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_INIT_aligned : HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_LOOP_0_aligned : HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_LT_aligned : HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_aligned : HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_WS_fits : HLOPLAN_GPU_WS_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_WS_SIZE && HLOPLAN_GPU_WS_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE && HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE && HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE && HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE && HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_W_slots : HLOPLAN_GPU_W_STRIDE % HLOPLAN_GPU_ALIGN == 0 && HLOPLAN_GPU_W_STRIDE <= HLOPLAN_GPU_W_SIZE / HLOPLAN_GPU_W_SLOTS ? 1 : -1;
-	unsigned HLOPLAN_GPU_W2_fits : HLOPLAN_GPU_W2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W2_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_W2_aligned : HLOPLAN_GPU_W2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_D_fits : HLOPLAN_GPU_D_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_D_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_D_aligned : HLOPLAN_GPU_D_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_W2_fits : HLOPLAN_GPU_W2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W2_SIZE && HLOPLAN_GPU_W2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_D_fits : HLOPLAN_GPU_D_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_D_SIZE && HLOPLAN_GPU_D_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module scan_layers, target tpu ---- */
@@ -514,22 +512,6 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_BUF_ONE 11
 #define HLOPLAN_TPU_ONE_SIZE 512
 
-static const long long HLOPLAN_TPU_dims[12]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	8, 64, 4, 64, 64, 1, 64, 64, 64, 64, 8, 64
-};
-
-static const int HLOPLAN_TPU_minor_to_major[12]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 2, 1, 0, 2, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -551,6 +533,31 @@ struct HLOPLAN_TPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_TPU_s0[] = "f32";
+static const long long HLOPLAN_TPU_s1[] = {8, 64};
+static const int HLOPLAN_TPU_s2[] = {1, 0};
+static const char HLOPLAN_TPU_s3[] = "(8,128)";
+static const char HLOPLAN_TPU_s4[] = "f32[8,64]{1,0:T(8,128)}";
+static const long long HLOPLAN_TPU_s5[] = {4, 64, 64};
+static const int HLOPLAN_TPU_s6[] = {2, 1, 0};
+static const char HLOPLAN_TPU_s7[] = "f32[4,64,64]{2,1,0:T(8,128)}";
+static const char HLOPLAN_TPU_s8[] = "s32";
+static const long long HLOPLAN_TPU_s9[] = {0};
+static const int HLOPLAN_TPU_s10[] = {0};
+static const char HLOPLAN_TPU_s11[] = "(128)";
+static const char HLOPLAN_TPU_s12[] = "s32[]{:T(128)}";
+static const char HLOPLAN_TPU_s13[] = "tuple";
+static const char HLOPLAN_TPU_s14[] = "";
+static const char HLOPLAN_TPU_s15[] = "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})";
+static const char HLOPLAN_TPU_s16[] = "pred";
+static const char HLOPLAN_TPU_s17[] = "(512)";
+static const char HLOPLAN_TPU_s18[] = "pred[]{:T(512)}";
+static const long long HLOPLAN_TPU_s19[] = {1, 64, 64};
+static const char HLOPLAN_TPU_s20[] = "f32[1,64,64]{2,1,0:T(8,128)}";
+static const long long HLOPLAN_TPU_s21[] = {64, 64};
+static const char HLOPLAN_TPU_s22[] = "f32[64,64]{1,0:T(8,128)}";
+
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -559,35 +566,34 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[8,64]{1,0:T(8,128)}", 0, 3},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 3},
 	{"ws", HLOPLAN_TPU_WS_OFFSET, HLOPLAN_TPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1,
-	 "f32", 3, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[4,64,64]{2,1,0:T(8,128)}", 3, 2},
+	 HLOPLAN_TPU_s0, 3, HLOPLAN_TPU_s5, HLOPLAN_TPU_s6, HLOPLAN_TPU_s3, HLOPLAN_TPU_s7, 3, 2},
 	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(128)", "s32[]{:T(128)}", 5, 1},
+	 HLOPLAN_TPU_s8, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, HLOPLAN_TPU_s12, 5, 1},
 	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1,
-	 "tuple", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "", "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})", 6, 3},
+	 HLOPLAN_TPU_s13, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s14, HLOPLAN_TPU_s15, 6, 3},
 	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1,
-	 "s32", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(128)", "s32[]{:T(128)}", 9, 2},
+	 HLOPLAN_TPU_s8, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, HLOPLAN_TPU_s12, 9, 2},
 	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(128)", "s32[]{:T(128)}", 11, 1},
+	 HLOPLAN_TPU_s8, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, HLOPLAN_TPU_s12, 11, 1},
 	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
-	 "pred", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(512)", "pred[]{:T(512)}", 12, 1},
+	 HLOPLAN_TPU_s16, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s17, HLOPLAN_TPU_s18, 12, 1},
 	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(128)", "s32[]{:T(128)}", 13, 1},
+	 HLOPLAN_TPU_s8, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, HLOPLAN_TPU_s12, 13, 1},
 	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 16384, HLOPLAN_TPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_TPU_W_SLOTS, 1,
-	 "f32", 3, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(8,128)", "f32[1,64,64]{2,1,0:T(8,128)}", 14, 1},
+	 HLOPLAN_TPU_s0, 3, HLOPLAN_TPU_s19, HLOPLAN_TPU_s6, HLOPLAN_TPU_s3, HLOPLAN_TPU_s20, 14, 1},
 	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 15, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s21, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s22, 15, 1},
 	{"d", HLOPLAN_TPU_D_OFFSET, HLOPLAN_TPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 10, HLOPLAN_TPU_minor_to_major + 10, "(8,128)", "f32[8,64]{1,0:T(8,128)}", 16, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 16, 1},
 	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 12, HLOPLAN_TPU_minor_to_major + 12, "(128)", "s32[]{:T(128)}", 17, 1},
+	 HLOPLAN_TPU_s8, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, HLOPLAN_TPU_s12, 17, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -598,24 +604,24 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "x", 0, {0}, -1},
-	{0, "body", "a", 0, {0}, -1},
-	{0, "main", "loop", 1, {1}, -1},
-	{1, "main", "ws", 0, {0}, -1},
-	{1, "main", "loop", 1, {2}, -1},
-	{2, "main", "zero", 0, {0}, -1},
-	{3, "main", "init", 0, {0}, -1},
-	{3, "body", "t", 0, {0}, -1},
-	{3, "main", "loop", 0, {0}, -1},
-	{4, "body", "i1", 0, {0}, -1},
-	{4, "main", "loop", 1, {0}, -1},
-	{5, "cond", "n", 0, {0}, -1},
-	{6, "cond", "lt", 0, {0}, -1},
-	{7, "body", "z", 0, {0}, -1},
-	{8, "body", "w", 0, {0}, -1},
-	{9, "body", "w2", 0, {0}, -1},
-	{10, "body", "d", 0, {0}, -1},
-	{11, "body", "one", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{0, 16, 0, {0}, -1},
+	{0, 20, 1, {1}, -1},
+	{1, 1, 0, {0}, -1},
+	{1, 20, 1, {2}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{3, 19, 0, {0}, -1},
+	{3, 20, 0, {0}, -1},
+	{4, 18, 0, {0}, -1},
+	{4, 20, 1, {0}, -1},
+	{5, 6, 0, {0}, -1},
+	{6, 7, 0, {0}, -1},
+	{7, 12, 0, {0}, -1},
+	{8, 13, 0, {0}, -1},
+	{9, 14, 0, {0}, -1},
+	{10, 15, 0, {0}, -1},
+	{11, 17, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -779,28 +785,20 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_aligned : HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_WS_fits : HLOPLAN_TPU_WS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_WS_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_WS_aligned : HLOPLAN_TPU_WS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_INIT_fits : HLOPLAN_TPU_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_INIT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_INIT_aligned : HLOPLAN_TPU_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOOP_0_fits : HLOPLAN_TPU_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_0_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOOP_0_aligned : HLOPLAN_TPU_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LT_fits : HLOPLAN_TPU_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_LT_aligned : HLOPLAN_TPU_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_W_fits : HLOPLAN_TPU_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_W_aligned : HLOPLAN_TPU_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_WS_fits : HLOPLAN_TPU_WS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_WS_SIZE && HLOPLAN_TPU_WS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_INIT_fits : HLOPLAN_TPU_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_INIT_SIZE && HLOPLAN_TPU_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_LOOP_0_fits : HLOPLAN_TPU_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_0_SIZE && HLOPLAN_TPU_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_LT_fits : HLOPLAN_TPU_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LT_SIZE && HLOPLAN_TPU_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_W_fits : HLOPLAN_TPU_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W_SIZE && HLOPLAN_TPU_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_W_slots : HLOPLAN_TPU_W_STRIDE % HLOPLAN_TPU_ALIGN == 0 && HLOPLAN_TPU_W_STRIDE <= HLOPLAN_TPU_W_SIZE / HLOPLAN_TPU_W_SLOTS ? 1 : -1;
-	unsigned HLOPLAN_TPU_W2_fits : HLOPLAN_TPU_W2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W2_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_W2_aligned : HLOPLAN_TPU_W2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_D_fits : HLOPLAN_TPU_D_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_D_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_D_aligned : HLOPLAN_TPU_D_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_W2_fits : HLOPLAN_TPU_W2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W2_SIZE && HLOPLAN_TPU_W2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_D_fits : HLOPLAN_TPU_D_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_D_SIZE && HLOPLAN_TPU_D_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* SCAN_LAYERS_H */

@@ -18,9 +18,10 @@
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
  *                            each buffer's dtype, dims, layout and shape
- *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
- *                            instruction, shape index; P_buffers[].first_value
- *                            and .num_values give a buffer's
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
+ *                            defining it (P_steps[step] is computation/
+ *                            instruction), shape index; P_buffers[].
+ *                            first_value and .num_values give a buffer's
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -130,22 +131,6 @@
 #define HLOPLAN_GPU_MAX_7_OFFSET 32768
 #define HLOPLAN_GPU_MAX_7_SIZE 32768
 
-static const long long HLOPLAN_GPU_dims[13]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	16, 256, 256, 512, 512, 16, 512, 16, 512, 16, 512, 16, 512
-};
-
-static const int HLOPLAN_GPU_minor_to_major[13]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -167,6 +152,23 @@ struct HLOPLAN_GPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_GPU_s0[] = "f32";
+static const long long HLOPLAN_GPU_s1[] = {16, 256};
+static const int HLOPLAN_GPU_s2[] = {1, 0};
+static const char HLOPLAN_GPU_s3[] = "";
+static const char HLOPLAN_GPU_s4[] = "f32[16,256]{1,0}";
+static const long long HLOPLAN_GPU_s5[] = {256, 512};
+static const char HLOPLAN_GPU_s6[] = "f32[256,512]{1,0}";
+static const long long HLOPLAN_GPU_s7[] = {512};
+static const int HLOPLAN_GPU_s8[] = {0};
+static const char HLOPLAN_GPU_s9[] = "f32[512]{0}";
+static const long long HLOPLAN_GPU_s10[] = {16, 512};
+static const char HLOPLAN_GPU_s11[] = "f32[16,512]{1,0}";
+static const long long HLOPLAN_GPU_s12[] = {0};
+static const int HLOPLAN_GPU_s13[] = {0};
+static const char HLOPLAN_GPU_s14[] = "f32[]";
+
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -175,27 +177,26 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[16,256]{1,0}", 0, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 1},
 	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[256,512]{1,0}", 1, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s5, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s6, 1, 1},
 	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1,
-	 "f32", 1, HLOPLAN_GPU_dims + 4, HLOPLAN_GPU_minor_to_major + 4, "", "f32[512]{0}", 2, 1},
+	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s7, HLOPLAN_GPU_s8, HLOPLAN_GPU_s3, HLOPLAN_GPU_s9, 2, 1},
 	{"dot.4", HLOPLAN_GPU_DOT_4_OFFSET, HLOPLAN_GPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 5, HLOPLAN_GPU_minor_to_major + 5, "", "f32[16,512]{1,0}", 3, 2},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s10, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 3, 2},
 	{"broadcast.5", HLOPLAN_GPU_BROADCAST_5_OFFSET, HLOPLAN_GPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 7, HLOPLAN_GPU_minor_to_major + 7, "", "f32[16,512]{1,0}", 5, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s10, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 5, 1},
 	{"constant.2", -1, HLOPLAN_GPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "f32", 0, HLOPLAN_GPU_dims + 9, HLOPLAN_GPU_minor_to_major + 9, "", "f32[]", 6, 1},
+	 HLOPLAN_GPU_s0, 0, HLOPLAN_GPU_s12, HLOPLAN_GPU_s13, HLOPLAN_GPU_s3, HLOPLAN_GPU_s14, 6, 1},
 	{"broadcast.3", HLOPLAN_GPU_BROADCAST_3_OFFSET, HLOPLAN_GPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 9, HLOPLAN_GPU_minor_to_major + 9, "", "f32[16,512]{1,0}", 7, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s10, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 7, 1},
 	{"max.7", HLOPLAN_GPU_MAX_7_OFFSET, HLOPLAN_GPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 11, HLOPLAN_GPU_minor_to_major + 11, "", "f32[16,512]{1,0}", 8, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s10, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 8, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -206,15 +207,15 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main.8", "x", 0, {0}, -1},
-	{1, "main.8", "w", 0, {0}, -1},
-	{2, "main.8", "b", 0, {0}, -1},
-	{3, "main.8", "dot.4", 0, {0}, -1},
-	{3, "main.8", "add.6", 0, {0}, -1},
-	{4, "main.8", "broadcast.5", 0, {0}, -1},
-	{5, "main.8", "constant.2", 0, {0}, -1},
-	{6, "main.8", "broadcast.3", 0, {0}, -1},
-	{7, "main.8", "max.7", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{3, 5, 0, {0}, -1},
+	{4, 4, 0, {0}, -1},
+	{5, 6, 0, {0}, -1},
+	{6, 7, 0, {0}, -1},
+	{7, 8, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -317,25 +318,18 @@ static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_aligned : HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_aligned : HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_B_fits : HLOPLAN_GPU_B_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_B_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_B_aligned : HLOPLAN_GPU_B_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_DOT_4_fits : HLOPLAN_GPU_DOT_4_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_DOT_4_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_DOT_4_aligned : HLOPLAN_GPU_DOT_4_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_BROADCAST_5_fits : HLOPLAN_GPU_BROADCAST_5_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BROADCAST_5_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_BROADCAST_5_aligned : HLOPLAN_GPU_BROADCAST_5_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_BROADCAST_3_fits : HLOPLAN_GPU_BROADCAST_3_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BROADCAST_3_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_BROADCAST_3_aligned : HLOPLAN_GPU_BROADCAST_3_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_MAX_7_fits : HLOPLAN_GPU_MAX_7_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_MAX_7_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_MAX_7_aligned : HLOPLAN_GPU_MAX_7_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE && HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_B_fits : HLOPLAN_GPU_B_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_B_SIZE && HLOPLAN_GPU_B_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_DOT_4_fits : HLOPLAN_GPU_DOT_4_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_DOT_4_SIZE && HLOPLAN_GPU_DOT_4_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BROADCAST_5_fits : HLOPLAN_GPU_BROADCAST_5_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BROADCAST_5_SIZE && HLOPLAN_GPU_BROADCAST_5_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BROADCAST_3_fits : HLOPLAN_GPU_BROADCAST_3_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BROADCAST_3_SIZE && HLOPLAN_GPU_BROADCAST_3_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_MAX_7_fits : HLOPLAN_GPU_MAX_7_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_MAX_7_SIZE && HLOPLAN_GPU_MAX_7_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module jit_dense, target tpu ---- */
@@ -414,22 +408,6 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_MAX_7_OFFSET 32768
 #define HLOPLAN_TPU_MAX_7_SIZE 32768
 
-static const long long HLOPLAN_TPU_dims[13]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	16, 256, 256, 512, 512, 16, 512, 16, 512, 16, 512, 16, 512
-};
-
-static const int HLOPLAN_TPU_minor_to_major[13]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -451,6 +429,24 @@ struct HLOPLAN_TPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_TPU_s0[] = "f32";
+static const long long HLOPLAN_TPU_s1[] = {16, 256};
+static const int HLOPLAN_TPU_s2[] = {1, 0};
+static const char HLOPLAN_TPU_s3[] = "(8,128)";
+static const char HLOPLAN_TPU_s4[] = "f32[16,256]{1,0:T(8,128)}";
+static const long long HLOPLAN_TPU_s5[] = {256, 512};
+static const char HLOPLAN_TPU_s6[] = "f32[256,512]{1,0:T(8,128)}";
+static const long long HLOPLAN_TPU_s7[] = {512};
+static const int HLOPLAN_TPU_s8[] = {0};
+static const char HLOPLAN_TPU_s9[] = "(128)";
+static const char HLOPLAN_TPU_s10[] = "f32[512]{0:T(128)}";
+static const long long HLOPLAN_TPU_s11[] = {16, 512};
+static const char HLOPLAN_TPU_s12[] = "f32[16,512]{1,0:T(8,128)}";
+static const long long HLOPLAN_TPU_s13[] = {0};
+static const int HLOPLAN_TPU_s14[] = {0};
+static const char HLOPLAN_TPU_s15[] = "f32[]{:T(128)}";
+
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -459,27 +455,26 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[16,256]{1,0:T(8,128)}", 0, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 1},
 	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[256,512]{1,0:T(8,128)}", 1, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s5, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s6, 1, 1},
 	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1,
-	 "f32", 1, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(128)", "f32[512]{0:T(128)}", 2, 1},
+	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, 2, 1},
 	{"dot.4", HLOPLAN_TPU_DOT_4_OFFSET, HLOPLAN_TPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 5, HLOPLAN_TPU_minor_to_major + 5, "(8,128)", "f32[16,512]{1,0:T(8,128)}", 3, 2},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s11, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s12, 3, 2},
 	{"broadcast.5", HLOPLAN_TPU_BROADCAST_5_OFFSET, HLOPLAN_TPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 7, HLOPLAN_TPU_minor_to_major + 7, "(8,128)", "f32[16,512]{1,0:T(8,128)}", 5, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s11, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s12, 5, 1},
 	{"constant.2", -1, HLOPLAN_TPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 "f32", 0, HLOPLAN_TPU_dims + 9, HLOPLAN_TPU_minor_to_major + 9, "(128)", "f32[]{:T(128)}", 6, 1},
+	 HLOPLAN_TPU_s0, 0, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, HLOPLAN_TPU_s9, HLOPLAN_TPU_s15, 6, 1},
 	{"broadcast.3", HLOPLAN_TPU_BROADCAST_3_OFFSET, HLOPLAN_TPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 9, HLOPLAN_TPU_minor_to_major + 9, "(8,128)", "f32[16,512]{1,0:T(8,128)}", 7, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s11, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s12, 7, 1},
 	{"max.7", HLOPLAN_TPU_MAX_7_OFFSET, HLOPLAN_TPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 11, HLOPLAN_TPU_minor_to_major + 11, "(8,128)", "f32[16,512]{1,0:T(8,128)}", 8, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s11, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s12, 8, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -490,15 +485,15 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main.8", "x", 0, {0}, -1},
-	{1, "main.8", "w", 0, {0}, -1},
-	{2, "main.8", "b", 0, {0}, -1},
-	{3, "main.8", "dot.4", 0, {0}, -1},
-	{3, "main.8", "add.6", 0, {0}, -1},
-	{4, "main.8", "broadcast.5", 0, {0}, -1},
-	{5, "main.8", "constant.2", 0, {0}, -1},
-	{6, "main.8", "broadcast.3", 0, {0}, -1},
-	{7, "main.8", "max.7", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{3, 5, 0, {0}, -1},
+	{4, 4, 0, {0}, -1},
+	{5, 6, 0, {0}, -1},
+	{6, 7, 0, {0}, -1},
+	{7, 8, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -597,25 +592,18 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_aligned : HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_W_fits : HLOPLAN_TPU_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_W_aligned : HLOPLAN_TPU_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_B_fits : HLOPLAN_TPU_B_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_B_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_B_aligned : HLOPLAN_TPU_B_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_DOT_4_fits : HLOPLAN_TPU_DOT_4_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_DOT_4_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_DOT_4_aligned : HLOPLAN_TPU_DOT_4_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_BROADCAST_5_fits : HLOPLAN_TPU_BROADCAST_5_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BROADCAST_5_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_BROADCAST_5_aligned : HLOPLAN_TPU_BROADCAST_5_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_BROADCAST_3_fits : HLOPLAN_TPU_BROADCAST_3_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BROADCAST_3_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_BROADCAST_3_aligned : HLOPLAN_TPU_BROADCAST_3_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_MAX_7_fits : HLOPLAN_TPU_MAX_7_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_MAX_7_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_MAX_7_aligned : HLOPLAN_TPU_MAX_7_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_W_fits : HLOPLAN_TPU_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W_SIZE && HLOPLAN_TPU_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_B_fits : HLOPLAN_TPU_B_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_B_SIZE && HLOPLAN_TPU_B_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_DOT_4_fits : HLOPLAN_TPU_DOT_4_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_DOT_4_SIZE && HLOPLAN_TPU_DOT_4_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BROADCAST_5_fits : HLOPLAN_TPU_BROADCAST_5_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BROADCAST_5_SIZE && HLOPLAN_TPU_BROADCAST_5_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BROADCAST_3_fits : HLOPLAN_TPU_BROADCAST_3_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BROADCAST_3_SIZE && HLOPLAN_TPU_BROADCAST_3_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_MAX_7_fits : HLOPLAN_TPU_MAX_7_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_MAX_7_SIZE && HLOPLAN_TPU_MAX_7_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* STACK_FRAMES_H */

@@ -18,9 +18,10 @@
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
  *                            each buffer's dtype, dims, layout and shape
- *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
- *                            instruction, shape index; P_buffers[].first_value
- *                            and .num_values give a buffer's
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
+ *                            defining it (P_steps[step] is computation/
+ *                            instruction), shape index; P_buffers[].
+ *                            first_value and .num_values give a buffer's
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -127,22 +128,6 @@
 #define HLOPLAN_GPU_OUT_OFFSET 16384
 #define HLOPLAN_GPU_OUT_SIZE 256
 
-static const long long HLOPLAN_GPU_dims[10]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	64, 64, 64, 64, 64, 64, 64, 64, 64, 64
-};
-
-static const int HLOPLAN_GPU_minor_to_major[10]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 1, 0, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -164,6 +149,17 @@ struct HLOPLAN_GPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_GPU_s0[] = "f32";
+static const long long HLOPLAN_GPU_s1[] = {64, 64};
+static const int HLOPLAN_GPU_s2[] = {1, 0};
+static const char HLOPLAN_GPU_s3[] = "";
+static const char HLOPLAN_GPU_s4[] = "f32[64,64]{1,0}";
+static const char HLOPLAN_GPU_s5[] = "tuple";
+static const long long HLOPLAN_GPU_s6[] = {0};
+static const int HLOPLAN_GPU_s7[] = {0};
+static const char HLOPLAN_GPU_s8[] = "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})";
+
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -172,23 +168,22 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[64,64]{1,0}", 0, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 1},
 	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[64,64]{1,0}", 1, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 1, 1},
 	{"sum", HLOPLAN_GPU_SUM_OFFSET, HLOPLAN_GPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 4, HLOPLAN_GPU_minor_to_major + 4, "", "f32[64,64]{1,0}", 2, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 2, 1},
 	{"prod", HLOPLAN_GPU_PROD_OFFSET, HLOPLAN_GPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 6, HLOPLAN_GPU_minor_to_major + 6, "", "f32[64,64]{1,0}", 3, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 3, 1},
 	{"c", HLOPLAN_GPU_C_OFFSET, HLOPLAN_GPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_GPU_dims + 8, HLOPLAN_GPU_minor_to_major + 8, "", "f32[64,64]{1,0}", 4, 1},
+	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 4, 1},
 	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1,
-	 "tuple", 0, HLOPLAN_GPU_dims + 10, HLOPLAN_GPU_minor_to_major + 10, "", "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})", 5, 1},
+	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 5, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -199,12 +194,12 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "a", 0, {0}, -1},
-	{1, "main", "b", 0, {0}, -1},
-	{2, "main", "sum", 0, {0}, -1},
-	{3, "main", "prod", 0, {0}, -1},
-	{4, "main", "c", 0, {0}, -1},
-	{5, "main", "out", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{4, 4, 0, {0}, -1},
+	{5, 5, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -290,23 +285,17 @@ static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_A_fits : HLOPLAN_GPU_A_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_A_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_A_aligned : HLOPLAN_GPU_A_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_B_fits : HLOPLAN_GPU_B_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_B_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_B_aligned : HLOPLAN_GPU_B_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_SUM_fits : HLOPLAN_GPU_SUM_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_SUM_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_SUM_aligned : HLOPLAN_GPU_SUM_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_PROD_fits : HLOPLAN_GPU_PROD_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_PROD_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_PROD_aligned : HLOPLAN_GPU_PROD_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_C_fits : HLOPLAN_GPU_C_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_C_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_C_aligned : HLOPLAN_GPU_C_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_OUT_aligned : HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_A_fits : HLOPLAN_GPU_A_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_A_SIZE && HLOPLAN_GPU_A_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_B_fits : HLOPLAN_GPU_B_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_B_SIZE && HLOPLAN_GPU_B_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_SUM_fits : HLOPLAN_GPU_SUM_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_SUM_SIZE && HLOPLAN_GPU_SUM_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_PROD_fits : HLOPLAN_GPU_PROD_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_PROD_SIZE && HLOPLAN_GPU_PROD_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_C_fits : HLOPLAN_GPU_C_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_C_SIZE && HLOPLAN_GPU_C_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE && HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module tuple_out, target tpu ---- */
@@ -382,22 +371,6 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_OUT_OFFSET 32768
 #define HLOPLAN_TPU_OUT_SIZE 256
 
-static const long long HLOPLAN_TPU_dims[10]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	64, 64, 64, 64, 64, 64, 64, 64, 64, 64
-};
-
-static const int HLOPLAN_TPU_minor_to_major[10]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1, 0, 1, 0, 1, 0, 1, 0, 1, 0
-};
-
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -419,6 +392,18 @@ struct HLOPLAN_TPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_TPU_s0[] = "f32";
+static const long long HLOPLAN_TPU_s1[] = {64, 64};
+static const int HLOPLAN_TPU_s2[] = {1, 0};
+static const char HLOPLAN_TPU_s3[] = "(8,128)";
+static const char HLOPLAN_TPU_s4[] = "f32[64,64]{1,0:T(8,128)}";
+static const char HLOPLAN_TPU_s5[] = "tuple";
+static const long long HLOPLAN_TPU_s6[] = {0};
+static const int HLOPLAN_TPU_s7[] = {0};
+static const char HLOPLAN_TPU_s8[] = "";
+static const char HLOPLAN_TPU_s9[] = "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})";
+
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -427,23 +412,22 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 0, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 1},
 	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 1, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 1, 1},
 	{"sum", HLOPLAN_TPU_SUM_OFFSET, HLOPLAN_TPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 4, HLOPLAN_TPU_minor_to_major + 4, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 2, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 2, 1},
 	{"prod", HLOPLAN_TPU_PROD_OFFSET, HLOPLAN_TPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 6, HLOPLAN_TPU_minor_to_major + 6, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 3, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 3, 1},
 	{"c", HLOPLAN_TPU_C_OFFSET, HLOPLAN_TPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1,
-	 "f32", 2, HLOPLAN_TPU_dims + 8, HLOPLAN_TPU_minor_to_major + 8, "(8,128)", "f32[64,64]{1,0:T(8,128)}", 4, 1},
+	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 4, 1},
 	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1,
-	 "tuple", 0, HLOPLAN_TPU_dims + 10, HLOPLAN_TPU_minor_to_major + 10, "", "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})", 5, 1},
+	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, HLOPLAN_TPU_s9, 5, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -454,12 +438,12 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "a", 0, {0}, -1},
-	{1, "main", "b", 0, {0}, -1},
-	{2, "main", "sum", 0, {0}, -1},
-	{3, "main", "prod", 0, {0}, -1},
-	{4, "main", "c", 0, {0}, -1},
-	{5, "main", "out", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{3, 3, 0, {0}, -1},
+	{4, 4, 0, {0}, -1},
+	{5, 5, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -533,23 +517,17 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_A_fits : HLOPLAN_TPU_A_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_A_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_A_aligned : HLOPLAN_TPU_A_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_B_fits : HLOPLAN_TPU_B_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_B_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_B_aligned : HLOPLAN_TPU_B_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_SUM_fits : HLOPLAN_TPU_SUM_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_SUM_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_SUM_aligned : HLOPLAN_TPU_SUM_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_PROD_fits : HLOPLAN_TPU_PROD_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_PROD_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_PROD_aligned : HLOPLAN_TPU_PROD_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_C_fits : HLOPLAN_TPU_C_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_C_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_C_aligned : HLOPLAN_TPU_C_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_OUT_fits : HLOPLAN_TPU_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_OUT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_OUT_aligned : HLOPLAN_TPU_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_A_fits : HLOPLAN_TPU_A_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_A_SIZE && HLOPLAN_TPU_A_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_B_fits : HLOPLAN_TPU_B_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_B_SIZE && HLOPLAN_TPU_B_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_SUM_fits : HLOPLAN_TPU_SUM_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_SUM_SIZE && HLOPLAN_TPU_SUM_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_PROD_fits : HLOPLAN_TPU_PROD_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_PROD_SIZE && HLOPLAN_TPU_PROD_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_C_fits : HLOPLAN_TPU_C_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_C_SIZE && HLOPLAN_TPU_C_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_OUT_fits : HLOPLAN_TPU_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_OUT_SIZE && HLOPLAN_TPU_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* TUPLE_OUT_H */

@@ -18,9 +18,10 @@
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
  *                            each buffer's dtype, dims, layout and shape
- *   P_NUM_VALUES, P_values[] every value each buffer holds: computation,
- *                            instruction, shape index; P_buffers[].first_value
- *                            and .num_values give a buffer's
+ *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
+ *                            defining it (P_steps[step] is computation/
+ *                            instruction), shape index; P_buffers[].
+ *                            first_value and .num_values give a buffer's
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -127,22 +128,6 @@
 #define HLOPLAN_GPU_OUT_OFFSET 4096
 #define HLOPLAN_GPU_OUT_SIZE 4096
 
-static const long long HLOPLAN_GPU_dims[3]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1024, 1024, 1024
-};
-
-static const int HLOPLAN_GPU_minor_to_major[3]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	0, 0, 0
-};
-
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -164,6 +149,21 @@ struct HLOPLAN_GPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_GPU_s0[] = "f32";
+static const long long HLOPLAN_GPU_s1[] = {1024};
+static const int HLOPLAN_GPU_s2[] = {0};
+static const char HLOPLAN_GPU_s3[] = "";
+static const char HLOPLAN_GPU_s4[] = "f32[1024]{0}";
+static const char HLOPLAN_GPU_s5[] = "s32";
+static const long long HLOPLAN_GPU_s6[] = {0};
+static const int HLOPLAN_GPU_s7[] = {0};
+static const char HLOPLAN_GPU_s8[] = "s32[]";
+static const char HLOPLAN_GPU_s9[] = "tuple";
+static const char HLOPLAN_GPU_s10[] = "(s32[], f32[1024]{0})";
+static const char HLOPLAN_GPU_s11[] = "pred";
+static const char HLOPLAN_GPU_s12[] = "pred[]";
+
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -172,29 +172,28 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1,
-	 "f32", 1, HLOPLAN_GPU_dims + 0, HLOPLAN_GPU_minor_to_major + 0, "", "f32[1024]{0}", 0, 3},
+	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 3},
 	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]", 3, 1},
+	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 3, 1},
 	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1,
-	 "tuple", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "(s32[], f32[1024]{0})", 4, 3},
+	 HLOPLAN_GPU_s9, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s10, 4, 3},
 	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1,
-	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]", 7, 2},
+	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 7, 2},
 	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]", 9, 1},
+	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 9, 1},
 	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1,
-	 "pred", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "pred[]", 10, 1},
+	 HLOPLAN_GPU_s11, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s12, 10, 1},
 	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "s32[]", 11, 1},
+	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 11, 1},
 	{"step", HLOPLAN_GPU_STEP_OFFSET, HLOPLAN_GPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1,
-	 "f32", 1, HLOPLAN_GPU_dims + 1, HLOPLAN_GPU_minor_to_major + 1, "", "f32[1024]{0}", 12, 1},
+	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 12, 1},
 	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1,
-	 "f32", 1, HLOPLAN_GPU_dims + 2, HLOPLAN_GPU_minor_to_major + 2, "", "f32[1024]{0}", 13, 1},
+	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 13, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -205,20 +204,20 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "x", 0, {0}, -1},
-	{0, "body", "acc1", 0, {0}, -1},
-	{0, "main", "loop", 1, {1}, -1},
-	{1, "main", "zero", 0, {0}, -1},
-	{2, "main", "init", 0, {0}, -1},
-	{2, "body", "t", 0, {0}, -1},
-	{2, "main", "loop", 0, {0}, -1},
-	{3, "body", "i1", 0, {0}, -1},
-	{3, "main", "loop", 1, {0}, -1},
-	{4, "cond", "n", 0, {0}, -1},
-	{5, "cond", "lt", 0, {0}, -1},
-	{6, "body", "one", 0, {0}, -1},
-	{7, "body", "step", 0, {0}, -1},
-	{8, "main", "out", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{0, 13, 0, {0}, -1},
+	{0, 15, 1, {1}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{2, 14, 0, {0}, -1},
+	{2, 15, 0, {0}, -1},
+	{3, 11, 0, {0}, -1},
+	{3, 15, 1, {0}, -1},
+	{4, 5, 0, {0}, -1},
+	{5, 6, 0, {0}, -1},
+	{6, 10, 0, {0}, -1},
+	{7, 12, 0, {0}, -1},
+	{8, 17, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -350,23 +349,17 @@ static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
 	0
 };
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_aligned : HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_INIT_aligned : HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_LOOP_0_aligned : HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_LT_aligned : HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_STEP_fits : HLOPLAN_GPU_STEP_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_STEP_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_STEP_aligned : HLOPLAN_GPU_STEP_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_GPU_OUT_aligned : HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE && HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE && HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE && HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_STEP_fits : HLOPLAN_GPU_STEP_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_STEP_SIZE && HLOPLAN_GPU_STEP_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE && HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module while_loop, target tpu ---- */
@@ -442,22 +435,6 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_OUT_OFFSET 4096
 #define HLOPLAN_TPU_OUT_SIZE 4096
 
-static const long long HLOPLAN_TPU_dims[3]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	1024, 1024, 1024
-};
-
-static const int HLOPLAN_TPU_minor_to_major[3]
-#if defined(__GNUC__)
-	__attribute__((unused))
-#endif
-	= {
-	0, 0, 0
-};
-
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -479,6 +456,23 @@ struct HLOPLAN_TPU_buffer {
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
+/* The table's strings and shapes, each once */
+static const char HLOPLAN_TPU_s0[] = "f32";
+static const long long HLOPLAN_TPU_s1[] = {1024};
+static const int HLOPLAN_TPU_s2[] = {0};
+static const char HLOPLAN_TPU_s3[] = "(128)";
+static const char HLOPLAN_TPU_s4[] = "f32[1024]{0:T(128)}";
+static const char HLOPLAN_TPU_s5[] = "s32";
+static const long long HLOPLAN_TPU_s6[] = {0};
+static const int HLOPLAN_TPU_s7[] = {0};
+static const char HLOPLAN_TPU_s8[] = "s32[]{:T(128)}";
+static const char HLOPLAN_TPU_s9[] = "tuple";
+static const char HLOPLAN_TPU_s10[] = "";
+static const char HLOPLAN_TPU_s11[] = "(s32[], f32[1024]{0})";
+static const char HLOPLAN_TPU_s12[] = "pred";
+static const char HLOPLAN_TPU_s13[] = "(512)";
+static const char HLOPLAN_TPU_s14[] = "pred[]{:T(512)}";
+
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
 	__attribute__((unused))
@@ -487,29 +481,28 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
 	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1,
-	 "f32", 1, HLOPLAN_TPU_dims + 0, HLOPLAN_TPU_minor_to_major + 0, "(128)", "f32[1024]{0:T(128)}", 0, 3},
+	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 3},
 	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 1, HLOPLAN_TPU_minor_to_major + 1, "(128)", "s32[]{:T(128)}", 3, 1},
+	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 3, 1},
 	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1,
-	 "tuple", 0, HLOPLAN_TPU_dims + 1, HLOPLAN_TPU_minor_to_major + 1, "", "(s32[], f32[1024]{0})", 4, 3},
+	 HLOPLAN_TPU_s9, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, 4, 3},
 	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1,
-	 "s32", 0, HLOPLAN_TPU_dims + 1, HLOPLAN_TPU_minor_to_major + 1, "(128)", "s32[]{:T(128)}", 7, 2},
+	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 7, 2},
 	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 1, HLOPLAN_TPU_minor_to_major + 1, "(128)", "s32[]{:T(128)}", 9, 1},
+	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 9, 1},
 	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1,
-	 "pred", 0, HLOPLAN_TPU_dims + 1, HLOPLAN_TPU_minor_to_major + 1, "(512)", "pred[]{:T(512)}", 10, 1},
+	 HLOPLAN_TPU_s12, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, 10, 1},
 	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0,
-	 "s32", 0, HLOPLAN_TPU_dims + 1, HLOPLAN_TPU_minor_to_major + 1, "(128)", "s32[]{:T(128)}", 11, 1},
+	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 11, 1},
 	{"step", HLOPLAN_TPU_STEP_OFFSET, HLOPLAN_TPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1,
-	 "f32", 1, HLOPLAN_TPU_dims + 1, HLOPLAN_TPU_minor_to_major + 1, "(128)", "f32[1024]{0:T(128)}", 12, 1},
+	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 12, 1},
 	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1,
-	 "f32", 1, HLOPLAN_TPU_dims + 2, HLOPLAN_TPU_minor_to_major + 2, "(128)", "f32[1024]{0:T(128)}", 13, 1},
+	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 13, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	const char *computation;	/* where it is defined */
-	const char *instruction;
+	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -520,20 +513,20 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	__attribute__((unused))
 #endif
 	= {
-	{0, "main", "x", 0, {0}, -1},
-	{0, "body", "acc1", 0, {0}, -1},
-	{0, "main", "loop", 1, {1}, -1},
-	{1, "main", "zero", 0, {0}, -1},
-	{2, "main", "init", 0, {0}, -1},
-	{2, "body", "t", 0, {0}, -1},
-	{2, "main", "loop", 0, {0}, -1},
-	{3, "body", "i1", 0, {0}, -1},
-	{3, "main", "loop", 1, {0}, -1},
-	{4, "cond", "n", 0, {0}, -1},
-	{5, "cond", "lt", 0, {0}, -1},
-	{6, "body", "one", 0, {0}, -1},
-	{7, "body", "step", 0, {0}, -1},
-	{8, "main", "out", 0, {0}, -1},
+	{0, 0, 0, {0}, -1},
+	{0, 13, 0, {0}, -1},
+	{0, 15, 1, {1}, -1},
+	{1, 1, 0, {0}, -1},
+	{2, 2, 0, {0}, -1},
+	{2, 14, 0, {0}, -1},
+	{2, 15, 0, {0}, -1},
+	{3, 11, 0, {0}, -1},
+	{3, 15, 1, {0}, -1},
+	{4, 5, 0, {0}, -1},
+	{5, 6, 0, {0}, -1},
+	{6, 10, 0, {0}, -1},
+	{7, 12, 0, {0}, -1},
+	{8, 17, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -673,23 +666,17 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
 
-/* Compile-time checks: arenas aligned, buffers aligned and inside their
- * arena.  A check that fails is a bit-field of negative width: an error
- * that names it. */
+/* Compile-time checks: arenas aligned; each buffer inside its arena and
+ * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_aligned : HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_INIT_fits : HLOPLAN_TPU_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_INIT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_INIT_aligned : HLOPLAN_TPU_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOOP_0_fits : HLOPLAN_TPU_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_0_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOOP_0_aligned : HLOPLAN_TPU_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LT_fits : HLOPLAN_TPU_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_LT_aligned : HLOPLAN_TPU_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_STEP_fits : HLOPLAN_TPU_STEP_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_STEP_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_STEP_aligned : HLOPLAN_TPU_STEP_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_OUT_fits : HLOPLAN_TPU_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_OUT_SIZE ? 1 : -1;
-	unsigned HLOPLAN_TPU_OUT_aligned : HLOPLAN_TPU_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_INIT_fits : HLOPLAN_TPU_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_INIT_SIZE && HLOPLAN_TPU_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_LOOP_0_fits : HLOPLAN_TPU_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_0_SIZE && HLOPLAN_TPU_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_LT_fits : HLOPLAN_TPU_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LT_SIZE && HLOPLAN_TPU_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_STEP_fits : HLOPLAN_TPU_STEP_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_STEP_SIZE && HLOPLAN_TPU_STEP_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_OUT_fits : HLOPLAN_TPU_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_OUT_SIZE && HLOPLAN_TPU_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* WHILE_LOOP_H */

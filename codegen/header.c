@@ -514,18 +514,22 @@ intern(struct hdr *h, struct strs *t, const char *key)
 	return t->id[i];
 }
 
-/* "d100, 200" or "m1, 0": a shape's dims or minor_to_major as a key. */
+/* "d100, 200" or "m1, 0": a shape's dims or minor_to_major as a key, in
+ * time linear in the rank. */
 static const char *
 list_key(struct pool *pool, const struct shape *s, int m2m)
 {
-	const char *key = m2m ? "m" : "d";
+	int rank = s && !shape_is_tuple(s) ? s->rank : 0;
+	char *key = pool_alloc(pool, 24 * (size_t)rank + 2), *at = key;
 
-	for (int d = 0; s && !shape_is_tuple(s) && d < s->rank; d++) {
+	*at++ = m2m ? 'm' : 'd';
+	for (int d = 0; d < rank; d++) {
 		int64_t v = !m2m ? s->dims[d] : s->has_layout ? s->m2m[d] :
-			    s->rank - 1 - d;
+			    rank - 1 - d;
 
-		key = pool_printf(pool, "%s%s%" PRId64, key, d ? ", " : "", v);
+		at += sprintf(at, "%s%" PRId64, d ? ", " : "", v);
 	}
+	*at = 0;
 	return key;
 }
 

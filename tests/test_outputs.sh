@@ -148,11 +148,11 @@ n=$((n + 1))
 "$h" m.hlo -o sig.h --json never.json 2>/dev/null &
 pid=$!
 i=0
-while [ -z "$(ls sig.h.tmp* 2>/dev/null)" ] && [ $i -lt 200 ]; do
+while [ -z "$(ls sig.h.tmp* 2>/dev/null)" ] && [ $i -lt 1200 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
-[ $i -lt 200 ] || { kill $pid; fail "no temporary appeared for sig.h"; }
+[ $i -lt 1200 ] || { kill $pid; fail "no temporary appeared for sig.h"; }
 kill -TERM $pid
 wait $pid
 got=$?

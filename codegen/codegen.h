@@ -62,6 +62,13 @@ void codegen_bindings(struct pool *pool, const struct plan *p,
 enum { SHAPE_TEXT_MAX = 1024 };
 const char *codegen_shape_text(struct pool *pool, const struct shape *s);
 
+/* A shape's element type name, "tuple" for a tuple, "" for NULL. */
+const char *codegen_dtype(const struct shape *s);
+/* q's shape index between brackets[0] and brackets[1], entries joined by
+ * sep; none inside the brackets when it has none. */
+void codegen_index(FILE *out, const struct plan_pos *q, const char *brackets,
+		   const char *sep, const char *none);
+
 /* common.c: "gpu" or "tpu"; a buffer's class names ("temp" for none),
  * returning how many. */
 const char *codegen_target(int target);

@@ -20,6 +20,23 @@ codegen_shape_text(struct pool *pool, const struct shape *s)
 	       pool_printf(pool, "(%d elements)", s->nelem);
 }
 
+const char *
+codegen_dtype(const struct shape *s)
+{
+	return !s ? "" : shape_is_tuple(s) ? "tuple" : dtype_name(s->type);
+}
+
+void
+codegen_index(FILE *out, const struct plan_pos *q, const char *brackets,
+	      const char *sep, const char *none)
+{
+	fputc(brackets[0], out);
+	for (int d = 0; d < q->depth; d++)
+		fprintf(out, "%s%d", d ? sep : "", q->index[d]);
+	fputs(q->depth ? "" : none, out);
+	fputc(brackets[1], out);
+}
+
 static int
 by_key(const void *a, const void *b)
 {

@@ -54,15 +54,6 @@ put_quoted(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void
-put_index(FILE *out, const struct plan_pos *q)
-{
-	fputc('{', out);
-	for (int d = 0; d < q->depth; d++)
-		fprintf(out, "%s%d", d ? "," : "", q->index[d]);
-	fputc('}', out);
-}
-
 /* dtype,shape,parameter,param_index,output_index,values */
 static void
 put_bindings(FILE *out, struct pool *pool, const struct plan *p,
@@ -70,21 +61,20 @@ put_bindings(FILE *out, struct pool *pool, const struct plan *p,
 {
 	const struct shape *s = p->bufs[id].shape;
 
-	fprintf(out, ",%s,", !s ? "" : shape_is_tuple(s) ? "tuple" :
-		dtype_name(s->type));
+	fprintf(out, ",%s,", codegen_dtype(s));
 	put_quoted(out, codegen_shape_text(pool, s));
 	if (bd->bpar[id] >= 0) {
 		const struct plan_pos *q = &p->pos[bd->par[bd->bpar[id]]];
 
 		fprintf(out, ",%d,\"", q->param);
-		put_index(out, q);
+		codegen_index(out, q, "{}", ",", "");
 		fputs("\",", out);
 	} else {
 		fputs(",,,", out);
 	}
 	if (bd->bout[id] >= 0) {
 		fputc('"', out);
-		put_index(out, &p->pos[bd->out[bd->bout[id]]]);
+		codegen_index(out, &p->pos[bd->out[bd->bout[id]]], "{}", ",", "");
 		fputc('"', out);
 	}
 	fputs(",\"", out);
@@ -95,7 +85,7 @@ put_bindings(FILE *out, struct pool *pool, const struct plan *p,
 		put_escaped(out, q->comp_name ? q->comp_name : "");
 		fputc('/', out);
 		put_escaped(out, q->name ? q->name : "");
-		put_index(out, q);
+		codegen_index(out, q, "{}", ",", "");
 	}
 	fputc('"', out);
 }

@@ -541,8 +541,7 @@ row_strings(struct hdr *h, struct strs *t, int i, int *ids)
 	const struct shape *s = h->p->bufs[i].shape;
 	struct pool *pool = h->pool;
 
-	ids[0] = intern(h, t, pool_printf(pool, "s%s", !s ? "" :
-			shape_is_tuple(s) ? "tuple" : dtype_name(s->type)));
+	ids[0] = intern(h, t, pool_printf(pool, "s%s", codegen_dtype(s)));
 	ids[1] = intern(h, t, list_key(pool, s, 0));
 	ids[2] = intern(h, t, list_key(pool, s, 1));
 	ids[3] = intern(h, t, pool_printf(pool, "s%s",
@@ -735,16 +734,6 @@ put_copies(struct hdr *h)
 	fputs("};\n", out);
 }
 
-/* A shape index as an initializer: "{0, 1}", "{0}" for none. */
-static void
-put_index(FILE *out, const struct plan_pos *q)
-{
-	fputc('{', out);
-	for (int d = 0; d < q->depth; d++)
-		fprintf(out, "%s%d", d ? ", " : "", q->index[d]);
-	fputs(q->depth ? "}" : "0}", out);
-}
-
 /* Every value each buffer holds (XLA's assigned list): the step that
  * defines it (P_steps[step] names computation and instruction) and its
  * shape index, grouped by buffer; P_buffers[] gives each buffer's range.
@@ -776,7 +765,7 @@ put_values(struct hdr *h)
 
 		fprintf(out, "\t{%d, %" PRId32 ", %d, ", q->buf, q->step,
 			q->depth);
-		put_index(out, q);
+		codegen_index(out, q, "{}", ", ", "0");
 		fprintf(out, ", %d},\n", q->slot);
 	}
 	fputs("};\n", out);
@@ -826,7 +815,7 @@ put_io_row(struct hdr *h, int k)
 
 	fprintf(out, "\t{%d, %d, ", k < h->b->npar ? q->param : -1,
 		q->depth);
-	put_index(out, q);
+	codegen_index(out, q, "{}", ", ", "0");
 	if (n)
 		fprintf(out, ", %s_%s_BUF", pre, n);
 	else
@@ -889,7 +878,7 @@ put_constant_row(struct hdr *h, const struct plan_const *k)
 	fputs(", ", h->out);
 	put_cstring(h->out, q->name ? q->name : "");
 	fprintf(h->out, ", %d, ", q->depth);
-	put_index(h->out, q);
+	codegen_index(h->out, q, "{}", ", ", "0");
 	fprintf(h->out, ", %" PRId64 ", %" PRId64 ", %d},\n", k->offset,
 		k->bytes, k->known);
 }
@@ -1168,7 +1157,7 @@ codegen_header(FILE *out, const struct plan *plans,
 	const char *guard = o && o->guard ? o->guard : "HLOPLAN_PLAN_H";
 	struct pool *pool = pool_new();
 	const char ***names, ***io;
-	int64_t base = 0;	/* of each plan's constants in the blob */
+	const struct plan_set set = {plans, prefixes, nplan, NULL};
 	struct bindings *b;
 	struct hdr h;
 	int i, j;
@@ -1185,11 +1174,11 @@ codegen_header(FILE *out, const struct plan *plans,
 	put_preamble(out, o ? o->source : NULL, guard);
 	for (i = 0; i < nplan; i++) {
 		j = steps_shared_with(plans, i);
-		h = (struct hdr){out, o ? o->constants : NULL, base, pool,
+		h = (struct hdr){out, o ? o->constants : NULL,
+				 codegen_constants_base(&set, i), pool,
 				 &plans[i], prefixes[i], names[i], &b[i],
 				 io[i], j >= 0 ? prefixes[j] : NULL};
 		put_plan(&h);
-		base += (plans[i].const_bytes + 63) / 64 * 64;
 	}
 	fprintf(out, "\n#endif /* %s */\n", guard);
 	pool_free(pool);

@@ -17,15 +17,6 @@ put_key(FILE *out, const char *indent, const char *key)
 	fprintf(out, "%s\"%s\": ", indent, key);
 }
 
-static void
-put_index(FILE *out, const struct plan_pos *q)
-{
-	fputc('[', out);
-	for (int d = 0; d < q->depth; d++)
-		fprintf(out, "%s%d", d ? ", " : "", q->index[d]);
-	fputc(']', out);
-}
-
 /* Where the buffer's instruction comes from, each key only when known:
  * "source_file", "source_line", "op_name". */
 static void
@@ -51,8 +42,7 @@ put_shape(FILE *out, struct pool *pool, const struct shape *s)
 	int array = s && !shape_is_tuple(s);
 
 	fputs(", \"dtype\": ", out);
-	codegen_json_string(out, !s ? "" : array ? dtype_name(s->type) :
-			    "tuple");
+	codegen_json_string(out, codegen_dtype(s));
 	fputs(", \"dims\": [", out);
 	for (int i = 0; array && i < s->rank; i++)
 		fprintf(out, "%s%" PRId64, i ? ", " : "", s->dims[i]);
@@ -98,7 +88,7 @@ put_values(FILE *out, const struct plan *p, const struct bindings *bd,
 		fputs(", \"instruction\": ", out);
 		codegen_json_string(out, q->name ? q->name : "");
 		fputs(", \"index\": ", out);
-		put_index(out, q);
+		codegen_index(out, q, "[]", ", ", "");
 		if (q->slot >= 0)
 			fprintf(out, ", \"slot\": %d", q->slot);
 		fputc('}', out);
@@ -109,11 +99,11 @@ put_values(FILE *out, const struct plan *p, const struct bindings *bd,
 
 		fprintf(out, ", \"parameter\": %d, \"param_index\": ",
 			q->param);
-		put_index(out, q);
+		codegen_index(out, q, "[]", ", ", "");
 	}
 	if (bd->bout[id] >= 0) {
 		fputs(", \"output_index\": ", out);
-		put_index(out, &p->pos[bd->out[bd->bout[id]]]);
+		codegen_index(out, &p->pos[bd->out[bd->bout[id]]], "[]", ", ", "");
 	}
 }
 
@@ -199,7 +189,7 @@ put_constants(FILE *out, const struct plan *p)
 		fputs(", \"instruction\": ", out);
 		codegen_json_string(out, q->name ? q->name : "");
 		fputs(", \"index\": ", out);
-		put_index(out, q);
+		codegen_index(out, q, "[]", ", ", "");
 		fprintf(out, ", \"offset\": %" PRId64 ", \"bytes\": %" PRId64
 			", \"known\": %s}%s\n", k->offset, k->bytes,
 			k->known ? "true" : "false",

@@ -6,18 +6,38 @@
 
 #include "codegen/codegen.h"
 
+/* Whether s's text is surely longer than SHAPE_TEXT_MAX: an array writes
+ * at least two characters a dimension.  Known without writing it, which
+ * for a million dimensions takes seconds. */
+static int
+surely_long(const struct shape *s)
+{
+	if (!shape_is_tuple(s))
+		return s->rank > SHAPE_TEXT_MAX / 2;
+	for (int i = 0; i < s->nelem; i++)
+		if (surely_long(&s->elems[i]))
+			return 1;
+	return 0;
+}
+
+/* Too long a text is cut to what it is: "(N elements)" for a tuple,
+ * "f32[N dimensions]" for an array. */
 const char *
 codegen_shape_text(struct pool *pool, const struct shape *s)
 {
-	const char *r;
+	const char *r = NULL;
 
 	if (!s)
 		return "";
-	if (shape_is_tuple(s) && s->nelem > 8)
-		return pool_printf(pool, "(%d elements)", s->nelem);
-	r = ir_shape_string(pool, s);
-	return strlen(r) <= SHAPE_TEXT_MAX ? r :
-	       pool_printf(pool, "(%d elements)", s->nelem);
+	if (!(shape_is_tuple(s) && s->nelem > 8) && !surely_long(s)) {
+		r = ir_shape_string(pool, s);
+		if (strlen(r) <= SHAPE_TEXT_MAX)
+			return r;
+	}
+	return shape_is_tuple(s) ?
+	       pool_printf(pool, "(%d elements)", s->nelem) :
+	       pool_printf(pool, "%s[%d dimensions]", dtype_name(s->type),
+			   s->rank);
 }
 
 const char *

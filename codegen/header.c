@@ -263,7 +263,7 @@ put_comment_text(FILE *out, const char *s)
 
 /* s as a C string literal; '?' escaped so that no trigraph forms. */
 static void
-put_cstring(FILE *out, const char *s)
+put_cstring_as(FILE *out, const char *s, const char *end)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -276,7 +276,20 @@ put_cstring(FILE *out, const char *s)
 		else
 			fputc(c, out);
 	}
-	fputc('"', out);
+	fprintf(out, "%s\"", end);
+}
+
+static void
+put_cstring(FILE *out, const char *s)
+{
+	put_cstring_as(out, s, "");
+}
+
+/* The same with a NUL of its own, ending one of a string table's names. */
+static void
+put_cstring_nul(FILE *out, const char *s)
+{
+	put_cstring_as(out, s, "\\0");
 }
 
 static void
@@ -310,7 +323,7 @@ struct hdr {
 	const char **name;	/* the C name of each buffer */
 	const struct bindings *b;
 	const char **io;	/* the name of each parameter, then output */
-	const char *steps_of;	/* an earlier plan's prefix whose P_steps[]
+	const char *steps_of;	/* an earlier plan's prefix whose step tables
 				   is this one's too, or NULL */
 };
 
@@ -428,6 +441,16 @@ static void
 put_struct(struct hdr *h)
 {
 	fprintf(h->out,
+		"\nstruct %s_shape {\n"
+		"\tconst char *dtype;\t/* element type (\"f32\"), or "
+		"\"tuple\" */\n"
+		"\tint rank;\n"
+		"\tconst long long *dims;\t/* rank sizes, major to minor as "
+		"written */\n"
+		"\tconst int *minor_to_major;\t/* rank dimension numbers */\n"
+		"\tconst char *tiles;\t/* \"(8,128)(2,1)\", or \"\" */\n"
+		"\tconst char *text;\t/* the whole shape as HLO text */\n"
+		"};\n"
 		"\nstruct %s_buffer {\n"
 		"\tconst char *name;\t/* the HLO name */\n"
 		"\tlong long offset;\t/* in its space's arena; -1 when not in "
@@ -442,20 +465,12 @@ put_struct(struct hdr *h)
 		"\tint flags;\t\t/* %s_CLASS_* bits; 0 is a temporary */\n"
 		"\tint slots;\t\t/* 1, or the number of slots */\n"
 		"\tint in_arena;\t\t/* 1 when offset is in the arena */\n"
-		"\t/* the shape of the value it is named after, laid out as "
-		"the plan lays it out */\n"
-		"\tconst char *dtype;\t/* element type (\"f32\"), or "
-		"\"tuple\" */\n"
-		"\tint rank;\n"
-		"\tconst long long *dims;\t/* rank sizes, major to minor as "
-		"written */\n"
-		"\tconst int *minor_to_major;\t/* rank dimension numbers */\n"
-		"\tconst char *tiles;\t/* \"(8,128)(2,1)\", or \"\" */\n"
-		"\tconst char *shape;\t/* the whole shape as HLO text */\n"
+		"\tint shape;\t\t/* %s_shapes[shape]: the value it is named "
+		"after, laid out as the plan lays it out */\n"
 		"\tint first_value, num_values;\t/* its values: %s_values"
 		"[first_value ...] */\n"
 		"};\n",
-		h->pre, h->pre, h->pre);
+		h->pre, h->pre, h->pre, h->pre, h->pre);
 }
 
 /* The tiles of a layout as XLA prints them, without the "T". */
@@ -478,39 +493,39 @@ tiles_text(struct pool *pool, const struct shape *s)
 	return t;
 }
 
-/* The strings of the buffer table, each written once as a named array
- * that rows point to: thousands of buffers share a few shapes, and a
- * compiler pays for every string literal. */
-struct strs {
-	const char **slot;	/* open addressing over the strings */
+/* Keys to ids, each id given once: thousands of buffers share a few
+ * shapes, and a compiler pays for every row and every string literal. */
+struct ids {
+	const char **slot;	/* open addressing over the keys */
 	int *id;		/* by slot */
 	size_t cap;
 	int n;
 };
 
-/* The named array holding key, written at its first use: key is 's' and
- * a string, or 'd' (long long) or 'm' (int) and a list of numbers. */
-static int
-intern(struct hdr *h, struct strs *t, const char *key)
+static void
+ids_init(struct pool *pool, struct ids *t, size_t keys)
 {
-	static const char *const type[] = {"char", "long long", "int"};
+	t->cap = 16;
+	while (t->cap < 2 * keys + 8)
+		t->cap *= 2;
+	t->slot = pool_alloc(pool, t->cap * sizeof *t->slot);
+	t->id = pool_alloc(pool, t->cap * sizeof *t->id);
+	t->n = 0;
+}
+
+/* key's id in t; *fresh says whether it was given now. */
+static int
+key_id(struct ids *t, const char *key, int *fresh)
+{
 	size_t i = hash(key) & (t->cap - 1);
-	int k;
 
 	while (t->slot[i] && strcmp(t->slot[i], key) != 0)
 		i = (i + 1) & (t->cap - 1);
-	if (t->slot[i])
-		return t->id[i];
-	t->slot[i] = key;
-	t->id[i] = t->n++;
-	k = key[0] == 's' ? 0 : key[0] == 'd' ? 1 : 2;
-	fprintf(h->out, "static const %s %s_s%d[] = ", type[k], h->pre,
-		t->id[i]);
-	if (k == 0)
-		put_cstring(h->out, key + 1);
-	else
-		fprintf(h->out, "{%s}", key[1] ? key + 1 : "0");
-	fputs(";\n", h->out);
+	*fresh = !t->slot[i];
+	if (*fresh) {
+		t->slot[i] = key;
+		t->id[i] = t->n++;
+	}
 	return t->id[i];
 }
 
@@ -533,40 +548,95 @@ list_key(struct pool *pool, const struct shape *s, int m2m)
 	return key;
 }
 
-/* A buffer's dtype, dims, minor_to_major, tiles and shape text, as ids of
- * named arrays. */
-static void
-row_strings(struct hdr *h, struct strs *t, int i, int *ids)
+/* The named array P_s<id> holding a list key's numbers, written at its
+ * first use. */
+static int
+list_array(struct hdr *h, struct ids *t, const char *key)
 {
-	const struct shape *s = h->p->bufs[i].shape;
-	struct pool *pool = h->pool;
+	int fresh, id = key_id(t, key, &fresh);
 
-	ids[0] = intern(h, t, pool_printf(pool, "s%s", codegen_dtype(s)));
-	ids[1] = intern(h, t, list_key(pool, s, 0));
-	ids[2] = intern(h, t, list_key(pool, s, 1));
-	ids[3] = intern(h, t, pool_printf(pool, "s%s",
-					  tiles_text(pool, s)));
-	ids[4] = intern(h, t, pool_printf(pool, "s%s",
-					  codegen_shape_text(pool, s)));
+	if (fresh)
+		fprintf(h->out, "static const %s %s_s%d[] = {%s};\n",
+			key[0] == 'd' ? "long long" : "int", h->pre, id,
+			key[1] ? key + 1 : "0");
+	return id;
 }
 
-/* The row's shape fields. */
-static void
-put_row_shape(struct hdr *h, int i, const int *ids)
-{
-	const struct shape *s = h->p->bufs[i].shape;
-	int rank = s && !shape_is_tuple(s) ? s->rank : 0;
-	const char *pre = h->pre;
+/* A shape as the table gives it: its fields' text, and the named arrays
+ * of its lists. */
+struct shape_row {
+	const struct shape *s;
+	const char *dims, *m2m;	/* list keys */
+	const char *tiles, *text;
+};
 
-	fprintf(h->out, ",\n\t %s_s%d, %d, %s_s%d, %s_s%d, %s_s%d, %s_s%d, "
-		"%d, %d", pre, ids[0], rank, pre, ids[1], pre, ids[2], pre,
-		ids[3], pre, ids[4], h->b->first[i], h->b->count[i]);
+static void
+put_shape_row(struct hdr *h, struct ids *lists, const struct shape_row *r)
+{
+	const struct shape *s = r->s;
+	int rank = s && !shape_is_tuple(s) ? s->rank : 0;
+	int dims = list_array(h, lists, r->dims);
+	int m2m = list_array(h, lists, r->m2m);
+
+	fputs("\t{", h->out);
+	put_cstring(h->out, codegen_dtype(s));
+	fprintf(h->out, ", %d, %s_s%d, %s_s%d, ", rank, h->pre, dims, h->pre,
+		m2m);
+	put_cstring(h->out, r->tiles);
+	fputs(", ", h->out);
+	put_cstring(h->out, r->text);
+	fputs("},\n", h->out);
+}
+
+/* P_shapes[]: each distinct laid-out shape once, the buffers' shape field
+ * indexing it; *shape gets each buffer's row.  Each shape's text is made
+ * once a buffer: a shape may have a million dimensions. */
+static void
+put_shapes(struct hdr *h, int *shape)
+{
+	const struct plan *p = h->p;
+	struct pool *pool = h->pool;
+	struct ids keys, lists;
+	struct shape_row *rows = pool_alloc(pool, ((size_t)p->nbuf + 1) *
+					    sizeof *rows);
+	int fresh, n = 0;
+
+	ids_init(pool, &keys, (size_t)p->nbuf);
+	ids_init(pool, &lists, 2 * (size_t)p->nbuf);
+	for (int i = 0; i < p->nbuf; i++) {
+		const struct shape *s = p->bufs[i].shape;
+		struct shape_row r = {s, list_key(pool, s, 0),
+				      list_key(pool, s, 1), tiles_text(pool, s),
+				      codegen_shape_text(pool, s)};
+		const char *key = pool_printf(pool, "%s|%s|%s|%s|%s",
+			codegen_dtype(s), r.dims, r.m2m, r.tiles, r.text);
+
+		shape[i] = key_id(&keys, key, &fresh);
+		if (fresh)
+			rows[n++] = r;
+	}
+	fputs("\n/* The buffers' shapes, each once, and their lists */\n",
+	      h->out);
+	for (int k = 0; k < n; k++) {	/* the lists first */
+		list_array(h, &lists, rows[k].dims);
+		list_array(h, &lists, rows[k].m2m);
+	}
+	fprintf(h->out, "#define %s_NUM_SHAPES %d\n"
+		"static const struct %s_shape %s_shapes[%s_NUM_SHAPES]\n"
+		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
+		"\t= {\n", h->pre, n ? n : 1, h->pre, h->pre, h->pre);
+	if (!n)
+		fputs("\t/* no buffers: a placeholder */\n"
+		      "\t{\"\", 0, 0, 0, \"\", \"\"},\n", h->out);
+	for (int k = 0; k < n; k++)
+		put_shape_row(h, &lists, &rows[k]);
+	fputs("};\n", h->out);
 }
 
 /* Offset, size, slots and stride by their macros, so that the table and the
  * macros cannot disagree and whoever checks the table checks the macros. */
 static void
-put_row(struct hdr *h, int i, const int *ids)
+put_row(struct hdr *h, int i, int shape)
 {
 	const struct buffer *b = &h->p->bufs[i];
 	const char *n = h->name[i], *pre = h->pre;
@@ -589,9 +659,8 @@ put_row(struct hdr *h, int i, const int *ids)
 		fprintf(out, ", %s_%s_SLOTS", pre, n);
 	else
 		fputs(", 1", out);
-	fprintf(out, ", %d", b->in_arena ? 1 : 0);
-	put_row_shape(h, i, ids);
-	fputs("},\n", out);
+	fprintf(out, ", %d, %d, %d, %d},\n", b->in_arena ? 1 : 0, shape,
+		h->b->first[i], h->b->count[i]);
 }
 
 /* The table.  It is static, so each translation unit has its own copy, and
@@ -602,18 +671,11 @@ put_table(struct hdr *h)
 {
 	const char *pre = h->pre;
 	FILE *out = h->out;
-	int i, *ids;
-	struct strs t = {NULL, NULL, 16, 0};
+	int *shape = pool_alloc(h->pool, ((size_t)h->p->nbuf + 1) *
+				sizeof *shape);
 
 	put_struct(h);
-	while (t.cap < 10 * (size_t)h->p->nbuf + 8)
-		t.cap *= 2;
-	t.slot = pool_alloc(h->pool, t.cap * sizeof *t.slot);
-	t.id = pool_alloc(h->pool, t.cap * sizeof *t.id);
-	ids = pool_alloc(h->pool, (5 * (size_t)h->p->nbuf + 1) * sizeof *ids);
-	fputs("\n/* The table's strings and shapes, each once */\n", out);
-	for (i = 0; i < h->p->nbuf; i++)
-		row_strings(h, &t, i, &ids[5 * i]);
+	put_shapes(h, shape);
 	fprintf(out, "\nstatic const struct %s_buffer %s_buffers[", pre, pre);
 	if (h->p->nbuf)
 		fprintf(out, "%s_NUM_BUFFERS]\n", pre);
@@ -624,14 +686,13 @@ put_table(struct hdr *h)
 	if (h->p->nbuf)
 		fputs("\t/* name, offset, size, bytes, stride, start, end, "
 		      "space, flags, slots, in_arena,\n"
-		      "\t   dtype, rank, dims, minor_to_major, tiles, shape, "
-		      "first_value, num_values */\n", out);
+		      "\t   shape, first_value, num_values */\n", out);
 	else
 		fputs("\t/* no buffers: a placeholder */\n"
-		      "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, \"\", 0, 0, 0, "
-		      "\"\", \"\", 0, 0},\n", out);
-	for (i = 0; i < h->p->nbuf; i++)
-		put_row(h, i, &ids[5 * i]);
+		      "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0},\n",
+		      out);
+	for (int i = 0; i < h->p->nbuf; i++)
+		put_row(h, i, shape[i]);
 	fputs("};\n", out);
 }
 
@@ -735,7 +796,7 @@ put_copies(struct hdr *h)
 }
 
 /* Every value each buffer holds (XLA's assigned list): the step that
- * defines it (P_steps[step] names computation and instruction) and its
+ * defines it (P_STEP_NAME(step) names computation and instruction) and its
  * shape index, grouped by buffer; P_buffers[] gives each buffer's range.
  * A step, not two strings: a compiler pays for every string literal. */
 static void
@@ -746,7 +807,7 @@ put_values(struct hdr *h)
 
 	fprintf(out, "\nstruct %s_value {\n"
 		"\tint buffer;\t\t/* %s_BUF_* id of the buffer holding it */\n"
-		"\tint step;\t\t/* where it is defined: %s_steps[step] is "
+		"\tint step;\t\t/* where it is defined: %s_STEP_NAME(step) is "
 		"\"computation/instruction\" */\n"
 		"\tint depth;\t\t/* its shape index: index[0 .. depth) */\n"
 		"\tint index[%s_INDEX_MAX];\n"
@@ -978,33 +1039,71 @@ put_slot_uses(struct hdr *h)
 	fputs("};\n", out);
 }
 
+/* The bytes of a chunk of step names: C99 promises string literals of
+ * 4,095 characters, and a chunk's offsets stay below STEP_CHUNK. */
+enum { STEP_CHUNK = 4096, STEP_CHUNK_TEXT = 4095 };
+
 /* The order the plan assumes, one "computation/instruction" a step: the
- * live intervals count these steps. */
+ * live intervals count these steps.  The names are chunks of text, each
+ * NUL-terminated, and P_step_at[] an int per step saying where its name
+ * starts: on a module of 10^5 steps, one string literal a step cost G++
+ * a second, an int a step a fifth of that. */
 static void
 put_steps(struct hdr *h)
 {
+	const char *pre = h->pre;
 	FILE *out = h->out;
+	int32_t n = h->p->ntime;
+	int *at = pool_alloc(h->pool, ((size_t)n + 1) * sizeof *at);
+	int chunk = 0, used = 0;
 
 	if (!h->p->steps)
 		return;
+	fprintf(out, "\n/* The schedule the intervals count: %s order",
+		h->p->sched.name ? h->p->sched.name : "text");
 	if (h->steps_of) {	/* the same order: one table, for size */
-		fprintf(out, "\n/* The schedule the intervals count: %s "
-			"order, the same as %s's. */\n#define %s_steps "
-			"%s_steps\n", h->p->sched.name ? h->p->sched.name :
-			"text", h->steps_of, h->pre, h->steps_of);
-		return;
+		fprintf(out, ", the same as %s's. */\n"
+			"#define %s_step_text %s_step_text\n"
+			"#define %s_step_at %s_step_at\n", h->steps_of, pre,
+			h->steps_of, pre, h->steps_of);
+	} else {
+		fputs(".  Step t's name starts at\n * "
+		      "P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of "
+		      "P_step_text[]\n * (P_STEP_NAME(t), which reads t "
+		      "twice). */\n", out);
+		for (int32_t t = 0; t < n; t++) {
+			int len = (int)strlen(h->p->steps[t]) + 1;
+
+			if (t == 0 || (used && used + len >= STEP_CHUNK_TEXT)) {
+				fprintf(out, "%sstatic const char %s_step_text_"
+					"%d[] =", t ? ";\n" : "", pre,
+					t ? ++chunk : chunk);
+				used = 0;
+			}
+			at[t] = chunk * STEP_CHUNK + used;
+			used += len;
+			fputs("\n\t", out);
+			put_cstring_nul(out, h->p->steps[t]);
+		}
+		if (n)
+			fputs(";\n", out);
+		fprintf(out, "static const char *const %s_step_text[%d]\n"
+			"#if defined(__GNUC__)\n\t__attribute__((unused))\n"
+			"#endif\n\t= {", pre, n ? chunk + 1 : 1);
+		for (int k = 0; k <= chunk && n; k++)
+			fprintf(out, "%s%s%s_step_text_%d", k ? "," : "",
+				k % 4 ? " " : "\n\t", pre, k);
+		fprintf(out, "%s};\n", n ? "\n" : "0");
+		fprintf(out, "static const int %s_step_at[%s_NUM_STEPS + 1]\n"
+			"#if defined(__GNUC__)\n\t__attribute__((unused))\n"
+			"#endif\n\t= {\n", pre, pre);
+		for (int32_t t = 0; t < n; t++)
+			fprintf(out, "\t%d,\n", at[t]);
+		fputs("\t-1\n};\n", out);
 	}
-	fprintf(out, "\n/* The schedule the intervals count: %s order. */\n"
-		"static const char *const %s_steps[%s_NUM_STEPS + 1]\n"
-		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-		"\t= {\n", h->p->sched.name ? h->p->sched.name : "text",
-		h->pre, h->pre);
-	for (int32_t t = 0; t < h->p->ntime; t++) {
-		fputc('\t', out);
-		put_cstring(out, h->p->steps[t]);
-		fputs(",\n", out);
-	}
-	fputs("\t0\n};\n", out);
+	fprintf(out, "#define %s_STEP_NAME(t) (%s_step_text[%s_step_at[t] / "
+		"%d] + %s_step_at[t] %% %d)\n", pre, pre, pre, STEP_CHUNK, pre,
+		STEP_CHUNK);
 }
 
 static void
@@ -1081,16 +1180,20 @@ static const char preamble[] =
 	"temporary\n"
 	" *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], "
 	"with\n"
-	" *                            each buffer's dtype, dims, layout "
-	"and shape\n"
+	" *                            the shape of buffer b at P_shapes[b.shape]"
+	"\n"
+	" *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, "
+	"dims,\n"
+	" *                            minor_to_major, tiles and HLO text\n"
 	" *   P_NUM_VALUES, P_values[] every value each buffer holds: the step"
 	"\n"
-	" *                            defining it (P_steps[step] is "
+	" *                            defining it (P_STEP_NAME(step) is "
 	"computation/\n"
 	" *                            instruction), shape index; P_buffers[]."
 	"\n"
 	" *                            first_value and .num_values give a "
 	"buffer's\n"
+	" *                            range of them\n"
 	" *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE\n"
 	" *                            entry parameter(n), at shape index "
 	"{i,...}\n"
@@ -1115,11 +1218,11 @@ static const char preamble[] =
 	" *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches\n"
 	" *                            take turns in a slotted buffer: which\n"
 	" *                            instruction writes which slot\n"
-	" *   P_steps[]                the schedule: \"computation/instruction\"\n"
-	" *                            for each step, in the order assumed (a\n"
-	" *                            macro naming an earlier plan's table "
-	"when\n"
-	" *                            the two orders agree)\n"
+	" *   P_STEP_NAME(t)           the schedule: \"computation/instruction\" of\n"
+	" *                            step t, in the order assumed; from the\n"
+	" *                            names P_step_text[] and where each starts,\n"
+	" *                            P_step_at[] (macros naming an earlier\n"
+	" *                            plan's tables when the two orders agree)\n"
 	" *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where\n"
 	" *                            two values that must share a buffer are\n"
 	" *                            live at once: src into dst, before or\n"

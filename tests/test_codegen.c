@@ -53,11 +53,9 @@ has_(const char *text, const char *want, int yes, const char *file, int line)
 		yes ? "missing" : "unexpected", want, text);
 	fail();
 }
-/* The end of a table row for a buffer of a hand-made plan: no shape, no
- * values (dims points at offset k of the dims array). */
-#define NO_SHAPE(k)                                                          \
-	",\n\t HLOPLAN_GPU_s0, 0, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, "           \
-	"HLOPLAN_GPU_s0, HLOPLAN_GPU_s0, 0, 0},\n"
+/* The end of a table row for a buffer of a hand-made plan: shape row 0
+ * (none), no values. */
+#define NO_SHAPE ", 0, 0, 0},\n"
 #define has(text, want) has_(text, want, 1, __FILE__, __LINE__)
 #define lacks(text, want) has_(text, want, 0, __FILE__, __LINE__)
 
@@ -116,13 +114,13 @@ test_layout(void **state)
 	       "#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n");
 	has(t, "\t{\"p0\", HLOPLAN_GPU_P0_OFFSET, HLOPLAN_GPU_P0_SIZE, 1000, "
 	       "0, 0, 3, 0, 1, 1, 1"
-	       NO_SHAPE("0")
+	       NO_SHAPE
 	       "\t{\"add.1\", HLOPLAN_GPU_ADD_1_OFFSET, HLOPLAN_GPU_ADD_1_SIZE, "
 	       "512, 0, 1, 1, 0, 0, 1, 1"
-	       NO_SHAPE("0")
+	       NO_SHAPE
 	       "\t{\"out\", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 1024, "
 	       "0, 2, 3, 0, 2, 1, 1"
-	       NO_SHAPE("0") "};\n");
+	       NO_SHAPE "};\n");
 	has(t, "struct HLOPLAN_GPU_checks_0 {\n"
 	       "\tunsigned HLOPLAN_GPU_arena_s0_aligned : "
 	       "HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : "
@@ -157,7 +155,7 @@ test_not_in_arena(void **state)
 	lacks(t, "CONSTANT_7_OFFSET");
 	lacks(t, "CONSTANT_7_fits");
 	has(t, "\t{\"constant.7\", -1, HLOPLAN_GPU_CONSTANT_7_SIZE, 64, 0, 0, "
-	       "1, 0, 4, 1, 0" NO_SHAPE("0"));
+	       "1, 0, 4, 1, 0" NO_SHAPE);
 	free(t);
 }
 
@@ -209,7 +207,7 @@ test_slotted(void **state)
 	has(t, "\t{\"dynamic-slice.3\", HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET, "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE, 3000, "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE, 2, 9, 1, 0, "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS, 1" NO_SHAPE("0"));
+	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS, 1" NO_SHAPE);
 	has(t, "\tunsigned HLOPLAN_GPU_DYNAMIC_SLICE_3_fits : "
 	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET <= HLOPLAN_GPU_ARENA_S1_SIZE"
 	       " - HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE && "
@@ -309,6 +307,85 @@ test_collisions_across_plans(void **state)
 	has(t, "#define HLOPLAN_GPU_BUF_X 0\n");
 	has(t, "#define HLOPLAN_BUF_GPU_ARENA_2 0\n");
 	has(t, "#define HLOPLAN_BUF_GPU_X_2 1\n");
+	free(t);
+}
+
+/* The schedule's names: chunks of NUL-terminated text no longer than C99
+ * promises a string literal (4,095 characters), an int per step saying
+ * where its name starts (chunk * 4096 + offset), a sentinel -1; a second
+ * plan of the same order names the first's tables. */
+static void
+test_steps(void **state)
+{
+	enum { N = 700 };
+	static char names[N][16];
+	const char *steps[N];
+	struct buffer b[] = {TEMP("x", 0)};
+	struct arena a[] = {{0, 256, 256, 1}};
+	struct plan p[2] = {
+		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL},
+		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL},
+	};
+	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
+	char *t;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "c/s%04d", i);
+		steps[i] = names[i];
+	}
+	steps[1] = "c/\"q\"?";
+	t = emit_n(p, pre, 2, "m.hlo");
+	/* 510 names of 8 bytes and one of 7 fill 4,087: with the 512th and
+	 * the literal's own NUL, chunk 0 would hold 4,096 characters. */
+	has(t, "static const char HLOPLAN_GPU_step_text_0[] =\n"
+	       "\t\"c/s0000\\0\"\n\t\"c/\\\"q\\\"\\?\\0\"\n");
+	has(t, "\t\"c/s0510\\0\";\nstatic const char "
+	       "HLOPLAN_GPU_step_text_1[] =\n\t\"c/s0511\\0\"\n");
+	has(t, "\t= {\n\tHLOPLAN_GPU_step_text_0, HLOPLAN_GPU_step_text_1\n};\n");
+	has(t, "\t0,\n\t8,\n\t15,\n\t23,\n");
+	has(t, "\t4079,\n\t4096,\n\t4104,\n");
+	has(t, "\t5600,\n\t-1\n};\n");
+	has(t, "#define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text["
+	       "HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)\n");
+	has(t, "#define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text\n"
+	       "#define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at\n");
+	lacks(t, "HLOPLAN_TPU_step_text_0");
+	lacks(t, "step_text_2");
+	free(t);
+}
+
+/* Buffers of one shape share its row of P_shapes[]. */
+static void
+test_shapes(void **state)
+{
+	int64_t dims[] = {8, 128};
+	struct shape f = {0}, g = {0};
+	struct buffer b[] = {TEMP("x", 0), TEMP("y", 1), TEMP("z", 2)};
+	struct arena a[] = {{0, 768, 768, 3}};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+	char *t;
+
+	(void)state;
+	f.type = DT_F32;
+	f.rank = 2;
+	f.dims = dims;
+	g = f;
+	g.type = DT_BF16;
+	b[0].shape = &f;
+	b[1].shape = &g;
+	b[2].shape = &f;
+	t = emit(&p);
+	has(t, "#define HLOPLAN_GPU_NUM_SHAPES 2\n");
+	has(t, "static const long long HLOPLAN_GPU_s0[] = {8, 128};\n"
+	       "static const int HLOPLAN_GPU_s1[] = {1, 0};\n");
+	has(t, "\t{\"f32\", 2, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, \"\", "
+	       "\"f32[8,128]\"},\n"
+	       "\t{\"bf16\", 2, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, \"\", "
+	       "\"bf16[8,128]\"},\n};\n");
+	has(t, "HLOPLAN_GPU_X_SIZE, 256, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0},\n");
+	has(t, "HLOPLAN_GPU_Y_SIZE, 256, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0},\n");
+	has(t, "HLOPLAN_GPU_Z_SIZE, 256, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0},\n");
 	free(t);
 }
 
@@ -478,8 +555,9 @@ test_empty(void **state)
 	has(t, "#define HLOPLAN_GPU_ARENA_SIZE 0\n");
 	lacks(t, "ARENA_S0");
 	has(t, "HLOPLAN_GPU_buffers[1]\n");
-	has(t, "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, \"\", 0, 0, 0, \"\", "
-	       "\"\", 0, 0},\n};\n");
+	has(t, "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0},\n};\n");
+	has(t, "HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES]");
+	has(t, "#define HLOPLAN_GPU_NUM_SHAPES 1\n");
 	has(t, "HLOPLAN_GPU_values[1]\n");
 	has(t, "HLOPLAN_GPU_params[1]\n");
 	has(t, "HLOPLAN_GPU_outputs[1]\n");
@@ -571,6 +649,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_not_in_arena),
 		cmocka_unit_test(test_slotted),

@@ -326,18 +326,38 @@ check_values(const struct hloplan_plan *p)
 		v = &P(_values)[b->first_value + seen[q->buffer]++];
 		if (v->buffer != q->buffer || v->step < 0 ||
 		    v->step >= P(_NUM_STEPS) ||
-		    !names_step(P(_steps)[v->step], q) ||
+		    !names_step(P(_STEP_NAME)(v->step), q) ||
 		    !same_index(v->index, v->depth, q->index, q->depth) ||
 		    v->slot != q->slot)
 			ok = !printf("%s/%s: value %d of buffer %s differs\n",
 				     q->computation, q->instruction,
 				     seen[q->buffer] - 1, b->name);
+		else if (seen[q->buffer] == 1 && (b->shape < 0 ||
+			 b->shape >= P(_NUM_SHAPES) ||
+			 strcmp(P(_shapes)[b->shape].text, q->shape) != 0))
+			ok = !printf("buffer %s: the header's shape is not its "
+				     "first value's, %s\n", b->name, q->shape);
 	}
 	if (ok && nval != P(_NUM_VALUES))
 		ok = !printf("the plan has %d values, the header %d\n", nval,
 			     P(_NUM_VALUES));
 	free(seen);
 	return ok;
+}
+
+/* The header's names of the steps are the plan's. */
+static int
+check_steps(const struct hloplan_plan *p)
+{
+	if (p->nstep != P(_NUM_STEPS))
+		return !printf("the plan has %d steps, the header %d\n",
+			       (int)p->nstep, P(_NUM_STEPS));
+	for (int t = 0; p->steps && t < p->nstep; t++)
+		if (strcmp(P(_STEP_NAME)(t), p->steps[t]) != 0)
+			return !printf("step %d: the header says %s, the plan "
+				       "%s\n", t, P(_STEP_NAME)(t),
+				       p->steps[t]);
+	return 1;
 }
 
 /* The header's constant bytes are the plan's. */
@@ -378,7 +398,7 @@ check_plan(const struct hloplan_plan *p)
 	if (ok && n != nbinding())
 		ok = !printf("the plan has %d bindings, the header %d\n", n,
 			     nbinding());
-	return ok && check_values(p) && check_const_data(p);
+	return ok && check_steps(p) && check_values(p) && check_const_data(p);
 }
 
 int

@@ -17,11 +17,14 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
- *                            each buffer's dtype, dims, layout and shape
+ *                            the shape of buffer b at P_shapes[b.shape]
+ *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, dims,
+ *                            minor_to_major, tiles and HLO text
  *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
- *                            defining it (P_steps[step] is computation/
+ *                            defining it (P_STEP_NAME(step) is computation/
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
+ *                            range of them
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -38,10 +41,11 @@
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
- *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed (a
- *                            macro naming an earlier plan's table when
- *                            the two orders agree)
+ *   P_STEP_NAME(t)           the schedule: "computation/instruction" of
+ *                            step t, in the order assumed; from the
+ *                            names P_step_text[] and where each starts,
+ *                            P_step_at[] (macros naming an earlier
+ *                            plan's tables when the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -147,6 +151,15 @@
 #define HLOPLAN_GPU_OUT_OFFSET 1048576
 #define HLOPLAN_GPU_OUT_SIZE 256
 
+struct HLOPLAN_GPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -158,34 +171,30 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_GPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_GPU_s0[] = "f32";
-static const long long HLOPLAN_GPU_s1[] = {512, 512};
-static const int HLOPLAN_GPU_s2[] = {1, 0};
-static const char HLOPLAN_GPU_s3[] = "";
-static const char HLOPLAN_GPU_s4[] = "f32[512,512]{1,0}";
-static const char HLOPLAN_GPU_s5[] = "bf16";
-static const long long HLOPLAN_GPU_s6[] = {8, 1024};
-static const char HLOPLAN_GPU_s7[] = "bf16[8,1024]{1,0}";
-static const long long HLOPLAN_GPU_s8[] = {1, 1024};
-static const char HLOPLAN_GPU_s9[] = "bf16[1,1024]{1,0}";
-static const char HLOPLAN_GPU_s10[] = "s32";
-static const long long HLOPLAN_GPU_s11[] = {0};
-static const int HLOPLAN_GPU_s12[] = {0};
-static const char HLOPLAN_GPU_s13[] = "s32[]";
-static const char HLOPLAN_GPU_s14[] = "f32[]";
-static const char HLOPLAN_GPU_s15[] = "tuple";
-static const char HLOPLAN_GPU_s16[] = "(f32[512,512]{1,0}, bf16[8,1024]{1,0})";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_GPU_s0[] = {512, 512};
+static const int HLOPLAN_GPU_s1[] = {1, 0};
+static const long long HLOPLAN_GPU_s2[] = {8, 1024};
+static const long long HLOPLAN_GPU_s3[] = {1, 1024};
+static const long long HLOPLAN_GPU_s4[] = {0};
+static const int HLOPLAN_GPU_s5[] = {0};
+#define HLOPLAN_GPU_NUM_SHAPES 6
+static const struct HLOPLAN_GPU_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 2, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, "", "f32[512,512]{1,0}"},
+	{"bf16", 2, HLOPLAN_GPU_s2, HLOPLAN_GPU_s1, "", "bf16[8,1024]{1,0}"},
+	{"bf16", 2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s1, "", "bf16[1,1024]{1,0}"},
+	{"s32", 0, HLOPLAN_GPU_s4, HLOPLAN_GPU_s5, "", "s32[]"},
+	{"f32", 0, HLOPLAN_GPU_s4, HLOPLAN_GPU_s5, "", "f32[]"},
+	{"tuple", 0, HLOPLAN_GPU_s4, HLOPLAN_GPU_s5, "", "(f32[512,512]{1,0}, bf16[8,1024]{1,0})"},
+};
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -193,30 +202,21 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 2},
-	{"g", HLOPLAN_GPU_G_OFFSET, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 2, 1},
-	{"cache", HLOPLAN_GPU_CACHE_OFFSET, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1,
-	 HLOPLAN_GPU_s5, 2, HLOPLAN_GPU_s6, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s7, 3, 2},
-	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s5, 2, HLOPLAN_GPU_s8, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s9, 5, 1},
-	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s10, 0, HLOPLAN_GPU_s11, HLOPLAN_GPU_s12, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 6, 1},
-	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s0, 0, HLOPLAN_GPU_s11, HLOPLAN_GPU_s12, HLOPLAN_GPU_s3, HLOPLAN_GPU_s14, 7, 1},
-	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s10, 0, HLOPLAN_GPU_s11, HLOPLAN_GPU_s12, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 8, 1},
-	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 9, 2},
-	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1,
-	 HLOPLAN_GPU_s15, 0, HLOPLAN_GPU_s11, HLOPLAN_GPU_s12, HLOPLAN_GPU_s3, HLOPLAN_GPU_s16, 11, 1},
+	   shape, first_value, num_values */
+	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
+	{"g", HLOPLAN_GPU_G_OFFSET, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1, 0, 2, 1},
+	{"cache", HLOPLAN_GPU_CACHE_OFFSET, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
+	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1, 2, 5, 1},
+	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1, 3, 6, 1},
+	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0, 4, 7, 1},
+	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 3, 8, 1},
+	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1, 0, 9, 2},
+	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -339,26 +339,49 @@ static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: list order. */
-static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+/* The schedule the intervals count: list order.  Step t's name starts at
+ * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
+ * (P_STEP_NAME(t), which reads t twice). */
+static const char HLOPLAN_GPU_step_text_0[] =
+	"main/w\0"
+	"main/g\0"
+	"main/cache\0"
+	"main/row\0"
+	"main/k\0"
+	"main/lr\0"
+	"main/z\0"
+	"main/cache1\0"
+	"main/lrb\0"
+	"main/step\0"
+	"main/w1\0"
+	"main/out\0";
+static const char *const HLOPLAN_GPU_step_text[1]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	"main/w",
-	"main/g",
-	"main/cache",
-	"main/row",
-	"main/k",
-	"main/lr",
-	"main/z",
-	"main/cache1",
-	"main/lrb",
-	"main/step",
-	"main/w1",
-	"main/out",
-	0
+	HLOPLAN_GPU_step_text_0
 };
+static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,
+	7,
+	14,
+	25,
+	34,
+	41,
+	49,
+	56,
+	68,
+	77,
+	87,
+	95,
+	-1
+};
+#define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
@@ -466,6 +489,15 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_OUT_OFFSET 1048576
 #define HLOPLAN_TPU_OUT_SIZE 256
 
+struct HLOPLAN_TPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -477,37 +509,30 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_TPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_TPU_s0[] = "f32";
-static const long long HLOPLAN_TPU_s1[] = {512, 512};
-static const int HLOPLAN_TPU_s2[] = {1, 0};
-static const char HLOPLAN_TPU_s3[] = "(8,128)";
-static const char HLOPLAN_TPU_s4[] = "f32[512,512]{1,0:T(8,128)}";
-static const char HLOPLAN_TPU_s5[] = "bf16";
-static const long long HLOPLAN_TPU_s6[] = {8, 1024};
-static const char HLOPLAN_TPU_s7[] = "(8,128)(2,1)";
-static const char HLOPLAN_TPU_s8[] = "bf16[8,1024]{1,0:T(8,128)(2,1)}";
-static const long long HLOPLAN_TPU_s9[] = {1, 1024};
-static const char HLOPLAN_TPU_s10[] = "bf16[1,1024]{1,0:T(8,128)(2,1)}";
-static const char HLOPLAN_TPU_s11[] = "s32";
-static const long long HLOPLAN_TPU_s12[] = {0};
-static const int HLOPLAN_TPU_s13[] = {0};
-static const char HLOPLAN_TPU_s14[] = "(128)";
-static const char HLOPLAN_TPU_s15[] = "s32[]{:T(128)}";
-static const char HLOPLAN_TPU_s16[] = "f32[]{:T(128)}";
-static const char HLOPLAN_TPU_s17[] = "tuple";
-static const char HLOPLAN_TPU_s18[] = "";
-static const char HLOPLAN_TPU_s19[] = "(f32[512,512]{1,0}, bf16[8,1024]{1,0})";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_TPU_s0[] = {512, 512};
+static const int HLOPLAN_TPU_s1[] = {1, 0};
+static const long long HLOPLAN_TPU_s2[] = {8, 1024};
+static const long long HLOPLAN_TPU_s3[] = {1, 1024};
+static const long long HLOPLAN_TPU_s4[] = {0};
+static const int HLOPLAN_TPU_s5[] = {0};
+#define HLOPLAN_TPU_NUM_SHAPES 6
+static const struct HLOPLAN_TPU_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 2, HLOPLAN_TPU_s0, HLOPLAN_TPU_s1, "(8,128)", "f32[512,512]{1,0:T(8,128)}"},
+	{"bf16", 2, HLOPLAN_TPU_s2, HLOPLAN_TPU_s1, "(8,128)(2,1)", "bf16[8,1024]{1,0:T(8,128)(2,1)}"},
+	{"bf16", 2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s1, "(8,128)(2,1)", "bf16[1,1024]{1,0:T(8,128)(2,1)}"},
+	{"s32", 0, HLOPLAN_TPU_s4, HLOPLAN_TPU_s5, "(128)", "s32[]{:T(128)}"},
+	{"f32", 0, HLOPLAN_TPU_s4, HLOPLAN_TPU_s5, "(128)", "f32[]{:T(128)}"},
+	{"tuple", 0, HLOPLAN_TPU_s4, HLOPLAN_TPU_s5, "", "(f32[512,512]{1,0}, bf16[8,1024]{1,0})"},
+};
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -515,30 +540,21 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 2},
-	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 2, 1},
-	{"cache", HLOPLAN_TPU_CACHE_OFFSET, HLOPLAN_TPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1,
-	 HLOPLAN_TPU_s5, 2, HLOPLAN_TPU_s6, HLOPLAN_TPU_s2, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, 3, 2},
-	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s5, 2, HLOPLAN_TPU_s9, HLOPLAN_TPU_s2, HLOPLAN_TPU_s7, HLOPLAN_TPU_s10, 5, 1},
-	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s11, 0, HLOPLAN_TPU_s12, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, HLOPLAN_TPU_s15, 6, 1},
-	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s0, 0, HLOPLAN_TPU_s12, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, HLOPLAN_TPU_s16, 7, 1},
-	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s11, 0, HLOPLAN_TPU_s12, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, HLOPLAN_TPU_s15, 8, 1},
-	{"lrb", HLOPLAN_TPU_LRB_OFFSET, HLOPLAN_TPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 9, 2},
-	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1,
-	 HLOPLAN_TPU_s17, 0, HLOPLAN_TPU_s12, HLOPLAN_TPU_s13, HLOPLAN_TPU_s18, HLOPLAN_TPU_s19, 11, 1},
+	   shape, first_value, num_values */
+	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
+	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1, 0, 2, 1},
+	{"cache", HLOPLAN_TPU_CACHE_OFFSET, HLOPLAN_TPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
+	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1, 2, 5, 1},
+	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1, 3, 6, 1},
+	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0, 4, 7, 1},
+	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 3, 8, 1},
+	{"lrb", HLOPLAN_TPU_LRB_OFFSET, HLOPLAN_TPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1, 0, 9, 2},
+	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -683,7 +699,9 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 };
 
 /* The schedule the intervals count: list order, the same as HLOPLAN_GPU's. */
-#define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
+#define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
+#define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is

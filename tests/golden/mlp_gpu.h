@@ -17,11 +17,14 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
- *                            each buffer's dtype, dims, layout and shape
+ *                            the shape of buffer b at P_shapes[b.shape]
+ *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, dims,
+ *                            minor_to_major, tiles and HLO text
  *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
- *                            defining it (P_steps[step] is computation/
+ *                            defining it (P_STEP_NAME(step) is computation/
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
+ *                            range of them
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -38,10 +41,11 @@
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
- *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed (a
- *                            macro naming an earlier plan's table when
- *                            the two orders agree)
+ *   P_STEP_NAME(t)           the schedule: "computation/instruction" of
+ *                            step t, in the order assumed; from the
+ *                            names P_step_text[] and where each starts,
+ *                            P_step_at[] (macros naming an earlier
+ *                            plan's tables when the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -139,6 +143,15 @@
 #define HLOPLAN_GPU_LOGITS_OFFSET 0
 #define HLOPLAN_GPU_LOGITS_SIZE 1280
 
+struct HLOPLAN_GPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -150,36 +163,35 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_GPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_GPU_s0[] = "f32";
-static const long long HLOPLAN_GPU_s1[] = {32, 784};
-static const int HLOPLAN_GPU_s2[] = {1, 0};
-static const char HLOPLAN_GPU_s3[] = "";
-static const char HLOPLAN_GPU_s4[] = "f32[32,784]{1,0}";
-static const long long HLOPLAN_GPU_s5[] = {784, 128};
-static const char HLOPLAN_GPU_s6[] = "f32[784,128]{1,0}";
-static const long long HLOPLAN_GPU_s7[] = {128};
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_GPU_s0[] = {32, 784};
+static const int HLOPLAN_GPU_s1[] = {1, 0};
+static const long long HLOPLAN_GPU_s2[] = {784, 128};
+static const long long HLOPLAN_GPU_s3[] = {128};
+static const int HLOPLAN_GPU_s4[] = {0};
+static const long long HLOPLAN_GPU_s5[] = {128, 10};
+static const long long HLOPLAN_GPU_s6[] = {32, 128};
+static const long long HLOPLAN_GPU_s7[] = {0};
 static const int HLOPLAN_GPU_s8[] = {0};
-static const char HLOPLAN_GPU_s9[] = "f32[128]{0}";
-static const long long HLOPLAN_GPU_s10[] = {128, 10};
-static const char HLOPLAN_GPU_s11[] = "f32[128,10]{1,0}";
-static const long long HLOPLAN_GPU_s12[] = {32, 128};
-static const char HLOPLAN_GPU_s13[] = "f32[32,128]{1,0}";
-static const long long HLOPLAN_GPU_s14[] = {0};
-static const int HLOPLAN_GPU_s15[] = {0};
-static const char HLOPLAN_GPU_s16[] = "f32[]";
-static const long long HLOPLAN_GPU_s17[] = {32, 10};
-static const char HLOPLAN_GPU_s18[] = "f32[32,10]{1,0}";
+static const long long HLOPLAN_GPU_s9[] = {32, 10};
+#define HLOPLAN_GPU_NUM_SHAPES 7
+static const struct HLOPLAN_GPU_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 2, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, "", "f32[32,784]{1,0}"},
+	{"f32", 2, HLOPLAN_GPU_s2, HLOPLAN_GPU_s1, "", "f32[784,128]{1,0}"},
+	{"f32", 1, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, "", "f32[128]{0}"},
+	{"f32", 2, HLOPLAN_GPU_s5, HLOPLAN_GPU_s1, "", "f32[128,10]{1,0}"},
+	{"f32", 2, HLOPLAN_GPU_s6, HLOPLAN_GPU_s1, "", "f32[32,128]{1,0}"},
+	{"f32", 0, HLOPLAN_GPU_s7, HLOPLAN_GPU_s8, "", "f32[]"},
+	{"f32", 2, HLOPLAN_GPU_s9, HLOPLAN_GPU_s1, "", "f32[32,10]{1,0}"},
+};
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -187,30 +199,21 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 1},
-	{"w1", HLOPLAN_GPU_W1_OFFSET, HLOPLAN_GPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s5, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s6, 1, 1},
-	{"b1", HLOPLAN_GPU_B1_OFFSET, HLOPLAN_GPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s7, HLOPLAN_GPU_s8, HLOPLAN_GPU_s3, HLOPLAN_GPU_s9, 2, 1},
-	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s10, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 3, 1},
-	{"h", HLOPLAN_GPU_H_OFFSET, HLOPLAN_GPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s12, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 4, 3},
-	{"bb", HLOPLAN_GPU_BB_OFFSET, HLOPLAN_GPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s12, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 7, 1},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s0, 0, HLOPLAN_GPU_s14, HLOPLAN_GPU_s15, HLOPLAN_GPU_s3, HLOPLAN_GPU_s16, 8, 1},
-	{"zeros", HLOPLAN_GPU_ZEROS_OFFSET, HLOPLAN_GPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s12, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 9, 1},
-	{"logits", HLOPLAN_GPU_LOGITS_OFFSET, HLOPLAN_GPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s17, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s18, 10, 1},
+	   shape, first_value, num_values */
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1, 0, 0, 1},
+	{"w1", HLOPLAN_GPU_W1_OFFSET, HLOPLAN_GPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1, 1, 1, 1},
+	{"b1", HLOPLAN_GPU_B1_OFFSET, HLOPLAN_GPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1, 2, 2, 1},
+	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
+	{"h", HLOPLAN_GPU_H_OFFSET, HLOPLAN_GPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
+	{"bb", HLOPLAN_GPU_BB_OFFSET, HLOPLAN_GPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
+	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
+	{"zeros", HLOPLAN_GPU_ZEROS_OFFSET, HLOPLAN_GPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
+	{"logits", HLOPLAN_GPU_LOGITS_OFFSET, HLOPLAN_GPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -317,25 +320,47 @@ static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: text order. */
-static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+/* The schedule the intervals count: text order.  Step t's name starts at
+ * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
+ * (P_STEP_NAME(t), which reads t twice). */
+static const char HLOPLAN_GPU_step_text_0[] =
+	"mlp/x\0"
+	"mlp/w1\0"
+	"mlp/b1\0"
+	"mlp/w2\0"
+	"mlp/h\0"
+	"mlp/bb\0"
+	"mlp/hb\0"
+	"mlp/zero\0"
+	"mlp/zeros\0"
+	"mlp/relu\0"
+	"mlp/logits\0";
+static const char *const HLOPLAN_GPU_step_text[1]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	"mlp/x",
-	"mlp/w1",
-	"mlp/b1",
-	"mlp/w2",
-	"mlp/h",
-	"mlp/bb",
-	"mlp/hb",
-	"mlp/zero",
-	"mlp/zeros",
-	"mlp/relu",
-	"mlp/logits",
-	0
+	HLOPLAN_GPU_step_text_0
 };
+static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,
+	6,
+	13,
+	20,
+	27,
+	33,
+	40,
+	47,
+	56,
+	66,
+	75,
+	-1
+};
+#define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is

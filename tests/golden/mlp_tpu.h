@@ -17,11 +17,14 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
- *                            each buffer's dtype, dims, layout and shape
+ *                            the shape of buffer b at P_shapes[b.shape]
+ *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, dims,
+ *                            minor_to_major, tiles and HLO text
  *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
- *                            defining it (P_steps[step] is computation/
+ *                            defining it (P_STEP_NAME(step) is computation/
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
+ *                            range of them
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -38,10 +41,11 @@
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
- *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed (a
- *                            macro naming an earlier plan's table when
- *                            the two orders agree)
+ *   P_STEP_NAME(t)           the schedule: "computation/instruction" of
+ *                            step t, in the order assumed; from the
+ *                            names P_step_text[] and where each starts,
+ *                            P_step_at[] (macros naming an earlier
+ *                            plan's tables when the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -139,6 +143,15 @@
 #define HLOPLAN_TPU_LOGITS_OFFSET 0
 #define HLOPLAN_TPU_LOGITS_SIZE 16384
 
+struct HLOPLAN_TPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -150,37 +163,35 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_TPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_TPU_s0[] = "f32";
-static const long long HLOPLAN_TPU_s1[] = {32, 784};
-static const int HLOPLAN_TPU_s2[] = {1, 0};
-static const char HLOPLAN_TPU_s3[] = "(8,128)";
-static const char HLOPLAN_TPU_s4[] = "f32[32,784]{1,0:T(8,128)}";
-static const long long HLOPLAN_TPU_s5[] = {784, 128};
-static const char HLOPLAN_TPU_s6[] = "f32[784,128]{1,0:T(8,128)}";
-static const long long HLOPLAN_TPU_s7[] = {128};
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_TPU_s0[] = {32, 784};
+static const int HLOPLAN_TPU_s1[] = {1, 0};
+static const long long HLOPLAN_TPU_s2[] = {784, 128};
+static const long long HLOPLAN_TPU_s3[] = {128};
+static const int HLOPLAN_TPU_s4[] = {0};
+static const long long HLOPLAN_TPU_s5[] = {128, 10};
+static const long long HLOPLAN_TPU_s6[] = {32, 128};
+static const long long HLOPLAN_TPU_s7[] = {0};
 static const int HLOPLAN_TPU_s8[] = {0};
-static const char HLOPLAN_TPU_s9[] = "(128)";
-static const char HLOPLAN_TPU_s10[] = "f32[128]{0:T(128)}";
-static const long long HLOPLAN_TPU_s11[] = {128, 10};
-static const char HLOPLAN_TPU_s12[] = "f32[128,10]{1,0:T(8,128)}";
-static const long long HLOPLAN_TPU_s13[] = {32, 128};
-static const char HLOPLAN_TPU_s14[] = "f32[32,128]{1,0:T(8,128)}";
-static const long long HLOPLAN_TPU_s15[] = {0};
-static const int HLOPLAN_TPU_s16[] = {0};
-static const char HLOPLAN_TPU_s17[] = "f32[]{:T(128)}";
-static const long long HLOPLAN_TPU_s18[] = {32, 10};
-static const char HLOPLAN_TPU_s19[] = "f32[32,10]{1,0:T(8,128)}";
+static const long long HLOPLAN_TPU_s9[] = {32, 10};
+#define HLOPLAN_TPU_NUM_SHAPES 7
+static const struct HLOPLAN_TPU_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 2, HLOPLAN_TPU_s0, HLOPLAN_TPU_s1, "(8,128)", "f32[32,784]{1,0:T(8,128)}"},
+	{"f32", 2, HLOPLAN_TPU_s2, HLOPLAN_TPU_s1, "(8,128)", "f32[784,128]{1,0:T(8,128)}"},
+	{"f32", 1, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, "(128)", "f32[128]{0:T(128)}"},
+	{"f32", 2, HLOPLAN_TPU_s5, HLOPLAN_TPU_s1, "(8,128)", "f32[128,10]{1,0:T(8,128)}"},
+	{"f32", 2, HLOPLAN_TPU_s6, HLOPLAN_TPU_s1, "(8,128)", "f32[32,128]{1,0:T(8,128)}"},
+	{"f32", 0, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, "(128)", "f32[]{:T(128)}"},
+	{"f32", 2, HLOPLAN_TPU_s9, HLOPLAN_TPU_s1, "(8,128)", "f32[32,10]{1,0:T(8,128)}"},
+};
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -188,30 +199,21 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 1},
-	{"w1", HLOPLAN_TPU_W1_OFFSET, HLOPLAN_TPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s5, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s6, 1, 1},
-	{"b1", HLOPLAN_TPU_B1_OFFSET, HLOPLAN_TPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, 2, 1},
-	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s11, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s12, 3, 1},
-	{"h", HLOPLAN_TPU_H_OFFSET, HLOPLAN_TPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s13, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s14, 4, 3},
-	{"bb", HLOPLAN_TPU_BB_OFFSET, HLOPLAN_TPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s13, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s14, 7, 1},
-	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s0, 0, HLOPLAN_TPU_s15, HLOPLAN_TPU_s16, HLOPLAN_TPU_s9, HLOPLAN_TPU_s17, 8, 1},
-	{"zeros", HLOPLAN_TPU_ZEROS_OFFSET, HLOPLAN_TPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s13, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s14, 9, 1},
-	{"logits", HLOPLAN_TPU_LOGITS_OFFSET, HLOPLAN_TPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s18, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s19, 10, 1},
+	   shape, first_value, num_values */
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1, 0, 0, 1},
+	{"w1", HLOPLAN_TPU_W1_OFFSET, HLOPLAN_TPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1, 1, 1, 1},
+	{"b1", HLOPLAN_TPU_B1_OFFSET, HLOPLAN_TPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1, 2, 2, 1},
+	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
+	{"h", HLOPLAN_TPU_H_OFFSET, HLOPLAN_TPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
+	{"bb", HLOPLAN_TPU_BB_OFFSET, HLOPLAN_TPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
+	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
+	{"zeros", HLOPLAN_TPU_ZEROS_OFFSET, HLOPLAN_TPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
+	{"logits", HLOPLAN_TPU_LOGITS_OFFSET, HLOPLAN_TPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -329,25 +331,47 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: text order. */
-static const char *const HLOPLAN_TPU_steps[HLOPLAN_TPU_NUM_STEPS + 1]
+/* The schedule the intervals count: text order.  Step t's name starts at
+ * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
+ * (P_STEP_NAME(t), which reads t twice). */
+static const char HLOPLAN_TPU_step_text_0[] =
+	"mlp/x\0"
+	"mlp/w1\0"
+	"mlp/b1\0"
+	"mlp/w2\0"
+	"mlp/h\0"
+	"mlp/bb\0"
+	"mlp/hb\0"
+	"mlp/zero\0"
+	"mlp/zeros\0"
+	"mlp/relu\0"
+	"mlp/logits\0";
+static const char *const HLOPLAN_TPU_step_text[1]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	"mlp/x",
-	"mlp/w1",
-	"mlp/b1",
-	"mlp/w2",
-	"mlp/h",
-	"mlp/bb",
-	"mlp/hb",
-	"mlp/zero",
-	"mlp/zeros",
-	"mlp/relu",
-	"mlp/logits",
-	0
+	HLOPLAN_TPU_step_text_0
 };
+static const int HLOPLAN_TPU_step_at[HLOPLAN_TPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,
+	6,
+	13,
+	20,
+	27,
+	33,
+	40,
+	47,
+	56,
+	66,
+	75,
+	-1
+};
+#define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is

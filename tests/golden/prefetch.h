@@ -17,11 +17,14 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
- *                            each buffer's dtype, dims, layout and shape
+ *                            the shape of buffer b at P_shapes[b.shape]
+ *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, dims,
+ *                            minor_to_major, tiles and HLO text
  *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
- *                            defining it (P_steps[step] is computation/
+ *                            defining it (P_STEP_NAME(step) is computation/
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
+ *                            range of them
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -38,10 +41,11 @@
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
- *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed (a
- *                            macro naming an earlier plan's table when
- *                            the two orders agree)
+ *   P_STEP_NAME(t)           the schedule: "computation/instruction" of
+ *                            step t, in the order assumed; from the
+ *                            names P_step_text[] and where each starts,
+ *                            P_step_at[] (macros naming an earlier
+ *                            plan's tables when the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -149,6 +153,15 @@
 #define HLOPLAN_GPU_E_OFFSET 4096
 #define HLOPLAN_GPU_E_SIZE 1024
 
+struct HLOPLAN_GPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -160,33 +173,28 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_GPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_GPU_s0[] = "f32";
-static const long long HLOPLAN_GPU_s1[] = {256};
-static const int HLOPLAN_GPU_s2[] = {0};
-static const char HLOPLAN_GPU_s3[] = "";
-static const char HLOPLAN_GPU_s4[] = "f32[256]{0}";
-static const char HLOPLAN_GPU_s5[] = "s32";
-static const long long HLOPLAN_GPU_s6[] = {0};
-static const int HLOPLAN_GPU_s7[] = {0};
-static const char HLOPLAN_GPU_s8[] = "s32[]";
-static const char HLOPLAN_GPU_s9[] = "tuple";
-static const char HLOPLAN_GPU_s10[] = "(s32[], f32[256]{0}, f32[256]{0})";
-static const char HLOPLAN_GPU_s11[] = "pred";
-static const char HLOPLAN_GPU_s12[] = "pred[]";
-static const char HLOPLAN_GPU_s13[] = "(f32[256]{0}, f32[256]{0}, u32[])";
-static const char HLOPLAN_GPU_s14[] = "u32";
-static const char HLOPLAN_GPU_s15[] = "u32[]";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_GPU_s0[] = {256};
+static const int HLOPLAN_GPU_s1[] = {0};
+static const long long HLOPLAN_GPU_s2[] = {0};
+static const int HLOPLAN_GPU_s3[] = {0};
+#define HLOPLAN_GPU_NUM_SHAPES 6
+static const struct HLOPLAN_GPU_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 1, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, "", "f32[256]{0}"},
+	{"s32", 0, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, "", "s32[]"},
+	{"tuple", 0, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, "", "(s32[], f32[256]{0}, f32[256]{0})"},
+	{"pred", 0, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, "", "pred[]"},
+	{"tuple", 0, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, "", "(f32[256]{0}, f32[256]{0}, u32[])"},
+	{"u32", 0, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, "", "u32[]"},
+};
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -194,36 +202,24 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 1024, 0, 0, 19, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 2},
-	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 1024, 0, 0, 20, 0, 3, 1, 1,
-	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 2, 3},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 5, 1},
-	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1,
-	 HLOPLAN_GPU_s9, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s10, 6, 3},
-	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 9, 2},
-	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 11, 1},
-	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s11, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s12, 12, 1},
-	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 13, 1},
-	{"cs", HLOPLAN_GPU_CS_OFFSET, HLOPLAN_GPU_CS_SIZE, 24, 0, 14, 15, 0, 8, 1, 1,
-	 HLOPLAN_GPU_s9, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 14, 1},
-	{"cs{0}", HLOPLAN_GPU_CS_0_OFFSET, HLOPLAN_GPU_CS_0_SIZE, 1024, HLOPLAN_GPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_GPU_CS_0_SLOTS, 1,
-	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 15, 1},
-	{"cs{2}", HLOPLAN_GPU_CS_2_OFFSET, HLOPLAN_GPU_CS_2_SIZE, 4, 0, 14, 15, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s14, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s15, 16, 1},
-	{"e", HLOPLAN_GPU_E_OFFSET, HLOPLAN_GPU_E_SIZE, 1024, 0, 16, 17, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 17, 1},
+	   shape, first_value, num_values */
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 1024, 0, 0, 19, 0, 1, 1, 1, 0, 0, 2},
+	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 1024, 0, 0, 20, 0, 3, 1, 1, 0, 2, 3},
+	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 1, 5, 1},
+	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1, 2, 6, 3},
+	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1, 1, 9, 2},
+	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 1, 11, 1},
+	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 3, 12, 1},
+	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 12, 13, 0, 4, 1, 0, 1, 13, 1},
+	{"cs", HLOPLAN_GPU_CS_OFFSET, HLOPLAN_GPU_CS_SIZE, 24, 0, 14, 15, 0, 8, 1, 1, 4, 14, 1},
+	{"cs{0}", HLOPLAN_GPU_CS_0_OFFSET, HLOPLAN_GPU_CS_0_SIZE, 1024, HLOPLAN_GPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_GPU_CS_0_SLOTS, 1, 0, 15, 1},
+	{"cs{2}", HLOPLAN_GPU_CS_2_OFFSET, HLOPLAN_GPU_CS_2_SIZE, 4, 0, 14, 15, 0, 0, 1, 1, 5, 16, 1},
+	{"e", HLOPLAN_GPU_E_OFFSET, HLOPLAN_GPU_E_SIZE, 1024, 0, 16, 17, 0, 0, 1, 1, 0, 17, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -357,35 +353,67 @@ static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: list order. */
-static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+/* The schedule the intervals count: list order.  Step t's name starts at
+ * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
+ * (P_STEP_NAME(t), which reads t twice). */
+static const char HLOPLAN_GPU_step_text_0[] =
+	"main/x\0"
+	"main/a\0"
+	"main/zero\0"
+	"main/init\0"
+	"cond/s\0"
+	"cond/i\0"
+	"cond/n\0"
+	"cond/lt\0"
+	"body/s\0"
+	"body/i\0"
+	"body/src\0"
+	"body/acc\0"
+	"body/one\0"
+	"body/i1\0"
+	"body/cs\0"
+	"body/blk\0"
+	"body/e\0"
+	"body/acc1\0"
+	"body/t\0"
+	"main/loop\0"
+	"main/out\0";
+static const char *const HLOPLAN_GPU_step_text[1]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	"main/x",
-	"main/a",
-	"main/zero",
-	"main/init",
-	"cond/s",
-	"cond/i",
-	"cond/n",
-	"cond/lt",
-	"body/s",
-	"body/i",
-	"body/src",
-	"body/acc",
-	"body/one",
-	"body/i1",
-	"body/cs",
-	"body/blk",
-	"body/e",
-	"body/acc1",
-	"body/t",
-	"main/loop",
-	"main/out",
-	0
+	HLOPLAN_GPU_step_text_0
 };
+static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,
+	7,
+	14,
+	24,
+	34,
+	41,
+	48,
+	55,
+	63,
+	70,
+	77,
+	86,
+	95,
+	104,
+	112,
+	120,
+	129,
+	136,
+	146,
+	153,
+	163,
+	-1
+};
+#define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
@@ -498,6 +526,15 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_E_OFFSET 4096
 #define HLOPLAN_TPU_E_SIZE 1024
 
+struct HLOPLAN_TPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -509,35 +546,28 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_TPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_TPU_s0[] = "f32";
-static const long long HLOPLAN_TPU_s1[] = {256};
-static const int HLOPLAN_TPU_s2[] = {0};
-static const char HLOPLAN_TPU_s3[] = "(128)";
-static const char HLOPLAN_TPU_s4[] = "f32[256]{0:T(128)}";
-static const char HLOPLAN_TPU_s5[] = "s32";
-static const long long HLOPLAN_TPU_s6[] = {0};
-static const int HLOPLAN_TPU_s7[] = {0};
-static const char HLOPLAN_TPU_s8[] = "s32[]{:T(128)}";
-static const char HLOPLAN_TPU_s9[] = "tuple";
-static const char HLOPLAN_TPU_s10[] = "";
-static const char HLOPLAN_TPU_s11[] = "(s32[], f32[256]{0}, f32[256]{0})";
-static const char HLOPLAN_TPU_s12[] = "pred";
-static const char HLOPLAN_TPU_s13[] = "(512)";
-static const char HLOPLAN_TPU_s14[] = "pred[]{:T(512)}";
-static const char HLOPLAN_TPU_s15[] = "(f32[256]{0}, f32[256]{0}, u32[])";
-static const char HLOPLAN_TPU_s16[] = "u32";
-static const char HLOPLAN_TPU_s17[] = "u32[]{:T(128)}";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_TPU_s0[] = {256};
+static const int HLOPLAN_TPU_s1[] = {0};
+static const long long HLOPLAN_TPU_s2[] = {0};
+static const int HLOPLAN_TPU_s3[] = {0};
+#define HLOPLAN_TPU_NUM_SHAPES 6
+static const struct HLOPLAN_TPU_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 1, HLOPLAN_TPU_s0, HLOPLAN_TPU_s1, "(128)", "f32[256]{0:T(128)}"},
+	{"s32", 0, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, "(128)", "s32[]{:T(128)}"},
+	{"tuple", 0, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, "", "(s32[], f32[256]{0}, f32[256]{0})"},
+	{"pred", 0, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, "(512)", "pred[]{:T(512)}"},
+	{"tuple", 0, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, "", "(f32[256]{0}, f32[256]{0}, u32[])"},
+	{"u32", 0, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, "(128)", "u32[]{:T(128)}"},
+};
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -545,36 +575,24 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 1024, 0, 0, 19, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 2},
-	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 1024, 0, 0, 20, 0, 3, 1, 1,
-	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 2, 3},
-	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 5, 1},
-	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1,
-	 HLOPLAN_TPU_s9, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, 6, 3},
-	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 9, 2},
-	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 11, 1},
-	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s12, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, 12, 1},
-	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 13, 1},
-	{"cs", HLOPLAN_TPU_CS_OFFSET, HLOPLAN_TPU_CS_SIZE, 24, 0, 14, 15, 0, 8, 1, 1,
-	 HLOPLAN_TPU_s9, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s10, HLOPLAN_TPU_s15, 14, 1},
-	{"cs{0}", HLOPLAN_TPU_CS_0_OFFSET, HLOPLAN_TPU_CS_0_SIZE, 1024, HLOPLAN_TPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_TPU_CS_0_SLOTS, 1,
-	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 15, 1},
-	{"cs{2}", HLOPLAN_TPU_CS_2_OFFSET, HLOPLAN_TPU_CS_2_SIZE, 4, 0, 14, 15, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s16, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s17, 16, 1},
-	{"e", HLOPLAN_TPU_E_OFFSET, HLOPLAN_TPU_E_SIZE, 1024, 0, 16, 17, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 17, 1},
+	   shape, first_value, num_values */
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 1024, 0, 0, 19, 0, 1, 1, 1, 0, 0, 2},
+	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 1024, 0, 0, 20, 0, 3, 1, 1, 0, 2, 3},
+	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 1, 5, 1},
+	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1, 2, 6, 3},
+	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1, 1, 9, 2},
+	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 1, 11, 1},
+	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 3, 12, 1},
+	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 12, 13, 0, 4, 1, 0, 1, 13, 1},
+	{"cs", HLOPLAN_TPU_CS_OFFSET, HLOPLAN_TPU_CS_SIZE, 24, 0, 14, 15, 0, 8, 1, 1, 4, 14, 1},
+	{"cs{0}", HLOPLAN_TPU_CS_0_OFFSET, HLOPLAN_TPU_CS_0_SIZE, 1024, HLOPLAN_TPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_TPU_CS_0_SLOTS, 1, 0, 15, 1},
+	{"cs{2}", HLOPLAN_TPU_CS_2_OFFSET, HLOPLAN_TPU_CS_2_SIZE, 4, 0, 14, 15, 0, 0, 1, 1, 5, 16, 1},
+	{"e", HLOPLAN_TPU_E_OFFSET, HLOPLAN_TPU_E_SIZE, 1024, 0, 16, 17, 0, 0, 1, 1, 0, 17, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -741,7 +759,9 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 };
 
 /* The schedule the intervals count: list order, the same as HLOPLAN_GPU's. */
-#define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
+#define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
+#define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is

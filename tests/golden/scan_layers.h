@@ -17,11 +17,14 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
- *                            each buffer's dtype, dims, layout and shape
+ *                            the shape of buffer b at P_shapes[b.shape]
+ *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, dims,
+ *                            minor_to_major, tiles and HLO text
  *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
- *                            defining it (P_steps[step] is computation/
+ *                            defining it (P_STEP_NAME(step) is computation/
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
+ *                            range of them
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -38,10 +41,11 @@
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
- *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed (a
- *                            macro naming an earlier plan's table when
- *                            the two orders agree)
+ *   P_STEP_NAME(t)           the schedule: "computation/instruction" of
+ *                            step t, in the order assumed; from the
+ *                            names P_step_text[] and where each starts,
+ *                            P_step_at[] (macros naming an earlier
+ *                            plan's tables when the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -148,6 +152,15 @@
 #define HLOPLAN_GPU_BUF_ONE 11
 #define HLOPLAN_GPU_ONE_SIZE 256
 
+struct HLOPLAN_GPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -159,37 +172,33 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_GPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_GPU_s0[] = "f32";
-static const long long HLOPLAN_GPU_s1[] = {8, 64};
-static const int HLOPLAN_GPU_s2[] = {1, 0};
-static const char HLOPLAN_GPU_s3[] = "";
-static const char HLOPLAN_GPU_s4[] = "f32[8,64]{1,0}";
-static const long long HLOPLAN_GPU_s5[] = {4, 64, 64};
-static const int HLOPLAN_GPU_s6[] = {2, 1, 0};
-static const char HLOPLAN_GPU_s7[] = "f32[4,64,64]{2,1,0}";
-static const char HLOPLAN_GPU_s8[] = "s32";
-static const long long HLOPLAN_GPU_s9[] = {0};
-static const int HLOPLAN_GPU_s10[] = {0};
-static const char HLOPLAN_GPU_s11[] = "s32[]";
-static const char HLOPLAN_GPU_s12[] = "tuple";
-static const char HLOPLAN_GPU_s13[] = "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})";
-static const char HLOPLAN_GPU_s14[] = "pred";
-static const char HLOPLAN_GPU_s15[] = "pred[]";
-static const long long HLOPLAN_GPU_s16[] = {1, 64, 64};
-static const char HLOPLAN_GPU_s17[] = "f32[1,64,64]{2,1,0}";
-static const long long HLOPLAN_GPU_s18[] = {64, 64};
-static const char HLOPLAN_GPU_s19[] = "f32[64,64]{1,0}";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_GPU_s0[] = {8, 64};
+static const int HLOPLAN_GPU_s1[] = {1, 0};
+static const long long HLOPLAN_GPU_s2[] = {4, 64, 64};
+static const int HLOPLAN_GPU_s3[] = {2, 1, 0};
+static const long long HLOPLAN_GPU_s4[] = {0};
+static const int HLOPLAN_GPU_s5[] = {0};
+static const long long HLOPLAN_GPU_s6[] = {1, 64, 64};
+static const long long HLOPLAN_GPU_s7[] = {64, 64};
+#define HLOPLAN_GPU_NUM_SHAPES 7
+static const struct HLOPLAN_GPU_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 2, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, "", "f32[8,64]{1,0}"},
+	{"f32", 3, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, "", "f32[4,64,64]{2,1,0}"},
+	{"s32", 0, HLOPLAN_GPU_s4, HLOPLAN_GPU_s5, "", "s32[]"},
+	{"tuple", 0, HLOPLAN_GPU_s4, HLOPLAN_GPU_s5, "", "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})"},
+	{"pred", 0, HLOPLAN_GPU_s4, HLOPLAN_GPU_s5, "", "pred[]"},
+	{"f32", 3, HLOPLAN_GPU_s6, HLOPLAN_GPU_s3, "", "f32[1,64,64]{2,1,0}"},
+	{"f32", 2, HLOPLAN_GPU_s7, HLOPLAN_GPU_s1, "", "f32[64,64]{1,0}"},
+};
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -197,36 +206,24 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 3},
-	{"ws", HLOPLAN_GPU_WS_OFFSET, HLOPLAN_GPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 3, HLOPLAN_GPU_s5, HLOPLAN_GPU_s6, HLOPLAN_GPU_s3, HLOPLAN_GPU_s7, 3, 2},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s8, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 5, 1},
-	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1,
-	 HLOPLAN_GPU_s12, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s13, 6, 3},
-	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s8, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 9, 2},
-	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s8, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 11, 1},
-	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s14, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s15, 12, 1},
-	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s8, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 13, 1},
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 16384, HLOPLAN_GPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_GPU_W_SLOTS, 1,
-	 HLOPLAN_GPU_s0, 3, HLOPLAN_GPU_s16, HLOPLAN_GPU_s6, HLOPLAN_GPU_s3, HLOPLAN_GPU_s17, 14, 1},
-	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s18, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s19, 15, 1},
-	{"d", HLOPLAN_GPU_D_OFFSET, HLOPLAN_GPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 16, 1},
-	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s8, 0, HLOPLAN_GPU_s9, HLOPLAN_GPU_s10, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 17, 1},
+	   shape, first_value, num_values */
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1, 0, 0, 3},
+	{"ws", HLOPLAN_GPU_WS_OFFSET, HLOPLAN_GPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1, 1, 3, 2},
+	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 2, 5, 1},
+	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1, 3, 6, 3},
+	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1, 2, 9, 2},
+	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
+	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
+	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
+	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 16384, HLOPLAN_GPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_GPU_W_SLOTS, 1, 5, 14, 1},
+	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
+	{"d", HLOPLAN_GPU_D_OFFSET, HLOPLAN_GPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
+	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -372,36 +369,69 @@ static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: text order. */
-static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+/* The schedule the intervals count: text order.  Step t's name starts at
+ * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
+ * (P_STEP_NAME(t), which reads t twice). */
+static const char HLOPLAN_GPU_step_text_0[] =
+	"main/x\0"
+	"main/ws\0"
+	"main/zero\0"
+	"main/init\0"
+	"cond/s\0"
+	"cond/i\0"
+	"cond/n\0"
+	"cond/lt\0"
+	"body/s\0"
+	"body/i\0"
+	"body/h\0"
+	"body/ws\0"
+	"body/z\0"
+	"body/w\0"
+	"body/w2\0"
+	"body/d\0"
+	"body/a\0"
+	"body/one\0"
+	"body/i1\0"
+	"body/t\0"
+	"main/loop\0"
+	"main/out\0";
+static const char *const HLOPLAN_GPU_step_text[1]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	"main/x",
-	"main/ws",
-	"main/zero",
-	"main/init",
-	"cond/s",
-	"cond/i",
-	"cond/n",
-	"cond/lt",
-	"body/s",
-	"body/i",
-	"body/h",
-	"body/ws",
-	"body/z",
-	"body/w",
-	"body/w2",
-	"body/d",
-	"body/a",
-	"body/one",
-	"body/i1",
-	"body/t",
-	"main/loop",
-	"main/out",
-	0
+	HLOPLAN_GPU_step_text_0
 };
+static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,
+	7,
+	15,
+	25,
+	35,
+	42,
+	49,
+	56,
+	64,
+	71,
+	78,
+	85,
+	93,
+	100,
+	107,
+	115,
+	122,
+	129,
+	138,
+	146,
+	153,
+	163,
+	-1
+};
+#define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
@@ -512,6 +542,15 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_BUF_ONE 11
 #define HLOPLAN_TPU_ONE_SIZE 512
 
+struct HLOPLAN_TPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -523,40 +562,33 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_TPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_TPU_s0[] = "f32";
-static const long long HLOPLAN_TPU_s1[] = {8, 64};
-static const int HLOPLAN_TPU_s2[] = {1, 0};
-static const char HLOPLAN_TPU_s3[] = "(8,128)";
-static const char HLOPLAN_TPU_s4[] = "f32[8,64]{1,0:T(8,128)}";
-static const long long HLOPLAN_TPU_s5[] = {4, 64, 64};
-static const int HLOPLAN_TPU_s6[] = {2, 1, 0};
-static const char HLOPLAN_TPU_s7[] = "f32[4,64,64]{2,1,0:T(8,128)}";
-static const char HLOPLAN_TPU_s8[] = "s32";
-static const long long HLOPLAN_TPU_s9[] = {0};
-static const int HLOPLAN_TPU_s10[] = {0};
-static const char HLOPLAN_TPU_s11[] = "(128)";
-static const char HLOPLAN_TPU_s12[] = "s32[]{:T(128)}";
-static const char HLOPLAN_TPU_s13[] = "tuple";
-static const char HLOPLAN_TPU_s14[] = "";
-static const char HLOPLAN_TPU_s15[] = "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})";
-static const char HLOPLAN_TPU_s16[] = "pred";
-static const char HLOPLAN_TPU_s17[] = "(512)";
-static const char HLOPLAN_TPU_s18[] = "pred[]{:T(512)}";
-static const long long HLOPLAN_TPU_s19[] = {1, 64, 64};
-static const char HLOPLAN_TPU_s20[] = "f32[1,64,64]{2,1,0:T(8,128)}";
-static const long long HLOPLAN_TPU_s21[] = {64, 64};
-static const char HLOPLAN_TPU_s22[] = "f32[64,64]{1,0:T(8,128)}";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_TPU_s0[] = {8, 64};
+static const int HLOPLAN_TPU_s1[] = {1, 0};
+static const long long HLOPLAN_TPU_s2[] = {4, 64, 64};
+static const int HLOPLAN_TPU_s3[] = {2, 1, 0};
+static const long long HLOPLAN_TPU_s4[] = {0};
+static const int HLOPLAN_TPU_s5[] = {0};
+static const long long HLOPLAN_TPU_s6[] = {1, 64, 64};
+static const long long HLOPLAN_TPU_s7[] = {64, 64};
+#define HLOPLAN_TPU_NUM_SHAPES 7
+static const struct HLOPLAN_TPU_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 2, HLOPLAN_TPU_s0, HLOPLAN_TPU_s1, "(8,128)", "f32[8,64]{1,0:T(8,128)}"},
+	{"f32", 3, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, "(8,128)", "f32[4,64,64]{2,1,0:T(8,128)}"},
+	{"s32", 0, HLOPLAN_TPU_s4, HLOPLAN_TPU_s5, "(128)", "s32[]{:T(128)}"},
+	{"tuple", 0, HLOPLAN_TPU_s4, HLOPLAN_TPU_s5, "", "(s32[], f32[8,64]{1,0}, f32[4,64,64]{2,1,0})"},
+	{"pred", 0, HLOPLAN_TPU_s4, HLOPLAN_TPU_s5, "(512)", "pred[]{:T(512)}"},
+	{"f32", 3, HLOPLAN_TPU_s6, HLOPLAN_TPU_s3, "(8,128)", "f32[1,64,64]{2,1,0:T(8,128)}"},
+	{"f32", 2, HLOPLAN_TPU_s7, HLOPLAN_TPU_s1, "(8,128)", "f32[64,64]{1,0:T(8,128)}"},
+};
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -564,36 +596,24 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 3},
-	{"ws", HLOPLAN_TPU_WS_OFFSET, HLOPLAN_TPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 3, HLOPLAN_TPU_s5, HLOPLAN_TPU_s6, HLOPLAN_TPU_s3, HLOPLAN_TPU_s7, 3, 2},
-	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s8, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, HLOPLAN_TPU_s12, 5, 1},
-	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1,
-	 HLOPLAN_TPU_s13, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s14, HLOPLAN_TPU_s15, 6, 3},
-	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s8, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, HLOPLAN_TPU_s12, 9, 2},
-	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s8, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, HLOPLAN_TPU_s12, 11, 1},
-	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s16, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s17, HLOPLAN_TPU_s18, 12, 1},
-	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s8, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, HLOPLAN_TPU_s12, 13, 1},
-	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 16384, HLOPLAN_TPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_TPU_W_SLOTS, 1,
-	 HLOPLAN_TPU_s0, 3, HLOPLAN_TPU_s19, HLOPLAN_TPU_s6, HLOPLAN_TPU_s3, HLOPLAN_TPU_s20, 14, 1},
-	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s21, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s22, 15, 1},
-	{"d", HLOPLAN_TPU_D_OFFSET, HLOPLAN_TPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 16, 1},
-	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s8, 0, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, HLOPLAN_TPU_s12, 17, 1},
+	   shape, first_value, num_values */
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1, 0, 0, 3},
+	{"ws", HLOPLAN_TPU_WS_OFFSET, HLOPLAN_TPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1, 1, 3, 2},
+	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 2, 5, 1},
+	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1, 3, 6, 3},
+	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1, 2, 9, 2},
+	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
+	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
+	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
+	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 16384, HLOPLAN_TPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_TPU_W_SLOTS, 1, 5, 14, 1},
+	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
+	{"d", HLOPLAN_TPU_D_OFFSET, HLOPLAN_TPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
+	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -783,7 +803,9 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 };
 
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
-#define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
+#define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
+#define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is

@@ -17,11 +17,14 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
- *                            each buffer's dtype, dims, layout and shape
+ *                            the shape of buffer b at P_shapes[b.shape]
+ *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, dims,
+ *                            minor_to_major, tiles and HLO text
  *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
- *                            defining it (P_steps[step] is computation/
+ *                            defining it (P_STEP_NAME(step) is computation/
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
+ *                            range of them
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -38,10 +41,11 @@
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
- *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed (a
- *                            macro naming an earlier plan's table when
- *                            the two orders agree)
+ *   P_STEP_NAME(t)           the schedule: "computation/instruction" of
+ *                            step t, in the order assumed; from the
+ *                            names P_step_text[] and where each starts,
+ *                            P_step_at[] (macros naming an earlier
+ *                            plan's tables when the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -131,6 +135,15 @@
 #define HLOPLAN_GPU_MAX_7_OFFSET 32768
 #define HLOPLAN_GPU_MAX_7_SIZE 32768
 
+struct HLOPLAN_GPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -142,32 +155,31 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_GPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_GPU_s0[] = "f32";
-static const long long HLOPLAN_GPU_s1[] = {16, 256};
-static const int HLOPLAN_GPU_s2[] = {1, 0};
-static const char HLOPLAN_GPU_s3[] = "";
-static const char HLOPLAN_GPU_s4[] = "f32[16,256]{1,0}";
-static const long long HLOPLAN_GPU_s5[] = {256, 512};
-static const char HLOPLAN_GPU_s6[] = "f32[256,512]{1,0}";
-static const long long HLOPLAN_GPU_s7[] = {512};
-static const int HLOPLAN_GPU_s8[] = {0};
-static const char HLOPLAN_GPU_s9[] = "f32[512]{0}";
-static const long long HLOPLAN_GPU_s10[] = {16, 512};
-static const char HLOPLAN_GPU_s11[] = "f32[16,512]{1,0}";
-static const long long HLOPLAN_GPU_s12[] = {0};
-static const int HLOPLAN_GPU_s13[] = {0};
-static const char HLOPLAN_GPU_s14[] = "f32[]";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_GPU_s0[] = {16, 256};
+static const int HLOPLAN_GPU_s1[] = {1, 0};
+static const long long HLOPLAN_GPU_s2[] = {256, 512};
+static const long long HLOPLAN_GPU_s3[] = {512};
+static const int HLOPLAN_GPU_s4[] = {0};
+static const long long HLOPLAN_GPU_s5[] = {16, 512};
+static const long long HLOPLAN_GPU_s6[] = {0};
+static const int HLOPLAN_GPU_s7[] = {0};
+#define HLOPLAN_GPU_NUM_SHAPES 5
+static const struct HLOPLAN_GPU_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 2, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, "", "f32[16,256]{1,0}"},
+	{"f32", 2, HLOPLAN_GPU_s2, HLOPLAN_GPU_s1, "", "f32[256,512]{1,0}"},
+	{"f32", 1, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, "", "f32[512]{0}"},
+	{"f32", 2, HLOPLAN_GPU_s5, HLOPLAN_GPU_s1, "", "f32[16,512]{1,0}"},
+	{"f32", 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, "", "f32[]"},
+};
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -175,28 +187,20 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 1},
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s5, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s6, 1, 1},
-	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s7, HLOPLAN_GPU_s8, HLOPLAN_GPU_s3, HLOPLAN_GPU_s9, 2, 1},
-	{"dot.4", HLOPLAN_GPU_DOT_4_OFFSET, HLOPLAN_GPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s10, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 3, 2},
-	{"broadcast.5", HLOPLAN_GPU_BROADCAST_5_OFFSET, HLOPLAN_GPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s10, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 5, 1},
-	{"constant.2", -1, HLOPLAN_GPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s0, 0, HLOPLAN_GPU_s12, HLOPLAN_GPU_s13, HLOPLAN_GPU_s3, HLOPLAN_GPU_s14, 6, 1},
-	{"broadcast.3", HLOPLAN_GPU_BROADCAST_3_OFFSET, HLOPLAN_GPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s10, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 7, 1},
-	{"max.7", HLOPLAN_GPU_MAX_7_OFFSET, HLOPLAN_GPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s10, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s11, 8, 1},
+	   shape, first_value, num_values */
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 0, 1},
+	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1, 1, 1, 1},
+	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1, 2, 2, 1},
+	{"dot.4", HLOPLAN_GPU_DOT_4_OFFSET, HLOPLAN_GPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1, 3, 3, 2},
+	{"broadcast.5", HLOPLAN_GPU_BROADCAST_5_OFFSET, HLOPLAN_GPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 5, 1},
+	{"constant.2", -1, HLOPLAN_GPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 6, 1},
+	{"broadcast.3", HLOPLAN_GPU_BROADCAST_3_OFFSET, HLOPLAN_GPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 7, 1},
+	{"max.7", HLOPLAN_GPU_MAX_7_OFFSET, HLOPLAN_GPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1, 3, 8, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -300,23 +304,43 @@ static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: text order. */
-static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+/* The schedule the intervals count: text order.  Step t's name starts at
+ * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
+ * (P_STEP_NAME(t), which reads t twice). */
+static const char HLOPLAN_GPU_step_text_0[] =
+	"main.8/x\0"
+	"main.8/w\0"
+	"main.8/b\0"
+	"main.8/dot.4\0"
+	"main.8/broadcast.5\0"
+	"main.8/add.6\0"
+	"main.8/constant.2\0"
+	"main.8/broadcast.3\0"
+	"main.8/max.7\0";
+static const char *const HLOPLAN_GPU_step_text[1]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	"main.8/x",
-	"main.8/w",
-	"main.8/b",
-	"main.8/dot.4",
-	"main.8/broadcast.5",
-	"main.8/add.6",
-	"main.8/constant.2",
-	"main.8/broadcast.3",
-	"main.8/max.7",
-	0
+	HLOPLAN_GPU_step_text_0
 };
+static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,
+	9,
+	18,
+	27,
+	40,
+	59,
+	72,
+	90,
+	109,
+	-1
+};
+#define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
@@ -408,6 +432,15 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_MAX_7_OFFSET 32768
 #define HLOPLAN_TPU_MAX_7_SIZE 32768
 
+struct HLOPLAN_TPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -419,33 +452,31 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_TPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_TPU_s0[] = "f32";
-static const long long HLOPLAN_TPU_s1[] = {16, 256};
-static const int HLOPLAN_TPU_s2[] = {1, 0};
-static const char HLOPLAN_TPU_s3[] = "(8,128)";
-static const char HLOPLAN_TPU_s4[] = "f32[16,256]{1,0:T(8,128)}";
-static const long long HLOPLAN_TPU_s5[] = {256, 512};
-static const char HLOPLAN_TPU_s6[] = "f32[256,512]{1,0:T(8,128)}";
-static const long long HLOPLAN_TPU_s7[] = {512};
-static const int HLOPLAN_TPU_s8[] = {0};
-static const char HLOPLAN_TPU_s9[] = "(128)";
-static const char HLOPLAN_TPU_s10[] = "f32[512]{0:T(128)}";
-static const long long HLOPLAN_TPU_s11[] = {16, 512};
-static const char HLOPLAN_TPU_s12[] = "f32[16,512]{1,0:T(8,128)}";
-static const long long HLOPLAN_TPU_s13[] = {0};
-static const int HLOPLAN_TPU_s14[] = {0};
-static const char HLOPLAN_TPU_s15[] = "f32[]{:T(128)}";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_TPU_s0[] = {16, 256};
+static const int HLOPLAN_TPU_s1[] = {1, 0};
+static const long long HLOPLAN_TPU_s2[] = {256, 512};
+static const long long HLOPLAN_TPU_s3[] = {512};
+static const int HLOPLAN_TPU_s4[] = {0};
+static const long long HLOPLAN_TPU_s5[] = {16, 512};
+static const long long HLOPLAN_TPU_s6[] = {0};
+static const int HLOPLAN_TPU_s7[] = {0};
+#define HLOPLAN_TPU_NUM_SHAPES 5
+static const struct HLOPLAN_TPU_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 2, HLOPLAN_TPU_s0, HLOPLAN_TPU_s1, "(8,128)", "f32[16,256]{1,0:T(8,128)}"},
+	{"f32", 2, HLOPLAN_TPU_s2, HLOPLAN_TPU_s1, "(8,128)", "f32[256,512]{1,0:T(8,128)}"},
+	{"f32", 1, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, "(128)", "f32[512]{0:T(128)}"},
+	{"f32", 2, HLOPLAN_TPU_s5, HLOPLAN_TPU_s1, "(8,128)", "f32[16,512]{1,0:T(8,128)}"},
+	{"f32", 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, "(128)", "f32[]{:T(128)}"},
+};
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -453,28 +484,20 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 1},
-	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s5, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s6, 1, 1},
-	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, HLOPLAN_TPU_s9, HLOPLAN_TPU_s10, 2, 1},
-	{"dot.4", HLOPLAN_TPU_DOT_4_OFFSET, HLOPLAN_TPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s11, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s12, 3, 2},
-	{"broadcast.5", HLOPLAN_TPU_BROADCAST_5_OFFSET, HLOPLAN_TPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s11, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s12, 5, 1},
-	{"constant.2", -1, HLOPLAN_TPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s0, 0, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, HLOPLAN_TPU_s9, HLOPLAN_TPU_s15, 6, 1},
-	{"broadcast.3", HLOPLAN_TPU_BROADCAST_3_OFFSET, HLOPLAN_TPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s11, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s12, 7, 1},
-	{"max.7", HLOPLAN_TPU_MAX_7_OFFSET, HLOPLAN_TPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s11, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s12, 8, 1},
+	   shape, first_value, num_values */
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 0, 1},
+	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1, 1, 1, 1},
+	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1, 2, 2, 1},
+	{"dot.4", HLOPLAN_TPU_DOT_4_OFFSET, HLOPLAN_TPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1, 3, 3, 2},
+	{"broadcast.5", HLOPLAN_TPU_BROADCAST_5_OFFSET, HLOPLAN_TPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 5, 1},
+	{"constant.2", -1, HLOPLAN_TPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 6, 1},
+	{"broadcast.3", HLOPLAN_TPU_BROADCAST_3_OFFSET, HLOPLAN_TPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 7, 1},
+	{"max.7", HLOPLAN_TPU_MAX_7_OFFSET, HLOPLAN_TPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1, 3, 8, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -590,7 +613,9 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 };
 
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
-#define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
+#define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
+#define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is

@@ -17,11 +17,14 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
- *                            each buffer's dtype, dims, layout and shape
+ *                            the shape of buffer b at P_shapes[b.shape]
+ *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, dims,
+ *                            minor_to_major, tiles and HLO text
  *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
- *                            defining it (P_steps[step] is computation/
+ *                            defining it (P_STEP_NAME(step) is computation/
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
+ *                            range of them
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -38,10 +41,11 @@
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
- *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed (a
- *                            macro naming an earlier plan's table when
- *                            the two orders agree)
+ *   P_STEP_NAME(t)           the schedule: "computation/instruction" of
+ *                            step t, in the order assumed; from the
+ *                            names P_step_text[] and where each starts,
+ *                            P_step_at[] (macros naming an earlier
+ *                            plan's tables when the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -128,6 +132,15 @@
 #define HLOPLAN_GPU_OUT_OFFSET 16384
 #define HLOPLAN_GPU_OUT_SIZE 256
 
+struct HLOPLAN_GPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -139,26 +152,24 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_GPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_GPU_s0[] = "f32";
-static const long long HLOPLAN_GPU_s1[] = {64, 64};
-static const int HLOPLAN_GPU_s2[] = {1, 0};
-static const char HLOPLAN_GPU_s3[] = "";
-static const char HLOPLAN_GPU_s4[] = "f32[64,64]{1,0}";
-static const char HLOPLAN_GPU_s5[] = "tuple";
-static const long long HLOPLAN_GPU_s6[] = {0};
-static const int HLOPLAN_GPU_s7[] = {0};
-static const char HLOPLAN_GPU_s8[] = "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_GPU_s0[] = {64, 64};
+static const int HLOPLAN_GPU_s1[] = {1, 0};
+static const long long HLOPLAN_GPU_s2[] = {0};
+static const int HLOPLAN_GPU_s3[] = {0};
+#define HLOPLAN_GPU_NUM_SHAPES 2
+static const struct HLOPLAN_GPU_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 2, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, "", "f32[64,64]{1,0}"},
+	{"tuple", 0, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, "", "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})"},
+};
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -166,24 +177,18 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 1},
-	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 1, 1},
-	{"sum", HLOPLAN_GPU_SUM_OFFSET, HLOPLAN_GPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 2, 1},
-	{"prod", HLOPLAN_GPU_PROD_OFFSET, HLOPLAN_GPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 3, 1},
-	{"c", HLOPLAN_GPU_C_OFFSET, HLOPLAN_GPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1,
-	 HLOPLAN_GPU_s0, 2, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 4, 1},
-	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1,
-	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 5, 1},
+	   shape, first_value, num_values */
+	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 0, 1},
+	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 1, 1},
+	{"sum", HLOPLAN_GPU_SUM_OFFSET, HLOPLAN_GPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
+	{"prod", HLOPLAN_GPU_PROD_OFFSET, HLOPLAN_GPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{"c", HLOPLAN_GPU_C_OFFSET, HLOPLAN_GPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -270,20 +275,37 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[1]
 
 #define HLOPLAN_GPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
 
-/* The schedule the intervals count: text order. */
-static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+/* The schedule the intervals count: text order.  Step t's name starts at
+ * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
+ * (P_STEP_NAME(t), which reads t twice). */
+static const char HLOPLAN_GPU_step_text_0[] =
+	"main/a\0"
+	"main/b\0"
+	"main/sum\0"
+	"main/prod\0"
+	"main/c\0"
+	"main/out\0";
+static const char *const HLOPLAN_GPU_step_text[1]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	"main/a",
-	"main/b",
-	"main/sum",
-	"main/prod",
-	"main/c",
-	"main/out",
-	0
+	HLOPLAN_GPU_step_text_0
 };
+static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,
+	7,
+	14,
+	23,
+	33,
+	40,
+	-1
+};
+#define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
@@ -371,6 +393,15 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_OUT_OFFSET 32768
 #define HLOPLAN_TPU_OUT_SIZE 256
 
+struct HLOPLAN_TPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -382,27 +413,24 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_TPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_TPU_s0[] = "f32";
-static const long long HLOPLAN_TPU_s1[] = {64, 64};
-static const int HLOPLAN_TPU_s2[] = {1, 0};
-static const char HLOPLAN_TPU_s3[] = "(8,128)";
-static const char HLOPLAN_TPU_s4[] = "f32[64,64]{1,0:T(8,128)}";
-static const char HLOPLAN_TPU_s5[] = "tuple";
-static const long long HLOPLAN_TPU_s6[] = {0};
-static const int HLOPLAN_TPU_s7[] = {0};
-static const char HLOPLAN_TPU_s8[] = "";
-static const char HLOPLAN_TPU_s9[] = "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_TPU_s0[] = {64, 64};
+static const int HLOPLAN_TPU_s1[] = {1, 0};
+static const long long HLOPLAN_TPU_s2[] = {0};
+static const int HLOPLAN_TPU_s3[] = {0};
+#define HLOPLAN_TPU_NUM_SHAPES 2
+static const struct HLOPLAN_TPU_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 2, HLOPLAN_TPU_s0, HLOPLAN_TPU_s1, "(8,128)", "f32[64,64]{1,0:T(8,128)}"},
+	{"tuple", 0, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, "", "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})"},
+};
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -410,24 +438,18 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 1},
-	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 1, 1},
-	{"sum", HLOPLAN_TPU_SUM_OFFSET, HLOPLAN_TPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 2, 1},
-	{"prod", HLOPLAN_TPU_PROD_OFFSET, HLOPLAN_TPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 3, 1},
-	{"c", HLOPLAN_TPU_C_OFFSET, HLOPLAN_TPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1,
-	 HLOPLAN_TPU_s0, 2, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 4, 1},
-	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1,
-	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s8, HLOPLAN_TPU_s9, 5, 1},
+	   shape, first_value, num_values */
+	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 0, 1},
+	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 1, 1},
+	{"sum", HLOPLAN_TPU_SUM_OFFSET, HLOPLAN_TPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
+	{"prod", HLOPLAN_TPU_PROD_OFFSET, HLOPLAN_TPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{"c", HLOPLAN_TPU_C_OFFSET, HLOPLAN_TPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -515,7 +537,9 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
 #define HLOPLAN_TPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
 
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
-#define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
+#define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
+#define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is

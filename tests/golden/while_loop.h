@@ -17,11 +17,14 @@
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], with
- *                            each buffer's dtype, dims, layout and shape
+ *                            the shape of buffer b at P_shapes[b.shape]
+ *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, dims,
+ *                            minor_to_major, tiles and HLO text
  *   P_NUM_VALUES, P_values[] every value each buffer holds: the step
- *                            defining it (P_steps[step] is computation/
+ *                            defining it (P_STEP_NAME(step) is computation/
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
+ *                            range of them
  *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
@@ -38,10 +41,11 @@
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
- *   P_steps[]                the schedule: "computation/instruction"
- *                            for each step, in the order assumed (a
- *                            macro naming an earlier plan's table when
- *                            the two orders agree)
+ *   P_STEP_NAME(t)           the schedule: "computation/instruction" of
+ *                            step t, in the order assumed; from the
+ *                            names P_step_text[] and where each starts,
+ *                            P_step_at[] (macros naming an earlier
+ *                            plan's tables when the two orders agree)
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
@@ -128,6 +132,15 @@
 #define HLOPLAN_GPU_OUT_OFFSET 4096
 #define HLOPLAN_GPU_OUT_SIZE 4096
 
+struct HLOPLAN_GPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_GPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -139,30 +152,26 @@ struct HLOPLAN_GPU_buffer {
 	int flags;		/* HLOPLAN_GPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_GPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_GPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_GPU_s0[] = "f32";
-static const long long HLOPLAN_GPU_s1[] = {1024};
-static const int HLOPLAN_GPU_s2[] = {0};
-static const char HLOPLAN_GPU_s3[] = "";
-static const char HLOPLAN_GPU_s4[] = "f32[1024]{0}";
-static const char HLOPLAN_GPU_s5[] = "s32";
-static const long long HLOPLAN_GPU_s6[] = {0};
-static const int HLOPLAN_GPU_s7[] = {0};
-static const char HLOPLAN_GPU_s8[] = "s32[]";
-static const char HLOPLAN_GPU_s9[] = "tuple";
-static const char HLOPLAN_GPU_s10[] = "(s32[], f32[1024]{0})";
-static const char HLOPLAN_GPU_s11[] = "pred";
-static const char HLOPLAN_GPU_s12[] = "pred[]";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_GPU_s0[] = {1024};
+static const int HLOPLAN_GPU_s1[] = {0};
+static const long long HLOPLAN_GPU_s2[] = {0};
+static const int HLOPLAN_GPU_s3[] = {0};
+#define HLOPLAN_GPU_NUM_SHAPES 4
+static const struct HLOPLAN_GPU_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 1, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, "", "f32[1024]{0}"},
+	{"s32", 0, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, "", "s32[]"},
+	{"tuple", 0, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, "", "(s32[], f32[1024]{0})"},
+	{"pred", 0, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, "", "pred[]"},
+};
 
 static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -170,30 +179,21 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1,
-	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 0, 3},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 3, 1},
-	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1,
-	 HLOPLAN_GPU_s9, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s10, 4, 3},
-	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 7, 2},
-	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 9, 1},
-	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s11, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s12, 10, 1},
-	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0,
-	 HLOPLAN_GPU_s5, 0, HLOPLAN_GPU_s6, HLOPLAN_GPU_s7, HLOPLAN_GPU_s3, HLOPLAN_GPU_s8, 11, 1},
-	{"step", HLOPLAN_GPU_STEP_OFFSET, HLOPLAN_GPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1,
-	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 12, 1},
-	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1,
-	 HLOPLAN_GPU_s0, 1, HLOPLAN_GPU_s1, HLOPLAN_GPU_s2, HLOPLAN_GPU_s3, HLOPLAN_GPU_s4, 13, 1},
+	   shape, first_value, num_values */
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 3},
+	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0, 1, 3, 1},
+	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1, 2, 4, 3},
+	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1, 1, 7, 2},
+	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 1, 9, 1},
+	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1, 3, 10, 1},
+	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0, 1, 11, 1},
+	{"step", HLOPLAN_GPU_STEP_OFFSET, HLOPLAN_GPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 12, 1},
+	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1, 0, 13, 1},
 };
 
 struct HLOPLAN_GPU_value {
 	int buffer;		/* HLOPLAN_GPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_GPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
@@ -322,32 +322,61 @@ static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: text order. */
-static const char *const HLOPLAN_GPU_steps[HLOPLAN_GPU_NUM_STEPS + 1]
+/* The schedule the intervals count: text order.  Step t's name starts at
+ * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
+ * (P_STEP_NAME(t), which reads t twice). */
+static const char HLOPLAN_GPU_step_text_0[] =
+	"main/x\0"
+	"main/zero\0"
+	"main/init\0"
+	"cond/s\0"
+	"cond/i\0"
+	"cond/n\0"
+	"cond/lt\0"
+	"body/s\0"
+	"body/i\0"
+	"body/acc\0"
+	"body/one\0"
+	"body/i1\0"
+	"body/step\0"
+	"body/acc1\0"
+	"body/t\0"
+	"main/loop\0"
+	"main/r\0"
+	"main/out\0";
+static const char *const HLOPLAN_GPU_step_text[1]
 #if defined(__GNUC__)
 	__attribute__((unused))
 #endif
 	= {
-	"main/x",
-	"main/zero",
-	"main/init",
-	"cond/s",
-	"cond/i",
-	"cond/n",
-	"cond/lt",
-	"body/s",
-	"body/i",
-	"body/acc",
-	"body/one",
-	"body/i1",
-	"body/step",
-	"body/acc1",
-	"body/t",
-	"main/loop",
-	"main/r",
-	"main/out",
-	0
+	HLOPLAN_GPU_step_text_0
 };
+static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	0,
+	7,
+	17,
+	27,
+	34,
+	41,
+	48,
+	56,
+	63,
+	70,
+	79,
+	88,
+	96,
+	106,
+	116,
+	123,
+	133,
+	140,
+	-1
+};
+#define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
@@ -435,6 +464,15 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_OUT_OFFSET 4096
 #define HLOPLAN_TPU_OUT_SIZE 4096
 
+struct HLOPLAN_TPU_shape {
+	const char *dtype;	/* element type ("f32"), or "tuple" */
+	int rank;
+	const long long *dims;	/* rank sizes, major to minor as written */
+	const int *minor_to_major;	/* rank dimension numbers */
+	const char *tiles;	/* "(8,128)(2,1)", or "" */
+	const char *text;	/* the whole shape as HLO text */
+};
+
 struct HLOPLAN_TPU_buffer {
 	const char *name;	/* the HLO name */
 	long long offset;	/* in its space's arena; -1 when not in one */
@@ -446,32 +484,26 @@ struct HLOPLAN_TPU_buffer {
 	int flags;		/* HLOPLAN_TPU_CLASS_* bits; 0 is a temporary */
 	int slots;		/* 1, or the number of slots */
 	int in_arena;		/* 1 when offset is in the arena */
-	/* the shape of the value it is named after, laid out as the plan lays it out */
-	const char *dtype;	/* element type ("f32"), or "tuple" */
-	int rank;
-	const long long *dims;	/* rank sizes, major to minor as written */
-	const int *minor_to_major;	/* rank dimension numbers */
-	const char *tiles;	/* "(8,128)(2,1)", or "" */
-	const char *shape;	/* the whole shape as HLO text */
+	int shape;		/* HLOPLAN_TPU_shapes[shape]: the value it is named after, laid out as the plan lays it out */
 	int first_value, num_values;	/* its values: HLOPLAN_TPU_values[first_value ...] */
 };
 
-/* The table's strings and shapes, each once */
-static const char HLOPLAN_TPU_s0[] = "f32";
-static const long long HLOPLAN_TPU_s1[] = {1024};
-static const int HLOPLAN_TPU_s2[] = {0};
-static const char HLOPLAN_TPU_s3[] = "(128)";
-static const char HLOPLAN_TPU_s4[] = "f32[1024]{0:T(128)}";
-static const char HLOPLAN_TPU_s5[] = "s32";
-static const long long HLOPLAN_TPU_s6[] = {0};
-static const int HLOPLAN_TPU_s7[] = {0};
-static const char HLOPLAN_TPU_s8[] = "s32[]{:T(128)}";
-static const char HLOPLAN_TPU_s9[] = "tuple";
-static const char HLOPLAN_TPU_s10[] = "";
-static const char HLOPLAN_TPU_s11[] = "(s32[], f32[1024]{0})";
-static const char HLOPLAN_TPU_s12[] = "pred";
-static const char HLOPLAN_TPU_s13[] = "(512)";
-static const char HLOPLAN_TPU_s14[] = "pred[]{:T(512)}";
+/* The buffers' shapes, each once, and their lists */
+static const long long HLOPLAN_TPU_s0[] = {1024};
+static const int HLOPLAN_TPU_s1[] = {0};
+static const long long HLOPLAN_TPU_s2[] = {0};
+static const int HLOPLAN_TPU_s3[] = {0};
+#define HLOPLAN_TPU_NUM_SHAPES 4
+static const struct HLOPLAN_TPU_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	{"f32", 1, HLOPLAN_TPU_s0, HLOPLAN_TPU_s1, "(128)", "f32[1024]{0:T(128)}"},
+	{"s32", 0, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, "(128)", "s32[]{:T(128)}"},
+	{"tuple", 0, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, "", "(s32[], f32[1024]{0})"},
+	{"pred", 0, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, "(512)", "pred[]{:T(512)}"},
+};
 
 static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS]
 #if defined(__GNUC__)
@@ -479,30 +511,21 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 #endif
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
-	   dtype, rank, dims, minor_to_major, tiles, shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1,
-	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 0, 3},
-	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 3, 1},
-	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1,
-	 HLOPLAN_TPU_s9, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s10, HLOPLAN_TPU_s11, 4, 3},
-	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 7, 2},
-	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 9, 1},
-	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s12, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s13, HLOPLAN_TPU_s14, 10, 1},
-	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0,
-	 HLOPLAN_TPU_s5, 0, HLOPLAN_TPU_s6, HLOPLAN_TPU_s7, HLOPLAN_TPU_s3, HLOPLAN_TPU_s8, 11, 1},
-	{"step", HLOPLAN_TPU_STEP_OFFSET, HLOPLAN_TPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1,
-	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 12, 1},
-	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1,
-	 HLOPLAN_TPU_s0, 1, HLOPLAN_TPU_s1, HLOPLAN_TPU_s2, HLOPLAN_TPU_s3, HLOPLAN_TPU_s4, 13, 1},
+	   shape, first_value, num_values */
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 3},
+	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0, 1, 3, 1},
+	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1, 2, 4, 3},
+	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1, 1, 7, 2},
+	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 1, 9, 1},
+	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1, 3, 10, 1},
+	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0, 1, 11, 1},
+	{"step", HLOPLAN_TPU_STEP_OFFSET, HLOPLAN_TPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 12, 1},
+	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1, 0, 13, 1},
 };
 
 struct HLOPLAN_TPU_value {
 	int buffer;		/* HLOPLAN_TPU_BUF_* id of the buffer holding it */
-	int step;		/* where it is defined: HLOPLAN_TPU_steps[step] is "computation/instruction" */
+	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
 	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
@@ -664,7 +687,9 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 };
 
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
-#define HLOPLAN_TPU_steps HLOPLAN_GPU_steps
+#define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
+#define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
  * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is

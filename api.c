@@ -96,6 +96,8 @@ bad_number(const struct hloplan_options *o)
 		return "schedule: expected HLOPLAN_SCHEDULE_*";
 	if (o->slots && (o->slots < 2 || o->slots > 64))
 		return "slots: expected a number from 2 to 64";
+	if (o->threads < 0 || o->threads > HLOPLAN_THREADS_MAX)
+		return "threads: expected a number from 0 to 64";
 	return NULL;
 }
 
@@ -160,6 +162,7 @@ set_options(struct hloplan_result *r, const struct hloplan_options *o)
 		x->tpu_tile[1] = o->tpu_tile[1];
 	}
 	x->effort = o->effort;
+	x->threads = o->threads;
 	x->schedule = sched[o->schedule];
 	x->double_buffer = !o->no_double_buffer;
 	if (o->slots)
@@ -778,13 +781,15 @@ pins_overlap(struct pool *pool, const struct boxes *bx, char *err, size_t n)
 }
 
 int
-hloplan_pack_csv(const char *path, long effort, FILE *out, FILE *diag,
-		 struct hloplan_pack_stats *st)
+hloplan_pack_csv(const char *path, const struct hloplan_options *o,
+		 FILE *out, FILE *diag, struct hloplan_pack_stats *st)
 {
+	static const struct hloplan_options none;
 	struct pool *pool = pool_new();
 	struct diags ds = {.pool = pool, .file = strcmp(path, "-") ? path :
 								   "<stdin>"};
-	struct pack_opts po = {.effort = effort};
+	struct pack_opts po;
+	const char *why;
 	struct intervals iv;
 	char err[512];
 	size_t len;
@@ -799,8 +804,11 @@ hloplan_pack_csv(const char *path, long effort, FILE *out, FILE *diag,
 	}
 	ds.src = text;
 	ds.srclen = len;
-	if (effort < 0) {
-		fprintf(diag, "hloplan: the effort must not be negative\n");
+	if (!o)
+		o = &none;
+	po = (struct pack_opts){.effort = o->effort, .threads = o->threads};
+	if ((why = bad_number(o))) {
+		fprintf(diag, "hloplan: bad options: %s\n", why);
 		status = HLOPLAN_ERR_OPTIONS;
 	} else if (intervals_read(pool, text, len, &ds, &iv)) {
 		diag_print(&ds, diag);

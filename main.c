@@ -94,6 +94,9 @@ usage(FILE *out)
 	      "  --schedule S       auto (default: reorder unless "
 	      "is_scheduled), text, mem\n"
 	      "  --effort N         packer work budget in steps\n"
+	      "  --threads N        packer threads (default 0: one per "
+	      "processor, at most 8;\n"
+	      "                     the plan is the same for every N)\n"
 	      "  --prefix NAME      macro prefix (default HLOPLAN)\n"
 	      "  --help, --version\n"
 	      "A long option's value may also follow '='; sizes take K, M, G "
@@ -239,6 +242,17 @@ set_effort(struct cli *c, const char *o, const char *v)
 }
 
 static int
+set_threads(struct cli *c, const char *o, const char *v)
+{
+	int64_t n;
+
+	if (parse_size(v, &n) || n > HLOPLAN_THREADS_MAX)
+		return bad_value(o, v, "expected a number from 0 to 64");
+	c->opt.threads = (int)n;
+	return 0;
+}
+
+static int
 set_schedule(struct cli *c, const char *o, const char *v)
 {
 	if (!strcmp(v, "auto"))
@@ -312,6 +326,7 @@ static const struct flag {
 	{"--slots", 1, set_slots, -1},
 	{"--schedule", 1, set_schedule, -1},
 	{"--effort", 1, set_effort, -1},
+	{"--threads", 1, set_threads, -1},
 	{"--prefix", 1, set_prefix, -1},
 	{"--stats", 0, set_switch, -1},
 	{"--intervals", 0, set_switch, -1},
@@ -577,7 +592,7 @@ run_intervals(struct cli *c)
 
 	if (!o)
 		return io_error(c->out[OUT_HEADER]);
-	r = hloplan_pack_csv(c->input, c->opt.effort, hloplan_output_stream(o),
+	r = hloplan_pack_csv(c->input, &c->opt, hloplan_output_stream(o),
 			     stderr, &st);
 	if (r != HLOPLAN_OK) {
 		hloplan_output_abort(o);

@@ -62,7 +62,12 @@ struct hloplan_options {
 				   header names its base name and leaves the
 				   bytes to it; NULL: no blob, the header
 				   carries the constants' bytes itself */
+	int threads;		/* the packer's threads, 1..HLOPLAN_THREADS_MAX;
+				   0: one per processor, at most 8.  The plan
+				   is the same for every number */
 };
+
+enum { HLOPLAN_THREADS_MAX = 64 };
 
 /* ---- raw packing problems ----------------------------------------------
  * google/minimalloc's CSV: a header naming id, lower, upper, size (and
@@ -79,10 +84,11 @@ struct hloplan_pack_stats {
 /* Packs the problem in the CSV file at path ("-": standard input) with the
  * packer of the HLO path, checks the result with its verifier, and writes
  * the same rows with an offset column to out.  Diagnostics go to diag as
- * file:line:col: error: lines.  effort: the packer's budget in steps (0:
- * the default).  Returns an enum hloplan_status; st may be NULL. */
-int hloplan_pack_csv(const char *path, long effort, FILE *out, FILE *diag,
-		     struct hloplan_pack_stats *st);
+ * file:line:col: error: lines.  Of the options (NULL: the defaults) it
+ * reads effort and threads, and checks them as hloplan_plan_* does.
+ * Returns an enum hloplan_status; st may be NULL. */
+int hloplan_pack_csv(const char *path, const struct hloplan_options *o,
+		     FILE *out, FILE *diag, struct hloplan_pack_stats *st);
 
 /* ---- planning ----------------------------------------------------------- */
 

@@ -15,6 +15,7 @@ struct options {
 	int io_in_arena;	/* entry parameters and outputs in the arena */
 	int tpu_tile[2];	/* default TPU tile (rows, columns) */
 	long effort;		/* packer work budget; 0: the default */
+	int threads;		/* packer threads; 0: one per processor */
 	int schedule;		/* SCHED_AUTO, SCHED_TEXT, SCHED_MEM */
 	int double_buffer;	/* give streamed buffers slots */
 	int slots;		/* k: slots per streamed buffer */

@@ -218,6 +218,7 @@ test_bad_options(void **state)
 	static const char *const why[] = {
 		"align", "slots", "tpu_tile", "prefix", "capacities", "dump",
 		"schedule", "targets", "double_buffer", "constants",
+		"threads", "threads",
 	};
 	struct hloplan_capacity caps[17] = {{0, 0}};
 	const char *null_name = NULL;
@@ -240,6 +241,7 @@ test_bad_options(void **state)
 		o.double_buffer = &null_name;
 		o.ndouble_buffer = k == 8;
 		o.constants = k == 9 ? "out/" : NULL;
+		o.threads = k == 10 ? -1 : k == 11 ? HLOPLAN_THREADS_MAX + 1 : 0;
 		r = plan(&o);
 		assert_int_equal(hloplan_status(r), HLOPLAN_ERR_OPTIONS);
 		assert_int_equal(hloplan_ndiag(r), 1);
@@ -247,6 +249,46 @@ test_bad_options(void **state)
 				       why[k]));
 		hloplan_free(r);
 	}
+}
+
+/* A raw packing problem through the library: the defaults with no
+ * options, the same offsets with threads, options checked. */
+static void
+test_pack_csv(void **state)
+{
+	char path[] = "/tmp/hloplan_test_pack_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	char *a = NULL, *b = NULL, *d = NULL;
+	size_t na = 0, nb = 0, nd = 0;
+	FILE *fa = open_memstream(&a, &na), *fb = open_memstream(&b, &nb);
+	FILE *fd2 = open_memstream(&d, &nd);
+	struct hloplan_options o = {0};
+	struct hloplan_pack_stats st = {0};
+
+	(void)state;
+	assert_non_null(f);
+	fputs("id,lower,upper,size\n0,0,2,100\n1,1,3,200\n2,2,4,100\n", f);
+	fclose(f);
+	assert_int_equal(hloplan_pack_csv(path, NULL, fa, fd2, &st),
+			 HLOPLAN_OK);
+	assert_int_equal(st.buffers, 3);
+	assert_int_equal(st.lower, 300);
+	assert_int_equal(st.height, 300);
+	o.threads = 3;
+	assert_int_equal(hloplan_pack_csv(path, &o, fb, fd2, NULL), HLOPLAN_OK);
+	fclose(fa);
+	fclose(fb);
+	assert_string_equal(a, b);
+	o.threads = -1;
+	assert_int_equal(hloplan_pack_csv(path, &o, stdout, fd2, NULL),
+			 HLOPLAN_ERR_OPTIONS);
+	fclose(fd2);
+	assert_non_null(strstr(d, "threads: expected"));
+	remove(path);
+	free(a);
+	free(b);
+	free(d);
 }
 
 /* samples/scan_layers.hlo streams a weight per layer: two slots by default,
@@ -977,6 +1019,7 @@ main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_pack_csv),
 		cmocka_unit_test(test_double_buffer),
 		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_stages_sum),

@@ -7,6 +7,7 @@
  * and packed window by window (pack_cut.c). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "passes/packer.h"
 
@@ -231,6 +232,114 @@ split_pieces(struct packer *P)
 		add_piece(P, first, P->n, &cap);
 }
 
+int
+pk_threads(const struct packer *P)
+{
+	long np = sysconf(_SC_NPROCESSORS_ONLN);
+	long want = P->threads > 0 ? P->threads
+		    : np > PK_THREADS_AUTO ? PK_THREADS_AUTO : np;
+
+	return want < 1 ? 1 : want > PK_THREADS_MAX ? PK_THREADS_MAX
+						    : (int)want;
+}
+
+/* ---- twins: pieces that are copies of one another, shifted in time ----- */
+
+static uint64_t
+mix(uint64_t h, int64_t v)
+{
+	h ^= (uint64_t)v;
+	h *= UINT64_C(0x100000001b3);
+	return h ^ (h >> 29);
+}
+
+/* A piece's boxes, times taken from its first start. */
+static uint64_t
+piece_hash(const struct packer *P, const struct piece *p)
+{
+	int64_t t0 = P->start[p->first];
+	uint64_t h = mix(UINT64_C(0xcbf29ce484222325), p->n);
+
+	for (int r = p->first; r < p->first + p->n; r++) {
+		h = mix(h, P->start[r] - t0);
+		h = mix(h, P->end[r] - t0);
+		h = mix(h, P->size[r]);
+		h = mix(h, P->align[r]);
+		h = mix(h, P->pin[r]);
+	}
+	return h;
+}
+
+static int
+same_piece(const struct packer *P, const struct piece *a,
+	   const struct piece *b)
+{
+	int64_t ta = P->start[a->first], tb = P->start[b->first];
+
+	if (a->n != b->n)
+		return 0;
+	for (int k = 0; k < a->n; k++) {
+		int i = a->first + k, j = b->first + k;
+
+		if (P->start[i] - ta != P->start[j] - tb ||
+		    P->end[i] - ta != P->end[j] - tb ||
+		    P->size[i] != P->size[j] || P->align[i] != P->align[j] ||
+		    P->pin[i] != P->pin[j])
+			return 0;
+	}
+	return 1;
+}
+
+/* Marks each piece that repeats an earlier one (a model's layers, a
+ * problem made of copies) as its twin: packed once, its plan copied, so
+ * that k copies cost what one does and get what one gets. */
+static void
+find_twins(struct packer *P)
+{
+	size_t cap = 16;
+	int *slot;
+	uint64_t *hash = pack_xmalloc(((size_t)P->npiece + 1) * sizeof *hash);
+
+	while (cap < 2 * (size_t)P->npiece)
+		cap *= 2;
+	slot = pack_xmalloc(cap * sizeof *slot);
+	for (size_t s = 0; s < cap; s++)
+		slot[s] = -1;
+	for (int i = 0; i < P->npiece; i++) {
+		struct piece *p = &P->piece[i];
+		size_t s;
+
+		hash[i] = piece_hash(P, p);
+		for (s = hash[i] & (cap - 1); slot[s] >= 0; s = (s + 1) & (cap - 1))
+			if (hash[slot[s]] == hash[i] &&
+			    same_piece(P, &P->piece[slot[s]], p))
+				break;
+		if (slot[s] >= 0)
+			p->twin = slot[s] + 1;
+		else
+			slot[s] = i;
+	}
+	free(slot);
+	free(hash);
+}
+
+/* The plan of each twin, from the piece it copies. */
+static void
+copy_twins(struct packer *P)
+{
+	for (int i = 0; i < P->npiece; i++) {
+		struct piece *p = &P->piece[i];
+		const struct piece *q;
+
+		if (!p->twin)
+			continue;
+		q = &P->piece[p->twin - 1];
+		memcpy(P->off + p->first, P->off + q->first,
+		       (size_t)p->n * sizeof *P->off);
+		p->height = q->height;
+	}
+}
+
 struct local
 pk_local_of(struct packer *P, const struct piece *p)
 {
@@ -238,6 +347,7 @@ pk_local_of(struct packer *P, const struct piece *p)
 	int f = p->first;
 
 	L.n = p->n;
+	L.ix = P->ix + f;
 	L.start = P->start + f;
 	L.end = P->end + f;
 	L.size = P->size + f;
@@ -248,31 +358,22 @@ pk_local_of(struct packer *P, const struct piece *p)
 	return L;
 }
 
-/* Order 0 on every piece, whatever the budget; then the other orders on
- * the pieces still above the target while half the budget lasts.  A pass
- * costs about what the first one cost.  Cut pieces are done already. */
+/* The greedy portfolio, whatever the budget: order 0 by best fit on
+ * every piece, then every order by best fit and by first fit on the
+ * pieces still above the target, the lowest kept; so that no plan is
+ * above what any of them gives.  Cut pieces are done already. */
 static void
 greedy(struct packer *P)
 {
-	long *cost = pack_xcalloc((size_t)P->npiece, sizeof *cost);
-
+	for (int i = 0; i < P->npiece; i++)
+		if (!P->piece[i].cut && !P->piece[i].twin)
+			pk_greedy_order(P, &P->piece[i], 0, 0);
 	for (int i = 0; i < P->npiece; i++) {
-		long before = P->steps;
+		struct piece *p = &P->piece[i];
 
-		if (P->piece[i].cut)
-			continue;
-		pk_greedy_order(P, &P->piece[i], 0);
-		cost[i] = P->steps - before;
+		if (!p->cut && !p->twin && p->height > P->target)
+			pk_greedy_portfolio(P, p);
 	}
-	for (int w = 1; w < PK_NORDER; w++)
-		for (int i = 0; i < P->npiece; i++) {
-			struct piece *p = &P->piece[i];
-
-			if (!p->cut && p->height > P->target &&
-			    P->steps + cost[i] <= P->budget / 2)
-				pk_greedy_order(P, p, w);
-		}
-	free(cost);
 }
 
 /* The pieces above the target share what is left of the budget, smallest
@@ -288,7 +389,7 @@ search(struct packer *P, struct pack_stats *st)
 	for (int i = 0; i < P->npiece; i++) {
 		const struct piece *p = &P->piece[i];
 
-		if (!p->cut && p->height > P->target)
+		if (!p->cut && !p->twin && p->height > P->target)
 			todo[nt++] = (struct pack_kv){ p->n, i };
 	}
 	qsort(todo, nt, sizeof *todo, pk_cmp_kv);
@@ -320,13 +421,13 @@ cut(struct packer *P)
 	long left = 0;
 
 	for (int i = 0; i < P->npiece; i++)
-		if (P->piece[i].n > PK_CUT_MIN)
+		if (P->piece[i].n > PK_CUT_MIN && !P->piece[i].twin)
 			left += P->piece[i].n;
 	for (int i = 0; i < P->npiece && left > 0; i++) {
 		struct piece *p = &P->piece[i];
 		long share;
 
-		if (p->n <= PK_CUT_MIN)
+		if (p->n <= PK_CUT_MIN || p->twin)
 			continue;
 		share = (long)((double)(P->budget - P->steps) * p->n / left);
 		left -= p->n;
@@ -356,6 +457,7 @@ run(struct boxes *bx, long budget, int64_t floor, int greedy_only,
 	P.threads = threads;
 	P.greedy_only = greedy_only;
 	split_pieces(&P);
+	find_twins(&P);
 	P.target = max64(P.target, floor);
 	if (may_cut)
 		cut(&P);
@@ -366,6 +468,7 @@ run(struct boxes *bx, long budget, int64_t floor, int greedy_only,
 		st->cut += P.piece[i].cut;
 	if (!greedy_only)
 		search(&P, st);
+	copy_twins(&P);
 	for (int r = 0; r < P.n; r++)
 		bx->b[P.ix[r]].offset = P.off[r];
 	bx->height = top_height(&P);

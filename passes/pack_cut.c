@@ -9,7 +9,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "passes/packer.h"
 
@@ -17,8 +16,6 @@
  * a cut.  After best fit in every window, the window setting the height
  * gets what is left of the budget, and at least 1/IMPROVE_SHARE of it. */
 enum { CROSS_MAX = 4, IMPROVE_SHARE = 4 };
-/* The first pass over the windows runs on up to this many threads. */
-enum { SWEEP_THREADS = 64, SWEEP_THREADS_AUTO = 8 };
 
 struct cuts {
 	int n;
@@ -200,17 +197,12 @@ sweep_windows(void *arg)
 
 /* The windows are independent once the crossing boxes are placed, and
  * each is packed the same whichever thread takes it: so the pass runs on
- * P->threads threads (0: one per processor, at most SWEEP_THREADS_AUTO),
- * and the plan does not depend on their number. */
+ * pk_threads(P) threads, and the plan does not depend on their number. */
 static void
 sweep(struct packer *P, struct sweep *s)
 {
-	long np = sysconf(_SC_NPROCESSORS_ONLN);
-	long want = P->threads > 0 ? P->threads
-		    : np > SWEEP_THREADS_AUTO ? SWEEP_THREADS_AUTO : np;
-	int nt = want < 1 ? 1 : want > SWEEP_THREADS ? SWEEP_THREADS
-						     : (int)want;
-	pthread_t t[SWEEP_THREADS];
+	int nt = pk_threads(P);
+	pthread_t t[PK_THREADS_MAX];
 	int started = 0;
 
 	atomic_init(&s->next, 0);

@@ -1,6 +1,11 @@
-/* Best fit over the gaps between placed neighbours, boxes in one of
- * several orders (XLA's GlobalDecreasingSizeBestFit, TFLite's
- * greedy-by-size); and squeaky-wheel iterated greedy over it. */
+/* Best fit and first fit over the gaps between placed neighbours, boxes in
+ * one of several orders: XLA's GlobalDecreasingSizeBestFit (spatial: by
+ * size; temporal: by duration; by start, as its fast merge), TFLite's
+ * greedy-by-size, the orders of fpedd/omnimalloc's portfolio (input order,
+ * area, conflict degree, degree times size) and minimalloc's lifetime
+ * peaks; and squeaky-wheel iterated greedy over the best of them. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,8 +14,11 @@
 /* A run or box read by best fit (listed, sorted, scanned) is worth about
  * four units of search bookkeeping: steps are weighted so. */
 enum { GREEDY_STEP = 4 };
-/* Orders from this one on need lifetime_peaks. */
-enum { PEAK_ORDERS = 5 };
+/* The orders, by number: keys in order_key. */
+enum {
+	BY_SIZE, BY_SIZE_CLASS, BY_AREA, BY_DURATION, BY_START, BY_PEAK,
+	BY_PEAK_AREA, BY_INPUT, BY_DEGREE, BY_DEGREE_SIZE
+};
 /* Up to this many spans are sorted by buckets, more by radix. */
 enum { SORT_BUCKETS = 256 };
 
@@ -22,6 +30,7 @@ struct greedy {
 	struct span *sp, *tmp;
 	int *lo, *hi;		/* see rank_bounds */
 	int64_t *off;		/* offsets of this pass; -1 if unplaced */
+	int first_fit;		/* place by first fit, else best fit */
 	long steps;
 };
 
@@ -123,6 +132,23 @@ best_fit(const struct span *sp, int n, int64_t size, int64_t align)
 	return best >= 0 ? best : align_up(cur, align);
 }
 
+/* The lowest offset between spans (sorted by lo) that holds size at
+ * align. */
+static int64_t
+first_fit(const struct span *sp, int n, int64_t size, int64_t align)
+{
+	int64_t cur = 0;
+
+	for (int i = 0; i < n; i++) {
+		int64_t o = align_up(cur, align);
+
+		if (sp[i].lo > cur && o <= sp[i].lo - size)
+			return o;
+		cur = max64(cur, sp[i].hi);
+	}
+	return align_up(cur, align);
+}
+
 /* The bytes k's placed neighbours occupy, as spans sorted by lo, *m of
  * them. */
 static struct span *
@@ -138,7 +164,8 @@ fit(struct greedy *G, int k)
 	int m;
 	struct span *sp = neighbours(G, k, &m);
 
-	return best_fit(sp, m, G->L->size[k], G->L->align[k]);
+	return G->first_fit ? first_fit(sp, m, G->L->size[k], G->L->align[k]) :
+			      best_fit(sp, m, G->L->size[k], G->L->align[k]);
 }
 
 static void
@@ -218,6 +245,38 @@ lifetime_peaks(const struct local *L)
 	return peak;
 }
 
+/* degree[k]: how many other boxes are live at some time of box k's life:
+ * those starting by its end, less those ending before its start. */
+static int64_t *
+conflict_degrees(const struct local *L)
+{
+	int n = L->n;
+	int64_t *deg = pack_xmalloc((size_t)n * sizeof *deg);
+	struct pack_kv *ends = pack_xmalloc((size_t)n * sizeof *ends);
+
+	for (int k = 0; k < n; k++)
+		ends[k] = (struct pack_kv){L->end[k], k};
+	pack_sort_kv(ends, n);
+	for (int k = 0, e = 0; k < n; k++) {	/* starts ascend with k */
+		while (e < n && ends[e].key < L->start[k])
+			e++;
+		deg[k] = pk_upper_rank(L->start, n, L->end[k]) - e - 1;
+	}
+	free(ends);
+	return deg;
+}
+
+/* The per-box figures order `which` sorts by, or NULL. */
+static int64_t *
+order_data(const struct local *L, int which)
+{
+	if (which == BY_PEAK || which == BY_PEAK_AREA)
+		return lifetime_peaks(L);
+	if (which == BY_DEGREE || which == BY_DEGREE_SIZE)
+		return conflict_degrees(L);
+	return NULL;
+}
+
 /* floor(log4(size)): boxes within a factor of 4 share a class. */
 static int64_t
 size_class(int64_t size)
@@ -229,9 +288,10 @@ size_class(int64_t size)
 	return c;
 }
 
-/* The keys of order `which` for box k; larger keys go first. */
+/* The keys of order `which` for box k (data: order_data's); larger keys
+ * go first. */
 static void
-order_key(const struct local *L, const int64_t *peak, int which, int k,
+order_key(const struct local *L, const int64_t *data, int which, int k,
 	  struct okey *key)
 {
 	int64_t size = L->size[k], dur = duration(L->start[k], L->end[k]);
@@ -240,30 +300,37 @@ order_key(const struct local *L, const int64_t *peak, int which, int k,
 	key->i = k;
 	key->k[2] = 0;
 	switch (which) {
-	case 0: key->k[0] = size; key->k[1] = dur; break;
-	case 1:	/* size classes (factors of 4), long-lived first */
+	case BY_SIZE: key->k[0] = size; key->k[1] = dur; break;
+	case BY_SIZE_CLASS:	/* factors of 4, long-lived first */
 		key->k[0] = size_class(size);
 		key->k[1] = dur;
 		key->k[2] = size;
 		break;
-	case 2: key->k[0] = area; key->k[1] = size; break;
-	case 3: key->k[0] = dur; key->k[1] = size; break;
-	case 4: key->k[0] = ~L->start[k]; key->k[1] = size; break;
-	case 5: key->k[0] = peak[k]; key->k[1] = size; key->k[2] = dur; break;
-	default: key->k[0] = peak[k]; key->k[1] = area; break;
+	case BY_AREA: key->k[0] = area; key->k[1] = size; break;
+	case BY_DURATION: key->k[0] = dur; key->k[1] = size; break;
+	case BY_START: key->k[0] = ~L->start[k]; key->k[1] = size; break;
+	case BY_PEAK:
+		key->k[0] = data[k];
+		key->k[1] = size;
+		key->k[2] = dur;
+		break;
+	case BY_PEAK_AREA: key->k[0] = data[k]; key->k[1] = area; break;
+	case BY_INPUT: key->k[0] = ~(int64_t)L->ix[k]; break;
+	case BY_DEGREE: key->k[0] = data[k]; key->k[1] = size; break;
+	default: key->k[0] = sat_mul(data[k] + 1, size); key->k[1] = dur; break;
 	}
 }
 
 /* The unpinned boxes of a piece in order `which`; returns their count. */
 static int
-make_order(const struct local *L, const int64_t *peak, int which, int *order)
+make_order(const struct local *L, const int64_t *data, int which, int *order)
 {
 	struct okey *key = pack_xmalloc((size_t)L->n * sizeof *key);
 	int m = 0;
 
 	for (int k = 0; k < L->n; k++)
 		if (L->pin[k] < 0)
-			order_key(L, peak, which, k, &key[m++]);
+			order_key(L, data, which, k, &key[m++]);
 	qsort(key, m, sizeof *key, pk_cmp_okey);
 	for (int q = 0; q < m; q++)
 		order[q] = key[q].i;
@@ -301,28 +368,127 @@ greedy_free(struct greedy *G)
 	free(G->off);
 }
 
-/* Runs order `which` on a piece; keeps the plan if it is lower. */
-void
-pk_greedy_order(struct packer *P, struct piece *p, int which)
+/* One pass: order `which`, placed by first fit or best fit, its plan in
+ * off; returns its height and adds its steps to *steps. */
+static int64_t
+one_pass(const struct local *L, int which, int first, int64_t *off,
+	 long *steps)
 {
-	struct local L = pk_local_of(P, p);
 	struct greedy G;
-	int *order = pack_xmalloc((size_t)L.n * sizeof *order);
-	int64_t *peak = which >= PEAK_ORDERS ? lifetime_peaks(&L) : NULL;
-	int m = make_order(&L, peak, which, order);
+	int *order = pack_xmalloc((size_t)L->n * sizeof *order);
+	int64_t *data = order_data(L, which);
+	int m = make_order(L, data, which, order);
 	int64_t h;
 
-	greedy_init(&G, &L);
+	greedy_init(&G, L);
+	G.first_fit = first;
 	h = greedy_pass(&G, order, m);
-	if (which == 0 || h < p->height) {
-		p->height = h;
-		p->order = which;
-		memcpy(L.off, G.off, (size_t)L.n * sizeof *G.off);
-	}
-	P->steps += G.steps;
+	memcpy(off, G.off, (size_t)L->n * sizeof *off);
+	*steps += G.steps;
 	greedy_free(&G);
 	free(order);
-	free(peak);
+	free(data);
+	return h;
+}
+
+/* Runs order `which` on a piece; keeps the plan if it is lower. */
+void
+pk_greedy_order(struct packer *P, struct piece *p, int which, int first)
+{
+	struct local L = pk_local_of(P, p);
+	int64_t *off = pack_xmalloc((size_t)L.n * sizeof *off);
+	int64_t h = one_pass(&L, which, first, off, &P->steps);
+
+	if ((which == 0 && !first) || h < p->height) {
+		p->height = h;
+		p->order = which;
+		p->first_fit = first;
+		memcpy(L.off, off, (size_t)L.n * sizeof *off);
+	}
+	free(off);
+}
+
+/* ---- the portfolio: every order, both fits, on threads ------------------ */
+
+/* Pass w is order w / 2, by first fit when w is odd.  Each worker takes
+ * passes in turn and keeps its lowest (the lower pass number on a tie),
+ * so the plan kept does not depend on how many run or which takes what. */
+struct worker {
+	struct portfolio *pf;
+	int64_t *off, *best;	/* scratch, and its best plan */
+	int64_t h;		/* of best; INT64_MAX before any */
+	int w;
+	long steps;
+};
+
+struct portfolio {
+	const struct local *L;
+	atomic_int next;
+	int npass;
+};
+
+static void *
+portfolio_work(void *arg)
+{
+	struct worker *k = arg;
+	int w;
+
+	while ((w = atomic_fetch_add(&k->pf->next, 1)) < k->pf->npass) {
+		int64_t h = one_pass(k->pf->L, w / 2, w % 2, k->off, &k->steps);
+
+		if (h < k->h || (h == k->h && w < k->w)) {
+			int64_t *t = k->best;
+
+			k->best = k->off;
+			k->off = t;
+			k->h = h;
+			k->w = w;
+		}
+	}
+	return NULL;
+}
+
+/* Pieces smaller than this run the portfolio on the calling thread. */
+enum { PORTFOLIO_THREADED = 2048 };
+
+void
+pk_greedy_portfolio(struct packer *P, struct piece *p)
+{
+	struct local L = pk_local_of(P, p);
+	struct portfolio pf = {&L, 0, 2 * PK_NORDER};
+	int nt = L.n < PORTFOLIO_THREADED ? 1 : pk_threads(P);
+	struct worker k[PK_THREADS_MAX];
+	pthread_t t[PK_THREADS_MAX];
+	int started = 0, b = 0;
+
+	atomic_init(&pf.next, 1);	/* pass 0 ran already */
+	for (int i = 0; i < nt; i++)
+		k[i] = (struct worker){&pf,
+			pack_xmalloc((size_t)L.n * sizeof(int64_t)),
+			pack_xmalloc((size_t)L.n * sizeof(int64_t)),
+			INT64_MAX, 0, 0};
+	for (int i = 1; i < nt; i++)
+		if (pthread_create(&t[started], NULL, portfolio_work,
+				   &k[i]) == 0)
+			started++;
+	portfolio_work(&k[0]);
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < nt; i++) {
+		P->steps += k[i].steps;
+		if (k[i].h < k[b].h || (k[i].h == k[b].h && k[i].w < k[b].w))
+			b = i;
+	}
+	if (k[b].h < p->height) {
+		p->height = k[b].h;
+		p->order = k[b].w / 2;
+		p->first_fit = k[b].w % 2;
+		memcpy(L.off, k[b].best, (size_t)L.n * sizeof *L.off);
+	}
+	for (int i = 0; i < nt; i++) {
+		free(k[i].off);
+		free(k[i].best);
+	}
 }
 
 /* ---- improvement: iterated greedy -------------------------------------- */
@@ -364,11 +530,12 @@ pk_iterate_greedy(struct packer *P, struct piece *p, long budget)
 	int *base = pack_xmalloc((size_t)L.n * sizeof *base);
 	int *order = pack_xmalloc((size_t)L.n * sizeof *order);
 	char *hot = pack_xcalloc((size_t)L.n, 1);
-	int64_t *peak = p->order >= PEAK_ORDERS ? lifetime_peaks(&L) : NULL;
-	int m = make_order(&L, peak, p->order, base), improved = 0;
+	int64_t *data = order_data(&L, p->order);
+	int m = make_order(&L, data, p->order, base), improved = 0;
 	long end = P->steps + budget;
 
 	greedy_init(&G, &L);
+	G.first_fit = p->first_fit;
 	memcpy(G.off, L.off, (size_t)L.n * sizeof *G.off);
 	promote(&G, P->target, base, m, hot, order);
 	while (p->height > P->target && P->steps < end) {
@@ -388,6 +555,6 @@ pk_iterate_greedy(struct packer *P, struct piece *p, long budget)
 	free(base);
 	free(order);
 	free(hot);
-	free(peak);
+	free(data);
 	return improved;
 }

@@ -28,13 +28,18 @@ struct packer {
 struct piece {
 	int first, n;
 	int order;		/* the greedy order that gave height */
+	int first_fit;		/* ... placing by first fit (else best) */
 	int cut;		/* 1: packed by pack_cut.c */
+	int twin;		/* 1 + an earlier piece it is a copy of,
+				   shifted in time: packed as that one is;
+				   0: none */
 	int64_t height;
 };
 
 /* A piece seen on its own: pointers into the packer's arrays. */
 struct local {
 	int n;
+	const int *ix;		/* box index in the input: its order there */
 	const int64_t *start, *end, *size, *align, *pin, *live;
 	int64_t *off;
 };
@@ -86,6 +91,10 @@ int pk_cmp_okey(const void *pa, const void *pb);
 /* First rank in start[0..n) whose start is > t. */
 int pk_upper_rank(const int64_t *start, int n, int64_t t);
 struct local pk_local_of(struct packer *P, const struct piece *p);
+/* Threads to run on: P->threads, or one per processor up to
+ * PK_THREADS_AUTO; at most PK_THREADS_MAX. */
+enum { PK_THREADS_MAX = 64, PK_THREADS_AUTO = 8 };
+int pk_threads(const struct packer *P);
 /* Packs bx as pack() does, but never cuts it, and stops searching at
  * height floor; returns the steps spent. */
 long pk_pack_part(struct boxes *bx, long budget, int64_t floor);
@@ -124,10 +133,15 @@ void pk_gaps_place(struct gaps *g, int j, int64_t off);
 int pk_gaps_query(struct gaps *g, int k, const int64_t *off,
 		  struct span *out);
 
-/* pack_greedy.c: runs order `which` (0 .. PK_NORDER - 1) on a piece and
- * keeps its plan when lower (always for order 0). */
-enum { PK_NORDER = 7 };
-void pk_greedy_order(struct packer *P, struct piece *p, int which);
+/* pack_greedy.c: runs order `which` (0 .. PK_NORDER - 1) on a piece,
+ * placing each box by best fit (first_fit 0) or first fit, and keeps its
+ * plan when lower (always for order 0 by best fit, the first run). */
+enum { PK_NORDER = 10 };
+void pk_greedy_order(struct packer *P, struct piece *p, int which,
+		     int first_fit);
+/* Every other order and fit on a piece, on pk_threads(P) threads; keeps
+ * the lowest plan when lower than the piece's. */
+void pk_greedy_portfolio(struct packer *P, struct piece *p);
 /* Squeaky-wheel iterated greedy on a piece within budget steps; returns
  * 1 when it lowered the piece. */
 int pk_iterate_greedy(struct packer *P, struct piece *p, long budget);

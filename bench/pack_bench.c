@@ -32,7 +32,9 @@ static const char usage[] =
 	"best known), the median time of N runs (--repeat; their plans must\n"
 	"be the same) and the child's peak RSS.  The tiled problems are\n"
 	"copies of real model traces (somas_resnet50, iopddl_G_1), and of\n"
-	"those mixed with minimalloc's hard A-K (\"challenging mix\").\n"
+	"those mixed with minimalloc's hard A-K (\"challenging mix\"); and\n"
+	"4 and 35 copies of iopddl_S_1 one after another in time.\n"
+	"The greedy column is the best of the greedy portfolio alone.\n"
 	"--effort: the packer's budget in steps; --greedy: no improvement\n"
 	"phase; --threads: the packer's threads (default: one per processor).\n"
 	"The scale table also gives the median time of the check.\n"
@@ -54,12 +56,12 @@ struct opts {
 	enum tiled_mix write_mix;
 };
 
-enum kind { P_IDLE, P_FILE, P_RANDOM, P_TILED };
+enum kind { P_IDLE, P_FILE, P_RANDOM, P_TILED, P_COPIES };
 
 struct problem {
 	enum kind kind;
-	const char *path;	/* P_FILE */
-	int n;			/* P_RANDOM, P_TILED: boxes */
+	const char *path;	/* P_FILE, P_COPIES */
+	int n;			/* P_RANDOM, P_TILED: boxes; P_COPIES: copies */
 	uint64_t seed;
 	enum tiled_mix mix;	/* P_TILED */
 };
@@ -134,6 +136,9 @@ load(const struct opts *o, const struct problem *p, struct boxes *bx,
 	if (p->kind == P_TILED)
 		return problem_tiled(bx, p->n, o->dir, p->mix, p->seed, r->msg,
 				     sizeof r->msg);
+	if (p->kind == P_COPIES)
+		return problem_copies(bx, p->path, p->n, r->msg,
+				      sizeof r->msg);
 	problem_random(bx, p->n, p->seed);
 	return 0;
 }
@@ -353,8 +358,13 @@ bench_scale_row(const struct opts *o, const struct problem *p)
 	char name[64];
 	struct runs u;
 
-	snprintf(name, sizeof name, "%s, seed %" PRIu64,
-		 p->kind == P_TILED ? mix_label[p->mix] : "random", p->seed);
+	if (p->kind == P_COPIES)
+		snprintf(name, sizeof name, "%d copies of %s", p->n,
+			 strrchr(p->path, '/') + 1);
+	else
+		snprintf(name, sizeof name, "%s, seed %" PRIu64,
+			 p->kind == P_TILED ? mix_label[p->mix] : "random",
+			 p->seed);
 	if (run_problem(o, p, &u))
 		return print_failure(name, &u.r);
 	printf("| %-29s | %7d | %6d | %10" PRId64 " | %10" PRId64 " | %10"
@@ -370,7 +380,8 @@ bench_scale(const struct opts *o)
 {
 	static const int sizes[] = { 100000, 1000000 };
 	static const enum tiled_mix mixes[] = { TILED_REAL, TILED_HARD };
-	char why[2][4200];
+	static const int copies[] = { 4, 35 };	/* 114k and 998k boxes */
+	char why[2][4200], path[4200];
 	int have[2], bad = 0;
 
 	printf("\n| problem | boxes | pieces | lower | greedy | height | "
@@ -387,10 +398,16 @@ bench_scale(const struct opts *o)
 				P_TILED, NULL, sizes[k], SEED_TILED,
 				mixes[m] });
 	}
+	snprintf(path, sizeof path, "%s/idealloc/iopddl_S_1.csv", o->dir);
+	for (int k = 0; k < 2 && access(path, R_OK) == 0; k++)
+		bad |= bench_scale_row(o, &(struct problem){
+			P_COPIES, path, copies[k], 0, 0 });
 	for (int m = 0; m < 2; m++)
 		if (!have[m])
 			printf("\n%s: the %s rows skipped\n", why[m],
 			       mix_label[mixes[m]]);
+	if (access(path, R_OK) != 0)
+		printf("\n%s: the copies rows skipped\n", path);
 	return bad;
 }
 

@@ -251,6 +251,34 @@ problem_tiled(struct boxes *bx, int n, const char *dir, enum tiled_mix mix,
 }
 
 int
+problem_copies(struct boxes *bx, const char *path, int k, char *err,
+	       size_t errlen)
+{
+	struct boxes one;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	*bx = (struct boxes){ 0 };
+	if (problem_read(path, &one, err, errlen))
+		return -1;
+	for (int i = 0; i < one.n; i++) {
+		lo = one.b[i].start < lo ? one.b[i].start : lo;
+		hi = one.b[i].end > hi ? one.b[i].end : hi;
+	}
+	bx->b = pack_xmalloc((size_t)one.n * (size_t)k * sizeof *bx->b + 1);
+	for (int c = 0; c < k; c++)
+		for (int i = 0; i < one.n; i++) {
+			struct box *b = &bx->b[bx->n];
+
+			*b = one.b[i];
+			b->start += c * (hi - lo + 1);
+			b->end += c * (hi - lo + 1);
+			b->id = bx->n++;
+		}
+	free(one.b);
+	return 0;
+}
+
+int
 problem_write(FILE *out, const struct boxes *bx)
 {
 	int align = 0;

@@ -36,6 +36,12 @@ int problem_traces_present(const char *dir, enum tiled_mix mix, char *err,
 int problem_tiled(struct boxes *bx, int n, const char *dir,
 		  enum tiled_mix mix, uint64_t seed, char *err, size_t errlen);
 
+/* k copies of the problem in the CSV at path, one after another in time,
+ * none overlapping the next (as issue 20's "35 time-shifted copies of
+ * iopddl_S_1"); ids 0..; returns 0, or -1 with a message in err. */
+int problem_copies(struct boxes *bx, const char *path, int k, char *err,
+		   size_t errlen);
+
 /* bx as id,lower,upper,size[,alignment] rows, half-open [lower, upper), the
  * alignment column only when some box has one.  Returns 0, or -1 on a
  * write error. */

@@ -62,9 +62,11 @@ struct hloplan_options {
 				   header names its base name and leaves the
 				   bytes to it; NULL: no blob, the header
 				   carries the constants' bytes itself */
-	int threads;		/* the packer's threads, 1..HLOPLAN_THREADS_MAX;
-				   0: one per processor, at most 8.  The plan
-				   is the same for every number */
+	int threads;		/* threads for the schedule's trial orders
+				   and the packer, 1..HLOPLAN_THREADS_MAX;
+				   0: one per processor (at most 8 in the
+				   packer).  The plan is the same for every
+				   number */
 };
 
 enum { HLOPLAN_THREADS_MAX = 64 };

@@ -794,9 +794,24 @@ encode_constant(const struct options *o, const struct instr *in, int node,
 	return 1;
 }
 
+/* Whether the text of node `node` of a constant elides its value:
+ * "{...}", as parse_dense reads it. */
+static int
+elided(const struct instr *in, int node)
+{
+	struct lit l = {in->literal, in->literal + in->literal_len};
+
+	if (!in->literal || !find_node(&in->shape, &l, node) || !eat(&l, '{'))
+		return 0;
+	skip_blank(&l);
+	return l.end - l.p >= 3 && !memcmp(l.p, "...", 3);
+}
+
 /* One plan_const per array node a constant defines, in position order,
  * each at a multiple of 64 in const_data with target_size bytes (one
- * value's, padding included; never slots * stride). */
+ * value's, padding included; never slots * stride); one whose value the
+ * text elides at none (-1): an 800 MB constant({...}) made a 3.3 GB
+ * header of zeros. */
 static void
 place_constants(struct prog *p, struct plan *pl)
 {
@@ -817,11 +832,41 @@ place_constants(struct prog *p, struct plan *pl)
 		pl->nconst++;
 		c->buf = pl->pos[k].buf;
 		c->pos = k;
-		c->offset = at = (at + 63) / 64 * 64;
 		c->bytes = size > 0 ? size : 0;
+		c->offset = -1;
+		if (elided(&p->m->comps[pl->pos[k].comp].instrs[pl->pos[k].instr],
+			   pl->pos[k].node))
+			continue;
+		c->offset = at = (at + 63) / 64 * 64;
 		at += c->bytes;
 	}
 	pl->const_bytes = at;
+}
+
+/* The constants not known lose their place: the known ones move down,
+ * each still at a multiple of 64. */
+static void
+compact_constants(struct plan *pl)
+{
+	int64_t at = 0;
+
+	for (int j = 0; j < pl->nconst; j++) {
+		struct plan_const *c = &pl->consts[j];
+
+		if (!c->known) {
+			c->offset = -1;
+			continue;
+		}
+		at = (at + 63) / 64 * 64;
+		if (at != c->offset)
+			memmove(pl->const_data + at, pl->const_data + c->offset,
+				(size_t)c->bytes);
+		c->offset = at;
+		at += c->bytes;
+	}
+	pl->const_bytes = at;
+	if (!at)
+		pl->const_data = NULL;
 }
 
 /* The shape of preorder node `node` of s, as the instruction writes it
@@ -855,10 +900,12 @@ list_constants(struct prog *p, struct plan *pl)
 		const struct instr *in =
 			&p->m->comps[q->comp].instrs[q->instr];
 		const struct shape *s = written_shape(&in->shape, q->node);
-		unsigned char *out = pl->const_data ?
+		unsigned char *out = pl->const_data && c->offset >= 0 ?
 				     pl->const_data + c->offset : NULL;
 
-		c->known = s && encode_constant(&p->opt, in, q->node, s, out,
-						c->bytes);
+		c->known = s && c->offset >= 0 &&
+			   encode_constant(&p->opt, in, q->node, s, out,
+					   c->bytes);
 	}
+	compact_constants(pl);
 }

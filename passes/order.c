@@ -3,8 +3,10 @@
  * runs the heaviest operand subtrees first, and the text order.  Each is
  * planned through the same analyses as the real run, and the order with the
  * lowest peak of live bytes wins; ties keep the earlier candidate. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "passes/passes.h"
 
@@ -483,27 +485,69 @@ plan_peak(const struct plan *pl)
 }
 
 /* Plans with the given orders as far as the buffers (the analyses the real
- * run makes) and returns the peak, or -1 when the module has errors. */
+ * run makes) and returns the peak, or -1 when the module has errors.  All
+ * it makes is in a pool of its own, freed before it returns, and the
+ * module is only read: candidates may be tried on threads at once. */
 static int64_t
-try_orders(struct prog *base, int **order)
+try_orders(const struct prog *base, int **order)
 {
-	struct diags ds = {.pool = base->pool};
-	struct prog q = {.pool = base->pool, .ds = &ds, .m = base->m,
+	struct pool *pool = pool_new();
+	struct diags ds = {.pool = pool};
+	struct prog q = {.pool = pool, .ds = &ds, .m = base->m,
 			 .opt = base->opt, .order = order};
 	struct plan pl = {0};
+	int64_t peak = -1;
 
 	fill_schedule(&q);
 	fill_values(&q);
-	if (ds.n)
-		return -1;
-	fill_liveness(&q);
-	insert_copies(&q);
-	if (q.opt.reuse)
-		share_reuse(&q);
-	build_buffers(&q, &pl);
-	insert_double_buffers(&q, &pl);
-	list_arenas(&q, &pl);
-	return ds.n ? -1 : plan_peak(&pl);
+	if (!ds.n) {
+		fill_liveness(&q);
+		insert_copies(&q);
+		if (q.opt.reuse)
+			share_reuse(&q);
+		build_buffers(&q, &pl);
+		insert_double_buffers(&q, &pl);
+		list_arenas(&q, &pl);
+		peak = ds.n ? -1 : plan_peak(&pl);
+	}
+	pool_free(pool);
+	return peak;
+}
+
+struct trial {
+	const struct prog *base;
+	int **order;
+	int64_t peak;
+};
+
+static void *
+run_trial(void *arg)
+{
+	struct trial *t = arg;
+
+	t->peak = try_orders(t->base, t->order);
+	return NULL;
+}
+
+/* Tries n (at most 3) candidates, on up to options.threads threads (0:
+ * one per processor); each peak is the same however many run at once. */
+static void
+try_all(const struct prog *p, struct trial *t, int n)
+{
+	long nt = p->opt.threads > 0 ? p->opt.threads
+				     : sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_t th[3];
+	int started[3] = {0, 0, 0};
+
+	for (int k = 1; k < n && k < nt; k++)
+		started[k] = pthread_create(&th[k], NULL, run_trial,
+					    &t[k]) == 0;
+	for (int k = 0; k < n; k++)
+		if (!started[k])
+			run_trial(&t[k]);
+	for (int k = 1; k < n; k++)
+		if (started[k])
+			pthread_join(th[k], NULL);
 }
 
 /* One candidate: every program computation ordered by `how`. */
@@ -556,17 +600,33 @@ fill_order(struct prog *p, struct plan *pl)
 		orders[0] = candidate(p, order_text, q.kind);
 	}
 	p->order = orders[0];
-	peak[0] = try_orders(p, orders[0]);
+	if (!mem) {
+		peak[0] = try_orders(p, orders[0]);
+		pl->sched.name = names[0];
+		pl->sched.peak_text = pl->sched.peak = peak[0];
+		return;
+	}
+	/* Every candidate at once: when the text order has errors, the
+	 * others are tried for nothing, but a module with errors is rare and
+	 * its run short. */
+	for (int k = 1; k < 3; k++)
+		orders[k] = candidate(p, how[k], q.kind);
+	{
+		struct trial t[3];
+
+		for (int k = 0; k < 3; k++)
+			t[k] = (struct trial){p, orders[k], -1};
+		try_all(p, t, 3);
+		for (int k = 0; k < 3; k++)
+			peak[k] = t[k].peak;
+	}
 	pl->sched.name = names[0];
 	pl->sched.peak_text = pl->sched.peak = peak[0];
-	if (!mem || peak[0] < 0)
+	if (peak[0] < 0)
 		return;
-	for (int k = 1; k < 3; k++) {
-		orders[k] = candidate(p, how[k], q.kind);
-		peak[k] = try_orders(p, orders[k]);
+	for (int k = 1; k < 3; k++)
 		if (peak[k] >= 0 && peak[k] < peak[best])
 			best = k;
-	}
 	p->order = orders[best];
 	pl->sched.name = names[best];
 	pl->sched.peak = peak[best];

@@ -96,14 +96,16 @@ struct plan_copy {
 struct plan_const {
 	int buf;		/* the buffer that holds it */
 	int pos;		/* its position: index in plan.pos[] */
-	int64_t offset;		/* in const_data; a multiple of 64 */
+	int64_t offset;		/* in const_data, a multiple of 64; -1 when
+				   not known */
 	int64_t bytes;		/* its bytes as laid out (target_size) */
 	int known;		/* 1: const_data holds its bytes.  0: the
 				   text elides its value ({...}), or it is
 				   text XLA would refuse or whose bytes we
 				   cannot be sure of (passes/constants.c
-				   says which); its bytes are left zero and
-				   the runtime must fill it from elsewhere */
+				   says which); const_data has no place for
+				   it and the runtime must fill it from
+				   elsewhere */
 };
 
 struct plan {

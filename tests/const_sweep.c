@@ -153,8 +153,9 @@ compare(const char *path, const struct plan *pl, const struct plan_const *c,
 	free(out);
 }
 
-/* Counts one plan's constants; aborts when one lies outside const_data
- * or is not sized as its position's shape. */
+/* Counts one plan's constants; aborts when a known one lies outside
+ * const_data, one not known has a place, or one is not sized as its
+ * position's shape. */
 static void
 count(const char *path, const struct plan *pl, const struct options *o,
       const struct module *m, struct tally *t)
@@ -164,7 +165,9 @@ count(const char *path, const struct plan *pl, const struct options *o,
 		const struct plan_pos *q = &pl->pos[c->pos];
 		const struct instr *in = &m->comps[q->comp].instrs[q->instr];
 
-		if (c->offset % 64 || c->offset + c->bytes > pl->const_bytes ||
+		if ((c->known ? c->offset < 0 || c->offset % 64 ||
+				c->offset + c->bytes > pl->const_bytes
+			      : c->offset != -1) ||
 		    c->bytes != target_size(o, q->shape)) {
 			fprintf(stderr, "%s: %s: bad place\n", path, q->name);
 			abort();

@@ -228,7 +228,9 @@ place_constants(struct memory *m)
 		unsigned char *at;
 
 		if (k->buffer < 0 || k->buffer >= P(_NUM_BUFFERS) ||
-		    k->offset < 0 || k->offset + k->bytes > P(_CONST_BYTES))
+		    (k->known ? k->offset < 0 ||
+				k->offset + k->bytes > P(_CONST_BYTES)
+			      : k->offset != -1))
 			return !printf("constant %s: out of range\n",
 				       k->instruction);
 		b = &P(_buffers)[k->buffer];

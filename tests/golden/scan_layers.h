@@ -302,9 +302,9 @@ struct HLOPLAN_GPU_constant {
 	const char *instruction;
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
-	long long offset;	/* of its bytes in HLOPLAN_GPU_const_data[], or in the blob after HLOPLAN_GPU_CONST_BASE */
+	long long offset;	/* of its bytes in HLOPLAN_GPU_const_data[], or in the blob after HLOPLAN_GPU_CONST_BASE; -1 when not known */
 	long long bytes;	/* as laid out in its buffer */
-	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+	int known;		/* 0: the HLO text elides its value (or hloplan cannot be sure of its bytes); fill it from elsewhere */
 };
 
 static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS]
@@ -692,9 +692,9 @@ struct HLOPLAN_TPU_constant {
 	const char *instruction;
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
-	long long offset;	/* of its bytes in HLOPLAN_TPU_const_data[], or in the blob after HLOPLAN_TPU_CONST_BASE */
+	long long offset;	/* of its bytes in HLOPLAN_TPU_const_data[], or in the blob after HLOPLAN_TPU_CONST_BASE; -1 when not known */
 	long long bytes;	/* as laid out in its buffer */
-	int known;		/* 0: the HLO text elides its value; fill it from elsewhere */
+	int known;		/* 0: the HLO text elides its value (or hloplan cannot be sure of its bytes); fill it from elsewhere */
 };
 
 static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS]

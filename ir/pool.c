@@ -11,6 +11,7 @@ enum { BLOCK = 1 << 20 };
 struct block {
 	struct block *next;
 	size_t used, cap;
+	int zeroed;		/* calloc's: what it hands out is zero */
 	max_align_t data[];
 };
 
@@ -50,19 +51,22 @@ pool_free(struct pool *p)
 	free(p);
 }
 
-/* A block is zeroed by calloc, which for a large one maps pages the
- * kernel has zeroed and touches none of them; the pool hands out each
- * byte once, so what it hands out is zero without a memset of its own,
- * which on L02 was a quarter of the run. */
+/* A big request's block comes from calloc, which for a large one maps
+ * pages the kernel has zeroed and touches none of them (memset of big
+ * arrays was a quarter of a run on L02); a shared block from malloc, its
+ * bytes cleared as they are handed out, so that a pool that lives briefly
+ * (a schedule trial) pays for what it uses, not for a megabyte. */
 static struct block *
-block_new(struct pool *p, size_t cap)
+block_new(struct pool *p, size_t cap, int big)
 {
-	struct block *b = calloc(1, sizeof *b + cap);
+	struct block *b = big ? calloc(1, sizeof *b + cap) :
+				malloc(sizeof *b + cap);
 
 	if (!b)
 		oom();
 	b->used = 0;
 	b->cap = cap;
+	b->zeroed = big;
 	p->bytes += sizeof *b + cap;
 	return b;
 }
@@ -77,7 +81,7 @@ pool_alloc(struct pool *p, size_t n)
 	n = (n + a - 1) / a * a;
 	if (n > BLOCK / 4) {
 		/* A big request gets a block of its own behind the head. */
-		b = block_new(p, n);
+		b = block_new(p, n, 1);
 		if (p->head) {
 			b->next = p->head->next;
 			p->head->next = b;
@@ -86,12 +90,14 @@ pool_alloc(struct pool *p, size_t n)
 			p->head = b;
 		}
 	} else if (!b || b->cap - b->used < n) {
-		b = block_new(p, BLOCK);
+		b = block_new(p, BLOCK, 0);
 		b->next = p->head;
 		p->head = b;
 	}
 	r = (char *)b->data + b->used;
 	b->used += n;
+	if (!b->zeroed)
+		memset(r, 0, n);
 	return r;
 }
 

@@ -529,6 +529,11 @@ run_trial(void *arg)
 	return NULL;
 }
 
+/* Below this many instructions a module's trials run on the calling
+ * thread: a thread and its malloc arena cost about a millisecond, a trial
+ * of samples/mlp.hlo a tenth of that. */
+enum { TRIAL_THREADED = 2000 };
+
 /* Tries n (at most 3) candidates, on up to options.threads threads (0:
  * one per processor); each peak is the same however many run at once. */
 static void
@@ -536,9 +541,14 @@ try_all(const struct prog *p, struct trial *t, int n)
 {
 	long nt = p->opt.threads > 0 ? p->opt.threads
 				     : sysconf(_SC_NPROCESSORS_ONLN);
+	long ninstr = 0;
 	pthread_t th[3];
 	int started[3] = {0, 0, 0};
 
+	for (int c = 0; c < p->m->ncomp; c++)
+		ninstr += p->m->comps[c].ninstr;
+	if (ninstr < TRIAL_THREADED)
+		nt = 1;
 	for (int k = 1; k < n && k < nt; k++)
 		started[k] = pthread_create(&th[k], NULL, run_trial,
 					    &t[k]) == 0;

@@ -418,6 +418,8 @@ struct worker {
 	int64_t *off, *best;	/* scratch, and its best plan */
 	int64_t h;		/* of best; INT64_MAX before any */
 	int w;
+	int64_t bf_h;		/* its lowest pass by best fit */
+	int bf_w;
 	long steps;
 };
 
@@ -436,6 +438,10 @@ portfolio_work(void *arg)
 	while ((w = atomic_fetch_add(&k->pf->next, 1)) < k->pf->npass) {
 		int64_t h = one_pass(k->pf->L, w / 2, w % 2, k->off, &k->steps);
 
+		if (w % 2 == 0 && (h < k->bf_h || (h == k->bf_h && w < k->bf_w))) {
+			k->bf_h = h;
+			k->bf_w = w;
+		}
 		if (h < k->h || (h == k->h && w < k->w)) {
 			int64_t *t = k->best;
 
@@ -456,6 +462,8 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 {
 	struct local L = pk_local_of(P, p);
 	struct portfolio pf = {&L, 0, 2 * PK_NORDER};
+	int64_t bf_h = p->height;	/* pass 0's, the lowest by best fit */
+	int bf_w = 0;
 	int nt = L.n < PORTFOLIO_THREADED ? 1 : pk_threads(P);
 	struct worker k[PK_THREADS_MAX];
 	pthread_t t[PK_THREADS_MAX];
@@ -466,7 +474,7 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 		k[i] = (struct worker){&pf,
 			pack_xmalloc((size_t)L.n * sizeof(int64_t)),
 			pack_xmalloc((size_t)L.n * sizeof(int64_t)),
-			INT64_MAX, 0, 0};
+			INT64_MAX, 0, INT64_MAX, 0, 0};
 	for (int i = 1; i < nt; i++)
 		if (pthread_create(&t[started], NULL, portfolio_work,
 				   &k[i]) == 0)
@@ -478,7 +486,13 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 		P->steps += k[i].steps;
 		if (k[i].h < k[b].h || (k[i].h == k[b].h && k[i].w < k[b].w))
 			b = i;
+		if (k[i].bf_h < bf_h ||
+		    (k[i].bf_h == bf_h && k[i].bf_w < bf_w)) {
+			bf_h = k[i].bf_h;
+			bf_w = k[i].bf_w;
+		}
 	}
+	p->bf_order = bf_w / 2;
 	if (k[b].h < p->height) {
 		p->height = k[b].h;
 		p->order = k[b].w / 2;
@@ -523,20 +537,27 @@ promote(const struct greedy *G, int64_t target, const int *base, int m,
  * going first (squeaky wheel optimisation), keeping the lowest plan, until
  * a pass makes no new box hot. */
 int
-pk_iterate_greedy(struct packer *P, struct piece *p, long budget)
+pk_iterate_greedy(struct packer *P, struct piece *p, long budget, int which,
+		  int first, int own_start)
 {
 	struct local L = pk_local_of(P, p);
 	struct greedy G;
 	int *base = pack_xmalloc((size_t)L.n * sizeof *base);
 	int *order = pack_xmalloc((size_t)L.n * sizeof *order);
 	char *hot = pack_xcalloc((size_t)L.n, 1);
-	int64_t *data = order_data(&L, p->order);
-	int m = make_order(&L, data, p->order, base), improved = 0;
+	int64_t *data = order_data(&L, which);
+	int m = make_order(&L, data, which, base), improved = 0;
 	long end = P->steps + budget;
 
 	greedy_init(&G, &L);
-	G.first_fit = p->first_fit;
-	memcpy(G.off, L.off, (size_t)L.n * sizeof *G.off);
+	G.first_fit = first;
+	if (own_start) {	/* the order's own plan, not the best one */
+		greedy_pass(&G, base, m);
+		P->steps += G.steps;
+		G.steps = 0;
+	} else {
+		memcpy(G.off, L.off, (size_t)L.n * sizeof *G.off);
+	}
 	promote(&G, P->target, base, m, hot, order);
 	while (p->height > P->target && P->steps < end) {
 		int64_t h = greedy_pass(&G, order, m);

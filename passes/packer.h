@@ -29,6 +29,7 @@ struct piece {
 	int first, n;
 	int order;		/* the greedy order that gave height */
 	int first_fit;		/* ... placing by first fit (else best) */
+	int bf_order;		/* the lowest of the orders by best fit */
 	int cut;		/* 1: packed by pack_cut.c */
 	int twin;		/* 1 + an earlier piece it is a copy of,
 				   shifted in time: packed as that one is;
@@ -142,9 +143,12 @@ void pk_greedy_order(struct packer *P, struct piece *p, int which,
 /* Every other order and fit on a piece, on pk_threads(P) threads; keeps
  * the lowest plan when lower than the piece's. */
 void pk_greedy_portfolio(struct packer *P, struct piece *p);
-/* Squeaky-wheel iterated greedy on a piece within budget steps; returns
- * 1 when it lowered the piece. */
-int pk_iterate_greedy(struct packer *P, struct piece *p, long budget);
+/* Squeaky-wheel iterated greedy on a piece within budget steps, in order
+ * `which` by first fit or best fit, its boxes above the target first: as
+ * they are in the piece's best plan, or (own_start) in that order's own;
+ * returns 1 when it lowered the piece. */
+int pk_iterate_greedy(struct packer *P, struct piece *p, long budget,
+		      int which, int first, int own_start);
 
 /* pack_search.c: branch and bound on a piece of at most PK_SEARCH_MAX
  * boxes within budget steps; returns 1 when it lowered the piece. */

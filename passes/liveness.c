@@ -149,7 +149,8 @@ reads_at(struct lv *x, int32_t t)
 		return;		/* they forward; their users read */
 	case OP_WHILE:
 		/* The loop ends with its state. */
-		for (int node = 0; node < shape_nodes(&in->shape); node++)
+		for (int node = 0, nn = shape_nodes(&in->shape); node < nn;
+		     node++)
 			read_at(x, prog_val(p, c, i, node), q);
 		return;
 	case OP_GTE:
@@ -173,8 +174,8 @@ read_root(struct lv *x, int c, int64_t q)
 
 	if (cp->root < 0 || p->nodebase[c][cp->root] < 0)
 		return;
-	for (int node = 0; node < shape_nodes(&cp->instrs[cp->root].shape);
-	     node++)
+	for (int node = 0, nn = shape_nodes(&cp->instrs[cp->root].shape);
+	     node < nn; node++)
 		read_at(x, prog_val(p, c, cp->root, node), q);
 }
 
@@ -192,8 +193,8 @@ read_roots(struct lv *x)
 			read_root(x, c, pt(p->hi[c], PT_INSTR));
 	if (e->root < 0 || p->nodebase[p->m->entry][e->root] < 0)
 		return;
-	for (int node = 0; node < shape_nodes(&e->instrs[e->root].shape);
-	     node++)
+	for (int node = 0, nn = shape_nodes(&e->instrs[e->root].shape);
+	     node < nn; node++)
 		p->values[prog_val(p, p->m->entry, e->root, node)].flags |=
 			BUF_OUTPUT;
 	read_root(x, p->m->entry, pt(p->ntime - 1, PT_AFTER1));

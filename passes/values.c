@@ -625,7 +625,7 @@ do_in_place(struct prog *p, int c, int i)
 	const struct instr *in = &cp->instrs[i];
 
 	define_tree(p, c, i, &in->shape, 0, 0);
-	for (int node = 0; node < shape_nodes(&in->shape); node++)
+	for (int node = 0, nn = shape_nodes(&in->shape); node < nn; node++)
 		for (int k = 0; k < in->nops; k++)
 			if (in_place_kind(p->m, cp, in, k, node) == IP_MUST) {
 				add_join(p, J_IN_PLACE,

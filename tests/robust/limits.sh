@@ -116,6 +116,20 @@ many_dims)
 	# Its text is cut to what it is, not written out.
 	grep -q '"f32\[1000000 dimensions\]"},$' out.h ||
 		fail "the shape's text is not cut" ;;
+wide_tuple)
+	# A ROOT tuple of 16,384 elements (issue 20: it took 7-9 s, the
+	# liveness and the DFS order quadratic in its width), planned.
+	awk 'BEGIN { n = 16384; printf "HloModule m\nENTRY e {\n";
+		print "  p0 = f32[4] parameter(0)";
+		for (i = 0; i < n; i++) printf "  a%d = f32[4] negate(p0)\n", i;
+		printf "  ROOT t = (";
+		for (i = 0; i < n; i++) printf "%sf32[4]", i ? ", " : "";
+		printf ") tuple(";
+		for (i = 0; i < n; i++) printf "%sa%d", i ? ", " : "", i;
+		print ")\n}" }' >in.hlo
+	run 120 0 0 in.hlo -o out.h
+	grep -q '^#define HLOPLAN_GPU_OUTPUT_16383_SIZE 256$' out.h ||
+		fail "no binding of the last output" ;;
 deep_tuple)
 	# 5000 levels: one message per shape, then a clean stop.
 	t="$(repeat 5000 '(')f32[2]$(repeat 5000 ')')"

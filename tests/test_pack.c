@@ -291,6 +291,7 @@ test_optimal_small(void **state)
 				 (long long)opt);
 		free(bx.b);
 	}
+	assert_true(searched > 0);
 }
 
 /* Cuts the rectangle [t0, t1) x [o0, o1) into boxes by random guillotine

@@ -361,19 +361,41 @@ pk_local_of(struct packer *P, const struct piece *p)
 /* The greedy portfolio, whatever the budget: order 0 by best fit on
  * every piece, then every order by best fit and by first fit on the
  * pieces still above the target, the lowest kept; so that no plan is
- * above what any of them gives.  Cut pieces are done already. */
+ * above what any of them gives.  The arena is as high as its highest
+ * piece, so the pieces go highest first, and stop at the first that is
+ * no higher than what the portfolio made of those before it: it and the
+ * rest cannot set the height, and the portfolio could only lower them.
+ * (On 10^6 boxes of 186 hard pieces, the portfolio on every one took 17
+ * s.)  Cut pieces are done already, and count. */
 static void
 greedy(struct packer *P)
 {
+	struct pack_kv *by = pack_xmalloc(((size_t)P->npiece + 1) *
+					  sizeof *by);
+	int64_t top = 0;
+	int n = 0;
+
 	for (int i = 0; i < P->npiece; i++)
 		if (!P->piece[i].cut && !P->piece[i].twin)
 			pk_greedy_order(P, &P->piece[i], 0, 0);
 	for (int i = 0; i < P->npiece; i++) {
 		struct piece *p = &P->piece[i];
 
-		if (!p->cut && !p->twin && p->height > P->target)
-			pk_greedy_portfolio(P, p);
+		if (p->cut)
+			top = max64(top, p->height);
+		else if (!p->twin && p->height > P->target)
+			by[n++] = (struct pack_kv){-p->height, i};
 	}
+	pack_sort_kv(by, n);
+	for (int q = 0; q < n; q++) {
+		struct piece *p = &P->piece[by[q].i];
+
+		if (p->height <= top)
+			break;
+		pk_greedy_portfolio(P, p);
+		top = max64(top, p->height);
+	}
+	free(by);
 }
 
 /* The iterated greedy.  When the portfolio's winner is a best-fit pass,

@@ -15,7 +15,10 @@ struct idset {
 	struct pool *pool;
 	const char **slot;	/* open addressing; NULL is empty */
 	size_t cap;		/* a power of two, over twice the entries */
-	int *next;		/* by slot of "prefix base": the k to try next */
+	int *val;		/* by slot: for the key "prefix base" of a
+				   name, the k to try next; for a key_id
+				   key, its id */
+	int n;			/* ids key_id has given */
 };
 
 /* Macro suffixes every plan defines, besides three per arena. */
@@ -72,7 +75,8 @@ idset_init(struct idset *set, struct pool *pool, size_t n)
 	while (set->cap < 2 * n + 1)
 		set->cap *= 2;
 	set->slot = pool_alloc(pool, set->cap * sizeof *set->slot);
-	set->next = pool_alloc(pool, set->cap * sizeof *set->next);
+	set->val = pool_alloc(pool, set->cap * sizeof *set->val);
+	set->n = 0;
 }
 
 /* ---- names -------------------------------------------------------------- */
@@ -131,7 +135,7 @@ pick_name(struct idset *set, const char *pre, const char *base)
 {
 	const char *key = pool_printf(set->pool, "%s %s", pre, base);
 	const char **slot = idset_slot(set, key), *name = base;
-	int i, k, *next = &set->next[slot - set->slot];
+	int i, k, *next = &set->val[slot - set->slot];
 
 	if (!*slot)
 		*slot = key;
@@ -493,40 +497,22 @@ tiles_text(struct pool *pool, const struct shape *s)
 	return t;
 }
 
-/* Keys to ids, each id given once: thousands of buffers share a few
- * shapes, and a compiler pays for every row and every string literal. */
-struct ids {
-	const char **slot;	/* open addressing over the keys */
-	int *id;		/* by slot */
-	size_t cap;
-	int n;
-};
-
-static void
-ids_init(struct pool *pool, struct ids *t, size_t keys)
-{
-	t->cap = 16;
-	while (t->cap < 2 * keys + 8)
-		t->cap *= 2;
-	t->slot = pool_alloc(pool, t->cap * sizeof *t->slot);
-	t->id = pool_alloc(pool, t->cap * sizeof *t->id);
-	t->n = 0;
-}
-
-/* key's id in t; *fresh says whether it was given now. */
+/* key's id in set, 0, 1, ... in the order keys are first seen; *fresh
+ * says whether it was given now.  Thousands of buffers share a few shapes,
+ * and a compiler pays for every row and every string literal: each is
+ * written once, under its id. */
 static int
-key_id(struct ids *t, const char *key, int *fresh)
+key_id(struct idset *set, const char *key, int *fresh)
 {
-	size_t i = hash(key) & (t->cap - 1);
+	const char **slot = idset_slot(set, key);
+	int *id = &set->val[slot - set->slot];
 
-	while (t->slot[i] && strcmp(t->slot[i], key) != 0)
-		i = (i + 1) & (t->cap - 1);
-	*fresh = !t->slot[i];
+	*fresh = !*slot;
 	if (*fresh) {
-		t->slot[i] = key;
-		t->id[i] = t->n++;
+		*slot = key;
+		*id = set->n++;
 	}
-	return t->id[i];
+	return *id;
 }
 
 /* "d100, 200" or "m1, 0": a shape's dims or minor_to_major as a key, in
@@ -551,7 +537,7 @@ list_key(struct pool *pool, const struct shape *s, int m2m)
 /* The named array P_s<id> holding a list key's numbers, written at its
  * first use. */
 static int
-list_array(struct hdr *h, struct ids *t, const char *key)
+list_array(struct hdr *h, struct idset *t, const char *key)
 {
 	int fresh, id = key_id(t, key, &fresh);
 
@@ -571,7 +557,8 @@ struct shape_row {
 };
 
 static void
-put_shape_row(struct hdr *h, struct ids *lists, const struct shape_row *r)
+put_shape_row(struct hdr *h, struct idset *lists,
+	      const struct shape_row *r)
 {
 	const struct shape *s = r->s;
 	int rank = s && !shape_is_tuple(s) ? s->rank : 0;
@@ -596,13 +583,13 @@ put_shapes(struct hdr *h, int *shape)
 {
 	const struct plan *p = h->p;
 	struct pool *pool = h->pool;
-	struct ids keys, lists;
+	struct idset keys, lists;
 	struct shape_row *rows = pool_alloc(pool, ((size_t)p->nbuf + 1) *
 					    sizeof *rows);
 	int fresh, n = 0;
 
-	ids_init(pool, &keys, (size_t)p->nbuf);
-	ids_init(pool, &lists, 2 * (size_t)p->nbuf);
+	idset_init(&keys, pool, (size_t)p->nbuf);
+	idset_init(&lists, pool, 2 * (size_t)p->nbuf);
 	for (int i = 0; i < p->nbuf; i++) {
 		const struct shape *s = p->bufs[i].shape;
 		struct shape_row r = {s, list_key(pool, s, 0),

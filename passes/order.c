@@ -619,10 +619,11 @@ fill_order(struct prog *p, struct plan *pl)
 	int *(*const how[])(struct prog *, const struct deps *) = {
 		order_text, order_list, order_dfs,
 	};
-	int64_t peak[3], best = 0;
+	struct trial t[3];
 	int **orders[3] = {NULL, NULL, NULL};
 	int mem = p->opt.schedule == SCHED_MEM ||
 		  (p->opt.schedule == SCHED_AUTO && !p->m->is_scheduled);
+	int n = mem ? 3 : 1, best = 0;
 	struct prog q = {.pool = p->pool, .ds = p->ds, .m = p->m,
 			 .opt = p->opt};
 
@@ -642,34 +643,23 @@ fill_order(struct prog *p, struct plan *pl)
 		orders[0] = candidate(p, order_text, q.kind);
 	}
 	p->order = orders[0];
-	if (!mem) {
-		peak[0] = try_orders(p, orders[0]);
-		pl->sched.name = names[0];
-		pl->sched.peak_text = pl->sched.peak = peak[0];
-		return;
-	}
 	/* Every candidate at once: when the text order has errors, the
 	 * others are tried for nothing, but a module with errors is rare and
 	 * its run short. */
-	for (int k = 1; k < 3; k++)
-		orders[k] = candidate(p, how[k], q.kind);
-	{
-		struct trial t[3];
-
-		for (int k = 0; k < 3; k++)
-			t[k] = (struct trial){p, orders[k], -1};
-		try_all(p, t, 3);
-		for (int k = 0; k < 3; k++)
-			peak[k] = t[k].peak;
+	for (int k = 0; k < n; k++) {
+		if (k > 0)
+			orders[k] = candidate(p, how[k], q.kind);
+		t[k] = (struct trial){p, orders[k], -1};
 	}
+	try_all(p, t, n);
 	pl->sched.name = names[0];
-	pl->sched.peak_text = pl->sched.peak = peak[0];
-	if (peak[0] < 0)
+	pl->sched.peak_text = pl->sched.peak = t[0].peak;
+	if (t[0].peak < 0)
 		return;
-	for (int k = 1; k < 3; k++)
-		if (peak[k] >= 0 && peak[k] < peak[best])
+	for (int k = 1; k < n; k++)
+		if (t[k].peak >= 0 && t[k].peak < t[best].peak)
 			best = k;
 	p->order = orders[best];
 	pl->sched.name = names[best];
-	pl->sched.peak = peak[best];
+	pl->sched.peak = t[best].peak;
 }

@@ -377,7 +377,7 @@ greedy(struct packer *P)
 
 	for (int i = 0; i < P->npiece; i++)
 		if (!P->piece[i].cut && !P->piece[i].twin)
-			pk_greedy_order(P, &P->piece[i], 0, 0);
+			pk_greedy_first(P, &P->piece[i]);
 	for (int i = 0; i < P->npiece; i++) {
 		struct piece *p = &P->piece[i];
 

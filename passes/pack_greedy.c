@@ -391,21 +391,14 @@ one_pass(const struct local *L, int which, int first, int64_t *off,
 	return h;
 }
 
-/* Runs order `which` on a piece; keeps the plan if it is lower. */
+/* A piece's first plan: order 0 by best fit. */
 void
-pk_greedy_order(struct packer *P, struct piece *p, int which, int first)
+pk_greedy_first(struct packer *P, struct piece *p)
 {
 	struct local L = pk_local_of(P, p);
-	int64_t *off = pack_xmalloc((size_t)L.n * sizeof *off);
-	int64_t h = one_pass(&L, which, first, off, &P->steps);
 
-	if ((which == 0 && !first) || h < p->height) {
-		p->height = h;
-		p->order = which;
-		p->first_fit = first;
-		memcpy(L.off, off, (size_t)L.n * sizeof *off);
-	}
-	free(off);
+	p->height = one_pass(&L, 0, 0, L.off, &P->steps);
+	p->order = p->bf_order = p->first_fit = 0;
 }
 
 /* ---- the portfolio: every order, both fits, on threads ------------------ */
@@ -429,6 +422,14 @@ struct portfolio {
 	int npass;
 };
 
+/* Whether pass w of height h beats pass w2 of height h2: lower, or as
+ * low and earlier. */
+static int
+beats(int64_t h, int w, int64_t h2, int w2)
+{
+	return h < h2 || (h == h2 && w < w2);
+}
+
 static void *
 portfolio_work(void *arg)
 {
@@ -438,11 +439,11 @@ portfolio_work(void *arg)
 	while ((w = atomic_fetch_add(&k->pf->next, 1)) < k->pf->npass) {
 		int64_t h = one_pass(k->pf->L, w / 2, w % 2, k->off, &k->steps);
 
-		if (w % 2 == 0 && (h < k->bf_h || (h == k->bf_h && w < k->bf_w))) {
+		if (w % 2 == 0 && beats(h, w, k->bf_h, k->bf_w)) {
 			k->bf_h = h;
 			k->bf_w = w;
 		}
-		if (h < k->h || (h == k->h && w < k->w)) {
+		if (beats(h, w, k->h, k->w)) {
 			int64_t *t = k->best;
 
 			k->best = k->off;
@@ -484,10 +485,9 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 		pthread_join(t[i], NULL);
 	for (int i = 0; i < nt; i++) {
 		P->steps += k[i].steps;
-		if (k[i].h < k[b].h || (k[i].h == k[b].h && k[i].w < k[b].w))
+		if (beats(k[i].h, k[i].w, k[b].h, k[b].w))
 			b = i;
-		if (k[i].bf_h < bf_h ||
-		    (k[i].bf_h == bf_h && k[i].bf_w < bf_w)) {
+		if (beats(k[i].bf_h, k[i].bf_w, bf_h, bf_w)) {
 			bf_h = k[i].bf_h;
 			bf_w = k[i].bf_w;
 		}

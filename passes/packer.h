@@ -134,12 +134,10 @@ void pk_gaps_place(struct gaps *g, int j, int64_t off);
 int pk_gaps_query(struct gaps *g, int k, const int64_t *off,
 		  struct span *out);
 
-/* pack_greedy.c: runs order `which` (0 .. PK_NORDER - 1) on a piece,
- * placing each box by best fit (first_fit 0) or first fit, and keeps its
- * plan when lower (always for order 0 by best fit, the first run). */
+/* pack_greedy.c: a piece's first plan, order 0 by best fit.  Orders are
+ * 0 .. PK_NORDER - 1, each placing boxes by best fit or first fit. */
 enum { PK_NORDER = 10 };
-void pk_greedy_order(struct packer *P, struct piece *p, int which,
-		     int first_fit);
+void pk_greedy_first(struct packer *P, struct piece *p);
 /* Every other order and fit on a piece, on pk_threads(P) threads; keeps
  * the lowest plan when lower than the piece's. */
 void pk_greedy_portfolio(struct packer *P, struct piece *p);

@@ -132,7 +132,8 @@ static const struct opattrs *
 find_opattrs(const char *op, size_t n)
 {
 	for (size_t i = 0; i < sizeof opattrs / sizeof opattrs[0]; i++)
-		if (strlen(opattrs[i].op) == n &&
+		if (n && opattrs[i].op[0] == op[0] &&	/* before strlen */
+		    strlen(opattrs[i].op) == n &&
 		    !strncmp(opattrs[i].op, op, n))
 			return &opattrs[i];
 	return NULL;

@@ -92,7 +92,8 @@ struct parser {
 	struct diags *ds;
 	struct pool *pool;
 	struct pool *tmp;	/* lists until an action copies them out */
-	struct instr *ibuf;	/* the computation's instructions (malloc) */
+	struct instr *ibuf;	/* the computation's instructions */
+	struct pool *ibuf_pool;	/* holds ibuf and its smaller copies */
 	int ibuf_cap;
 	const char *src;
 	struct module *mod;	/* the module being parsed */
@@ -104,8 +105,6 @@ struct parser {
 	int nanon;		/* instructions made for nested operands */
 };
 
-void lex_step(struct lexstate *ls, struct span *loc, const char *text,
-	      size_t len);
 int lex_input(struct lexstate *ls, char *buf, int max);
 void lex_error(struct lexstate *ls, struct span loc, const char *msg);
 void lex_eof(struct lexstate *ls, struct span *loc);

@@ -15,26 +15,6 @@ span_loc(struct span s)
 	return l;
 }
 
-void
-lex_step(struct lexstate *ls, struct span *loc, const char *text, size_t len)
-{
-	loc->first_line = ls->line;
-	loc->first_column = ls->col;
-	loc->first_off = ls->off;
-	for (size_t i = 0; i < len; i++) {
-		if (text[i] == '\n') {
-			ls->line++;
-			ls->col = 1;
-		} else {
-			ls->col++;
-		}
-	}
-	ls->off += len;
-	loc->last_line = ls->line;
-	loc->last_column = ls->col;
-	loc->last_off = ls->off;
-}
-
 /* flex's YY_INPUT: the next piece of the text, so that flex keeps a small
  * buffer instead of a copy of the whole input. */
 int
@@ -241,30 +221,19 @@ act_comp(struct parser *P, int entry, struct tok name, struct span loc)
 	P->nroot = 0;
 }
 
-static void
-oom(void)
-{
-	fputs("hloplan: out of memory\n", stderr);
-	abort();
-}
-
 /* A zeroed instruction at the end of the computation being parsed.  They
- * gather in a malloc'd buffer that comp_finish copies to the pool at its
- * exact size: growing them in the pool would leave every old copy behind. */
+ * gather in a buffer of a pool of their own, which comp_finish copies to
+ * the pool at its exact size: growing them in the IR's pool would leave
+ * every old copy behind until the end of the run. */
 static struct instr *
 new_instr(struct parser *P)
 {
 	struct comp *c = P->comp;
 	struct instr *in;
 
-	if (c->ninstr == P->ibuf_cap) {
-		if (P->ibuf_cap > INT32_MAX / 2)
-			oom();
-		P->ibuf_cap = P->ibuf_cap ? 2 * P->ibuf_cap : 256;
-		P->ibuf = realloc(P->ibuf, sizeof *in * (size_t)P->ibuf_cap);
-		if (!P->ibuf)
-			oom();	/* aborts: the old buffer need not be freed */
-	}
+	if (c->ninstr == P->ibuf_cap)
+		P->ibuf = vec_grow(P->ibuf_pool, P->ibuf, &P->ibuf_cap,
+				   sizeof *in);
 	in = &P->ibuf[c->ninstr++];
 	memset(in, 0, sizeof *in);
 	return in;
@@ -563,6 +532,7 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	P.ds = ds;
 	P.pool = pool;
 	P.tmp = pool_new();
+	P.ibuf_pool = pool_new();
 	P.src = text;
 	if (hlo_lex_init_extra(&ls, &scanner))
 		abort();
@@ -570,7 +540,7 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	hlo_lex_destroy(scanner);
 	if (P.comp)
 		comp_finish(&P);	/* cut short by an error */
-	free(P.ibuf);
+	pool_free(P.ibuf_pool);
 	pool_free(P.tmp);
 	/* Name checks need the whole tree; unknown types and opcodes do not
 	 * stop them, so that every such error in a file is reported. */

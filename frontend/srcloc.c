@@ -47,9 +47,14 @@ unescape(const char *s, size_t n, size_t *i)
 static const char *
 unquote(struct pool *pool, const char *s, size_t n)
 {
-	char *out = pool_alloc(pool, n + 1);
+	char *out;
 	size_t k = 0;
 
+	if (n < 2)
+		return pool_strndup(pool, "", 0);
+	if (!memchr(s + 1, '\\', n - 2))	/* most: nothing to unescape */
+		return pool_strndup(pool, s + 1, n - 2);
+	out = pool_alloc(pool, n + 1);
 	for (size_t i = 1; i + 1 < n;)
 		if (s[i] == '\\' && i + 2 < n) {
 			i++;
@@ -126,23 +131,39 @@ act_stack_frame(struct parser *P, struct attrs *keys)
 	s->parent = parent > 0 ? parent : 0;
 }
 
+/* Whether c ends a metadata word: strchr(" ,}", c) without a call per
+ * byte, which was 2% of the frontend's time on L02. */
+static int
+ends_word(char c)
+{
+	return c == ' ' || c == ',' || c == '}';
+}
+
 /* The end of the metadata value starting at s[i]: a string, a braced
  * list (profile_type={1,2}) or a word. */
 static size_t
 value_end(const char *s, size_t n, size_t i)
 {
 	if (i < n && s[i] == '"') {
-		for (i++; i < n && s[i] != '"'; i++)
-			if (s[i] == '\\')
-				i++;
-		return i < n ? i + 1 : n;
+		/* op_name strings are long: memchr to the next quote, and
+		 * to a backslash before it that escapes what follows. */
+		for (i++; i < n;) {
+			const char *q = memchr(s + i, '"', n - i);
+			const char *b = memchr(s + i, '\\',
+					       (size_t)((q ? q : s + n) - (s + i)));
+
+			if (!b)
+				return q ? (size_t)(q - s) + 1 : n;
+			i = (size_t)(b - s) + 2;
+		}
+		return n;
 	}
 	if (i < n && s[i] == '{') {
 		while (i < n && s[i] != '}')
 			i++;
 		return i < n ? i + 1 : n;
 	}
-	while (i < n && !strchr(" ,}", s[i]))
+	while (i < n && !ends_word(s[i]))
 		i++;
 	return i;
 }
@@ -168,7 +189,7 @@ read_metadata(struct pool *pool, const struct attr *a, struct instr *in,
 	while (i < n && (s[i] == '{' || s[i] == ' '))
 		i++;
 	while (i < n && s[i] != '}') {
-		for (k = i; k < n && s[k] != '=' && !strchr(" ,}", s[k]); k++)
+		for (k = i; k < n && s[k] != '=' && !ends_word(s[k]); k++)
 			;
 		if (k >= n || s[k] != '=')
 			break;
@@ -182,7 +203,7 @@ read_metadata(struct pool *pool, const struct attr *a, struct instr *in,
 			in->src_line = small_int(s + k + 1, v - k - 1);
 		else if (k - i == 14 && !memcmp(s + i, "stack_frame_id", 14))
 			*frame = small_int(s + k + 1, v - k - 1);
-		for (i = v; i < n && strchr(" ,", s[i]) && s[i]; i++)
+		for (i = v; i < n && (s[i] == ' ' || s[i] == ','); i++)
 			;
 	}
 }

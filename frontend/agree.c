@@ -220,7 +220,8 @@ agree_arity(struct parser *P, const struct instr *in)
 	for (size_t i = 0; i < sizeof arities / sizeof arities[0]; i++) {
 		const struct arity *a = &arities[i];
 
-		if (strcmp(a->name, in->op->name))
+		if (a->name[0] != in->op->name[0] ||	/* before the call */
+		    strcmp(a->name, in->op->name))
 			continue;
 		if (in->nops >= a->min && in->nops <= a->max)
 			return 1;

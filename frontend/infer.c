@@ -259,7 +259,8 @@ static const struct unary *
 find_unary(const char *name)
 {
 	for (size_t i = 0; i < sizeof unaries / sizeof unaries[0]; i++)
-		if (!strcmp(unaries[i].name, name))
+		if (unaries[i].name[0] == name[0] &&
+		    !strcmp(unaries[i].name, name))
 			return &unaries[i];
 	return NULL;
 }
@@ -333,7 +334,8 @@ static const struct binary *
 find_binary(const char *name)
 {
 	for (size_t i = 0; i < sizeof binaries / sizeof binaries[0]; i++)
-		if (!strcmp(binaries[i].name, name))
+		if (binaries[i].name[0] == name[0] &&
+		    !strcmp(binaries[i].name, name))
 			return &binaries[i];
 	return NULL;
 }

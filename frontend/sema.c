@@ -167,11 +167,13 @@ call_attr(const char *k)
 		"false_computation", "select", "scatter", "comparator",
 	};
 
-	if (!strcmp(k, "branch_computations") ||
-	    !strcmp(k, "called_computations"))
+	/* A first byte compared before each call: this is asked of every
+	 * attribute. */
+	if ((k[0] == 'b' && !strcmp(k, "branch_computations")) ||
+	    (k[0] == 'c' && !strcmp(k, "called_computations")))
 		return CALL_LIST;
 	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
-		if (!strcmp(k, one[i]))
+		if (k[0] == one[i][0] && !strcmp(k, one[i]))
 			return CALL_ONE;
 	return 0;
 }

@@ -131,12 +131,30 @@ static const struct opattrs {
 static const struct opattrs *
 find_opattrs(const char *op, size_t n)
 {
-	for (size_t i = 0; i < sizeof opattrs / sizeof opattrs[0]; i++)
-		if (n && opattrs[i].op[0] == op[0] &&	/* before strlen */
-		    strlen(opattrs[i].op) == n &&
-		    !strncmp(opattrs[i].op, op, n))
-			return &opattrs[i];
+	size_t lo = 0, hi = sizeof opattrs / sizeof opattrs[0];
+
+	/* The table is in strcmp order (test_opattrs_sorted checks it). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *k = opattrs[mid].op;
+		int c = strncmp(k, op, n);
+
+		if (!c && k[n])
+			c = 1;	/* k is longer: it follows op */
+		if (!c)
+			return &opattrs[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
+}
+
+const char *
+opattrs_op(size_t i)
+{
+	return i < sizeof opattrs / sizeof opattrs[0] ? opattrs[i].op : NULL;
 }
 
 /* Whether the space-separated list has the word key. */

@@ -106,6 +106,7 @@ struct parser {
 };
 
 int lex_input(struct lexstate *ls, char *buf, int max);
+int lex_value_group(const struct lexstate *ls, const struct span *loc);
 void lex_error(struct lexstate *ls, struct span loc, const char *msg);
 void lex_eof(struct lexstate *ls, struct span *loc);
 int lex_open(struct lexstate *ls, struct span loc, char c);
@@ -206,6 +207,9 @@ void sema_check(struct parser *P, const struct module *m);
 /* Whether every instruction takes attribute key (hlo_parser.cc
  * ParseInstructionRhs: sharding, metadata, ...). */
 int attr_of_every_instr(const char *key);
+/* The opcode of the i-th row of check.c's attribute table, NULL past its
+ * end: for the test that it is in the order find_opattrs searches. */
+const char *opattrs_op(size_t i);
 /* entry_computation_layout, read as a tuple of parameter shapes and a
  * result shape, against the entry's (check.c). */
 void check_entry_layout(struct parser *P, const struct module *m,

@@ -55,6 +55,19 @@ lex_eof(struct lexstate *ls, struct span *loc)
 	loc->first_off = loc->last_off = off;
 }
 
+/* Whether the group token at loc is an attribute's value: '=' comes
+ * before its '{', blanks aside.  Not a layout, which follows ']', nor a
+ * computation's body. */
+int
+lex_value_group(const struct lexstate *ls, const struct span *loc)
+{
+	size_t off = loc->first_off;
+
+	while (off > 0 && (ls->src[off - 1] == ' ' || ls->src[off - 1] == '\t'))
+		off--;
+	return off > 0 && ls->src[off - 1] == '=';
+}
+
 /* Whether the '{' at off opens a layout: it follows a ']' right away, or
  * after blanks when a number or ':' comes next (XLA's ParseShape), which
  * a computation's body after "-> f32[2] {" never starts with. */

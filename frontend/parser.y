@@ -113,6 +113,7 @@ tok_int(struct parser *P, struct span s)
 %token T_LE "'<='"
 %token T_ELLIPSIS "'...'"
 %token T_LAYOUT "layout '{'"
+%token T_GROUP "'{'"
 %token T_END "'}'"
 %token T_FILENAMES "'FileNames'"
 %token T_FUNCTIONNAMES "'FunctionNames'"
@@ -319,6 +320,7 @@ groups_opt: %empty
 
 /* A bracketed group whose tokens are kept as text, brackets balanced. */
 group:	'{' soup rbrace
+	| T_GROUP
 	| T_LAYOUT soup rbrace
 	| '[' soup ']'
 	| '(' soup ')'
@@ -526,17 +528,21 @@ unexpected(struct parser *P, yysymbol_kind_t tok, struct span at, char *buf,
 	return (size_t)snprintf(buf, n, "unexpected %s '%s'", name, text);
 }
 
-/* Both '}' and T_END read as '}': list it once.  'FileNames' goes
- * unlisted: after a header, a computation is what is missing. */
+/* Both '}' and T_END read as '}', and '{' and a T_GROUP as '{': list
+ * each once.  'FileNames' goes unlisted: after a header, a computation is
+ * what is missing. */
 static int
 drop_end(yysymbol_kind_t *exp, int n)
 {
-	int brace = 0, k = 0;
+	int brace = 0, open = 0, k = 0;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		brace |= exp[i] == YYTRANSLATE('}');
+		open |= exp[i] == YYTRANSLATE('{');
+	}
 	for (int i = 0; i < n; i++)
 		if ((!brace || exp[i] != YYSYMBOL_T_END) &&
+		    (!open || exp[i] != YYSYMBOL_T_GROUP) &&
 		    exp[i] != YYSYMBOL_T_FILENAMES)
 			exp[k++] = exp[i];
 	return k;
@@ -556,10 +562,10 @@ static int
 yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 		      struct parser *P)
 {
-	yysymbol_kind_t exp[6], tok = yypcontext_token(ctx);
+	yysymbol_kind_t exp[8], tok = yypcontext_token(ctx);
 	const struct span *at = yypcontext_location(ctx);
 	struct lexstate *ls = hlo_get_extra(scanner);
-	int nexp = yypcontext_expected_tokens(ctx, exp, 6);
+	int nexp = yypcontext_expected_tokens(ctx, exp, 8);
 	int bad_close = tok != YYSYMBOL_YYEOF &&
 			ls->bad_close == at->first_off + 1;
 	char msg[512], name[64];
@@ -573,6 +579,8 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 		nexp = 0;
 	}
 	nexp = drop_end(exp, nexp);
+	if (nexp > 6)
+		nexp = 0;	/* too many to be a help */
 	for (int i = 0; i < nexp && k < sizeof msg; i++) {
 		kind_name(exp[i], name, sizeof name);
 		k += (size_t)snprintf(msg + k, sizeof msg - k, "%s%s",

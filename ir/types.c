@@ -43,7 +43,8 @@ int
 dtype_lookup(const char *s, size_t n)
 {
 	for (int i = 1; i < DT_TUPLE; i++)
-		if (strlen(dtypes[i].name) == n && !memcmp(dtypes[i].name, s, n))
+		if (n && dtypes[i].name[0] == s[0] &&	/* before strlen */
+		    strlen(dtypes[i].name) == n && !memcmp(dtypes[i].name, s, n))
 			return i;
 	return DT_INVALID;
 }

@@ -1567,6 +1567,77 @@ test_byte_order_mark(void **state)
 		      "'='\n  HloModule bom, x\n                  ^\n");
 }
 
+/* find_opattrs searches the attribute table by halves: its rows must be in
+ * strcmp order, and each row must be found, or an opcode's attributes go
+ * unchecked. */
+static void
+test_opattrs_sorted(void **state)
+{
+	const char *prev = NULL, *op;
+	char text[256], want[128];
+
+	(void)state;
+	for (size_t i = 0; (op = opattrs_op(i)); i++) {
+		struct fx *x;
+
+		if (prev)
+			assert_true(strcmp(prev, op) < 0);
+		prev = op;
+		snprintf(text, sizeof text, "HloModule m\nENTRY e {\n"
+			 "  p = f32[4] parameter(0)\n"
+			 "  ROOT x = f32[4] %s(p), bogus_attr=1\n}\n", op);
+		snprintf(want, sizeof want, "unexpected attribute bogus_attr: "
+			 "%s takes", op);
+		x = parse(text);
+		if (!strstr(rendered(x), want))
+			fail_msg("%s: no '%s' in\n%s", op, want, rendered(x));
+		done(x);
+	}
+	assert_non_null(prev);
+}
+
+/* A brace group of words and strings after '=' is one token: lines and
+ * columns after it (a string in it may span lines) and the attribute's
+ * text are as when its words were tokens; a layout's braces and a group
+ * with brackets in it are lexed as before. */
+static void
+test_value_groups(void **state)
+{
+	struct fx *x;
+	const struct instr *in;
+
+	(void)state;
+	expect_errors("HloModule m\n"
+		      "ENTRY e {\n"
+		      "  p = f32[4]{0} parameter(0), metadata={op_name=\"a\n"
+		      "b\" source_line=3}\n"
+		      "  ROOT x = f32[4] bogus(p)\n"
+		      "}\n",
+		      "t.hlo:5:19: error: unknown opcode 'bogus'\n"
+		      "    ROOT x = f32[4] bogus(p)\n"
+		      "                    ^\n");
+	x = parse_ok("HloModule m\n"
+		     "ENTRY e {\n"
+		     "  p = f32[2,3]{1,0} parameter(0), metadata={op_name=\"f\""
+		     " source_file=\"g.py\" source_line=7}\n"
+		     "  ROOT t = f32[3,2]{0,1} transpose(p), dimensions={1,0},"
+		     " sharding={devices=[2,1]0,1}\n"
+		     "}\n");
+	in = &mod0(x)->comps[0].instrs[0];
+	assert_int_equal(in->shape.m2m[0], 1);
+	assert_string_equal(in->op_name, "f");
+	assert_string_equal(in->src_file, "g.py");
+	assert_int_equal(in->src_line, 7);
+	in = &mod0(x)->comps[0].instrs[1];
+	assert_int_equal(in->shape.m2m[0], 0);
+	assert_int_equal(in->nattr, 2);
+	assert_int_equal(in->attrs[0].vlen, 5);
+	assert_memory_equal(in->attrs[0].val, "{1,0}", 5);
+	assert_int_equal(in->attrs[1].vlen, 18);
+	assert_memory_equal(in->attrs[1].val, "{devices=[2,1]0,1}", 18);
+	done(x);
+}
+
 int
 main(void)
 {
@@ -1615,6 +1686,8 @@ main(void)
 		cmocka_unit_test(test_foreign_formats),
 		cmocka_unit_test(test_stack_frames),
 		cmocka_unit_test(test_byte_order_mark),
+		cmocka_unit_test(test_opattrs_sorted),
+		cmocka_unit_test(test_value_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -376,8 +376,12 @@ greedy(struct packer *P)
 	int n = 0;
 
 	for (int i = 0; i < P->npiece; i++)
-		if (!P->piece[i].cut && !P->piece[i].twin)
+		if (!P->piece[i].cut && !P->piece[i].twin) {
+			long before = P->steps;
+
 			pk_greedy_first(P, &P->piece[i]);
+			P->piece[i].spent = P->steps - before;
+		}
 	for (int i = 0; i < P->npiece; i++) {
 		struct piece *p = &P->piece[i];
 
@@ -390,9 +394,12 @@ greedy(struct packer *P)
 	for (int q = 0; q < n; q++) {
 		struct piece *p = &P->piece[by[q].i];
 
+		long before = P->steps;
+
 		if (p->height <= top)
 			break;
 		pk_greedy_portfolio(P, p);
+		p->spent += P->steps - before;
 		top = max64(top, p->height);
 	}
 	free(by);
@@ -418,32 +425,43 @@ iterate(struct packer *P, struct piece *p, long budget)
 	return better;
 }
 
-/* The pieces above the target share what is left of the budget, smallest
- * first so that what a piece leaves goes to the larger ones.  Each gets
- * the iterated greedy (which stops by itself when it stalls), then the
+/* The bytes a piece can still gain: above the target and above its own
+ * peak of live bytes. */
+static int64_t
+gain(const struct packer *P, const struct piece *p)
+{
+	int64_t bound = P->target;
+
+	for (int r = p->first; r < p->first + p->n; r++)
+		bound = max64(bound, P->live[r]);
+	return p->height > bound ? p->height - bound : 0;
+}
+
+/* A piece above the target gets the budget less its own greedy steps, in
+ * proportion to the bytes it can gain, the piece that can gain the most
+ * getting all of it: so each of k different pieces gets what it would
+ * alone, whatever the others (on one piece, as before).  Each gets the
+ * iterated greedy (which stops by itself when it stalls), then the
  * search when it is small enough for it. */
 static void
 search(struct packer *P, struct pack_stats *st)
 {
-	struct pack_kv *todo = pack_xmalloc((size_t)P->npiece * sizeof *todo);
-	int nt = 0;
+	int64_t most = 0;
 
-	for (int i = 0; i < P->npiece; i++) {
-		const struct piece *p = &P->piece[i];
-
-		if (!p->cut && !p->twin && p->height > P->target)
-			todo[nt++] = (struct pack_kv){ p->n, i };
-	}
-	qsort(todo, nt, sizeof *todo, pk_cmp_kv);
-	for (int q = 0; q < nt && P->steps < P->budget; q++) {
-		long share = (P->budget - P->steps) / (nt - q);
-
-		struct piece *p = &P->piece[todo[q].i];
-
-		st->searched++;
-		long before = P->steps;
+	for (int i = 0; i < P->npiece; i++)
+		if (!P->piece[i].cut && !P->piece[i].twin)
+			most = max64(most, gain(P, &P->piece[i]));
+	for (int i = 0; i < P->npiece && most > 0; i++) {
+		struct piece *p = &P->piece[i];
+		int64_t g = p->cut || p->twin ? 0 : gain(P, p);
+		long before = P->steps, share;
 		int better;
 
+		if (g == 0 || p->height <= P->target || P->budget <= p->spent)
+			continue;
+		share = (long)((double)(P->budget - p->spent) * (double)g /
+			       (double)most);
+		st->searched++;
 		if (p->n > PK_SEARCH_MAX) {
 			st->improved += iterate(P, p, share);
 			continue;
@@ -452,7 +470,6 @@ search(struct packer *P, struct pack_stats *st)
 		better |= pk_search_piece(P, p, share - (P->steps - before));
 		st->improved += better;
 	}
-	free(todo);
 }
 
 /* The pieces too large for one tree are cut (pack_cut.c), each with a

@@ -35,6 +35,7 @@ struct piece {
 				   shifted in time: packed as that one is;
 				   0: none */
 	int64_t height;
+	long spent;		/* steps of its greedy phase */
 };
 
 /* A piece seen on its own: pointers into the packer's arrays. */

@@ -386,6 +386,71 @@ test_effort(void **state)
 	free(bx.b);
 }
 
+/* a's boxes, then b's after them in time: one problem of two pieces. */
+static struct boxes
+two_pieces(const struct boxes *a, const struct boxes *b)
+{
+	struct boxes ab = { a->n + b->n,
+			    calloc((size_t)(a->n + b->n) + 1,
+				   sizeof(struct box)), 0, 0 };
+	int64_t shift = 1;
+
+	for (int i = 0; i < a->n; i++)
+		shift = shift > a->b[i].end + 1 ? shift : a->b[i].end + 1;
+	for (int i = 0; i < a->n; i++)
+		ab.b[i] = a->b[i];
+	for (int i = 0; i < b->n; i++) {
+		ab.b[a->n + i] = b->b[i];
+		ab.b[a->n + i].start += shift;
+		ab.b[a->n + i].end += shift;
+		ab.b[a->n + i].id = a->n + i;
+	}
+	return ab;
+}
+
+/* The budget follows the work: beside a different piece that can gain
+ * no more, a piece gets what it gets alone (b is a mirrored in time: the
+ * same peak, another problem to the packer, not a twin).  With half the
+ * budget, a's plan differs: sharing the budget would fail this test. */
+static void
+test_budget_per_piece(void **state)
+{
+	enum { N = 100, EFFORT = 3000000 };
+	struct boxes a = random_boxes(N, 200, 50, 9), b, ab, half;
+	int64_t t = 0, ha, hb;
+	int differ = 0;
+
+	(void)state;
+	b = random_boxes(N, 200, 50, 9);
+	for (int i = 0; i < N; i++)
+		t = t > a.b[i].end ? t : a.b[i].end;
+	for (int i = 0; i < N; i++) {
+		b.b[i].start = t - a.b[i].end;
+		b.b[i].end = t - a.b[i].start;
+	}
+	ab = two_pieces(&a, &b);
+	half = two_pieces(&a, &b);
+	half.n = N;
+	pack(&a, &(struct pack_opts){ .greedy_only = 1 });
+	ha = a.height;
+	pack(&b, &(struct pack_opts){ .greedy_only = 1 });
+	hb = b.height;
+	assert_true(ha >= hb);
+	pack(&a, &(struct pack_opts){ .effort = EFFORT });
+	pack(&half, &(struct pack_opts){ .effort = EFFORT / 2 });
+	pack(&ab, &(struct pack_opts){ .effort = EFFORT });
+	assert_valid(&ab);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(ab.b[i].offset, a.b[i].offset);
+		differ |= half.b[i].offset != a.b[i].offset;
+	}
+	assert_true(differ);
+	free(a.b);
+	free(b.b);
+	free(ab.b);
+	free(half.b);
+}
+
 /* ---- cutting huge pieces ------------------------------------------------- */
 
 /* n boxes along a long time line, each short-lived, so that a piece this
@@ -1242,6 +1307,7 @@ main(void)
 		cmocka_unit_test(test_gaps_exact),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_effort),
+		cmocka_unit_test(test_budget_per_piece),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_check_random),
 		cmocka_unit_test(test_check_large),

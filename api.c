@@ -836,6 +836,7 @@ hloplan_pack_csv(const char *path, const struct hloplan_options *o,
 			st->lower = iv.bx.lower;
 			st->height = iv.bx.height;
 			st->ms = stats_now() - t0;
+			st->bound = pack_aligned_bound(&iv.bx);
 		}
 		if (verify_boxes(pool, &iv.bx, err, sizeof err)) {
 			fprintf(diag, "%s: error: internal error: the packing "

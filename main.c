@@ -601,7 +601,14 @@ run_intervals(struct cli *c)
 	}
 	if (hloplan_output_commit(o))
 		return io_error(c->out[OUT_HEADER]);
-	if (c->stats)
+	if (c->stats && st.bound > st.lower)
+		fprintf(stderr, "hloplan: %d buffers, lower bound %" PRId64
+			", aligned bound %" PRId64 ", height %" PRId64
+			", ratio %.4f (%.4f of the aligned bound), packing "
+			"%.1f ms\n", st.buffers, st.lower, st.bound, st.height,
+			(double)st.height / (double)st.lower,
+			(double)st.height / (double)st.bound, st.ms);
+	else if (c->stats)
 		fprintf(stderr, "hloplan: %d buffers, lower bound %" PRId64
 			", height %" PRId64 ", ratio %.4f, packing %.1f ms\n",
 			st.buffers, st.lower, st.height,

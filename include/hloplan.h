@@ -80,6 +80,9 @@ struct hloplan_pack_stats {
 	int buffers;
 	int64_t lower;		/* peak of live bytes: no packing is lower */
 	int64_t height;		/* the strip the packing uses */
+	/* A bound proven stronger where alignments allow (the live boxes
+	 * rounded to the gcd of their alignments); else lower. */
+	int64_t bound;
 	double ms;		/* wall time of the packing (for reports) */
 };
 

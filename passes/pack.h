@@ -41,6 +41,13 @@ struct pack_opts {
  * intervals share a time step.  No packing is lower.  O(n log n). */
 int64_t pack_lower_bound(const struct boxes *bx);
 
+/* At least pack_lower_bound, and more where alignments prove it: with g
+ * the gcd of the alignments of the boxes not pinned, the boxes not pinned
+ * live at one time need the sum of their sizes rounded up to g, less the
+ * largest rounding among them (pack_bound.c).  No packing is lower.
+ * O(n log n). */
+int64_t pack_aligned_bound(const struct boxes *bx);
+
 /* Fills every box's offset, bx->height (the largest offset + size) and
  * bx->lower (pack_lower_bound).  Boxes with pin >= 0 stay at their pin;
  * every other offset is a multiple of its box's align.  opt may be NULL.

@@ -1,7 +1,8 @@
 # --intervals mode: a raw packing problem in minimalloc's CSV.  A good
 # input's solution is compared byte for byte with NAME.expected.csv, and a
 # second run must write the same bytes; a bad one (NAME.err beside it) must
-# exit 1 with exactly those diagnostics and leave no output.
+# exit 1 with exactly those diagnostics and leave no output.  With
+# NAME.stats beside it, --stats must print a line starting with its text.
 # -D HLOPLAN= DIR= (tests/intervals or the corpus) NAME= OUTDIR=
 file(MAKE_DIRECTORY ${OUTDIR})
 set(out ${OUTDIR}/${NAME}.out.csv)
@@ -32,5 +33,14 @@ if(EXISTS ${DIR}/${NAME}.expected.csv)
                   ${DIR}/${NAME}.expected.csv ${out} RESULT_VARIABLE d)
   if(NOT d EQUAL 0)
     message(FATAL_ERROR "${NAME}: differs from ${NAME}.expected.csv")
+  endif()
+endif()
+if(EXISTS ${DIR}/${NAME}.stats)
+  file(READ ${DIR}/${NAME}.stats want)
+  execute_process(COMMAND ${HLOPLAN} --intervals ${NAME}.csv --stats
+                  -o ${again} WORKING_DIRECTORY ${DIR} ERROR_VARIABLE stderr)
+  string(FIND "${stderr}" "${want}" at)
+  if(NOT at EQUAL 0)
+    message(FATAL_ERROR "${NAME}: --stats printed\n${stderr}\nnot\n${want}")
   endif()
 endif()

@@ -195,7 +195,8 @@ main(int argc, char **argv)
 	const char *dir = argc > 1 ? argv[1] : HLOPLAN_CORPUS_DIR "/hlo";
 	static char *names[MAXFILES];
 	int n = list_hlo(dir, names);
-	long base = 0;
+	long base = 0, maxrss = 0;
+	struct result all = {0};
 
 	if (n < 0) {
 		fprintf(stderr, "parse_bench: cannot open '%s'\n", dir);
@@ -214,11 +215,20 @@ main(int argc, char **argv)
 		long rss = 0;
 
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-		if (run(path, &r, &rss) < 0)
+		if (run(path, &r, &rss) < 0) {
 			printf("%-40.40s failed\n", names[i]);
-		else
+		} else {
 			report(names[i], &r, rss);
+			all.bytes += r.bytes;
+			all.instrs += r.instrs;
+			all.median_ms += r.median_ms;
+			all.cpu_ms += r.cpu_ms;
+			all.errors += r.errors;
+			maxrss = rss > maxrss ? rss : maxrss;
+		}
 		free(names[i]);
 	}
+	/* The sums: MB/s of all the bytes over all the medians. */
+	report("all files", &all, maxrss);
 	return 0;
 }

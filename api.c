@@ -166,6 +166,7 @@ set_options(struct hloplan_result *r, const struct hloplan_options *o)
 	}
 	x->effort = o->effort;
 	x->threads = o->threads;
+	x->allocators = o->allocators != 0;
 	x->schedule = sched[o->schedule];
 	x->double_buffer = !o->no_double_buffer;
 	if (o->slots)
@@ -352,6 +353,25 @@ export_arrays(struct pool *pool, struct hloplan_plan *d, const struct plan *p)
 }
 
 static void
+export_allocators(struct pool *pool, struct hloplan_plan *d,
+		  const struct plan *p)
+{
+	struct hloplan_allocator *a =
+		pool_alloc(pool, sizeof *a * (size_t)(p->nalloc + 1));
+
+	for (int k = 0; k < p->nalloc; k++) {
+		const struct alloc_run *x = &p->allocs[k];
+
+		a[k] = (struct hloplan_allocator){
+			x->name, x->peak_reserved, x->peak_allocated,
+			x->region, x->exceeded};
+	}
+	d->nallocator = p->nalloc;
+	d->allocators = p->nalloc ? a : NULL;
+	d->allocator_buffers = p->alloc_buffers;
+}
+
+static void
 export_plans(struct hloplan_result *r)
 {
 	r->pub = pool_alloc(r->pool, sizeof *r->pub *
@@ -374,6 +394,7 @@ export_plans(struct hloplan_result *r)
 		d->const_data = p->const_bytes ? p->const_data : NULL;
 		d->const_base = codegen_constants_base(&r->set, i);
 		export_arrays(r->pool, d, p);
+		export_allocators(r->pool, d, p);
 	}
 }
 
@@ -621,6 +642,9 @@ write_format(const struct hloplan_result *r, int format, FILE *out,
 	case HLOPLAN_FORMAT_CONSTANTS:
 		codegen_constants(out, &r->set);
 		break;
+	case HLOPLAN_FORMAT_ALLOCATORS:
+		codegen_allocators(out, &r->set);
+		break;
 	case HLOPLAN_FORMAT_STATS_JSON:
 		total = stage_times(r, ms);
 		codegen_stats_json(out, &r->set, ms, stage_names, NSTAGE,
@@ -661,7 +685,8 @@ hloplan_write(const struct hloplan_result *r, int format, FILE *out,
 	errno = 0;	/* what a failed write sets is what is reported */
 	ret = write_format(r, format, out, name);
 	if (format != HLOPLAN_FORMAT_STATS &&
-	    format != HLOPLAN_FORMAT_STATS_JSON)
+	    format != HLOPLAN_FORMAT_STATS_JSON &&
+	    format != HLOPLAN_FORMAT_ALLOCATORS)
 		add_time(r, ST_CODEGEN, t0);
 	return ret;
 }

@@ -96,5 +96,7 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 			   "'%s' fails verification: %s", m->name, err);
 		return d && d->keep_refused ? 1 : -1;
 	}
+	if (o->allocators)
+		replay_allocators(&p, pl);
 	return 0;
 }

@@ -57,6 +57,11 @@ usage(FILE *out)
 	      "names FILE\n"
 	      "                     instead of holding the bytes\n"
 	      "  --stats            figures and time per stage, on stderr\n"
+	      "  --allocators       replay the buffers of S(0) through XLA's "
+	      "BFC, PyTorch's\n"
+	      "                     caching allocator, first and best fit: "
+	      "their peaks on\n"
+	      "                     stderr, in --json, --svg and --stats\n"
 	      "  --stats-json FILE  the same figures as JSON\n"
 	      "  --intervals        FILE is a packing problem in minimalloc's "
 	      "CSV\n"
@@ -304,6 +309,8 @@ set_switch(struct cli *c, const char *o, const char *v)
 		c->opt.no_double_buffer = 1;
 	else if (!strcmp(o, "--intervals"))
 		c->intervals = 1;
+	else if (!strcmp(o, "--allocators"))
+		c->opt.allocators = 1;
 	else
 		c->stats = 1;
 	return 0;
@@ -330,6 +337,7 @@ static const struct flag {
 	{"--threads", 1, set_threads, -1},
 	{"--prefix", 1, set_prefix, -1},
 	{"--stats", 0, set_switch, -1},
+	{"--allocators", 0, set_switch, -1},
 	{"--intervals", 0, set_switch, -1},
 	{"--dump", 1, set_dump, -1},
 	{"--json", 1, NULL, OUT_JSON},
@@ -648,6 +656,8 @@ run(struct cli *c)
 		code = write_outputs(c, r, dump);
 	if (!code && c->stats)
 		hloplan_write(r, HLOPLAN_FORMAT_STATS, stderr, NULL);
+	else if (!code && c->opt.allocators)
+		hloplan_write(r, HLOPLAN_FORMAT_ALLOCATORS, stderr, NULL);
 	free(text);
 	hloplan_free(r);
 	return code;

@@ -95,6 +95,9 @@ void codegen_svg(FILE *out, const struct plan_set *s);
  * total the run's, which they add up to. */
 void codegen_stats(FILE *out, const struct plan_set *s, const double *ms,
 		   const char *const *stages, int nstage, double total);
+/* stats.c: the --allocators table alone: per plan, S(0)'s lower bound and
+ * arena beside each allocator's peaks (nothing for plans without). */
+void codegen_allocators(FILE *out, const struct plan_set *s);
 void codegen_stats_json(FILE *out, const struct plan_set *s,
 			const double *ms, const char *const *stages,
 			int nstage, double total);

@@ -154,6 +154,31 @@ put_arenas(FILE *out, const struct plan *p)
 	fputs(p->narena ? "      ],\n" : "],\n", out);
 }
 
+/* --allocators: per allocator its peaks, and what it needs or hit; only
+ * in plans that have replays. */
+static void
+put_allocators(FILE *out, const struct plan *p)
+{
+	if (!p->nalloc)
+		return;
+	fprintf(out, "      \"allocators\": {\"buffers\": %d", p->alloc_buffers);
+	for (int k = 0; k < p->nalloc; k++) {
+		const struct alloc_run *x = &p->allocs[k];
+
+		fprintf(out, ",\n        \"%s\": {\"peak_reserved\": %" PRId64
+			", \"peak_allocated\": %" PRId64, x->name,
+			x->peak_reserved, x->peak_allocated);
+		if (x->kind == ALLOC_BFC)
+			fprintf(out, ", \"region_size\": %" PRId64, x->region);
+		fprintf(out, ", \"reservations\": %d", x->npiece);
+		if (x->exceeded >= 0)
+			fprintf(out, ", \"capacity_exceeded\": %s",
+				x->exceeded ? "true" : "false");
+		fputc('}', out);
+	}
+	fputs("},\n", out);
+}
+
 static void
 put_copies(FILE *out, const struct plan *p)
 {
@@ -233,6 +258,7 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 		PRId32 ",\n", p->align, p->ntime);
 	put_schedule(out, p);
 	put_arenas(out, p);
+	put_allocators(out, p);
 	put_copies(out, p);
 	put_constants(out, p);
 	put_key(out, "      ", "buffers");

@@ -3,6 +3,7 @@
  * total they add up to, as text lines prefixed with the plan's prefix, or
  * as JSON (--stats-json). */
 #include <inttypes.h>
+#include <string.h>
 
 #include "codegen/codegen.h"
 
@@ -93,12 +94,91 @@ put_plan(FILE *out, const struct plan *pl, const char *prefix)
 	}
 }
 
+/* S(0)'s arena, or NULL. */
+static const struct arena *
+device_arena(const struct plan *pl)
+{
+	for (int a = 0; a < pl->narena; a++)
+		if (pl->arenas[a].space == 0)
+			return &pl->arenas[a];
+	return NULL;
+}
+
+/* --allocators: the lower bound and the plan's arena of S(0), then per
+ * allocator its peaks and fragmentation (reserved / lower bound - 1). */
+static void
+put_allocators(FILE *out, const struct plan *pl, const char *prefix,
+	       int timed)
+{
+	const struct arena *a = device_arena(pl);
+	int64_t lower = a ? a->lower : 0, size = a ? a->size : 0;
+	if (!pl->nalloc)
+		return;
+	fprintf(out, "%s:   allocators: %d buffers of S(0) replayed; lower "
+		"bound %lld, plan %lld (fragmentation %.2f%%)\n", prefix,
+		pl->alloc_buffers, (long long)lower, (long long)size,
+		100.0 * (ratio(size, lower) - 1));
+	for (int k = 0; k < pl->nalloc; k++) {
+		const struct alloc_run *x = &pl->allocs[k];
+
+		fprintf(out, "%s:     %-16s reserved %lld (fragmentation "
+			"%.2f%%), allocated %lld", prefix, x->name,
+			(long long)x->peak_reserved,
+			100.0 * (ratio(x->peak_reserved, lower) - 1),
+			(long long)x->peak_allocated);
+		if (x->region)
+			fprintf(out, ", region %lld", (long long)x->region);
+		if (x->exceeded >= 0)
+			fprintf(out, ", capacity %s", x->exceeded ?
+				"EXCEEDED" : "holds");
+		if (timed)
+			fprintf(out, "; replay %.2f ms", x->ms);
+		fputc('\n', out);
+	}
+}
+
+void
+codegen_allocators(FILE *out, const struct plan_set *s)
+{
+	for (int i = 0; i < s->nplan; i++)
+		put_allocators(out, &s->plans[i], s->prefixes[i], 0);
+}
+
+/* The time of the replays against the planning's (the stages from
+ * flatten to verify), when there were replays. */
+static void
+put_replay_share(FILE *out, const struct plan_set *s, const double *ms,
+		 const char *const *stages, int nstage)
+{
+	double replay = 0, plan = 0;
+	int in = 0;
+
+	for (int i = 0; i < s->nplan; i++)
+		for (int k = 0; k < s->plans[i].nalloc; k++)
+			replay += s->plans[i].allocs[k].ms;
+	if (replay <= 0)
+		return;
+	for (int k = 0; k < nstage; k++) {
+		in |= !strcmp(stages[k], "flatten");
+		if (in)
+			plan += ms[k];
+		if (!strcmp(stages[k], "verify"))
+			break;
+	}
+	fprintf(out, "hloplan: allocator replays %.2f ms, %.1f%% of "
+		"planning (flatten to verify: %.2f ms)\n", replay,
+		plan > 0 ? 100.0 * replay / plan : 0.0, plan);
+}
+
 void
 codegen_stats(FILE *out, const struct plan_set *s, const double *ms,
 	      const char *const *stages, int nstage, double total)
 {
-	for (int i = 0; i < s->nplan; i++)
+	for (int i = 0; i < s->nplan; i++) {
 		put_plan(out, &s->plans[i], s->prefixes[i]);
+		put_allocators(out, &s->plans[i], s->prefixes[i], 1);
+	}
+	put_replay_share(out, s, ms, stages, nstage);
 	fputs("hloplan: time", out);
 	for (int k = 0; k < nstage; k++)
 		fprintf(out, " %s %.2f ms%s", stages[k], ms[k],

@@ -478,20 +478,38 @@ put_panel_title(const struct panel *pn, const char *prefix, double y0)
 		pn->p->sched.name ? pn->p->sched.name : "text");
 }
 
+/* The bytes at the top of a panel: the arena or its bound; with
+ * --allocators, for S(0), the most any allocator reserved, so that the
+ * plan's panel and the allocators' share one scale. */
+static double
+panel_ymax(const struct plan *p, const struct arena *a)
+{
+	int64_t top = a->size > a->lower ? a->size : a->lower;
+
+	for (int k = 0; a->space == 0 && k < p->nalloc; k++)
+		if (p->allocs[k].peak_reserved > top)
+			top = p->allocs[k].peak_reserved;
+	return top < 1 ? 1 : (double)top;
+}
+
+static void
+panel_frame(struct panel *pn, double y0)
+{
+	pn->sx = (double)PLOT / (pn->p->ntime > 0 ? pn->p->ntime : 1);
+	pn->top = y0 + TITLE;
+	pn->bot = pn->top + BOXES;
+	pn->ctop = pn->bot + GAP;
+	pn->cbot = pn->ctop + CURVE;
+	pn->ymax = panel_ymax(pn->p, pn->a);
+}
+
 static void
 put_panel(FILE *out, const struct plan *p, const char *prefix,
 	  const struct arena *a, double y0)
 {
 	struct panel pn = {out, p, a, 0, 0, 0, 0, 0, 0};
 
-	pn.sx = (double)PLOT / (p->ntime > 0 ? p->ntime : 1);
-	pn.top = y0 + TITLE;
-	pn.bot = pn.top + BOXES;
-	pn.ctop = pn.bot + GAP;
-	pn.cbot = pn.ctop + CURVE;
-	pn.ymax = (double)(a->size > a->lower ? a->size : a->lower);
-	if (pn.ymax < 1)
-		pn.ymax = 1;
+	panel_frame(&pn, y0);
 	put_panel_title(&pn, prefix, y0);
 	put_offset_axis(&pn);
 	put_step_axis(&pn);
@@ -508,13 +526,114 @@ put_panel(FILE *out, const struct plan *p, const char *prefix,
 	put_curve(&pn);
 }
 
+/* ---- --allocators: a panel per allocator ------------------------------ */
+
+static void
+put_alloc_title(const struct panel *pn, const struct alloc_run *x,
+		const char *prefix, double y0)
+{
+	FILE *out = pn->out;
+	int64_t lower = pn->a->lower;
+
+	fprintf(out, "<text x=\"%d\" y=\"%.2f\" font-size=\"14\" "
+		"font-weight=\"bold\">", LEFT, y0 + 18);
+	put_text(out, pn->p->module ? pn->p->module : "");
+	fprintf(out, " \xc2\xb7 %s \xc2\xb7 S(0) \xc2\xb7 ",
+		codegen_target(pn->p->target));
+	put_text(out, prefix);
+	fprintf(out, " \xc2\xb7 allocator %s</text>\n<text x=\"%d\" "
+		"y=\"%.2f\" fill=\"#444\">reserved ", x->name, LEFT, y0 + 34);
+	put_count(out, x->peak_reserved);
+	fprintf(out, " bytes (%.4f of the lower bound), allocated at most ",
+		lower ? (double)x->peak_reserved / (double)lower : 1.0);
+	put_count(out, x->peak_allocated);
+	fprintf(out, "; %d reservations; free bytes of them shaded"
+		"</text>\n", x->npiece);
+}
+
+/* Reserved memory from the step it was taken to the end, shaded: what no
+ * block covers shows as a hole. */
+static void
+put_pieces(const struct panel *pn, const struct alloc_run *x)
+{
+	for (int i = 0; i < x->npiece; i++) {
+		const struct alloc_piece *c = &x->piece[i];
+		double y = ybox(pn, (double)(c->at + c->size));
+
+		put_rect(pn->out, xpos(pn, c->step), y,
+			 xpos(pn, pn->p->ntime) - xpos(pn, c->step),
+			 ybox(pn, (double)c->at) - y,
+			 "fill=\"#d9d9d9\" stroke=\"#9a9a9a\" "
+			 "stroke-width=\"0.5\"");
+	}
+}
+
+static void
+put_chunk(const struct panel *pn, const struct alloc_place *q)
+{
+	const struct buffer *b = &pn->p->bufs[q->buf];
+	double x = xpos(pn, b->start), w = xpos(pn, b->end + 1.0) - x;
+	double y = ybox(pn, (double)(q->at + q->size));
+	FILE *out = pn->out;
+
+	fputs("<rect", out);
+	fprintf(out, " x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+		"height=\"%.2f\" fill=\"", x, y, w,
+		ybox(pn, (double)q->at) - y < 0.5 ? 0.5 :
+		ybox(pn, (double)q->at) - y);
+	put_colour(out, b->name, 0);
+	fputs("\" stroke=\"", out);
+	put_colour(out, b->name, 1);
+	fputs("\" stroke-width=\"0.4\"><title>", out);
+	put_text(out, b->name);
+	fputs(": block ", out);
+	put_count(out, q->size);
+	fputs(" bytes at ", out);
+	put_count(out, q->at);
+	fputs("</title></rect>\n", out);
+}
+
+static void
+put_alloc_panel(FILE *out, const struct plan *p, const char *prefix,
+		const struct arena *a, const struct alloc_run *x, double y0)
+{
+	struct panel pn = {out, p, a, 0, 0, 0, 0, 0, 0};
+
+	panel_frame(&pn, y0);
+	put_alloc_title(&pn, x, prefix, y0);
+	put_offset_axis(&pn);
+	put_step_axis(&pn);
+	put_pieces(&pn, x);
+	for (int i = 0; i < x->nplace; i++)
+		put_chunk(&pn, &x->place[i]);
+	fprintf(out, "<rect x=\"%d\" y=\"%.2f\" width=\"%d\" height=\"%d\" "
+		"fill=\"none\" stroke=\"#999\"/>\n", LEFT, pn.top, PLOT, BOXES);
+	put_mark(&pn, ybox(&pn, (double)a->lower), "lower bound", a->lower,
+		 "stroke=\"#c0392b\" stroke-width=\"1.5\" "
+		 "stroke-dasharray=\"6,3\"", 0);
+	put_mark(&pn, ybox(&pn, (double)x->peak_reserved), "peak reserved",
+		 x->peak_reserved, "stroke=\"#333\" stroke-width=\"1.5\"", 1);
+	put_curve(&pn);
+}
+
+/* A plan's panels: one per arena, and after S(0)'s one per allocator. */
+static int
+plan_panels(const struct plan *p)
+{
+	int n = p->narena;
+
+	for (int a = 0; a < p->narena; a++)
+		n += p->arenas[a].space == 0 ? p->nalloc : 0;
+	return n;
+}
+
 static int
 count_panels(const struct plan_set *s)
 {
 	int n = 0;
 
 	for (int i = 0; i < s->nplan; i++)
-		n += s->plans[i].narena;
+		n += plan_panels(&s->plans[i]);
 	return n;
 }
 
@@ -584,11 +703,19 @@ codegen_svg(FILE *out, const struct plan_set *s)
 
 	put_head(out, s, height);
 	put_legend(out);
-	for (int i = 0; i < s->nplan; i++)
-		for (int a = 0; a < s->plans[i].narena; a++)
-			put_panel(out, &s->plans[i], s->prefixes[i],
-				  &s->plans[i].arenas[a],
+	for (int i = 0; i < s->nplan; i++) {
+		const struct plan *p = &s->plans[i];
+
+		for (int a = 0; a < p->narena; a++) {
+			put_panel(out, p, s->prefixes[i], &p->arenas[a],
 				  HEAD + (double)k++ * PANEL);
+			for (int x = 0; p->arenas[a].space == 0 &&
+					x < p->nalloc; x++)
+				put_alloc_panel(out, p, s->prefixes[i],
+						&p->arenas[a], &p->allocs[x],
+						HEAD + (double)k++ * PANEL);
+		}
+	}
 	if (!npanel)
 		fprintf(out, "<text x=\"%d\" y=\"%d\">no buffers in an arena"
 			"</text>\n", LEFT, HEAD + 20);

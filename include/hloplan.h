@@ -62,6 +62,12 @@ struct hloplan_options {
 				   header names its base name and leaves the
 				   bytes to it; NULL: no blob, the header
 				   carries the constants' bytes itself */
+	int allocators;		/* replay each plan's buffers of S(0)
+				   through models of the runtimes'
+				   allocators (XLA's BFC, PyTorch's caching
+				   allocator, first and best fit): the
+				   plans' allocators, the JSON, the SVG and
+				   the stats show them */
 	int threads;		/* threads for the schedule's trial orders
 				   and the packer, 1..HLOPLAN_THREADS_MAX;
 				   0: one per processor (at most 8 in the
@@ -200,6 +206,18 @@ struct hloplan_position {
 	const char *shape;	/* the node's shape as HLO text, as laid out */
 };
 
+/* --allocators: one allocator's replay of the plan's buffers of S(0). */
+struct hloplan_allocator {
+	const char *name;	/* "bfc", "bfc_growth", "torch_caching",
+				   "torch_expandable", "first_fit",
+				   "best_fit" */
+	int64_t peak_reserved;	/* bytes it took from the device, at most */
+	int64_t peak_allocated;	/* bytes of blocks it handed out, at most */
+	int64_t region_size;	/* "bfc": the one region it needs; else 0 */
+	int exceeded;		/* 1: over the capacity given for S(0); 0:
+				   within it; -1: none given */
+};
+
 struct hloplan_plan {
 	const char *module;	/* HLO module name */
 	int target;		/* HLOPLAN_TARGET_GPU or _TPU */
@@ -226,6 +244,9 @@ struct hloplan_plan {
 						   const_bytes is 0 */
 	int64_t const_base;	/* where its part starts in the blob, a
 				   multiple of 64 */
+	int nallocator;		/* with options.allocators: 6, else 0 */
+	const struct hloplan_allocator *allocators;
+	int allocator_buffers;	/* buffers replayed */
 };
 
 /* Plans in the order module by module, GPU before TPU; 0 unless OK. */
@@ -256,11 +277,13 @@ enum hloplan_format {
 	HLOPLAN_FORMAT_SVG,	/* a memory timeline per arena */
 	HLOPLAN_FORMAT_STATS,	/* the --stats text */
 	HLOPLAN_FORMAT_STATS_JSON,	/* the same figures as JSON */
-	HLOPLAN_FORMAT_CONSTANTS	/* the constants blob: binary, each
+	HLOPLAN_FORMAT_CONSTANTS,	/* the constants blob: binary, each
 					   plan's const_data from its
 					   const_base, zeros between; its size
 					   the sum of the const_bytes, each
 					   rounded up to 64 */
+	HLOPLAN_FORMAT_ALLOCATORS	/* the allocators' table of --stats
+					   alone (options.allocators) */
 };
 
 /* Writes all plans in a format.  name is the output's path, from which the

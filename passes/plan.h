@@ -108,6 +108,47 @@ struct plan_const {
 				   elsewhere */
 };
 
+/* --allocators: the plan's device-arena buffers replayed through the
+ * allocators runtimes use (passes/allocators.c). */
+enum {
+	ALLOC_BFC,		/* XLA/TSL BFC, one preallocated region */
+	ALLOC_BFC_GROWTH,	/* ... allow_growth: regions doubling */
+	ALLOC_TORCH,		/* PyTorch's CUDA caching allocator */
+	ALLOC_TORCH_EXPANDABLE,	/* ... with expandable_segments:True */
+	ALLOC_FIRST_FIT,	/* a textbook heap: first fit */
+	ALLOC_BEST_FIT,		/* ... best fit */
+	NALLOC
+};
+
+/* Memory an allocator reserved at a step (a region, a segment, a mapping,
+ * a heap's new top): [at, at + size) in its memory laid end to end. */
+struct alloc_piece {
+	int64_t at, size;
+	int32_t step;
+};
+
+/* Where a buffer sat: [at, at + size) in the allocator's memory laid end to
+ * end (regions or segments in address order), size the block it got. */
+struct alloc_place {
+	int buf;
+	int64_t at, size;
+};
+
+struct alloc_run {
+	int kind;		/* ALLOC_* */
+	const char *name;	/* "bfc", "bfc_growth", ... */
+	int64_t peak_reserved;	/* bytes taken from the device, at most */
+	int64_t peak_allocated;	/* bytes of blocks handed out, at most */
+	int64_t region;		/* bfc: the region it needs; else 0 */
+	int exceeded;		/* 1: over the capacity of S(0); 0: within;
+				   -1: no capacity given */
+	int nplace;
+	struct alloc_place *place;
+	int npiece;
+	struct alloc_piece *piece;
+	double ms;		/* wall time of the replay (--stats only) */
+};
+
 struct plan {
 	const char *module;	/* HLO module name */
 	int target;		/* enum target */
@@ -136,6 +177,9 @@ struct plan {
 	struct plan_const *consts;	/* in position order */
 	int64_t const_bytes;		/* of const_data */
 	unsigned char *const_data;	/* NULL when const_bytes is 0 */
+	int nalloc;		/* --allocators: NALLOC replays, else 0 */
+	struct alloc_run *allocs;
+	int alloc_buffers;	/* buffers replayed (S(0), in the arena) */
 };
 
 #endif

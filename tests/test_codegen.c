@@ -74,7 +74,7 @@ static struct buffer three_bufs[] = {
 };
 static struct arena three_arenas[] = {{0, 2048, 2048, 3}};
 static const struct plan three = {"jit_f", TARGET_GPU, 256, 4, 3, three_bufs,
-				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 
 static void
 test_layout(void **state)
@@ -145,7 +145,7 @@ test_not_in_arena(void **state)
 		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{0, 256, 256, 1}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
 	(void)state;
@@ -167,7 +167,7 @@ test_copies(void **state)
 	struct arena a[] = {{0, 512, 512, 2}};
 	struct plan_copy c[] = {{1, 0, 7, 1, 200, 0}};
 	struct plan p = {"m", TARGET_GPU, 256, 9, LEN(b), b, LEN(a), a, 0, NULL,
-			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
 	(void)state;
@@ -186,7 +186,7 @@ test_slotted(void **state)
 		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{1, 6656, 6144, 1}};
-	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
 	(void)state;
@@ -232,7 +232,7 @@ test_sanitise(void **state)
 		TEMP("na\xc3\xafve", 5), TEMP("a..b", 6), TEMP("MiXed", 7),
 	};
 	struct arena a[] = {{0, 2048, 2048, 8}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
 	(void)state;
@@ -261,7 +261,7 @@ test_collisions(void **state)
 		TEMP("align", 12), TEMP("plan", 13),
 	};
 	struct arena a[] = {{0, 256 * 14, 256 * 14, 14}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"HLOPLAN_GPU_PLAN_SIZE", NULL, NULL};
 	char *t = NULL;
@@ -297,8 +297,8 @@ test_collisions_across_plans(void **state)
 	struct buffer h[] = {TEMP("gpu_arena", 0), TEMP("gpu.x", 1)};
 	struct arena a[] = {{0, 512, 512, 2}};
 	struct plan p[] = {
-		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL},
-		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL},
+		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
+		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN"};
 	char *t = emit_n(p, pre, 2, "m.hlo");
@@ -323,8 +323,8 @@ test_steps(void **state)
 	struct buffer b[] = {TEMP("x", 0)};
 	struct arena a[] = {{0, 256, 256, 1}};
 	struct plan p[2] = {
-		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL},
-		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL},
+		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
+		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
 	char *t;
@@ -363,7 +363,7 @@ test_shapes(void **state)
 	struct shape f = {0}, g = {0};
 	struct buffer b[] = {TEMP("x", 0), TEMP("y", 1), TEMP("z", 2)};
 	struct arena a[] = {{0, 768, 768, 3}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t;
 
 	(void)state;
@@ -397,7 +397,7 @@ test_escape(void **state)
 		TEMP("?\?=", 3), TEMP("\xc3\xaf", 4),
 	};
 	struct arena a[] = {{0, 1280, 1280, 5}};
-	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	char *t = emit_n(&p, pre, 1, "dir/we*/ird.hlo");
 
@@ -517,7 +517,7 @@ test_two_plans(void **state)
 	};
 	struct arena ta[] = {{0, 1024, 1024, 1}, {1, 512, 512, 1}};
 	struct plan p[] = {three, {"jit_f", TARGET_TPU, 512, 4, LEN(tb), tb,
-				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL}};
+				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0}};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
 	char *t = emit_n(p, pre, 2, "m.hlo");
 
@@ -547,7 +547,7 @@ test_two_plans(void **state)
 static void
 test_empty(void **state)
 {
-	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
 	(void)state;
@@ -572,7 +572,7 @@ test_many_checks(void **state)
 	static char names[300][8];
 	struct buffer b[300];
 	struct arena a[] = {{0, 256 * 300, 256 * 300, 300}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	const char *one, *two, *q;
 	char *t;
 	int i, n = 0;
@@ -619,7 +619,7 @@ test_constants(void **state)
 	struct arena a[] = {{0, 0, 0, 0}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a,
 			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0,
-			 LEN(k), k, 128, data};
+			 LEN(k), k, 128, data, 0, NULL, 0};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"H", NULL, "m.bin"};
 	char *t = emit(&p), *u;

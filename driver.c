@@ -30,7 +30,7 @@ stats_now(void)
 const char *const stage_names[NSTAGE] = {
 	"read", "parse", "flatten", "order", "schedule", "values",
 	"liveness", "copies", "reuse", "buffers", "double-buffering",
-	"packing", "verify", "codegen", "write", "other",
+	"packing", "verify", "allocators", "codegen", "write", "other",
 };
 
 /* Prints a stage when it is the one asked for, timed as codegen. */
@@ -97,6 +97,6 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 		return d && d->keep_refused ? 1 : -1;
 	}
 	if (o->allocators)
-		replay_allocators(&p, pl);
+		STAGE(st, ST_ALLOCATORS, replay_allocators(&p, pl));
 	return 0;
 }

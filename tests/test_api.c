@@ -450,6 +450,24 @@ test_stages_sum(void **state)
 	hloplan_free(r);
 }
 
+/* The allocator replays are a stage of their own: 0 without the option,
+ * time with it, so that the stages still sum to the whole. */
+static void
+test_allocators_timed(void **state)
+{
+	struct hloplan_options o = {0};
+	struct hloplan_result *r = plan(NULL);
+
+	(void)state;
+	assert_true(hloplan_stage_ms(r, stage("allocators")) == 0);
+	hloplan_free(r);
+	o.allocators = 1;
+	r = plan(&o);
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	assert_true(hloplan_stage_ms(r, stage("allocators")) > 0);
+	hloplan_free(r);
+}
+
 /* The outputs are the codegen stage: 0 until one is written, then the
  * time it took; the statistics themselves are not counted.  Files written
  * through the library are its write stage. */
@@ -1024,6 +1042,7 @@ main(void)
 		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_stages_sum),
 		cmocka_unit_test(test_codegen_timed),
+		cmocka_unit_test(test_allocators_timed),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_header),

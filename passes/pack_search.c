@@ -2,6 +2,8 @@
  * on one piece: the lower bound tried first, then capacities bisected
  * between it and the best height found. */
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +55,9 @@ struct bb {
 	int *mbase, *mpos;	/* where box i sits in section s's run */
 	long nodes, steps, budget;
 	const char *heur;
+	uint64_t rng;		/* 0: the preorder as it is; else its seed */
+	atomic_long *stop;	/* a restart: stop when *stop < run */
+	long run;
 };
 
 static void
@@ -407,6 +412,30 @@ bb_try(struct bb *s, const struct part *p, int at, int k, struct ent e,
 	return r;
 }
 
+/* splitmix64 (Steele, Lea and Flood), the same on every machine. */
+static uint64_t
+bb_rand(uint64_t *x)
+{
+	uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* A seeded run tries a candidate before the one ahead of it one time in
+ * 64. */
+enum { BB_SWAP_MASK = 63 };
+
+static int
+bb_swap(struct bb *s)
+{
+	if (!s->rng)
+		return 0;
+	s->steps++;
+	return (bb_rand(&s->rng) & BB_SWAP_MASK) == 0;
+}
+
 static int
 bb_search(struct bb *s, const struct part *p, int from, int m,
 	  int64_t lastoff, int lastp)
@@ -415,7 +444,9 @@ bb_search(struct bb *s, const struct part *p, int from, int m,
 	int64_t minh = INT64_MAX;
 	struct most most;
 
-	if (--s->nodes < 0 || s->steps >= s->budget)
+	if (--s->nodes < 0 || s->steps >= s->budget ||
+	    (s->stop && atomic_load_explicit(s->stop, memory_order_relaxed) <
+			    s->run))
 		return BB_ABORT;
 	at = bb_order(s, from, m, &k);
 	if (k == 0) {
@@ -431,11 +462,23 @@ bb_search(struct bb *s, const struct part *p, int from, int m,
 			minh = e->off + s->L->size[e->box];
 	}
 	most = bb_most(s, p->s0, p->s1);
-	for (int q = 0; q < k && r == BB_NONE && !hatless; q++) {
-		struct ent e = s->ent[at + q];
+	for (int q = 0, up = 0; q < k && r == BB_NONE && !hatless; q++) {
+		struct ent e;
 
-		if (e.off >= minh)	/* dominated: a gap another box fits */
+		if (up) {	/* q + 1 went first: now q */
+			e = s->ent[at + q - 1];
+			up = 0;
+		} else if (q + 1 < k && bb_swap(s)) {
+			e = s->ent[at + q + 1];
+			up = 1;
+		} else {
+			e = s->ent[at + q];
+		}
+		if (e.off >= minh) {	/* dominated: a gap another box fits */
+			if (up)
+				continue;
 			break;
+		}
 		if (e.off < lastoff || (e.off == lastoff && e.pidx < lastp))
 			continue;	/* not canonical */
 		if (s->L->pin[e.box] >= 0 && e.off != s->L->pin[e.box])
@@ -722,28 +765,244 @@ bb_pass(struct bb *s, int64_t *lo, int64_t *best, int64_t g, long unit,
 	}
 }
 
+/* ---- restarts ----------------------------------------------------------- */
+
+/* The search's work to a plan is heavy-tailed (Gomes, Selman and Kautz,
+ * 1998): at one capacity a preorder finds a plan in 2M steps, at the next
+ * granule none in 40M.  So once a plan is found, capacities are tried by
+ * short runs of fixed length, many capacities and preorders rather than
+ * one long run.  A batch is a list of runs (capacity, preorder, seed: 0
+ * for the plain search, else one that swaps candidates now and then);
+ * each run is a pure function of those, the runs go to the threads in
+ * order, and the batch's answer is that of its first run that found a
+ * plan or exhausted the space, its steps those of the runs up to it: the
+ * same for any number of threads. */
+
+/* Steps of a run (on D and J, the plain search finds its plans one or
+ * two granules lower within 8M steps, or not in 40M); capacities of a
+ * walk. */
+enum { RS_LEN = 10000000, RS_WALK = 4 };
+
+struct rsrun {
+	int64_t cap;
+	int heur;
+	uint64_t seed;
+	long limit, took;
+	int res;
+};
+
+struct restarts {
+	struct bb *s;		/* one per thread */
+	int nt;
+	int *all;		/* 0 .. n - 1: the whole piece */
+	struct rsrun *run;
+	int nrun;
+	atomic_int next;
+	atomic_long decided;	/* first run that found or exhausted */
+	long *won;		/* per thread: the first run it found with */
+	int64_t **sol;		/* ... and that run's plan */
+};
+
+static void
+rs_one(struct restarts *R, int t, int k)
+{
+	static const char *const heur[] = { "WAT", "TAW", "TWA" };
+	struct bb *s = &R->s[t];
+	struct part whole = { R->all, s->n, 0, s->g.nsec };
+	struct rsrun *u = &R->run[k];
+
+	s->cap = u->cap;
+	s->rng = u->seed;
+	s->run = k;
+	s->budget = LONG_MAX;
+	u->res = bb_run(s, &whole, heur[u->heur], LONG_MAX, u->limit,
+			&u->took);
+	if (u->res == BB_ABORT)
+		return;
+	for (long d = atomic_load(&R->decided); k < d &&
+	     !atomic_compare_exchange_weak(&R->decided, &d, k);)
+		;
+	if (u->res == BB_FOUND && k < R->won[t]) {
+		R->won[t] = k;
+		memcpy(R->sol[t], s->sol, (size_t)s->n * sizeof *s->sol);
+	}
+}
+
+struct rs_arg {
+	struct restarts *R;
+	int t;
+};
+
+static void *
+rs_thread(void *arg)
+{
+	struct rs_arg *a = arg;
+	struct restarts *R = a->R;
+	int k;
+
+	while ((k = atomic_fetch_add(&R->next, 1)) < R->nrun &&
+	       k <= atomic_load(&R->decided))
+		rs_one(R, a->t, k);
+	return NULL;
+}
+
+/* Runs the batch on the threads; returns its first run that decided, or
+ * nrun. */
+static long
+rs_batch(struct restarts *R)
+{
+	struct rs_arg a[PK_THREADS_MAX];
+	pthread_t th[PK_THREADS_MAX];
+	int started = 0, nt = R->nt < R->nrun ? R->nt : R->nrun;
+
+	atomic_store(&R->next, 0);
+	atomic_store(&R->decided, R->nrun);
+	for (int t = 0; t < R->nt; t++) {
+		a[t] = (struct rs_arg){ R, t };
+		R->won[t] = LONG_MAX;
+		R->s[t].stop = &R->decided;
+	}
+	for (int t = 1; t < nt; t++)
+		if (pthread_create(&th[started], NULL, rs_thread,
+				   &a[t]) == 0)
+			started++;
+	rs_thread(&a[0]);
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	return atomic_load(&R->decided);
+}
+
+/* Runs the batch, each run cut to what is left of budget (those past it
+ * not started); a plan lower than *best becomes the best, in out.
+ * Returns the deciding run, or -1; its steps are added to s->steps. */
+static int
+rs_probe(struct bb *s, struct restarts *R, long budget, int64_t *best,
+	 int64_t *out)
+{
+	long planned = s->steps, d;
+	int n = 0;
+
+	for (; n < R->nrun && planned < budget; n++) {
+		long l = R->run[n].limit;
+
+		R->run[n].limit = l < budget - planned ? l : budget - planned;
+		planned += R->run[n].limit;
+	}
+	R->nrun = n;
+	d = rs_batch(R);
+	for (int k = 0; k < n && k <= d; k++)
+		s->steps += R->run[k].took;
+	if (d >= n)
+		return -1;
+	for (int t = 0; t < R->nt && R->run[d].res == BB_FOUND; t++)
+		if (R->won[t] == d) {
+			int64_t h = 0;
+
+			for (int i = 0; i < s->n; i++)
+				h = max64(h, R->sol[t][i] + s->L->size[i]);
+			if (h < *best) {
+				*best = h;
+				memcpy(out, R->sol[t],
+				       (size_t)s->n * sizeof *out);
+			}
+		}
+	return (int)d;
+}
+
+static void
+rs_init(struct restarts *R, const struct local *L, int nt)
+{
+	memset(R, 0, sizeof *R);
+	R->run = pack_xmalloc(3 * (size_t)RS_WALK * sizeof *R->run);
+	R->s = pack_xmalloc((size_t)nt * sizeof *R->s);
+	R->won = pack_xmalloc((size_t)nt * sizeof *R->won);
+	R->sol = pack_xmalloc((size_t)nt * sizeof *R->sol);
+	R->all = pack_xmalloc((size_t)L->n * sizeof *R->all);
+	for (int i = 0; i < L->n; i++)
+		R->all[i] = i;
+	for (; R->nt < nt; R->nt++) {
+		if (bb_init(&R->s[R->nt], L) != 0)
+			break;
+		R->sol[R->nt] = pack_xmalloc((size_t)L->n * sizeof(int64_t));
+	}
+}
+
+static void
+rs_free(struct restarts *R)
+{
+	for (int t = 0; t < R->nt; t++) {
+		bb_free(&R->s[t]);
+		free(R->sol[t]);
+	}
+	free(R->run);
+	free(R->s);
+	free(R->won);
+	free(R->sol);
+	free(R->all);
+}
+
+/* The batch of pass `pass`: every preorder at each capacity of caps[0 ..
+ * nc), plain in pass 0, seeded by the pass, capacity and preorder after. */
+static void
+rs_plan(struct restarts *R, const int64_t *caps, int nc, long pass)
+{
+	R->nrun = 0;
+	for (int c = 0; c < nc; c++)
+		for (int h = 0; h < 3; h++) {
+			uint64_t x = (uint64_t)pass * 0x100000001b3u ^
+				     (uint64_t)caps[c] * 3 ^ (uint64_t)h;
+
+			R->run[R->nrun++] = (struct rsrun){ caps[c], h,
+				pass ? bb_rand(&x) | 1 : 0, RS_LEN, 0, 0 };
+		}
+}
+
 /* The lowest plan it can find below best, no lower than lo: the capacity
  * lo first with a quarter of the budget (where the bound is reached,
  * mostly there), then passes of bisection, each probe of the first pass
  * with 1/32 of what is left, four times that in the next pass, and so
- * on: the work to reach a capacity is erratic, many short probes find low
- * plans that a few long ones miss.  Returns the height (best when it
- * found none), the offsets in out. */
+ * on, until 5/8 of the budget; then walks of RS_WALK capacities down
+ * from the best, a granule apart, every preorder at each, until the
+ * budget: plain in the first walk below a new best, seeded in the next.
+ * The work to reach a capacity is erratic, many short runs find low
+ * plans that a few long ones miss; and bisection wastes its late probes
+ * far below what the search can reach (on D, 1009664 took 75M steps for
+ * nothing), where the next granule down is as good a throw of the dice
+ * as a new seed (on D and J, the first walk finds 1031168 and 1036288).
+ * Returns the height (best when it found none), the offsets in out. */
 static int64_t
-bb_minimize(struct bb *s, int64_t lo, int64_t best, long budget, int64_t *out)
+bb_minimize(struct bb *s, int nt, int64_t lo, int64_t best, long budget,
+	    int64_t *out)
 {
-	int64_t g = bb_granule(s);
-	long unit;
+	int64_t g = bb_granule(s), caps[RS_WALK];
+	long bisect = budget / 8 * 5, pass = 0;
+	struct restarts R;
 
 	lo = align_up(lo, g);
 	if (lo >= best)
 		return best;
 	if (bb_probe(s, lo, budget / 4, &best, out) == BB_NONE)
 		lo += g;
-	unit = max64((budget - s->steps) / 32, 1);
-	for (; lo < best && s->steps < budget;
+	for (long unit = max64((budget - s->steps) / 32, 1);
+	     lo < best && s->steps < bisect;
 	     unit = unit < LONG_MAX / 4 ? 4 * unit : LONG_MAX)
-		bb_pass(s, &lo, &best, g, unit, budget, out);
+		bb_pass(s, &lo, &best, g, unit, bisect, out);
+	if (lo >= best || s->steps >= budget)
+		return best;
+	rs_init(&R, s->L, nt);
+	while (lo < best && s->steps < budget && R.nt > 0) {
+		int64_t was = best;
+		int nc = 0, d;
+
+		for (; nc < RS_WALK && best - (nc + 1) * g >= lo; nc++)
+			caps[nc] = best - (nc + 1) * g;
+		rs_plan(&R, caps, nc, pass);
+		d = rs_probe(s, &R, budget, &best, out);
+		if (d >= 0 && R.run[d].res == BB_NONE)
+			lo = R.run[d].cap + g;
+		pass = best < was ? 0 : pass + 1;
+	}
+	rs_free(&R);
 	return best;
 }
 
@@ -756,7 +1015,8 @@ pk_search_piece(struct packer *P, struct piece *p, long budget)
 
 	if (bb_init(&s, &L) != 0)
 		return 0;
-	h = bb_minimize(&s, P->target, p->height, budget, L.off);
+	h = bb_minimize(&s, pk_threads(P), P->target, p->height, budget,
+			L.off);
 	P->steps += s.steps;
 	bb_free(&s);
 	if (h == p->height)

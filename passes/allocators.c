@@ -305,22 +305,30 @@ now_ms(void)
 }
 
 /* BFC with one region: the region it needs is found by a replay in an
- * unlimited one (its high-water address), checked by a replay in a region
- * of exactly that size, and, should the smaller last chunk change a choice
- * and fail, searched upward by 256 bytes doubling. */
+ * unlimited one (its high-water address H), checked by a replay in a
+ * region of exactly H, and, should the smaller last chunk change a choice
+ * and fail, searched upward by a step doubling from 256 bytes.  A choice
+ * changes most often where a chunk is no longer split, which BFC does when
+ * what is left is under twice the request and under 128 MiB (its default
+ * max_internal_fragmentation_bytes): so above 1 GiB the step starts at
+ * 128 MiB.  On every corpus module the region is the one steps from 256
+ * bytes find, in two replays where those took up to twenty (L02's TPU
+ * plan). */
 static int64_t
 bfc_region(struct model *m, const struct alloc_req *req,
 	   const struct events *ev, struct alloc_place *place)
 {
-	int64_t high, r;
+	int64_t high, r, step = 256, frag = (int64_t)128 << 20;
 
 	replay(m, ALLOC_BFC, unlimited, req, ev, NULL);
 	high = m->high;
 	model_done(m);
+	if (high >= 8 * frag)
+		step = frag;
 	r = high;
 	for (int k = 0; replay(m, ALLOC_BFC, r, req, ev, place) < 0; k++) {
 		model_done(m);
-		r = high + ((int64_t)256 << k);
+		r = high + (step << k);
 	}
 	return r;
 }

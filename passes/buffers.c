@@ -65,7 +65,7 @@ new_buffer(struct prog *p, struct buffer *b, int v)
 	b->src_file = in->src_file;
 	b->src_line = in->src_line;
 	b->space = shape_is_tuple(x->shape) ? 0 : x->shape->space;
-	b->shape = target_layout(p->pool, &p->opt, x->shape);
+	b->shape = p->trial ? NULL : target_layout(p->pool, &p->opt, x->shape);
 	b->start = p->bstart[v];
 	b->end = p->bend[v];
 	b->slots = 1;
@@ -116,6 +116,30 @@ fit_node(struct prog *p, struct buffer *b, const struct shape *s)
 		b->bytes = bytes;
 	if (size > b->size)
 		b->size = size;
+}
+
+/* fit_node over the nodes of instruction i of c from *node on: what
+ * list_positions does for the sizes alone. */
+static void
+fit_shape(struct prog *p, struct plan *pl, int c, int i,
+	  const struct shape *s, int *node)
+{
+	int v = prog_val(p, c, i, (*node)++);
+
+	if (s->type != DT_TOKEN)
+		fit_node(p, &pl->bufs[p->buf_of[v]], s);
+	for (int e = 0; e < s->nelem; e++)
+		fit_shape(p, pl, c, i, &s->elems[e], node);
+}
+
+static void
+fit_nodes(struct prog *p, struct plan *pl)
+{
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int c = p->steps[t].comp, i = p->steps[t].instr, node = 0;
+
+		fit_shape(p, pl, c, i, &p->m->comps[c].instrs[i].shape, &node);
+	}
 }
 
 /* Where each node of each instruction lives, with what a runtime binds it
@@ -207,6 +231,17 @@ list_copies(struct prog *p, struct plan *pl)
 	}
 }
 
+/* Each step's "computation/instruction", for the outputs. */
+static void
+name_steps(struct prog *p, struct plan *pl)
+{
+	pl->steps = pool_alloc(p->pool, sizeof(char *) * (size_t)(p->ntime + 1));
+	for (int32_t t = 0; t < p->ntime; t++)
+		pl->steps[t] = pool_printf(p->pool, "%s/%s",
+			p->m->comps[p->steps[t].comp].name,
+			p->m->comps[p->steps[t].comp].instrs[p->steps[t].instr].name);
+}
+
 /* Arenas are sums of sizes: keep every sum far from overflow (room for
  * 64 slots a buffer), or say that the module is too big. */
 static void
@@ -253,14 +288,14 @@ build_buffers(struct prog *p, struct plan *pl)
 	}
 	for (int b = 0; b < pl->nbuf; b++)
 		place_class(&p->opt, &pl->bufs[b], !nonconst[b]);
-	list_positions(p, pl);
+	if (p->trial)
+		fit_nodes(p, pl);
+	else
+		list_positions(p, pl);
 	check_total(p, pl);
 	list_copies(p, pl);
-	pl->steps = pool_alloc(p->pool, sizeof(char *) * (size_t)(p->ntime + 1));
-	for (int32_t t = 0; t < p->ntime; t++)
-		pl->steps[t] = pool_printf(p->pool, "%s/%s",
-			p->m->comps[p->steps[t].comp].name,
-			p->m->comps[p->steps[t].comp].instrs[p->steps[t].instr].name);
+	if (!p->trial)
+		name_steps(p, pl);
 	pl->ntime = p->ntime;
 	pl->nalias = p->nalias;
 	pl->nalias_kept = p->nalias_kept;

@@ -526,7 +526,7 @@ try_orders(const struct prog *base, int **order)
 	struct pool *pool = pool_new();
 	struct diags ds = {.pool = pool};
 	struct prog q = {.pool = pool, .ds = &ds, .m = base->m,
-			 .opt = base->opt, .order = order};
+			 .opt = base->opt, .order = order, .trial = 1};
 	struct plan pl = {0};
 	int64_t peak = -1;
 

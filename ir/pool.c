@@ -1,17 +1,26 @@
 /* One pool owns the IR: allocations are bumped out of large blocks and freed
  * all at once (QBE's pool, Lua's single allocation seam). */
+#define _DEFAULT_SOURCE
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ir/ir.h"
 
-enum { BLOCK = 1 << 20 };
+/* Blocks of 1 MiB; once a pool holds 4 of them, blocks of 8 MiB mapped in
+ * huge pages.  A page's first touch was a third of a large run (a fault a
+ * 4 KiB page, 8 us on a virtual machine); a huge page is one fault for
+ * 512 of them, and comes zeroed. */
+enum { BLOCK = 1 << 20, HUGE = 2 << 20, BIG_BLOCK = 8 << 20 };
 
 struct block {
 	struct block *next;
 	size_t used, cap;
-	int zeroed;		/* calloc's: what it hands out is zero */
+	int zeroed;		/* calloc's or mmap's: what it hands out is
+				   zero */
+	size_t mapped;		/* bytes mapped for it, or 0: malloc's */
 	max_align_t data[];
 };
 
@@ -46,7 +55,10 @@ pool_free(struct pool *p)
 		return;
 	for (b = p->head; b; b = next) {
 		next = b->next;
-		free(b);
+		if (b->mapped)
+			munmap(b, b->mapped);
+		else
+			free(b);
 	}
 	free(p);
 }
@@ -67,8 +79,51 @@ block_new(struct pool *p, size_t cap, int big)
 	b->used = 0;
 	b->cap = cap;
 	b->zeroed = big;
+	b->mapped = 0;
 	p->bytes += sizeof *b + cap;
 	return b;
+}
+
+/* A block of at least cap bytes in huge pages where the system has them
+ * (madvise: a hint), on a boundary of one; NULL when mmap fails. */
+static struct block *
+block_map(struct pool *p, size_t cap)
+{
+	size_t len = (sizeof(struct block) + cap + HUGE - 1) / HUGE * HUGE;
+	char *m = mmap(NULL, len + HUGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t head;
+	struct block *b;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	head = (HUGE - (uintptr_t)m % HUGE) % HUGE;
+	if (head)
+		munmap(m, head);
+	munmap(m + head + len, HUGE - head);
+	b = (struct block *)(m + head);
+#ifdef MADV_HUGEPAGE
+	madvise(b, len, MADV_HUGEPAGE);
+#endif
+	b->used = 0;
+	b->cap = len - sizeof *b;
+	b->zeroed = 1;
+	b->mapped = len;
+	p->bytes += len;
+	return b;
+}
+
+/* A block for requests of n bytes: its own when big, else a shared one. */
+static struct block *
+block_for(struct pool *p, size_t n, int own)
+{
+	struct block *b = NULL;
+
+	if (own && n >= HUGE)
+		b = block_map(p, n);
+	else if (!own && p->bytes >= 4 * BLOCK)
+		b = block_map(p, BIG_BLOCK);
+	return b ? b : block_new(p, own ? n : BLOCK, own);
 }
 
 void *
@@ -81,7 +136,7 @@ pool_alloc(struct pool *p, size_t n)
 	n = (n + a - 1) / a * a;
 	if (n > BLOCK / 4) {
 		/* A big request gets a block of its own behind the head. */
-		b = block_new(p, n, 1);
+		b = block_for(p, n, 1);
 		if (p->head) {
 			b->next = p->head->next;
 			p->head->next = b;
@@ -90,7 +145,7 @@ pool_alloc(struct pool *p, size_t n)
 			p->head = b;
 		}
 	} else if (!b || b->cap - b->used < n) {
-		b = block_new(p, BLOCK, 0);
+		b = block_for(p, n, 0);
 		b->next = p->head;
 		p->head = b;
 	}

@@ -19,6 +19,8 @@ struct idset {
 				   name, the k to try next; for a key_id
 				   key, its id */
 	int n;			/* ids key_id has given */
+	char *tmp;		/* scratch for a name looked up, not kept */
+	size_t tmpcap;
 };
 
 /* Macro suffixes every plan defines, besides three per arena. */
@@ -77,6 +79,8 @@ idset_init(struct idset *set, struct pool *pool, size_t n)
 	set->slot = pool_alloc(pool, set->cap * sizeof *set->slot);
 	set->val = pool_alloc(pool, set->cap * sizeof *set->val);
 	set->n = 0;
+	set->tmp = NULL;
+	set->tmpcap = 0;
 }
 
 /* ---- names -------------------------------------------------------------- */
@@ -108,20 +112,44 @@ sanitise(struct pool *pool, const char *s)
 	return *r ? r : "UNNAMED";
 }
 
+/* Macro i of a buffer named name, in the set's scratch: valid until the
+ * next call. */
 static const char *
-form(struct pool *pool, const char *pre, const char *name, int i)
+form_tmp(struct idset *set, const char *pre, const char *name, int i)
 {
-	return pool_printf(pool, "%s_%s%s%s", pre, forms[i][0], name,
-			   forms[i][1]);
+	size_t np = strlen(pre), nb = strlen(forms[i][0]), nn = strlen(name);
+	size_t na = strlen(forms[i][1]), n = np + 1 + nb + nn + na + 1;
+	char *q;
+
+	if (n > set->tmpcap) {
+		set->tmpcap = 2 * n;
+		set->tmp = pool_alloc(set->pool, set->tmpcap);
+	}
+	q = set->tmp;
+	memcpy(q, pre, np);
+	q[np] = '_';
+	memcpy(q += np + 1, forms[i][0], nb);
+	memcpy(q += nb, name, nn);
+	memcpy(q += nn, forms[i][1], na + 1);
+	return set->tmp;
 }
 
+static const char *
+form(struct idset *set, const char *pre, const char *name, int i)
+{
+	return pool_strdup(set->pool, form_tmp(set, pre, name, i));
+}
+
+/* Whether every macro of name is free; then slot[i] is where macro i
+ * goes. */
 static int
-forms_free(struct idset *set, const char *pre, const char *name)
+forms_free(struct idset *set, const char *pre, const char *name,
+	   const char **slot[NFORMS])
 {
 	int i;
 
 	for (i = 0; i < NFORMS; i++)
-		if (*idset_slot(set, form(set->pool, pre, name, i)))
+		if (*(slot[i] = idset_slot(set, form_tmp(set, pre, name, i))))
 			return 0;
 	return 1;
 }
@@ -135,6 +163,7 @@ pick_name(struct idset *set, const char *pre, const char *base)
 {
 	const char *key = pool_printf(set->pool, "%s %s", pre, base);
 	const char **slot = idset_slot(set, key), *name = base;
+	const char **fs[NFORMS];
 	int i, k, *next = &set->val[slot - set->slot];
 
 	if (!*slot)
@@ -142,11 +171,15 @@ pick_name(struct idset *set, const char *pre, const char *base)
 	k = *next ? *next : 2;
 	if (*next)
 		name = pool_printf(set->pool, "%s_%d", base, k++);
-	for (; !forms_free(set, pre, name); k++)
+	for (; !forms_free(set, pre, name, fs); k++)
 		name = pool_printf(set->pool, "%s_%d", base, k);
 	*next = k;
-	for (i = 0; i < NFORMS; i++)
-		idset_add(set, form(set->pool, pre, name, i));
+	for (i = 0; i < NFORMS; i++) {	/* two may have found one slot */
+		if (*fs[i])
+			idset_add(set, form(set, pre, name, i));
+		else
+			*fs[i] = form(set, pre, name, i);
+	}
 	return name;
 }
 
@@ -588,19 +621,41 @@ put_shapes(struct hdr *h, int *shape)
 					    sizeof *rows);
 	int fresh, n = 0;
 
+	size_t cap = 16, at;
+	const struct shape **seen;	/* open addressing: a shape pointer */
+	int *seen_id;			/* its row */
+
+	while (cap < 2 * (size_t)p->nbuf + 1)
+		cap *= 2;
+	seen = pool_alloc(pool, cap * sizeof *seen);
+	seen_id = pool_alloc(pool, cap * sizeof *seen_id);
 	idset_init(&keys, pool, (size_t)p->nbuf);
 	idset_init(&lists, pool, 2 * (size_t)p->nbuf);
 	for (int i = 0; i < p->nbuf; i++) {
 		const struct shape *s = p->bufs[i].shape;
-		struct shape_row r = {s, list_key(pool, s, 0),
-				      list_key(pool, s, 1), tiles_text(pool, s),
-				      codegen_shape_text(pool, s)};
-		const char *key = pool_printf(pool, "%s|%s|%s|%s|%s",
-			codegen_dtype(s), r.dims, r.m2m, r.tiles, r.text);
+		struct shape_row r;
+		const char *key;
 
+		/* Buffers share laid-out shapes: each pointer's text once. */
+		at = ((uintptr_t)s / sizeof(void *) * 2654435761u) & (cap - 1);
+		while (seen[at] && seen[at] != s)
+			at = (at + 1) & (cap - 1);
+		if (s && seen[at] == s) {
+			shape[i] = seen_id[at];
+			continue;
+		}
+		r = (struct shape_row){s, list_key(pool, s, 0),
+				       list_key(pool, s, 1), tiles_text(pool, s),
+				       codegen_shape_text(pool, s)};
+		key = pool_printf(pool, "%s|%s|%s|%s|%s", codegen_dtype(s),
+				  r.dims, r.m2m, r.tiles, r.text);
 		shape[i] = key_id(&keys, key, &fresh);
 		if (fresh)
 			rows[n++] = r;
+		if (s) {
+			seen[at] = s;
+			seen_id[at] = shape[i];
+		}
 	}
 	fputs("\n/* The buffers' shapes, each once, and their lists */\n",
 	      h->out);
@@ -931,6 +986,35 @@ put_constant_row(struct hdr *h, const struct plan_const *k)
 		k->bytes, k->known);
 }
 
+/* Bytes in decimal, 24 a line after a tab: a line a write, not a printf a
+ * byte (which was a quarter of a 50 MB module's header). */
+static void
+put_bytes(FILE *out, const unsigned char *d, int64_t n)
+{
+	char line[2 + 24 * 4 + 1];
+
+	for (int64_t i = 0; i < n; i += 24) {
+		char *q = line;
+
+		if (i)
+			*q++ = ',';
+		*q++ = '\n';
+		*q++ = '\t';
+		for (int64_t j = i; j < n && j < i + 24; j++) {
+			unsigned v = d[j];
+
+			if (j > i)
+				*q++ = ',';
+			if (v >= 100)
+				*q++ = (char)('0' + v / 100);
+			if (v >= 10)
+				*q++ = (char)('0' + v / 10 % 10);
+			*q++ = (char)('0' + v % 10);
+		}
+		fwrite(line, 1, (size_t)(q - line), out);
+	}
+}
+
 /* The constants' bytes, laid out as their buffers are. */
 static void
 put_const_data(struct hdr *h)
@@ -954,9 +1038,7 @@ put_const_data(struct hdr *h)
 		"[%s_CONST_BYTES]\n"
 		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
 		"\t= {", pre, pre);
-	for (int64_t i = 0; i < h->p->const_bytes; i++)
-		fprintf(out, "%s%u", i % 24 ? "," : i ? ",\n\t" : "\n\t",
-			h->p->const_data[i]);
+	put_bytes(out, h->p->const_data, h->p->const_bytes);
 	fputs("\n};\n", out);
 }
 

@@ -64,9 +64,10 @@ retop(struct segset *s, int from)
 static void
 grow_sets(struct prog *p, int n)
 {
-	while (p->setcap < n)
-		p->sets = vec_grow(p->pool, p->sets, &p->setcap,
-				   sizeof *p->sets);
+	if (n > p->setcap)	/* at least doubled: one value at a time */
+		p->sets = vec_reserve(p->pool, p->sets, &p->setcap,
+				      n > 2 * p->setcap ? n : 2 * p->setcap,
+				      sizeof *p->sets);
 }
 
 void

@@ -247,16 +247,37 @@ reserve_fixed(struct idset *set, const char *pre, const struct plan *p)
 						   arena[j]));
 }
 
+/* The names chosen, kept in pool when the set that chose them goes. */
+static void
+keep_names(struct pool *pool, const struct plan *plans,
+	   const struct bindings *b, int nplan, const char ***names,
+	   const char ***io)
+{
+	for (int i = 0; i < nplan; i++) {
+		const char **k = pool_alloc(pool, sizeof(char *) *
+				(size_t)(b[i].npar + b[i].nout + 1));
+
+		for (int j = 0; j < plans[i].nbuf; j++)
+			names[i][j] = pool_strdup(pool, names[i][j]);
+		for (int j = 0; j < b[i].npar + b[i].nout; j++)
+			k[j] = io[i][j] ? pool_strdup(pool, io[i][j]) : NULL;
+		io[i] = k;
+	}
+}
+
 /* names[i][j]: the C name of buffer j of plan i; io[i]: its parameters'
- * and outputs' (name_io).  Every plan's fixed names go in first, then the
- * parameters' and outputs', so no buffer takes one, even under another
- * plan's prefix. */
+ * and outputs' (name_io), in pool.  Every plan's fixed names go in first,
+ * then the parameters' and outputs', so no buffer takes one, even under
+ * another plan's prefix.  The set of every macro (tens of bytes a macro,
+ * six macros a buffer) lives in a pool of its own, freed before the header
+ * is written. */
 static const char ***
-name_buffers(struct pool *pool, const struct plan *plans,
+name_buffers(struct pool *keep, const struct plan *plans,
 	     const char *const *prefixes, int nplan, const char *guard,
 	     const struct bindings *b, const char ***io)
 {
-	const char ***names = pool_alloc(pool, (size_t)nplan * sizeof *names);
+	const char ***names = pool_alloc(keep, (size_t)nplan * sizeof *names);
+	struct pool *pool = pool_new();
 	struct idset set;
 	size_t n = 1;
 	int i, j;
@@ -272,7 +293,7 @@ name_buffers(struct pool *pool, const struct plan *plans,
 	for (i = 0; i < nplan; i++)
 		io[i] = name_io(&set, prefixes[i], &plans[i], &b[i]);
 	for (i = 0; i < nplan; i++) {
-		names[i] = pool_alloc(pool, (size_t)plans[i].nbuf *
+		names[i] = pool_alloc(keep, (size_t)plans[i].nbuf *
 						    sizeof *names[i] + 1);
 		for (j = 0; j < plans[i].nbuf; j++) {
 			assert(plans[i].bufs[j].name);
@@ -281,6 +302,8 @@ name_buffers(struct pool *pool, const struct plan *plans,
 							 plans[i].bufs[j].name));
 		}
 	}
+	keep_names(keep, plans, b, nplan, names, io);
+	pool_free(pool);
 	return names;
 }
 
@@ -1345,13 +1368,15 @@ codegen_header(FILE *out, const struct plan *plans,
 	}
 	names = name_buffers(pool, plans, prefixes, nplan, guard, b, io);
 	put_preamble(out, o ? o->source : NULL, guard);
-	for (i = 0; i < nplan; i++) {
+	for (i = 0; i < nplan; i++) {	/* each plan's text in a pool freed
+					   once it is written */
 		j = steps_shared_with(plans, i);
 		h = (struct hdr){out, o ? o->constants : NULL,
-				 codegen_constants_base(&set, i), pool,
+				 codegen_constants_base(&set, i), pool_new(),
 				 &plans[i], prefixes[i], names[i], &b[i],
 				 io[i], j >= 0 ? prefixes[j] : NULL};
 		put_plan(&h);
+		pool_free(h.pool);
 	}
 	fprintf(out, "\n#endif /* %s */\n", guard);
 	pool_free(pool);

@@ -154,6 +154,19 @@ forms_free(struct idset *set, const char *pre, const char *name,
 	return 1;
 }
 
+/* a, b and c as one string in pool. */
+static const char *
+cat(struct pool *pool, const char *a, const char *b, const char *c)
+{
+	size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+	char *r = pool_alloc(pool, na + nb + nc + 1);
+
+	memcpy(r, a, na);
+	memcpy(r + na, b, nb);
+	memcpy(r + na + nb, c, nc + 1);
+	return r;
+}
+
 /* The first of base, base_2, base_3, ... whose macros are all free.
  * Names are only ever added, so the search for a base goes on from where
  * the last one for it stopped: linear in the buffers, however many share
@@ -161,7 +174,7 @@ forms_free(struct idset *set, const char *pre, const char *name,
 static const char *
 pick_name(struct idset *set, const char *pre, const char *base)
 {
-	const char *key = pool_printf(set->pool, "%s %s", pre, base);
+	const char *key = cat(set->pool, pre, " ", base);
 	const char **slot = idset_slot(set, key), *name = base;
 	const char **fs[NFORMS];
 	int i, k, *next = &set->val[slot - set->slot];
@@ -385,7 +398,21 @@ struct hdr {
 	const char **io;	/* the name of each parameter, then output */
 	const char *steps_of;	/* an earlier plan's prefix whose step tables
 				   is this one's too, or NULL */
+	const struct shape *last;	/* the shape text_of made last */
+	const char *last_text;
 };
+
+/* codegen_shape_text, once for a run of positions that share a laid-out
+ * shape (16,384 outputs of one shape in a wide tuple). */
+static const char *
+text_of(struct hdr *h, const struct shape *s)
+{
+	if (!s || s != h->last) {
+		h->last = s;
+		h->last_text = codegen_shape_text(h->pool, s);
+	}
+	return h->last_text;
+}
 
 static const struct arena *
 find_arena(const struct plan *p, int space)
@@ -954,7 +981,7 @@ put_io_row(struct hdr *h, int k)
 		fprintf(out, ", %s_%s_SIZE, ", pre, n);
 	else
 		fprintf(out, ", %" PRId64 ", ", q->size);
-	put_cstring(out, codegen_shape_text(h->pool, q->shape));
+	put_cstring(out, text_of(h, q->shape));
 	fputs("},\n", out);
 }
 
@@ -1374,7 +1401,8 @@ codegen_header(FILE *out, const struct plan *plans,
 		h = (struct hdr){out, o ? o->constants : NULL,
 				 codegen_constants_base(&set, i), pool_new(),
 				 &plans[i], prefixes[i], names[i], &b[i],
-				 io[i], j >= 0 ? prefixes[j] : NULL};
+				 io[i], j >= 0 ? prefixes[j] : NULL, NULL,
+				 NULL};
 		put_plan(&h);
 		pool_free(h.pool);
 	}

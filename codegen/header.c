@@ -112,26 +112,36 @@ sanitise(struct pool *pool, const char *s)
 	return *r ? r : "UNNAMED";
 }
 
-/* Macro i of a buffer named name, in the set's scratch: valid until the
- * next call. */
+/* The parts joined in the set's scratch: valid until the next call (a
+ * name looked up is copied only if it is kept). */
 static const char *
-form_tmp(struct idset *set, const char *pre, const char *name, int i)
+tmp_join(struct idset *set, const char *const *part, int n)
 {
-	size_t np = strlen(pre), nb = strlen(forms[i][0]), nn = strlen(name);
-	size_t na = strlen(forms[i][1]), n = np + 1 + nb + nn + na + 1;
+	size_t len = 1, k;
 	char *q;
 
-	if (n > set->tmpcap) {
-		set->tmpcap = 2 * n;
+	for (int i = 0; i < n; i++)
+		len += strlen(part[i]);
+	if (len > set->tmpcap) {
+		set->tmpcap = 2 * len;
 		set->tmp = pool_alloc(set->pool, set->tmpcap);
 	}
 	q = set->tmp;
-	memcpy(q, pre, np);
-	q[np] = '_';
-	memcpy(q += np + 1, forms[i][0], nb);
-	memcpy(q += nb, name, nn);
-	memcpy(q += nn, forms[i][1], na + 1);
+	for (int i = 0; i < n; i++) {
+		memcpy(q, part[i], k = strlen(part[i]));
+		q += k;
+	}
+	*q = 0;
 	return set->tmp;
+}
+
+/* Macro i of a buffer named name, in the set's scratch. */
+static const char *
+form_tmp(struct idset *set, const char *pre, const char *name, int i)
+{
+	const char *part[] = {pre, "_", forms[i][0], name, forms[i][1]};
+
+	return tmp_join(set, part, 5);
 }
 
 static const char *
@@ -212,6 +222,15 @@ io_name(struct pool *pool, const struct plan_pos *q, int param)
 	return n;
 }
 
+/* Macro f of a parameter or output named n, in the set's scratch. */
+static const char *
+io_form(struct idset *set, const char *pre, const char *n, int f)
+{
+	const char *part[] = {pre, "_", n, io_forms[f]};
+
+	return tmp_join(set, part, 4);
+}
+
 /* Reserves the macros of each parameter and output of a plan: io[k] is
  * the name of bindings par[k] (k < npar) or out[k - npar], NULL when a
  * name is taken already (it cannot be, unless a plan is made by hand). */
@@ -227,18 +246,23 @@ name_io(struct idset *set, const char *pre, const struct plan *p,
 		const struct plan_pos *q =
 			&p->pos[param ? b->par[k] : b->out[k - b->npar]];
 		const char *n = io_name(set->pool, q, param);
-		const char *m[NIO_FORMS];
-		int free = 1;
+		const char **slot[NIO_FORMS];
+		int f;
 
-		for (int f = 0; f < NIO_FORMS; f++) {
-			m[f] = pool_printf(set->pool, "%s_%s%s", pre, n,
-					   io_forms[f]);
-			free &= !*idset_slot(set, m[f]);
-		}
-		if (!free)
+		for (f = 0; f < NIO_FORMS; f++)
+			if (*(slot[f] = idset_slot(set, io_form(set, pre, n, f))))
+				break;
+		if (f < NIO_FORMS)
 			continue;
-		for (int f = 0; f < NIO_FORMS; f++)
-			idset_add(set, m[f]);
+		for (f = 0; f < NIO_FORMS; f++) {	/* as in pick_name */
+			const char *m = pool_strdup(set->pool,
+						    io_form(set, pre, n, f));
+
+			if (*slot[f])
+				idset_add(set, m);
+			else
+				*slot[f] = m;
+		}
 		io[k] = n;
 	}
 	return io;
@@ -584,11 +608,33 @@ tiles_text(struct pool *pool, const struct shape *s)
  * says whether it was given now.  Thousands of buffers share a few shapes,
  * and a compiler pays for every row and every string literal: each is
  * written once, under its id. */
+static void
+idset_grow(struct idset *set)
+{
+	struct idset old = *set;
+
+	set->cap *= 2;
+	set->slot = pool_alloc(set->pool, set->cap * sizeof *set->slot);
+	set->val = pool_alloc(set->pool, set->cap * sizeof *set->val);
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slot[i]) {
+			const char **slot = idset_slot(set, old.slot[i]);
+
+			*slot = old.slot[i];
+			set->val[slot - set->slot] = old.val[i];
+		}
+}
+
 static int
 key_id(struct idset *set, const char *key, int *fresh)
 {
-	const char **slot = idset_slot(set, key);
-	int *id = &set->val[slot - set->slot];
+	const char **slot;
+	int *id;
+
+	if (2 * (size_t)set->n + 2 >= set->cap)	/* a set of keys only */
+		idset_grow(set);
+	slot = idset_slot(set, key);
+	id = &set->val[slot - set->slot];
 
 	*fresh = !*slot;
 	if (*fresh) {
@@ -679,8 +725,8 @@ put_shapes(struct hdr *h, int *shape)
 		cap *= 2;
 	seen = pool_alloc(pool, cap * sizeof *seen);
 	seen_id = pool_alloc(pool, cap * sizeof *seen_id);
-	idset_init(&keys, pool, (size_t)p->nbuf);
-	idset_init(&lists, pool, 2 * (size_t)p->nbuf);
+	idset_init(&keys, pool, 16);	/* grown as keys come */
+	idset_init(&lists, pool, 16);
 	for (int i = 0; i < p->nbuf; i++) {
 		const struct shape *s = p->bufs[i].shape;
 		struct shape_row r;

@@ -313,9 +313,37 @@ list_positions(struct prog *p, struct plan *pl)
 	}
 }
 
+/* Per step: inside[t], some loop runs it (start < t < end); at[t], some
+ * loop starts there (start == t < end).  A copy after a loop's start step
+ * runs in every iteration, one before it as the loop is entered. */
+static void
+loop_steps(struct prog *p, char **inside, char **at)
+{
+	int *depth = pool_alloc(p->pool, sizeof(int) * (size_t)(p->ntime + 2));
+
+	*inside = pool_alloc(p->pool, (size_t)p->ntime + 2);
+	*at = pool_alloc(p->pool, (size_t)p->ntime + 2);
+	for (int l = 0; l < p->nloop; l++) {
+		const struct loop *lp = &p->loops[l];
+
+		if (lp->start >= lp->end)
+			continue;
+		(*at)[lp->start] = 1;
+		depth[lp->start + 1]++;
+		depth[lp->end]--;
+	}
+	for (int32_t t = 0, d = 0; t < p->ntime; t++) {
+		d += depth[t];
+		(*inside)[t] = d > 0;
+	}
+}
+
 static void
 list_copies(struct prog *p, struct plan *pl)
 {
+	char *inside, *at;
+
+	loop_steps(p, &inside, &at);
 	pl->ncopy = p->ncopy;
 	pl->copies = pool_alloc(p->pool, sizeof(struct plan_copy) *
 						 (size_t)(p->ncopy + 1));
@@ -327,11 +355,7 @@ list_copies(struct prog *p, struct plan *pl)
 		pc->dst = p->buf_of[c->dst];
 		pc->step = c->step;
 		pc->after = c->after;
-		for (int l = 0; l < p->nloop; l++)	/* not as it enters */
-			pc->per_iter |= c->step < p->loops[l].end &&
-					(c->step > p->loops[l].start ||
-					 (c->step == p->loops[l].start &&
-					  c->after));
+		pc->per_iter = inside[c->step] || (c->after && at[c->step]);
 		/* The data: no more than either side holds (a TPU layout
 		 * may pad the two differently). */
 		pc->bytes = target_bytes(&p->opt, p->values[c->src].shape);

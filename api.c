@@ -3,6 +3,7 @@
  * back as data; hloplan_write picks the writer.  Nothing here prints. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,11 @@ struct hloplan_result {
 	struct plan_set set;	/* the plans, for the writers */
 	struct plan *plans;
 	const char **prefixes;
-	struct hloplan_plan *pub;
+	struct hloplan_plan *pub;	/* made on the first hloplan_get_plan:
+					   the CLI never asks, and a shape's
+					   text a position was a tenth of a
+					   large run */
+	pthread_mutex_t pub_lock;
 	struct hloplan_diag *diags;
 	struct stats st;
 };
@@ -423,6 +428,7 @@ result_new(const char *name)
 	if (!r)
 		abort();	/* out of memory, as in the pool */
 	r->pool = pool_new();
+	pthread_mutex_init(&r->pub_lock, NULL);
 	r->ds.pool = r->pool;
 	r->ds.file = pool_strdup(r->pool, name);
 	r->set.source = base_name(r->ds.file);
@@ -462,7 +468,6 @@ run(struct hloplan_result *r, size_t len, const struct hloplan_options *o)
 	}
 	if (plan_all(r) < 0 || r->ds.n)
 		return finish(r, HLOPLAN_ERR_INPUT);
-	export_plans(r);
 	return finish(r, HLOPLAN_OK);
 }
 
@@ -514,6 +519,7 @@ hloplan_free(struct hloplan_result *r)
 	if (!r)
 		return;
 	pool_free(r->pool);
+	pthread_mutex_destroy(&r->pub_lock);
 	free(r);
 }
 
@@ -553,7 +559,15 @@ hloplan_nplan(const struct hloplan_result *r)
 const struct hloplan_plan *
 hloplan_get_plan(const struct hloplan_result *r, int i)
 {
-	return i >= 0 && i < r->set.nplan ? &r->pub[i] : NULL;
+	struct hloplan_result *w = (struct hloplan_result *)r;
+
+	if (i < 0 || i >= r->set.nplan)
+		return NULL;
+	pthread_mutex_lock(&w->pub_lock);	/* callers may share r */
+	if (!w->pub)
+		export_plans(w);
+	pthread_mutex_unlock(&w->pub_lock);
+	return &r->pub[i];
 }
 
 int

@@ -5,9 +5,17 @@
 # and the ms of each stage of --stats-json in one more run (the stages sum
 # to that run's total; "analyses" is schedule, values, liveness, copies,
 # reuse and double-buffering).  A table, not a test: the machine is shared.
-#   bench/e2e_bench.sh [HLOPLAN] [CORPUS_HLO_DIR] [THREADS]
+# --generated adds two rows: bench/gen_module's module of 12,001
+# computations (50 MB), with names repeated in every computation and with
+# unique names (issue 20).
+#   bench/e2e_bench.sh [--generated] [HLOPLAN] [CORPUS_HLO_DIR] [THREADS]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+generated=0
+if [ "${1:-}" = --generated ]; then
+	generated=1
+	shift
+fi
 hloplan=${1:-$top/build/hloplan}
 dir=${2:-$top/../shared/corpus/hlo}
 threads=${3:-0}
@@ -17,7 +25,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 printf '| module | MB | ms | MB/s | peak MiB | read | parse | order | analyses | buffers | packing | verify | codegen | write | other | total |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
-for f in "$dir"/*.hlo; do
+# row FILE NAME: one module's row.
+row() {
+	f=$1
 	i=0
 	: >"$tmp/runs"
 	while [ $i -lt $runs ]; do
@@ -40,8 +50,19 @@ for f in "$dir"/*.hlo; do
 		 ."double-buffering"), .buffers, .packing, .verify, .codegen,
 		.write, .other, .total] | map(. * 10 | round / 10) |
 		join(" | ")' "$tmp/s.json" 2>/dev/null || echo "-")
-	awk -v n="$(basename "$f" .hlo)" -v b="$bytes" -v ms="$ms" \
+	awk -v n="$2" -v b="$bytes" -v ms="$ms" \
 		-v rss="$rss" -v st="$stages" 'BEGIN {
 		printf "| %s | %.2f | %.0f | %.1f | %s | %s |\n", n, b / 1e6,
 		    ms, (ms > 0 ? b / 1e6 / (ms / 1000) : 0), rss, st }'
+}
+
+for f in "$dir"/*.hlo; do
+	row "$f" "$(basename "$f" .hlo)"
 done
+if [ $generated = 1 ]; then
+	gen=$(dirname "$hloplan")/bench/gen_module
+	for names in repeat unique; do
+		"$gen" 12001 $names >"$tmp/gen.hlo"
+		row "$tmp/gen.hlo" "generated_12001_$names"
+	done
+fi

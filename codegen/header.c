@@ -19,6 +19,8 @@ struct idset {
 				   name, the k to try next; for a key_id
 				   key, its id */
 	int n;			/* ids key_id has given */
+	char *tmp;		/* scratch for a name looked up, not kept */
+	size_t tmpcap;
 };
 
 /* Macro suffixes every plan defines, besides three per arena. */
@@ -77,6 +79,8 @@ idset_init(struct idset *set, struct pool *pool, size_t n)
 	set->slot = pool_alloc(pool, set->cap * sizeof *set->slot);
 	set->val = pool_alloc(pool, set->cap * sizeof *set->val);
 	set->n = 0;
+	set->tmp = NULL;
+	set->tmpcap = 0;
 }
 
 /* ---- names -------------------------------------------------------------- */
@@ -108,22 +112,69 @@ sanitise(struct pool *pool, const char *s)
 	return *r ? r : "UNNAMED";
 }
 
+/* The parts joined in the set's scratch: valid until the next call (a
+ * name looked up is copied only if it is kept). */
 static const char *
-form(struct pool *pool, const char *pre, const char *name, int i)
+tmp_join(struct idset *set, const char *const *part, int n)
 {
-	return pool_printf(pool, "%s_%s%s%s", pre, forms[i][0], name,
-			   forms[i][1]);
+	size_t len = 1, k;
+	char *q;
+
+	for (int i = 0; i < n; i++)
+		len += strlen(part[i]);
+	if (len > set->tmpcap) {
+		set->tmpcap = 2 * len;
+		set->tmp = pool_alloc(set->pool, set->tmpcap);
+	}
+	q = set->tmp;
+	for (int i = 0; i < n; i++) {
+		memcpy(q, part[i], k = strlen(part[i]));
+		q += k;
+	}
+	*q = 0;
+	return set->tmp;
 }
 
+/* Macro i of a buffer named name, in the set's scratch. */
+static const char *
+form_tmp(struct idset *set, const char *pre, const char *name, int i)
+{
+	const char *part[] = {pre, "_", forms[i][0], name, forms[i][1]};
+
+	return tmp_join(set, part, 5);
+}
+
+static const char *
+form(struct idset *set, const char *pre, const char *name, int i)
+{
+	return pool_strdup(set->pool, form_tmp(set, pre, name, i));
+}
+
+/* Whether every macro of name is free; then slot[i] is where macro i
+ * goes. */
 static int
-forms_free(struct idset *set, const char *pre, const char *name)
+forms_free(struct idset *set, const char *pre, const char *name,
+	   const char **slot[NFORMS])
 {
 	int i;
 
 	for (i = 0; i < NFORMS; i++)
-		if (*idset_slot(set, form(set->pool, pre, name, i)))
+		if (*(slot[i] = idset_slot(set, form_tmp(set, pre, name, i))))
 			return 0;
 	return 1;
+}
+
+/* a, b and c as one string in pool. */
+static const char *
+cat(struct pool *pool, const char *a, const char *b, const char *c)
+{
+	size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+	char *r = pool_alloc(pool, na + nb + nc + 1);
+
+	memcpy(r, a, na);
+	memcpy(r + na, b, nb);
+	memcpy(r + na + nb, c, nc + 1);
+	return r;
 }
 
 /* The first of base, base_2, base_3, ... whose macros are all free.
@@ -133,8 +184,9 @@ forms_free(struct idset *set, const char *pre, const char *name)
 static const char *
 pick_name(struct idset *set, const char *pre, const char *base)
 {
-	const char *key = pool_printf(set->pool, "%s %s", pre, base);
+	const char *key = cat(set->pool, pre, " ", base);
 	const char **slot = idset_slot(set, key), *name = base;
+	const char **fs[NFORMS];
 	int i, k, *next = &set->val[slot - set->slot];
 
 	if (!*slot)
@@ -142,11 +194,15 @@ pick_name(struct idset *set, const char *pre, const char *base)
 	k = *next ? *next : 2;
 	if (*next)
 		name = pool_printf(set->pool, "%s_%d", base, k++);
-	for (; !forms_free(set, pre, name); k++)
+	for (; !forms_free(set, pre, name, fs); k++)
 		name = pool_printf(set->pool, "%s_%d", base, k);
 	*next = k;
-	for (i = 0; i < NFORMS; i++)
-		idset_add(set, form(set->pool, pre, name, i));
+	for (i = 0; i < NFORMS; i++) {	/* two may have found one slot */
+		if (*fs[i])
+			idset_add(set, form(set, pre, name, i));
+		else
+			*fs[i] = form(set, pre, name, i);
+	}
 	return name;
 }
 
@@ -166,6 +222,15 @@ io_name(struct pool *pool, const struct plan_pos *q, int param)
 	return n;
 }
 
+/* Macro f of a parameter or output named n, in the set's scratch. */
+static const char *
+io_form(struct idset *set, const char *pre, const char *n, int f)
+{
+	const char *part[] = {pre, "_", n, io_forms[f]};
+
+	return tmp_join(set, part, 4);
+}
+
 /* Reserves the macros of each parameter and output of a plan: io[k] is
  * the name of bindings par[k] (k < npar) or out[k - npar], NULL when a
  * name is taken already (it cannot be, unless a plan is made by hand). */
@@ -181,18 +246,23 @@ name_io(struct idset *set, const char *pre, const struct plan *p,
 		const struct plan_pos *q =
 			&p->pos[param ? b->par[k] : b->out[k - b->npar]];
 		const char *n = io_name(set->pool, q, param);
-		const char *m[NIO_FORMS];
-		int free = 1;
+		const char **slot[NIO_FORMS];
+		int f;
 
-		for (int f = 0; f < NIO_FORMS; f++) {
-			m[f] = pool_printf(set->pool, "%s_%s%s", pre, n,
-					   io_forms[f]);
-			free &= !*idset_slot(set, m[f]);
-		}
-		if (!free)
+		for (f = 0; f < NIO_FORMS; f++)
+			if (*(slot[f] = idset_slot(set, io_form(set, pre, n, f))))
+				break;
+		if (f < NIO_FORMS)
 			continue;
-		for (int f = 0; f < NIO_FORMS; f++)
-			idset_add(set, m[f]);
+		for (f = 0; f < NIO_FORMS; f++) {	/* as in pick_name */
+			const char *m = pool_strdup(set->pool,
+						    io_form(set, pre, n, f));
+
+			if (*slot[f])
+				idset_add(set, m);
+			else
+				*slot[f] = m;
+		}
 		io[k] = n;
 	}
 	return io;
@@ -214,16 +284,37 @@ reserve_fixed(struct idset *set, const char *pre, const struct plan *p)
 						   arena[j]));
 }
 
+/* The names chosen, kept in pool when the set that chose them goes. */
+static void
+keep_names(struct pool *pool, const struct plan *plans,
+	   const struct bindings *b, int nplan, const char ***names,
+	   const char ***io)
+{
+	for (int i = 0; i < nplan; i++) {
+		const char **k = pool_alloc(pool, sizeof(char *) *
+				(size_t)(b[i].npar + b[i].nout + 1));
+
+		for (int j = 0; j < plans[i].nbuf; j++)
+			names[i][j] = pool_strdup(pool, names[i][j]);
+		for (int j = 0; j < b[i].npar + b[i].nout; j++)
+			k[j] = io[i][j] ? pool_strdup(pool, io[i][j]) : NULL;
+		io[i] = k;
+	}
+}
+
 /* names[i][j]: the C name of buffer j of plan i; io[i]: its parameters'
- * and outputs' (name_io).  Every plan's fixed names go in first, then the
- * parameters' and outputs', so no buffer takes one, even under another
- * plan's prefix. */
+ * and outputs' (name_io), in pool.  Every plan's fixed names go in first,
+ * then the parameters' and outputs', so no buffer takes one, even under
+ * another plan's prefix.  The set of every macro (tens of bytes a macro,
+ * six macros a buffer) lives in a pool of its own, freed before the header
+ * is written. */
 static const char ***
-name_buffers(struct pool *pool, const struct plan *plans,
+name_buffers(struct pool *keep, const struct plan *plans,
 	     const char *const *prefixes, int nplan, const char *guard,
 	     const struct bindings *b, const char ***io)
 {
-	const char ***names = pool_alloc(pool, (size_t)nplan * sizeof *names);
+	const char ***names = pool_alloc(keep, (size_t)nplan * sizeof *names);
+	struct pool *pool = pool_new();
 	struct idset set;
 	size_t n = 1;
 	int i, j;
@@ -239,7 +330,7 @@ name_buffers(struct pool *pool, const struct plan *plans,
 	for (i = 0; i < nplan; i++)
 		io[i] = name_io(&set, prefixes[i], &plans[i], &b[i]);
 	for (i = 0; i < nplan; i++) {
-		names[i] = pool_alloc(pool, (size_t)plans[i].nbuf *
+		names[i] = pool_alloc(keep, (size_t)plans[i].nbuf *
 						    sizeof *names[i] + 1);
 		for (j = 0; j < plans[i].nbuf; j++) {
 			assert(plans[i].bufs[j].name);
@@ -248,6 +339,8 @@ name_buffers(struct pool *pool, const struct plan *plans,
 							 plans[i].bufs[j].name));
 		}
 	}
+	keep_names(keep, plans, b, nplan, names, io);
+	pool_free(pool);
 	return names;
 }
 
@@ -329,7 +422,21 @@ struct hdr {
 	const char **io;	/* the name of each parameter, then output */
 	const char *steps_of;	/* an earlier plan's prefix whose step tables
 				   is this one's too, or NULL */
+	const struct shape *last;	/* the shape text_of made last */
+	const char *last_text;
 };
+
+/* codegen_shape_text, once for a run of positions that share a laid-out
+ * shape (16,384 outputs of one shape in a wide tuple). */
+static const char *
+text_of(struct hdr *h, const struct shape *s)
+{
+	if (!s || s != h->last) {
+		h->last = s;
+		h->last_text = codegen_shape_text(h->pool, s);
+	}
+	return h->last_text;
+}
 
 static const struct arena *
 find_arena(const struct plan *p, int space)
@@ -501,11 +608,33 @@ tiles_text(struct pool *pool, const struct shape *s)
  * says whether it was given now.  Thousands of buffers share a few shapes,
  * and a compiler pays for every row and every string literal: each is
  * written once, under its id. */
+static void
+idset_grow(struct idset *set)
+{
+	struct idset old = *set;
+
+	set->cap *= 2;
+	set->slot = pool_alloc(set->pool, set->cap * sizeof *set->slot);
+	set->val = pool_alloc(set->pool, set->cap * sizeof *set->val);
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slot[i]) {
+			const char **slot = idset_slot(set, old.slot[i]);
+
+			*slot = old.slot[i];
+			set->val[slot - set->slot] = old.val[i];
+		}
+}
+
 static int
 key_id(struct idset *set, const char *key, int *fresh)
 {
-	const char **slot = idset_slot(set, key);
-	int *id = &set->val[slot - set->slot];
+	const char **slot;
+	int *id;
+
+	if (2 * (size_t)set->n + 2 >= set->cap)	/* a set of keys only */
+		idset_grow(set);
+	slot = idset_slot(set, key);
+	id = &set->val[slot - set->slot];
 
 	*fresh = !*slot;
 	if (*fresh) {
@@ -588,19 +717,41 @@ put_shapes(struct hdr *h, int *shape)
 					    sizeof *rows);
 	int fresh, n = 0;
 
-	idset_init(&keys, pool, (size_t)p->nbuf);
-	idset_init(&lists, pool, 2 * (size_t)p->nbuf);
+	size_t cap = 16, at;
+	const struct shape **seen;	/* open addressing: a shape pointer */
+	int *seen_id;			/* its row */
+
+	while (cap < 2 * (size_t)p->nbuf + 1)
+		cap *= 2;
+	seen = pool_alloc(pool, cap * sizeof *seen);
+	seen_id = pool_alloc(pool, cap * sizeof *seen_id);
+	idset_init(&keys, pool, 16);	/* grown as keys come */
+	idset_init(&lists, pool, 16);
 	for (int i = 0; i < p->nbuf; i++) {
 		const struct shape *s = p->bufs[i].shape;
-		struct shape_row r = {s, list_key(pool, s, 0),
-				      list_key(pool, s, 1), tiles_text(pool, s),
-				      codegen_shape_text(pool, s)};
-		const char *key = pool_printf(pool, "%s|%s|%s|%s|%s",
-			codegen_dtype(s), r.dims, r.m2m, r.tiles, r.text);
+		struct shape_row r;
+		const char *key;
 
+		/* Buffers share laid-out shapes: each pointer's text once. */
+		at = ((uintptr_t)s / sizeof(void *) * 2654435761u) & (cap - 1);
+		while (seen[at] && seen[at] != s)
+			at = (at + 1) & (cap - 1);
+		if (s && seen[at] == s) {
+			shape[i] = seen_id[at];
+			continue;
+		}
+		r = (struct shape_row){s, list_key(pool, s, 0),
+				       list_key(pool, s, 1), tiles_text(pool, s),
+				       codegen_shape_text(pool, s)};
+		key = pool_printf(pool, "%s|%s|%s|%s|%s", codegen_dtype(s),
+				  r.dims, r.m2m, r.tiles, r.text);
 		shape[i] = key_id(&keys, key, &fresh);
 		if (fresh)
 			rows[n++] = r;
+		if (s) {
+			seen[at] = s;
+			seen_id[at] = shape[i];
+		}
 	}
 	fputs("\n/* The buffers' shapes, each once, and their lists */\n",
 	      h->out);
@@ -876,7 +1027,7 @@ put_io_row(struct hdr *h, int k)
 		fprintf(out, ", %s_%s_SIZE, ", pre, n);
 	else
 		fprintf(out, ", %" PRId64 ", ", q->size);
-	put_cstring(out, codegen_shape_text(h->pool, q->shape));
+	put_cstring(out, text_of(h, q->shape));
 	fputs("},\n", out);
 }
 
@@ -931,6 +1082,35 @@ put_constant_row(struct hdr *h, const struct plan_const *k)
 		k->bytes, k->known);
 }
 
+/* Bytes in decimal, 24 a line after a tab: a line a write, not a printf a
+ * byte (which was a quarter of a 50 MB module's header). */
+static void
+put_bytes(FILE *out, const unsigned char *d, int64_t n)
+{
+	char line[2 + 24 * 4 + 1];
+
+	for (int64_t i = 0; i < n; i += 24) {
+		char *q = line;
+
+		if (i)
+			*q++ = ',';
+		*q++ = '\n';
+		*q++ = '\t';
+		for (int64_t j = i; j < n && j < i + 24; j++) {
+			unsigned v = d[j];
+
+			if (j > i)
+				*q++ = ',';
+			if (v >= 100)
+				*q++ = (char)('0' + v / 100);
+			if (v >= 10)
+				*q++ = (char)('0' + v / 10 % 10);
+			*q++ = (char)('0' + v % 10);
+		}
+		fwrite(line, 1, (size_t)(q - line), out);
+	}
+}
+
 /* The constants' bytes, laid out as their buffers are. */
 static void
 put_const_data(struct hdr *h)
@@ -954,9 +1134,7 @@ put_const_data(struct hdr *h)
 		"[%s_CONST_BYTES]\n"
 		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
 		"\t= {", pre, pre);
-	for (int64_t i = 0; i < h->p->const_bytes; i++)
-		fprintf(out, "%s%u", i % 24 ? "," : i ? ",\n\t" : "\n\t",
-			h->p->const_data[i]);
+	put_bytes(out, h->p->const_data, h->p->const_bytes);
 	fputs("\n};\n", out);
 }
 
@@ -1263,13 +1441,16 @@ codegen_header(FILE *out, const struct plan *plans,
 	}
 	names = name_buffers(pool, plans, prefixes, nplan, guard, b, io);
 	put_preamble(out, o ? o->source : NULL, guard);
-	for (i = 0; i < nplan; i++) {
+	for (i = 0; i < nplan; i++) {	/* each plan's text in a pool freed
+					   once it is written */
 		j = steps_shared_with(plans, i);
 		h = (struct hdr){out, o ? o->constants : NULL,
-				 codegen_constants_base(&set, i), pool,
+				 codegen_constants_base(&set, i), pool_new(),
 				 &plans[i], prefixes[i], names[i], &b[i],
-				 io[i], j >= 0 ? prefixes[j] : NULL};
+				 io[i], j >= 0 ? prefixes[j] : NULL, NULL,
+				 NULL};
 		put_plan(&h);
+		pool_free(h.pool);
 	}
 	fprintf(out, "\n#endif /* %s */\n", guard);
 	pool_free(pool);

@@ -221,3 +221,17 @@ vec_grow(struct pool *p, void *arr, int *cap, size_t elem)
 	*cap = ncap;
 	return r;
 }
+
+void *
+vec_reserve(struct pool *p, void *arr, int *cap, int n, size_t elem)
+{
+	void *r;
+
+	if (n <= *cap)
+		return arr;
+	r = pool_alloc(p, (size_t)n * elem);
+	if (arr)
+		memcpy(r, arr, (size_t)*cap * elem);
+	*cap = n;
+	return r;
+}

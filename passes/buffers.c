@@ -34,6 +34,114 @@ value_name(struct prog *p, const struct value *v)
 	return pool_strdup(p->pool, buf);
 }
 
+/* ---- laid-out shapes, each made once ---------------------------------- */
+
+/* Thousands of positions hold a few distinct shapes; a copy of the shape
+ * laid out for each was a tenth of a wide module's run.  Arrays equal in
+ * every field share one laid-out shape. */
+struct layouts {
+	const struct shape **key;	/* open addressing; NULL is empty */
+	const struct shape **val;	/* target_layout of key */
+	size_t cap, n;
+};
+
+static uint64_t
+mix(uint64_t h, int64_t v)
+{
+	return (h ^ (uint64_t)v) * 1099511628211u;	/* FNV-1a, a word */
+}
+
+static uint64_t
+hash_array(const struct shape *s)
+{
+	uint64_t h = 14695981039346656037u;
+
+	h = mix(mix(mix(h, s->type), s->rank), s->has_layout);
+	h = mix(mix(mix(h, s->ntile), s->elem_bits), s->space);
+	h = mix(mix(mix(h, s->is_buffer), s->tail_pad), s->meta_bytes);
+	for (int i = 0; i < s->rank; i++)
+		h = mix(mix(mix(h, s->dims[i]), s->dyn ? s->dyn[i] : -1),
+			s->has_layout ? s->m2m[i] : -1);
+	for (int k = 0; k < s->ntile; k++)
+		for (int i = 0; i < s->tiles[k].n; i++)
+			h = mix(h, s->tiles[k].d[i]);
+	return h;
+}
+
+/* Arrays a and b equal in every field of struct shape. */
+static int
+same_array(const struct shape *a, const struct shape *b)
+{
+	size_t r = (size_t)a->rank;
+
+	if (a->type != b->type || a->rank != b->rank ||
+	    a->has_layout != b->has_layout || a->ntile != b->ntile ||
+	    a->elem_bits != b->elem_bits || a->space != b->space ||
+	    a->is_buffer != b->is_buffer || a->tail_pad != b->tail_pad ||
+	    a->meta_bytes != b->meta_bytes || !a->dyn != !b->dyn)
+		return 0;
+	if (r && (memcmp(a->dims, b->dims, r * sizeof *a->dims) ||
+		  (a->dyn && memcmp(a->dyn, b->dyn, r * sizeof *a->dyn)) ||
+		  (a->has_layout &&
+		   memcmp(a->m2m, b->m2m, r * sizeof *a->m2m))))
+		return 0;
+	for (int k = 0; k < a->ntile; k++) {
+		if (a->tiles[k].n != b->tiles[k].n)
+			return 0;
+		for (int i = 0; i < a->tiles[k].n; i++)
+			if (a->tiles[k].d[i] != b->tiles[k].d[i])
+				return 0;
+	}
+	return 1;
+}
+
+static void
+layouts_grow(struct pool *pool, struct layouts *t)
+{
+	struct layouts old = *t;
+
+	t->cap = old.cap ? 2 * old.cap : 64;
+	t->key = pool_alloc(pool, t->cap * sizeof *t->key);
+	t->val = pool_alloc(pool, t->cap * sizeof *t->val);
+	for (size_t i = 0; i < old.cap; i++) {
+		size_t j;
+
+		if (!old.key[i])
+			continue;
+		j = hash_array(old.key[i]) & (t->cap - 1);
+		while (t->key[j])
+			j = (j + 1) & (t->cap - 1);
+		t->key[j] = old.key[i];
+		t->val[j] = old.val[i];
+	}
+}
+
+/* target_layout(s), made once for all arrays equal to s. */
+static const struct shape *
+laid_out(struct prog *p, const struct shape *s)
+{
+	struct layouts *t = p->layouts;
+	size_t i;
+
+	if (shape_is_tuple(s) || s->type == DT_OPAQUE || s->type == DT_TOKEN)
+		return target_layout(p->pool, &p->opt, s);
+	if (!t)
+		t = p->layouts = pool_alloc(p->pool, sizeof *t);
+	if (2 * (t->n + 1) > t->cap)
+		layouts_grow(p->pool, t);
+	i = hash_array(s) & (t->cap - 1);
+	while (t->key[i] && !same_array(t->key[i], s))
+		i = (i + 1) & (t->cap - 1);
+	if (!t->key[i]) {
+		t->key[i] = s;
+		t->val[i] = target_layout(p->pool, &p->opt, s);
+		t->n++;
+	}
+	return t->val[i];
+}
+
+/* ---- buffers ------------------------------------------------------------- */
+
 static void
 add_member(struct prog *p, struct buffer *b, const struct value *v)
 {
@@ -60,12 +168,14 @@ new_buffer(struct prog *p, struct buffer *b, int v)
 	const struct instr *in = &p->m->comps[x->comp].instrs[x->instr];
 
 	memset(b, 0, sizeof *b);
-	b->name = value_name(p, x);
+	/* A trial's messages are never shown: its buffers keep the name of
+	 * their instruction. */
+	b->name = p->trial ? in->name : value_name(p, x);
 	b->op_name = in->op_name;
 	b->src_file = in->src_file;
 	b->src_line = in->src_line;
 	b->space = shape_is_tuple(x->shape) ? 0 : x->shape->space;
-	b->shape = target_layout(p->pool, &p->opt, x->shape);
+	b->shape = p->trial ? NULL : laid_out(p, x->shape);
 	b->start = p->bstart[v];
 	b->end = p->bend[v];
 	b->slots = 1;
@@ -118,6 +228,30 @@ fit_node(struct prog *p, struct buffer *b, const struct shape *s)
 		b->size = size;
 }
 
+/* fit_node over the nodes of instruction i of c from *node on: what
+ * list_positions does for the sizes alone. */
+static void
+fit_shape(struct prog *p, struct plan *pl, int c, int i,
+	  const struct shape *s, int *node)
+{
+	int v = prog_val(p, c, i, (*node)++);
+
+	if (s->type != DT_TOKEN)
+		fit_node(p, &pl->bufs[p->buf_of[v]], s);
+	for (int e = 0; e < s->nelem; e++)
+		fit_shape(p, pl, c, i, &s->elems[e], node);
+}
+
+static void
+fit_nodes(struct prog *p, struct plan *pl)
+{
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int c = p->steps[t].comp, i = p->steps[t].instr, node = 0;
+
+		fit_shape(p, pl, c, i, &p->m->comps[c].instrs[i].shape, &node);
+	}
+}
+
 /* Where each node of each instruction lives, with what a runtime binds it
  * by: computation, instruction, shape index, and for the entry its
  * parameter number or output index. */
@@ -167,8 +301,8 @@ list_positions(struct prog *p, struct plan *pl)
 			q->depth = depth[node];
 			q->index = idx[node];
 			q->copied = !!(p->values[v].flags & VAL_COPY);
-			q->shape = target_layout(p->pool, &p->opt, q->copied ?
-						 p->values[v].shape : ns[node]);
+			q->shape = laid_out(p, q->copied ? p->values[v].shape
+							    : ns[node]);
 			q->size = target_size(&p->opt, q->shape);
 			q->step = t;
 			q->param = c == p->m->entry && in->op &&
@@ -179,9 +313,37 @@ list_positions(struct prog *p, struct plan *pl)
 	}
 }
 
+/* Per step: inside[t], some loop runs it (start < t < end); at[t], some
+ * loop starts there (start == t < end).  A copy after a loop's start step
+ * runs in every iteration, one before it as the loop is entered. */
+static void
+loop_steps(struct prog *p, char **inside, char **at)
+{
+	int *depth = pool_alloc(p->pool, sizeof(int) * (size_t)(p->ntime + 2));
+
+	*inside = pool_alloc(p->pool, (size_t)p->ntime + 2);
+	*at = pool_alloc(p->pool, (size_t)p->ntime + 2);
+	for (int l = 0; l < p->nloop; l++) {
+		const struct loop *lp = &p->loops[l];
+
+		if (lp->start >= lp->end)
+			continue;
+		(*at)[lp->start] = 1;
+		depth[lp->start + 1]++;
+		depth[lp->end]--;
+	}
+	for (int32_t t = 0, d = 0; t < p->ntime; t++) {
+		d += depth[t];
+		(*inside)[t] = d > 0;
+	}
+}
+
 static void
 list_copies(struct prog *p, struct plan *pl)
 {
+	char *inside, *at;
+
+	loop_steps(p, &inside, &at);
 	pl->ncopy = p->ncopy;
 	pl->copies = pool_alloc(p->pool, sizeof(struct plan_copy) *
 						 (size_t)(p->ncopy + 1));
@@ -193,17 +355,31 @@ list_copies(struct prog *p, struct plan *pl)
 		pc->dst = p->buf_of[c->dst];
 		pc->step = c->step;
 		pc->after = c->after;
-		for (int l = 0; l < p->nloop; l++)	/* not as it enters */
-			pc->per_iter |= c->step < p->loops[l].end &&
-					(c->step > p->loops[l].start ||
-					 (c->step == p->loops[l].start &&
-					  c->after));
+		pc->per_iter = inside[c->step] || (c->after && at[c->step]);
 		/* The data: no more than either side holds (a TPU layout
 		 * may pad the two differently). */
 		pc->bytes = target_bytes(&p->opt, p->values[c->src].shape);
 		if (target_bytes(&p->opt, p->values[c->dst].shape) < pc->bytes)
 			pc->bytes = target_bytes(&p->opt,
 						 p->values[c->dst].shape);
+	}
+}
+
+/* Each step's "computation/instruction", for the outputs. */
+static void
+name_steps(struct prog *p, struct plan *pl)
+{
+	pl->steps = pool_alloc(p->pool, sizeof(char *) * (size_t)(p->ntime + 1));
+	for (int32_t t = 0; t < p->ntime; t++) {
+		const struct comp *c = &p->m->comps[p->steps[t].comp];
+		const char *in = c->instrs[p->steps[t].instr].name;
+		size_t nc = strlen(c->name), ni = strlen(in);
+		char *s = pool_alloc(p->pool, nc + ni + 2);
+
+		memcpy(s, c->name, nc);
+		s[nc] = '/';
+		memcpy(s + nc + 1, in, ni + 1);
+		pl->steps[t] = s;
 	}
 }
 
@@ -231,19 +407,19 @@ check_total(struct prog *p, struct plan *pl)
 void
 build_buffers(struct prog *p, struct plan *pl)
 {
-	int cap = 0, *nonconst;
+	int *nonconst;
 
 	p->buf_of = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
 	nonconst = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
 	pl->nbuf = 0;
-	pl->bufs = NULL;
+	/* At most a buffer a value: no array grown and copied. */
+	pl->bufs = pool_alloc(p->pool, sizeof *pl->bufs * (size_t)(p->nval + 1));
 	for (int v = 0; v < p->nval; v++) {
 		int r = prog_find(p, v);
 
 		if (r == v) {
 			p->buf_of[v] = pl->nbuf;
-			new_buffer(p, VEC_PUSH(p->pool, pl->bufs, pl->nbuf, cap),
-				   v);
+			new_buffer(p, &pl->bufs[pl->nbuf++], v);
 		} else {
 			p->buf_of[v] = p->buf_of[r];
 		}
@@ -253,14 +429,14 @@ build_buffers(struct prog *p, struct plan *pl)
 	}
 	for (int b = 0; b < pl->nbuf; b++)
 		place_class(&p->opt, &pl->bufs[b], !nonconst[b]);
-	list_positions(p, pl);
+	if (p->trial)
+		fit_nodes(p, pl);
+	else
+		list_positions(p, pl);
 	check_total(p, pl);
 	list_copies(p, pl);
-	pl->steps = pool_alloc(p->pool, sizeof(char *) * (size_t)(p->ntime + 1));
-	for (int32_t t = 0; t < p->ntime; t++)
-		pl->steps[t] = pool_printf(p->pool, "%s/%s",
-			p->m->comps[p->steps[t].comp].name,
-			p->m->comps[p->steps[t].comp].instrs[p->steps[t].instr].name);
+	if (!p->trial)
+		name_steps(p, pl);
 	pl->ntime = p->ntime;
 	pl->nalias = p->nalias;
 	pl->nalias_kept = p->nalias_kept;

@@ -349,6 +349,8 @@ fill_liveness(struct prog *p)
 			x.outjoin[j->b] = k;
 	}
 	p->nseg = 0;
+	p->seg = vec_reserve(p->pool, p->seg, &p->segcap,
+			     p->nval + p->njoin + 1, sizeof *p->seg);
 	for (int v = 0; v < p->nval; v++) {
 		struct value *y = &p->values[v];
 

@@ -526,7 +526,7 @@ try_orders(const struct prog *base, int **order)
 	struct pool *pool = pool_new();
 	struct diags ds = {.pool = pool};
 	struct prog q = {.pool = pool, .ds = &ds, .m = base->m,
-			 .opt = base->opt, .order = order};
+			 .opt = base->opt, .order = order, .trial = 1};
 	struct plan pl = {0};
 	int64_t peak = -1;
 
@@ -592,13 +592,75 @@ try_all(const struct prog *p, struct trial *t, int n)
 			pthread_join(th[k], NULL);
 }
 
-/* One candidate: every program computation ordered by `how`. */
-static int **
-candidate(struct prog *p, int *(*how)(struct prog *, const struct deps *),
-	  const int *kind)
+/* The candidates: every program computation ordered by each of how[0 ..
+ * n), from its dependences built once.  order[k][c] NULL: the text order. */
+static void
+candidates(struct prog *p, int *(*const how[])(struct prog *,
+					       const struct deps *),
+	   int n, const int *kind, int ***order)
 {
-	int **order = pool_alloc(p->pool, sizeof(int *) *
-					  (size_t)(p->m->ncomp + 1));
+	char *memo = pool_alloc(p->pool, (size_t)p->m->ncomp + 1);
+
+	for (int k = 0; k < n; k++)
+		order[k] = pool_alloc(p->pool, sizeof(int *) *
+					       (size_t)(p->m->ncomp + 1));
+	for (int c = 0; c < p->m->ncomp; c++) {
+		struct deps d;
+
+		if (kind[c] != COMP_PROGRAM)
+			continue;
+		build_deps(p, c, &d, memo);
+		for (int k = 0; k < n; k++)
+			order[k][c] = how[k](p, &d);
+	}
+}
+
+/* Do two candidates run every computation in the same order? */
+static int
+same_order(const struct module *m, int **a, int **b)
+{
+	for (int c = 0; c < m->ncomp; c++) {
+		int n = m->comps[c].ninstr;
+
+		if (!a[c] != !b[c])	/* NULL and the text order itself */
+			for (int i = 0; i < n; i++)
+				if ((a[c] ? a[c][i] : i) != (b[c] ? b[c][i] : i))
+					return 0;
+		if (a[c] && b[c] && memcmp(a[c], b[c], sizeof(int) * (size_t)n))
+			return 0;
+	}
+	return 1;
+}
+
+/* The peak of each of n candidates (-1: the module has errors); one that
+ * runs everything as an earlier one does is not tried again (a small or
+ * straight-line module's orders often agree). */
+static void
+try_candidates(const struct prog *p, int **const *orders, int n,
+	       int64_t *peak)
+{
+	struct trial t[3];
+	int same[3], m = 0;
+
+	for (int k = 0; k < n; k++) {
+		same[k] = -1;
+		for (int j = 0; j < k && same[k] < 0; j++)
+			if (orders[j] && orders[k] &&
+			    same_order(p->m, orders[j], orders[k]))
+				same[k] = j;
+		if (same[k] < 0)
+			t[m++] = (struct trial){p, orders[k], -1};
+	}
+	try_all(p, t, m);
+	for (int k = 0, i = 0; k < n; k++)
+		peak[k] = same[k] < 0 ? t[i++].peak : peak[same[k]];
+}
+
+/* A scheduled module's order is its text: each computation must keep its
+ * control predecessors. */
+static void
+check_scheduled(struct prog *p, const int *kind)
+{
 	char *memo = pool_alloc(p->pool, (size_t)p->m->ncomp + 1);
 
 	for (int c = 0; c < p->m->ncomp; c++) {
@@ -607,9 +669,8 @@ candidate(struct prog *p, int *(*how)(struct prog *, const struct deps *),
 		if (kind[c] != COMP_PROGRAM)
 			continue;
 		build_deps(p, c, &d, memo);
-		order[c] = how(p, &d);	/* NULL: keep the text order */
+		check_text(p, c, &d);
 	}
-	return order;
 }
 
 void
@@ -619,7 +680,7 @@ fill_order(struct prog *p, struct plan *pl)
 	int *(*const how[])(struct prog *, const struct deps *) = {
 		order_text, order_list, order_dfs,
 	};
-	struct trial t[3];
+	int64_t peak[3];
 	int **orders[3] = {NULL, NULL, NULL};
 	int mem = p->opt.schedule == SCHED_MEM ||
 		  (p->opt.schedule == SCHED_AUTO && !p->m->is_scheduled);
@@ -628,38 +689,23 @@ fill_order(struct prog *p, struct plan *pl)
 			 .opt = p->opt};
 
 	fill_schedule(&q);	/* which computations run as steps */
-	if (p->m->is_scheduled && p->opt.schedule != SCHED_MEM) {
-		char *memo = pool_alloc(p->pool, (size_t)p->m->ncomp + 1);
-
-		for (int c = 0; c < p->m->ncomp; c++) {
-			struct deps d;
-
-			if (q.kind[c] != COMP_PROGRAM)
-				continue;
-			build_deps(p, c, &d, memo);
-			check_text(p, c, &d);
-		}
-	} else {
-		orders[0] = candidate(p, order_text, q.kind);
-	}
+	if (p->m->is_scheduled && p->opt.schedule != SCHED_MEM)
+		check_scheduled(p, q.kind);
+	else
+		candidates(p, how, n, q.kind, orders);
 	p->order = orders[0];
 	/* Every candidate at once: when the text order has errors, the
 	 * others are tried for nothing, but a module with errors is rare and
 	 * its run short. */
-	for (int k = 0; k < n; k++) {
-		if (k > 0)
-			orders[k] = candidate(p, how[k], q.kind);
-		t[k] = (struct trial){p, orders[k], -1};
-	}
-	try_all(p, t, n);
+	try_candidates(p, orders, n, peak);
 	pl->sched.name = names[0];
-	pl->sched.peak_text = pl->sched.peak = t[0].peak;
-	if (t[0].peak < 0)
+	pl->sched.peak_text = pl->sched.peak = peak[0];
+	if (peak[0] < 0)
 		return;
 	for (int k = 1; k < n; k++)
-		if (t[k].peak >= 0 && t[k].peak < t[best].peak)
+		if (peak[k] >= 0 && peak[k] < peak[best])
 			best = k;
 	p->order = orders[best];
 	pl->sched.name = names[best];
-	pl->sched.peak = t[best].peak;
+	pl->sched.peak = peak[best];
 }

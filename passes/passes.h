@@ -165,6 +165,10 @@ struct prog {
 	int *buf_of;		/* value -> buffer index in the plan */
 	int *slot_of;		/* value -> its slot in an unrolled stream's
 				   block, or -1 (dbuf.c) */
+	struct layouts *layouts;	/* buffers.c: each laid-out shape once */
+	int trial;		/* planned only as far as the peak (order.c's
+				   trials): buffers get no laid-out shape, the
+				   plan no positions or step names */
 };
 
 /* Number of nodes of a shape in preorder (1 for an array). */

@@ -161,6 +161,21 @@ nest_loops(struct prog *p)
 	}
 }
 
+/* A step per instruction of each program computation (each runs from one
+ * site once flatten.c has cloned the others). */
+static void
+reserve_steps(struct prog *p)
+{
+	int n = 1;
+
+	for (int c = 0; c < p->m->ncomp; c++)
+		if (p->kind[c] == COMP_PROGRAM &&
+		    n < INT32_MAX - p->m->comps[c].ninstr)
+			n += p->m->comps[c].ninstr;
+	p->steps = vec_reserve(p->pool, p->steps, &p->stepcap, n,
+			       sizeof *p->steps);
+}
+
 void
 fill_schedule(struct prog *p)
 {
@@ -183,6 +198,7 @@ fill_schedule(struct prog *p)
 		p->site_comp[c] = p->site_instr[c] = -1;
 	}
 	mark_kinds(p, m->entry, COMP_PROGRAM);
+	reserve_steps(p);
 	layout(p, m->entry, 0);
 	widen(p);
 	nest_loops(p);

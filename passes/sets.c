@@ -64,22 +64,36 @@ retop(struct segset *s, int from)
 static void
 grow_sets(struct prog *p, int n)
 {
-	while (p->setcap < n)
-		p->sets = vec_grow(p->pool, p->sets, &p->setcap,
-				   sizeof *p->sets);
+	if (n > p->setcap)	/* at least doubled: one value at a time */
+		p->sets = vec_reserve(p->pool, p->sets, &p->setcap,
+				      n > 2 * p->setcap ? n : 2 * p->setcap,
+				      sizeof *p->sets);
 }
 
 void
 sets_init(struct prog *p)
 {
 	int *count = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
+	struct seg *seg;
+	int64_t *top;
+	size_t total = 1;
 
 	grow_sets(p, p->nval + 1);
 	for (int v = 0; v < p->nval; v++)
 		count[prog_find(p, v)] += p->values[v].nseg;
 	for (int v = 0; v < p->nval; v++)
-		if (count[v])
-			reserve(p, &p->sets[v], count[v]);
+		total += (size_t)count[v];
+	/* Every set's room carved from one array (an allocation a set was
+	 * a fifth of a schedule trial); a set that grows moves out. */
+	seg = pool_alloc(p->pool, sizeof *seg * total);
+	top = pool_alloc(p->pool, sizeof *top * total);
+	for (int v = 0; v < p->nval; v++) {
+		p->sets[v].s = seg;
+		p->sets[v].top = top;
+		p->sets[v].cap = count[v];
+		seg += count[v];
+		top += count[v];
+	}
 	for (int v = 0; v < p->nval; v++) {
 		struct segset *s = &p->sets[prog_find(p, v)];
 		const struct value *y = &p->values[v];

@@ -814,6 +814,9 @@ void
 fill_values(struct prog *p)
 {
 	alloc_nodes(p);
+	/* About a value a node. */
+	p->values = vec_reserve(p->pool, p->values, &p->valcap, p->nnode + 1,
+				sizeof *p->values);
 	p->phi = pool_alloc(p->pool, sizeof(int **) * (size_t)(p->m->ncomp + 1));
 	for (int32_t t = 0; t < p->ntime; t++)
 		do_instr(p, p->steps[t].comp, p->steps[t].instr);

@@ -442,34 +442,53 @@ gain(const struct packer *P, const struct piece *p)
  * getting all of it: so each of k different pieces gets what it would
  * alone, whatever the others (on one piece, as before).  Each gets the
  * iterated greedy (which stops by itself when it stalls), then the
- * search when it is small enough for it. */
+ * search when it is small enough for it.  As in the portfolio, the arena
+ * is as high as its highest piece: the pieces go highest first, and stop
+ * at the first no higher than what the search made of those before it
+ * (searching every piece of the 10^6-box challenging mix took 90 s). */
 static void
 search(struct packer *P, struct pack_stats *st)
 {
-	int64_t most = 0;
+	struct pack_kv *by = pack_xmalloc(((size_t)P->npiece + 1) *
+					  sizeof *by);
+	int64_t most = 0, top = 0;
+	int n = 0;
 
-	for (int i = 0; i < P->npiece; i++)
-		if (!P->piece[i].cut && !P->piece[i].twin)
-			most = max64(most, gain(P, &P->piece[i]));
-	for (int i = 0; i < P->npiece && most > 0; i++) {
+	for (int i = 0; i < P->npiece; i++) {
 		struct piece *p = &P->piece[i];
 		int64_t g = p->cut || p->twin ? 0 : gain(P, p);
+
+		if (p->twin)
+			continue;	/* as high as the piece it copies */
+		if (g == 0 || p->height <= P->target || P->budget <= p->spent) {
+			top = max64(top, p->height);	/* done: it counts */
+			continue;
+		}
+		most = max64(most, g);
+		by[n++] = (struct pack_kv){-p->height, i};
+	}
+	pack_sort_kv(by, n);
+	for (int q = 0; q < n; q++) {
+		struct piece *p = &P->piece[by[q].i];
 		long before = P->steps, share;
 		int better;
 
-		if (g == 0 || p->height <= P->target || P->budget <= p->spent)
-			continue;
-		share = (long)((double)(P->budget - p->spent) * (double)g /
-			       (double)most);
+		if (p->height <= top)
+			break;
+		share = (long)((double)(P->budget - p->spent) *
+			       (double)gain(P, p) / (double)most);
 		st->searched++;
 		if (p->n > PK_SEARCH_MAX) {
 			st->improved += iterate(P, p, share);
-			continue;
+		} else {
+			better = iterate(P, p, share / 8);
+			better |= pk_search_piece(P, p,
+						  share - (P->steps - before));
+			st->improved += better;
 		}
-		better = iterate(P, p, share / 8);
-		better |= pk_search_piece(P, p, share - (P->steps - before));
-		st->improved += better;
+		top = max64(top, p->height);
 	}
+	free(by);
 }
 
 /* The pieces too large for one tree are cut (pack_cut.c), each with a

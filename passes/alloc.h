@@ -71,6 +71,11 @@ struct model {
 
 int blk_new(struct model *m, int64_t addr, int64_t size);
 void blk_del(struct model *m, int h);
+/* The part of block h past its first n bytes becomes a block of its own,
+ * linked after h; returns it. */
+int blk_split(struct model *m, int h, int64_t n);
+/* Block b, just after a, joins a (and is deleted). */
+void blk_join(struct model *m, int a, int b);
 /* Records memory reserved at the current step: [at, at + size). */
 void model_reserve(struct model *m, int64_t at, int64_t size);
 /* Bookkeeping of a block handed out or taken back. */

@@ -87,15 +87,7 @@ extend(struct model *m, int64_t bytes)
 static void
 split_chunk(struct model *m, int h, int64_t n)
 {
-	int t = blk_new(m, m->b[h].addr + n, m->b[h].size - n);
-
-	m->b[h].size = n;
-	m->b[t].prev = h;
-	m->b[t].next = m->b[h].next;
-	if (m->b[h].next >= 0)
-		m->b[m->b[h].next].prev = t;
-	m->b[h].next = t;
-	insert_free(m, t);
+	insert_free(m, blk_split(m, h, n));
 }
 
 /* AllocateRawInternal, FindChunkPtr, AllocateChunkFromLowEnd. */
@@ -118,19 +110,8 @@ bfc_alloc(struct model *m, int64_t bytes)
 	return h;
 }
 
-/* MergeChunks: b (just after a) goes into a. */
-static void
-merge_chunks(struct model *m, int a, int b)
-{
-	m->b[a].size += m->b[b].size;
-	m->b[a].next = m->b[b].next;
-	if (m->b[b].next >= 0)
-		m->b[m->b[b].next].prev = a;
-	blk_del(m, b);
-}
-
-/* DeallocateRawInternal, TryToCoalesce: the next chunk, then the previous,
- * when free; they are in the same region by construction. */
+/* DeallocateRawInternal, TryToCoalesce, MergeChunks: the next chunk, then
+ * the previous, when free; they are in the same region by construction. */
 void
 bfc_free(struct model *m, int h)
 {
@@ -139,11 +120,11 @@ bfc_free(struct model *m, int h)
 	model_unuse(m, h);
 	if (n >= 0 && !m->b[n].used) {
 		remove_free(m, n);
-		merge_chunks(m, h, n);
+		blk_join(m, h, n);
 	}
 	if (p >= 0 && !m->b[p].used) {
 		remove_free(m, p);
-		merge_chunks(m, p, h);
+		blk_join(m, p, h);
 		h = p;
 	}
 	insert_free(m, h);

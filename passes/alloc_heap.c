@@ -71,33 +71,11 @@ heap_alloc(struct model *m, int64_t n)
 		h = at_top(m, n);
 	} else {
 		erase_hole(m, h);
-		if (m->b[h].size > n) {
-			int t = blk_new(m, m->b[h].addr + n, m->b[h].size - n);
-
-			m->b[t].prev = h;
-			m->b[t].next = m->b[h].next;
-			m->b[m->b[h].next].prev = t;	/* a hole is below
-							   the last block */
-			m->b[h].next = t;
-			m->b[h].size = n;
-			insert_hole(m, t);
-		}
+		if (m->b[h].size > n)
+			insert_hole(m, blk_split(m, h, n));
 	}
 	model_use(m, h);
 	return h;
-}
-
-/* Joins b, just after a, into a. */
-static void
-join(struct model *m, int a, int b)
-{
-	m->b[a].size += m->b[b].size;
-	m->b[a].next = m->b[b].next;
-	if (m->b[b].next >= 0)
-		m->b[m->b[b].next].prev = a;
-	if (m->last == b)
-		m->last = a;
-	blk_del(m, b);
 }
 
 void
@@ -108,11 +86,11 @@ heap_free(struct model *m, int h)
 	model_unuse(m, h);
 	if (n >= 0 && !m->b[n].used) {
 		erase_hole(m, n);
-		join(m, h, n);
+		blk_join(m, h, n);
 	}
 	if (p >= 0 && !m->b[p].used) {
 		erase_hole(m, p);
-		join(m, p, h);
+		blk_join(m, p, h);
 		h = p;
 	}
 	if (m->last == h) {	/* back to the top */

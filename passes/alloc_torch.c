@@ -103,19 +103,17 @@ try_merge(struct model *m, int dst, int src)
 	if (src < 0 || m->b[src].used || m->b[src].mapped != d->mapped)
 		return;
 	s = &m->b[src];
-	if (d->prev == src) {
-		d->addr = s->addr;
-		d->prev = s->prev;
-		if (d->prev >= 0)
-			m->b[d->prev].next = dst;
-	} else {
-		d->next = s->next;
-		if (d->next >= 0)
-			m->b[d->next].prev = dst;
-	}
-	d->size += s->size;
 	if (s->mapped)
 		erase_block(m, src);
+	if (d->prev != src) {
+		blk_join(m, dst, src);
+		return;
+	}
+	d->addr = s->addr;	/* dst, which the caller holds, stays */
+	d->prev = s->prev;
+	if (d->prev >= 0)
+		m->b[d->prev].next = dst;
+	d->size += s->size;
 	blk_del(m, src);
 }
 
@@ -129,16 +127,10 @@ map_block(struct model *m, int h, int64_t size)
 	int64_t got = (size + gran - 1) / gran * gran;
 
 	if (got < m->b[h].size) {
-		int r = blk_new(m, m->b[h].addr + got, m->b[h].size - got);
+		int r = blk_split(m, h, got);
 
 		m->b[r].pool = m->b[h].pool;
 		m->b[r].mapped = 0;
-		m->b[r].prev = h;
-		m->b[r].next = m->b[h].next;
-		if (m->b[h].next >= 0)
-			m->b[m->b[h].next].prev = r;
-		m->b[h].next = r;
-		m->b[h].size = got;
 		m->tail[m->b[h].pool] = r;
 	}
 	m->b[h].mapped = 1;

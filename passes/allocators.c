@@ -58,6 +58,32 @@ blk_del(struct model *m, int h)
 	m->freeb = h;
 }
 
+int
+blk_split(struct model *m, int h, int64_t n)
+{
+	int t = blk_new(m, m->b[h].addr + n, m->b[h].size - n);
+
+	m->b[h].size = n;
+	m->b[t].prev = h;
+	m->b[t].next = m->b[h].next;
+	if (m->b[h].next >= 0)
+		m->b[m->b[h].next].prev = t;
+	m->b[h].next = t;
+	return t;
+}
+
+void
+blk_join(struct model *m, int a, int b)
+{
+	m->b[a].size += m->b[b].size;
+	m->b[a].next = m->b[b].next;
+	if (m->b[b].next >= 0)
+		m->b[m->b[b].next].prev = a;
+	if (m->last == b)
+		m->last = a;
+	blk_del(m, b);
+}
+
 void
 model_reserve(struct model *m, int64_t at, int64_t size)
 {

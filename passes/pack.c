@@ -76,9 +76,8 @@ pack_sort_kv(struct pack_kv *a, int n)
 	free(tmp);
 }
 
-/* Indices of bx's boxes sorted by start (or end), ties by index. */
-static int *
-sorted_by(const struct box *b, int n, int by_end)
+int *
+pk_sorted_by(const struct box *b, int n, int by_end)
 {
 	struct pack_kv *kv = pack_xmalloc((size_t)n * sizeof *kv);
 	int *ix = pack_xmalloc((size_t)n * sizeof *ix);
@@ -137,8 +136,8 @@ peak_sweep(const struct box *b, int n, const int *bystart, const int *byend,
 int64_t
 pack_lower_bound(const struct boxes *bx)
 {
-	int *bys = sorted_by(bx->b, bx->n, 0);
-	int *bye = sorted_by(bx->b, bx->n, 1);
+	int *bys = pk_sorted_by(bx->b, bx->n, 0);
+	int *bye = pk_sorted_by(bx->b, bx->n, 1);
 	int64_t peak = peak_sweep(bx->b, bx->n, bys, bye, NULL);
 
 	free(bys);
@@ -158,7 +157,7 @@ packer_init(struct packer *P, struct boxes *bx, long budget)
 	P->b = bx->b;
 	P->n = n;
 	P->budget = budget;
-	P->ix = sorted_by(bx->b, n, 0);
+	P->ix = pk_sorted_by(bx->b, n, 0);
 	P->start = pack_xmalloc((size_t)n * sizeof *P->start);
 	P->end = pack_xmalloc((size_t)n * sizeof *P->end);
 	P->size = pack_xmalloc((size_t)n * sizeof *P->size);
@@ -175,7 +174,7 @@ packer_init(struct packer *P, struct boxes *bx, long budget)
 		P->align[r] = x->align > 0 ? x->align : 1;
 		P->pin[r] = x->pin;
 	}
-	bye = sorted_by(bx->b, n, 1);
+	bye = pk_sorted_by(bx->b, n, 1);
 	P->lower = peak_sweep(bx->b, n, P->ix, bye, P->live);
 	free(bye);
 }

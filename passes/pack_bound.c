@@ -61,36 +61,6 @@ heap_pop(struct heap *h)
 		h->a[i] = last;
 }
 
-static int64_t
-gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
-/* The boxes' indices sorted by start (by_end 0) or end; ties by index. */
-static int *
-order(const struct boxes *bx, int by_end)
-{
-	struct pack_kv *kv = pack_xmalloc((size_t)(bx->n ? bx->n : 1) *
-					  sizeof *kv);
-	int *ix = pack_xmalloc((size_t)(bx->n ? bx->n : 1) * sizeof *ix);
-
-	for (int i = 0; i < bx->n; i++)
-		kv[i] = (struct pack_kv){by_end ? bx->b[i].end :
-					 bx->b[i].start, i};
-	pack_sort_kv(kv, bx->n);
-	for (int i = 0; i < bx->n; i++)
-		ix[i] = kv[i].i;
-	free(kv);
-	return ix;
-}
-
 int64_t
 pack_aligned_bound(const struct boxes *bx)
 {
@@ -104,10 +74,10 @@ pack_aligned_bound(const struct boxes *bx)
 			g = gcd64(g, bx->b[i].align > 0 ? bx->b[i].align : 1);
 	if (g <= 1)
 		return pack_lower_bound(bx);
-	bys = order(bx, 0);
-	bye = order(bx, 1);
-	live = pack_xmalloc((size_t)(bx->n ? bx->n : 1));
-	h.a = pack_xmalloc((size_t)(bx->n ? bx->n : 1) * sizeof *h.a);
+	bys = pk_sorted_by(bx->b, bx->n, 0);
+	bye = pk_sorted_by(bx->b, bx->n, 1);
+	live = pack_xmalloc((size_t)bx->n);
+	h.a = pack_xmalloc((size_t)bx->n * sizeof *h.a);
 	h.n = 0;
 	for (int r = 0; r < bx->n; r++) {
 		const struct box *x = &bx->b[bys[r]];

@@ -696,18 +696,6 @@ bb_height(const struct bb *s)
 	return h;
 }
 
-static int64_t
-gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* What every height is a multiple of: the gcd of the sizes, pins and
  * alignments above 1 (an offset is a pin or a top aligned up).
  * Capacities between two multiples behave as the lower one. */

@@ -52,6 +52,18 @@ struct okey {
 };
 
 static inline int64_t
+gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static inline int64_t
 align_up(int64_t x, int64_t a)
 {
 	int64_t r;
@@ -90,6 +102,8 @@ duration(int64_t start, int64_t end)
  * first, then smaller index. */
 int pk_cmp_kv(const void *pa, const void *pb);
 int pk_cmp_okey(const void *pa, const void *pb);
+/* Indices of the n boxes sorted by start (or end), ties by index. */
+int *pk_sorted_by(const struct box *b, int n, int by_end);
 /* First rank in start[0..n) whose start is > t. */
 int pk_upper_rank(const int64_t *start, int n, int64_t t);
 struct local pk_local_of(struct packer *P, const struct piece *p);

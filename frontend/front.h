@@ -5,9 +5,6 @@
 
 #include "frontend/frontend.h"
 
-/* flex names the bison types YYSTYPE and YYLTYPE; bison prefixes them. */
-#define YYSTYPE HLO_STYPE
-#define YYLTYPE HLO_LTYPE
 
 /* A source span: line/column for messages, byte offsets for slices. */
 struct span {
@@ -18,7 +15,7 @@ struct span {
 struct lexstate {
 	struct diags *ds;
 	const char *src;
-	size_t len, fed;		/* bytes of src, and given to flex */
+	size_t len;			/* bytes of src */
 	int line, col;
 	size_t off;
 	struct span open;		/* where the open comment began */
@@ -83,8 +80,7 @@ struct layout {
 
 enum { TMP_LIMIT = 2 << 20 };	/* bytes of scratch kept between instructions */
 
-/* The largest input: flex's buffer (an int) grows by doubling to hold the
- * longest token, so tokens must stay below 2^30 bytes. */
+/* The largest input: columns and a token's length are ints. */
 #define MAX_INPUT (((size_t)1 << 30) - 2)
 
 struct parser {
@@ -105,15 +101,13 @@ struct parser {
 	int nanon;		/* instructions made for nested operands */
 };
 
-int lex_input(struct lexstate *ls, char *buf, int max);
-int lex_value_group(const struct lexstate *ls, const struct span *loc);
+int lex_next(struct lexstate *ls, struct span *loc);
+int lex_value_group(const struct lexstate *ls, size_t off);
 void lex_error(struct lexstate *ls, struct span loc, const char *msg);
 void lex_eof(struct lexstate *ls, struct span *loc);
 int lex_open(struct lexstate *ls, struct span loc, char c);
 int lex_close(struct lexstate *ls, struct span loc, char c);
-int lex_bad(struct lexstate *ls, void *scanner, struct span loc,
-	    unsigned char c);
-int lex_keyword(struct lexstate *ls, int tok);
+int lex_bad(struct lexstate *ls, struct span loc, unsigned char c);
 
 struct loc span_loc(struct span s);
 

@@ -6,27 +6,12 @@
 
 #include "frontend/front.h"
 #include "parser.h"
-#include "lexer.h"
 
 struct loc
 span_loc(struct span s)
 {
 	struct loc l = {s.first_line, s.first_column};
 	return l;
-}
-
-/* flex's YY_INPUT: the next piece of the text, so that flex keeps a small
- * buffer instead of a copy of the whole input. */
-int
-lex_input(struct lexstate *ls, char *buf, int max)
-{
-	size_t n = ls->len - ls->fed;
-
-	if (n > (size_t)max)
-		n = (size_t)max;
-	memcpy(buf, ls->src + ls->fed, n);
-	ls->fed += n;
-	return (int)n;
 }
 
 void
@@ -59,10 +44,8 @@ lex_eof(struct lexstate *ls, struct span *loc)
  * before its '{', blanks aside.  Not a layout, which follows ']', nor a
  * computation's body. */
 int
-lex_value_group(const struct lexstate *ls, const struct span *loc)
+lex_value_group(const struct lexstate *ls, size_t off)
 {
-	size_t off = loc->first_off;
-
 	while (off > 0 && (ls->src[off - 1] == ' ' || ls->src[off - 1] == '\t'))
 		off--;
 	return off > 0 && ls->src[off - 1] == '=';
@@ -160,9 +143,8 @@ lex_close(struct lexstate *ls, struct span loc, char c)
 
 /* A byte that starts no token: one message per line, then error recovery. */
 int
-lex_bad(struct lexstate *ls, void *scanner, struct span loc, unsigned char c)
+lex_bad(struct lexstate *ls, struct span loc, unsigned char c)
 {
-	(void)scanner;
 	ls->errors++;
 	if (ls->last_bad_line != loc.first_line) {
 		if (c >= 33 && c < 127)
@@ -174,14 +156,6 @@ lex_bad(struct lexstate *ls, void *scanner, struct span loc, unsigned char c)
 		ls->last_bad_line = loc.first_line;
 	}
 	return HLO_error;
-}
-
-/* The words that open the stack-frame tables are keywords only outside
- * brackets, where the tables are: elsewhere they stay names. */
-int
-lex_keyword(struct lexstate *ls, int tok)
-{
-	return ls->depth ? T_NAME : tok;
 }
 
 /* A name token without its leading '%', copied into the pool. */
@@ -521,7 +495,6 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	struct hlofile *f = pool_alloc(pool, sizeof *f);
 	struct lexstate ls = {0};
 	struct parser P = {0};
-	yyscan_t scanner;
 	int first = ds->n;
 
 	f->pool = pool;
@@ -547,10 +520,7 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	P.tmp = pool_new();
 	P.ibuf_pool = pool_new();
 	P.src = text;
-	if (hlo_lex_init_extra(&ls, &scanner))
-		abort();
-	hlo_parse(scanner, &P);
-	hlo_lex_destroy(scanner);
+	hlo_parse(&ls, &P);
 	if (P.comp)
 		comp_finish(&P);	/* cut short by an error */
 	pool_free(P.ibuf_pool);

@@ -14,7 +14,13 @@ typedef void *yyscan_t;
 }
 
 %code {
-#include "lexer.h"
+/* The scanner is the lexer's state (lex.c); values travel in locations. */
+static int
+hlo_lex(HLO_STYPE *lval, struct span *lloc, yyscan_t scanner)
+{
+	(void)lval;
+	return lex_next(scanner, lloc);
+}
 
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                          \
 	do {                                                                 \
@@ -564,7 +570,7 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 {
 	yysymbol_kind_t exp[8], tok = yypcontext_token(ctx);
 	const struct span *at = yypcontext_location(ctx);
-	struct lexstate *ls = hlo_get_extra(scanner);
+	struct lexstate *ls = scanner;
 	int nexp = yypcontext_expected_tokens(ctx, exp, 8);
 	int bad_close = tok != YYSYMBOL_YYEOF &&
 			ls->bad_close == at->first_off + 1;

@@ -75,7 +75,8 @@ generated_repeat|generated_unique)
 		fail "no plan in the header"
 	rm -f in.hlo out.h ;;
 long_name)
-	# A 4 MiB name: once flex rescanned long tokens for every 8 KiB read.
+	# A 4 MiB name: a lexer that rescans a long token for every piece it
+	# reads (flex did, every 8 KiB) is quadratic in its length.
 	name=$(repeat 4194304 x)
 	printf 'HloModule m\nENTRY e {\n  %s = f32[8] parameter(0)\n  ROOT b = f32[8] negate(%s)\n}\n' \
 		"$name" "$name" >in.hlo

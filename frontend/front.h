@@ -6,6 +6,20 @@
 #include "frontend/frontend.h"
 
 
+/* The lexer's tokens: a character stands for itself, the rest are these;
+ * 0 is the end of the input. */
+enum {
+	T_ERROR = 256,		/* the lexer reported an error here */
+	T_HLOMODULE, T_ENTRY, T_ROOT, T_NAME, T_INT, T_FLOAT, T_STRING,
+	T_WORD,			/* an attribute word: 2x3, 0_1, bf01_oi01->bf01 */
+	T_ARROW, T_LE, T_ELLIPSIS,
+	T_LAYOUT,		/* a '{' that opens a layout */
+	T_GROUP,		/* an attribute's value group, whole */
+	T_END,			/* a '}' that closes a depth-0 '{' */
+	T_FILENAMES, T_FUNCTIONNAMES, T_FILELOCATIONS, T_STACKFRAMES,
+	T_LAST = T_STACKFRAMES
+};
+
 /* A source span: line/column for messages, byte offsets for slices. */
 struct span {
 	int first_line, first_column, last_line, last_column;
@@ -102,6 +116,8 @@ struct parser {
 };
 
 int lex_next(struct lexstate *ls, struct span *loc);
+/* Parses the whole input into P (parse.c). */
+void parse_hlo(struct parser *P, struct lexstate *ls);
 int lex_value_group(const struct lexstate *ls, size_t off);
 void lex_error(struct lexstate *ls, struct span loc, const char *msg);
 void lex_eof(struct lexstate *ls, struct span *loc);

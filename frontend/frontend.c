@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "frontend/front.h"
-#include "parser.h"
 
 struct loc
 span_loc(struct span s)
@@ -155,7 +154,7 @@ lex_bad(struct lexstate *ls, struct span loc, unsigned char c)
 				   "unexpected byte 0x%02x", c);
 		ls->last_bad_line = loc.first_line;
 	}
-	return HLO_error;
+	return T_ERROR;
 }
 
 /* A name token without its leading '%', copied into the pool. */
@@ -520,7 +519,7 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	P.tmp = pool_new();
 	P.ibuf_pool = pool_new();
 	P.src = text;
-	hlo_parse(&ls, &P);
+	parse_hlo(&P, &ls);
 	if (P.comp)
 		comp_finish(&P);	/* cut short by an error */
 	pool_free(P.ibuf_pool);

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "frontend/front.h"
-#include "parser.h"
 
 enum {
 	C_NAME0 = 1,	/* starts a name: [A-Za-z_] */
@@ -46,6 +45,26 @@ static const unsigned char cls[256] = {
 };
 
 #define IS(c, k) (cls[(unsigned char)(c)] & (k))
+
+/* The end of the run of class k bytes in s[i, n): four at a time while
+ * four are left (names are most of a module's bytes outside groups). */
+static inline size_t
+run_of(const char *s, size_t i, size_t n, unsigned char k)
+{
+	for (; i + 4 <= n; i += 4) {
+		if (!IS(s[i], k))
+			return i;
+		if (!IS(s[i + 1], k))
+			return i + 1;
+		if (!IS(s[i + 2], k))
+			return i + 2;
+		if (!IS(s[i + 3], k))
+			return i + 3;
+	}
+	while (i < n && IS(s[i], k))
+		i++;
+	return i;
+}
 
 /* The token [off, off + len): its span, and the position moves past it.
  * Only blanks, comments, strings and groups can hold a newline. */
@@ -394,7 +413,7 @@ lex_slow(struct lexstate *ls, struct span *loc, const char *s, size_t n)
 		if (c == '"') {
 			step(ls, loc, open_string_len(s, n), 1);
 			lex_error(ls, *loc, "unterminated string");
-			return HLO_error;
+			return T_ERROR;
 		}
 	} else if (c == '{') {
 		if ((len = group_len(s, n)) && lex_value_group(ls, ls->off)) {
@@ -428,7 +447,7 @@ lex_next(struct lexstate *ls, struct span *loc)
 
 	if (n && (IS(s[0], C_BLANK) || s[0] == '/')) {
 		if (skip(ls, loc))
-			return HLO_error;
+			return T_ERROR;
 		s = ls->src + ls->off;
 		n = ls->len - ls->off;
 	}
@@ -452,16 +471,15 @@ lex_next(struct lexstate *ls, struct span *loc)
 	 * followed by '_' (as a dimension labels word's is); an integer
 	 * before a byte that no other form continues with. */
 	if (c == '%' && n > 1 && IS(s[1], C_NAME0)) {
-		for (i = 2; i < n && IS(s[i], C_NAME); i++)
-			;
+		i = run_of(s, 2, n, C_NAME);
 		if (s[i - 1] != '-')
 			return token(ls, loc, i, T_NAME);
 	} else if (IS(c, C_NAME0)) {
-		size_t dl = IS(c, C_DL) ? 0 : 1;	/* 1: past the run */
+		/* 2: the run of [0-9a-z?] it starts with meets a '_' */
+		size_t dl = IS(c, C_DL) ? run_of(s, 1, n, C_DL) : 0;
 
-		for (i = 1; i < n && IS(s[i], C_NAME); i++)
-			if (!dl && !IS(s[i], C_DL))
-				dl = s[i] == '_' ? 2 : 1;
+		dl = dl && dl < n && s[dl] == '_' ? 2 : 1;
+		i = run_of(s, 1, n, C_NAME);
 		if (s[i - 1] != '-' && dl != 2 && (c > 'S' || c < 'E'))
 			return token(ls, loc, i, T_NAME);
 	} else if (IS(c, C_DIGIT)) {

@@ -150,7 +150,8 @@ deep_tuple)
 	run 30 0 1 in.hlo -o out.h
 	expect 2 "tuple shapes nest more than 64 levels deep" ;;
 deep_braces)
-	# Brackets 100000 deep in an attribute: bison's stack limit.
+	# Brackets 100000 deep in an attribute: the parser's depth limit (bison's
+	# stack of 10,000 states, kept).
 	with_tail ", frontend_attributes=$(repeat 100000 '{')$(repeat 100000 '}')" \
 		>in.hlo
 	run 30 0 1 in.hlo -o out.h

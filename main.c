@@ -563,8 +563,11 @@ io_error(const char *path)
 	return EXIT_USAGE;
 }
 
-/* Opens and writes every output, then commits them all; on a failure,
- * none that is not committed yet is.  dump, when set, is the -o output. */
+/* Opens, writes and flushes every output, then commits them all; on a
+ * failure, none that is not committed yet is.  A flush before any commit:
+ * an output's buffer may hold all of it, and a write that fails must fail
+ * before the first output is renamed into place.  dump, when set, is the
+ * -o output. */
 static int
 write_outputs(const struct cli *c, const struct hloplan_result *r,
 	      struct hloplan_output *dump)
@@ -576,7 +579,8 @@ write_outputs(const struct cli *c, const struct hloplan_result *r,
 		if (!c->out[k] || (k == OUT_HEADER && dump))
 			continue;
 		if (!(o[k] = hloplan_output_open_timed(c->out[k], r)) ||
-		    write_one(c, r, k, hloplan_output_stream(o[k])) < 0)
+		    write_one(c, r, k, hloplan_output_stream(o[k])) < 0 ||
+		    fflush(hloplan_output_stream(o[k])))
 			bad = k;
 	}
 	for (k = 0; k < NOUT; k++) {

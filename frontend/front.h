@@ -92,7 +92,7 @@ struct layout {
 	struct loc loc;
 };
 
-enum { TMP_LIMIT = 2 << 20 };	/* bytes of scratch kept between instructions */
+enum { TMP_LIMIT = 4 << 20 };	/* bytes of scratch kept between instructions */
 
 /* The largest input: columns and a token's length are ints. */
 #define MAX_INPUT (((size_t)1 << 30) - 2)

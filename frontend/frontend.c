@@ -255,14 +255,13 @@ keep_attrs(struct parser *P, const struct attrs *l)
 }
 
 /* Between instructions nothing points into the scratch pool, so it is
- * emptied once it holds more than a couple of blocks. */
+ * emptied once it holds more than a couple of blocks; it keeps one, whose
+ * pages are backed already. */
 static void
 trim_tmp(struct parser *P)
 {
-	if (pool_bytes(P->tmp) < TMP_LIMIT)
-		return;
-	pool_free(P->tmp);
-	P->tmp = pool_new();
+	if (pool_bytes(P->tmp) >= TMP_LIMIT)
+		pool_reset(P->tmp);
 }
 
 void

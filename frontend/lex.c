@@ -328,6 +328,29 @@ name_token(const struct lexstate *ls, const char *s, size_t len)
 	return T_NAME;
 }
 
+/* Steps over a run of blanks, counting its lines as it goes: runs are
+ * short, and a memchr per run cost more than the loop. */
+static void
+blanks(struct lexstate *ls, struct span *loc)
+{
+	const char *s = ls->src;
+	size_t i = ls->off, n = ls->len;
+	int line = ls->line, col = ls->col;
+
+	loc->first_line = line;
+	loc->first_column = col;
+	loc->first_off = i;
+	for (; i < n && IS(s[i], C_BLANK); i++) {
+		if (s[i] == '\n')
+			line++, col = 1;
+		else
+			col++;
+	}
+	ls->line = loc->last_line = line;
+	ls->col = loc->last_column = col;
+	ls->off = loc->last_off = i;
+}
+
 /* Skips blanks and comments; a comment left open is an error, returned
  * as 1. */
 static int
@@ -341,9 +364,7 @@ skip(struct lexstate *ls, struct span *loc)
 		const char *end;
 
 		if (i < n && IS(s[i], C_BLANK)) {
-			while (i < n && IS(s[i], C_BLANK))
-				i++;
-			step(ls, loc, i - ls->off, 1);
+			blanks(ls, loc);
 		} else if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
 			end = memchr(s + i, '\n', n - i);
 			step(ls, loc, (end ? (size_t)(end - s) : n) - i, 0);

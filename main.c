@@ -580,7 +580,7 @@ write_outputs(const struct cli *c, const struct hloplan_result *r,
 			continue;
 		if (!(o[k] = hloplan_output_open_timed(c->out[k], r)) ||
 		    write_one(c, r, k, hloplan_output_stream(o[k])) < 0 ||
-		    fflush(hloplan_output_stream(o[k])))
+		    hloplan_output_flush(o[k]) < 0)
 			bad = k;
 	}
 	for (k = 0; k < NOUT; k++) {

@@ -159,6 +159,21 @@ hloplan_output_stream(struct hloplan_output *o)
 	return o->f;
 }
 
+int
+hloplan_output_flush(struct hloplan_output *o)
+{
+	double t0 = stats_now();
+	int r;
+
+	errno = 0;
+	r = fflush(o->f) || ferror(o->f) ? -1 : 0;
+	if (r && !errno)
+		errno = EIO;
+	if (o->ms)
+		*o->ms += stats_now() - t0;
+	return r;
+}
+
 /* 1 when files a and b hold the same bytes; 0 when not, or b is missing.
  * Files of different sizes are not read. */
 static int

@@ -318,6 +318,10 @@ struct hloplan_output *hloplan_output_open(const char *path);	/* NULL,
 struct hloplan_output *hloplan_output_open_timed(
 	const char *path, const struct hloplan_result *r);
 FILE *hloplan_output_stream(struct hloplan_output *o);
+/* Hands what o's stream holds to the system (its buffer may hold all of
+ * it), so that a write that fails does so before any output is committed;
+ * 0, or -1 with errno.  Counted as "write" when o is timed. */
+int hloplan_output_flush(struct hloplan_output *o);
 /* Closes, compares and renames or discards, then frees o; 0, or -1 with
  * errno and nothing changed at path. */
 int hloplan_output_commit(struct hloplan_output *o);

@@ -986,6 +986,33 @@ test_output_abort(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* A flush hands a buffered output to the system: a write that cannot be
+ * made fails there, before any commit (a buffer may hold all of it). */
+static void
+test_output_flush(void **state)
+{
+	char *p = path("flushed.h");
+	struct hloplan_output *o;
+	struct stat st;
+
+	(void)state;
+	o = hloplan_output_open(p);
+	fputs("a line\n", hloplan_output_stream(o));
+	assert_int_equal(hloplan_output_flush(o), 0);
+	assert_int_equal(temporaries(), 1);
+	assert_int_equal(hloplan_output_commit(o), 0);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_size, 7);
+	if (stat("/dev/full", &st))
+		return;		/* no /dev/full here */
+	o = hloplan_output_open("/dev/full");
+	assert_non_null(o);
+	fputs("more than nothing\n", hloplan_output_stream(o));
+	assert_int_equal(hloplan_output_flush(o), -1);
+	assert_int_equal(errno, ENOSPC);
+	hloplan_output_abort(o);
+}
+
 static void
 test_write_file(void **state)
 {
@@ -1020,7 +1047,8 @@ make_dir(void **state)
 static int
 remove_dir(void **state)
 {
-	static const char *const names[] = {"plan.h", "keep.h", "add_plan.h"};
+	static const char *const names[] = {"plan.h", "keep.h", "add_plan.h",
+					    "flushed.h"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -1056,6 +1084,7 @@ main(void)
 		cmocka_unit_test(test_depfile),
 		cmocka_unit_test(test_output_unchanged),
 		cmocka_unit_test(test_output_abort),
+		cmocka_unit_test(test_output_flush),
 		cmocka_unit_test(test_write_file),
 	};
 

@@ -707,6 +707,23 @@ static struct opnds *operands(struct rd *R, struct shape **bare);
 static int literal(struct rd *R);
 static struct shape *paren(struct rd *R, int *is_literal);
 
+/* The rest of an operand after its name: ('#' N)*. */
+static struct opnd
+named_operand(struct rd *R, struct span name)
+{
+	struct opnd o = {0};
+	struct ints *idx = NULL;
+
+	while (accept(R, '#')) {
+		if (!want(R, T_INT))
+			return o;
+		if (!idx)
+			idx = list_new(R->P, sizeof *idx);
+		ints_push(R->P, idx, tok_int(R->P, R->prev));
+	}
+	return act_operand(R->P, T(name), name, idx);
+}
+
 /* After a shape in an operand list: name ('#' N)* or name args. */
 static struct opnd
 shaped_operand(struct rd *R, struct shape *s)
@@ -714,7 +731,6 @@ shaped_operand(struct rd *R, struct shape *s)
 	struct opnd o = {0};
 	struct span name, args;
 	struct opnds *ops;
-	struct ints *idx = NULL;
 
 	if (!want(R, T_NAME))
 		return o;
@@ -727,14 +743,7 @@ shaped_operand(struct rd *R, struct shape *s)
 		return act_nested(R->P, s, T(name), name, ops,
 				  join(args, R->prev));
 	}
-	while (accept(R, '#')) {
-		if (!want(R, T_INT))
-			return o;
-		if (!idx)
-			idx = list_new(R->P, sizeof *idx);
-		ints_push(R->P, idx, tok_int(R->P, R->prev));
-	}
-	return act_operand(R->P, T(name), name, idx);
+	return named_operand(R, name);
 }
 
 /* A literal element: a literal or a name. */
@@ -898,16 +907,7 @@ operand(struct rd *R, struct shape **bare)
 			s = act_buffer(R->P, T(first), join(first, R->prev),
 				       in);
 		} else {
-			struct ints *idx = NULL;
-
-			while (accept(R, '#')) {
-				if (!want(R, T_INT))
-					return o;
-				if (!idx)
-					idx = list_new(R->P, sizeof *idx);
-				ints_push(R->P, idx, tok_int(R->P, R->prev));
-			}
-			return act_operand(R->P, T(first), first, idx);
+			return named_operand(R, first);
 		}
 	} else if (is(R, '(')) {
 		s = paren(R, &lit);

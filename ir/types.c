@@ -136,14 +136,21 @@ opcode_lookup(const char *s, size_t n)
 {
 	size_t lo = 0, hi = sizeof opcodes / sizeof opcodes[0];
 
+	if (!n)
+		return NULL;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const char *name = opcodes[mid].name;
-		size_t len = strlen(name);
-		int c = strncmp(name, s, n < len ? n : len);
+		/* Most steps part on the first byte: no strlen for them. */
+		int c = (unsigned char)name[0] - (unsigned char)s[0];
 
-		if (c == 0)
-			c = len < n ? -1 : len > n;
+		if (c == 0) {
+			size_t len = strlen(name);
+
+			c = strncmp(name, s, n < len ? n : len);
+			if (c == 0)
+				c = len < n ? -1 : len > n;
+		}
 		if (c == 0)
 			return &opcodes[mid];
 		if (c < 0)

@@ -52,9 +52,13 @@ static const char *const names[] = {
 	"'FileLocations'", "'StackFrames'",
 };
 
-/* Bison's stack held 10,000 states; a group nested in another took two,
- * and 18 lay below an instruction's attribute value. */
-enum { MAX_DEPTH = 10000, BASE_DEPTH = 18 };
+/* Brackets, groups, tuples and operand lists nest at most MAX_DEPTH deep,
+ * counting the BASE_DEPTH levels below an instruction's attribute value.
+ * Each level is a few calls of the descent, about 100 bytes of the C
+ * stack: 500 levels fit a thread's stack of 128 KiB with room to spare
+ * (bison's stack was on the heap; 10,000 states, 5,000 levels, took
+ * 480 KiB here and crashed a parse under ulimit -s 256). */
+enum { MAX_DEPTH = 500, BASE_DEPTH = 9 };
 
 struct rd {
 	struct parser *P;
@@ -66,7 +70,7 @@ struct rd {
 	int errstatus;		/* tokens to read before a new message */
 	int unwinding;		/* an error goes out to the nearest recovery */
 	int aborted;		/* nothing recovered: the parse stops */
-	int depth;		/* bison's stack depth, roughly */
+	int depth;		/* levels of nesting (enter) */
 };
 
 /* A token's place in order; 63 for T_ERROR, which no set holds. */
@@ -314,11 +318,11 @@ recover(struct rd *R, int c1, int c2)
 	return 1;
 }
 
-/* Nesting as deep as bison's stack allowed; beyond, the parse stops. */
+/* One level deeper; beyond MAX_DEPTH the parse stops. */
 static int
-enter(struct rd *R, int states)
+enter(struct rd *R)
 {
-	R->depth += states;
+	R->depth++;
 	if (R->depth < MAX_DEPTH)
 		return 1;
 	if (!R->unwinding) {
@@ -380,7 +384,7 @@ group(struct rd *R)
 	if (!is(R, '{') && !is(R, T_LAYOUT) && !is(R, '[') && !is(R, '('))
 		return 0;
 	d = R->depth;
-	if (!enter(R, 2))
+	if (!enter(R))
 		return 1;
 	next(R);
 	soup(R);
@@ -665,7 +669,7 @@ tuple_rest(struct rd *R, struct span open)
 	struct shape *s;
 	int d = R->depth;
 
-	if (!enter(R, 1))
+	if (!enter(R))
 		return NULL;
 	if (!is(R, ')')) {
 		do {
@@ -781,7 +785,7 @@ paren_in(struct rd *R, int *is_literal)
 
 	*is_literal = 0;
 	next(R);
-	if (!enter(R, 1))
+	if (!enter(R))
 		return NULL;
 	if (is(R, ')'))
 		return tuple_rest(R, open);
@@ -852,7 +856,7 @@ literal(struct rd *R)
 	if (is(R, '{')) {
 		int d = R->depth;
 
-		if (!enter(R, 2))
+		if (!enter(R))
 			return 1;
 		next(R);
 		soup(R);
@@ -865,7 +869,7 @@ literal(struct rd *R)
 	if (is(R, '(')) {
 		int d = R->depth;
 
-		if (!enter(R, 1))
+		if (!enter(R))
 			return 1;
 		next(R);
 		if (literal_elem(R)) {
@@ -941,7 +945,7 @@ operands(struct rd *R, struct shape **bare)
 	int d = R->depth;
 
 	next(R);	/* '(' */
-	if (!enter(R, 2))
+	if (!enter(R))
 		return l;
 	if (!is(R, ')')) {
 		do {

@@ -93,6 +93,7 @@ struct layout {
 };
 
 enum { TMP_LIMIT = 4 << 20 };	/* bytes of scratch kept between instructions */
+enum { IBUF_RESERVE = 2 << 20 };	/* bytes from which ibuf is reserved */
 
 /* The largest input: columns and a token's length are ints. */
 #define MAX_INPUT (((size_t)1 << 30) - 2)

@@ -32,6 +32,14 @@ run() {
 	fi
 }
 
+# nested_tuples N: a module whose parameter and root have shapes of tuples
+# nested N deep.
+nested_tuples() {
+	t="$(repeat "$1" '(')f32[2]$(repeat "$1" ')')"
+	printf 'HloModule m\nENTRY e {\n  p = %s parameter(0)\n  ROOT r = %s copy(p)\n}\n' \
+		"$t" "$t"
+}
+
 # small_stack: what runs next gets a stack of HLOPLAN_SMALL_STACK KiB when
 # that is set (a thread of musl's has 128): the parser recurses, and deep
 # input must stop at its depth limit, not overflow.  Unset under the
@@ -154,17 +162,13 @@ wide_tuple)
 		fail "no binding of the last output" ;;
 deep_tuple)
 	# 400 levels: one message per shape, then a clean stop.
-	t="$(repeat 400 '(')f32[2]$(repeat 400 ')')"
-	printf 'HloModule m\nENTRY e {\n  p = %s parameter(0)\n  ROOT r = %s copy(p)\n}\n' \
-		"$t" "$t" >in.hlo
+	nested_tuples 400 >in.hlo
 	small_stack
 	run 30 0 1 in.hlo -o out.h
 	expect 2 "tuple shapes nest more than 64 levels deep" ;;
 deeper_tuple)
 	# 5000 levels: the parser's depth limit, on a small stack.
-	t="$(repeat 5000 '(')f32[2]$(repeat 5000 ')')"
-	printf 'HloModule m\nENTRY e {\n  p = %s parameter(0)\n  ROOT r = %s copy(p)\n}\n' \
-		"$t" "$t" >in.hlo
+	nested_tuples 5000 >in.hlo
 	small_stack
 	run 30 0 1 in.hlo -o out.h
 	expect 1 "brackets nested too deeply" ;;

@@ -25,14 +25,14 @@ struct hloplan_output {
 				   NULL */
 };
 
+/* A stream's buffer: stdio's default is a block (4 KiB), and a write per
+ * block was 6,000 system calls for a header of 24 MB. */
+enum { STREAM_BUF = 1 << 20 };
+
 /* The temporaries that exist now, for hloplan_output_remove_temps, which a
  * signal handler may call at any point: a slot is set once its file
  * exists and cleared before the file goes. */
 enum { MAX_TEMPS = 64 };
-
-/* A stream's buffer: stdio's default is a block (4 KiB), and a write per
- * block was 6,000 system calls for a header of 24 MB. */
-enum { STREAM_BUF = 1 << 20 };
 static char *volatile temps[MAX_TEMPS];
 
 static void
@@ -159,19 +159,26 @@ hloplan_output_stream(struct hloplan_output *o)
 	return o->f;
 }
 
+/* Flushes f; 0, or the error (errno, EIO when stdio kept none). */
+static int
+flush_stream(FILE *f)
+{
+	errno = 0;
+	return fflush(f) || ferror(f) ? (errno ? errno : EIO) : 0;
+}
+
 int
 hloplan_output_flush(struct hloplan_output *o)
 {
 	double t0 = stats_now();
-	int r;
+	int err = flush_stream(o->f);
 
-	errno = 0;
-	r = fflush(o->f) || ferror(o->f) ? -1 : 0;
-	if (r && !errno)
-		errno = EIO;
 	if (o->ms)
 		*o->ms += stats_now() - t0;
-	return r;
+	if (!err)
+		return 0;
+	errno = err;
+	return -1;
 }
 
 /* 1 when files a and b hold the same bytes; 0 when not, or b is missing.
@@ -211,10 +218,8 @@ same_bytes(const char *a, const char *b)
 static int
 close_stream(FILE *f)
 {
-	int err;
+	int err = flush_stream(f);
 
-	errno = 0;
-	err = fflush(f) || ferror(f) ? (errno ? errno : EIO) : 0;
 	if (fclose(f) && !err)
 		err = errno ? errno : EIO;
 	return err;

@@ -93,7 +93,10 @@ struct layout {
 };
 
 enum { TMP_LIMIT = 4 << 20 };	/* bytes of scratch kept between instructions */
-enum { IBUF_RESERVE = 2 << 20 };	/* bytes from which ibuf is reserved */
+enum {
+	IBUF_RESERVE = 2 << 20,		/* bytes from which ibuf is reserved */
+	IBUF_MAX_RESERVE = 256 << 20	/* and up to which */
+};
 
 /* The largest input: columns and a token's length are ints. */
 #define MAX_INPUT (((size_t)1 << 30) - 2)

@@ -230,14 +230,17 @@ new_instr(struct parser *P)
  * touched twice its size (L09: one computation of 16,828 instructions).
  * A large reservation is a mapping of its own, touched only as it fills;
  * a small one would be a block whose pages fault one by one, and growing
- * a small buffer costs little.  The buffer still grows past it. */
+ * a small buffer costs little.  Lines need not hold instructions, so the
+ * reservation stops at IBUF_MAX_RESERVE bytes (a file of blank lines must
+ * not ask for hundreds of GiB); the buffer still grows past it. */
 static void
 reserve_ibuf(struct parser *P, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
-	size_t n = 1;
+	size_t n = 1, most = IBUF_MAX_RESERVE / sizeof *P->ibuf;
 
-	while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
+	while (n < most && p < end &&
+	       (p = memchr(p, '\n', (size_t)(end - p)))) {
 		n++;
 		p++;
 	}

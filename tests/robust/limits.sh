@@ -50,6 +50,14 @@ small_stack() {
 	fi
 }
 
+# small_address_space: what runs next may map HLOPLAN_SMALL_AS KiB when
+# that is set (unset under the sanitizers, whose shadow is larger).
+small_address_space() {
+	if [ -n "${HLOPLAN_SMALL_AS:-}" ]; then
+		ulimit -v "$HLOPLAN_SMALL_AS"
+	fi
+}
+
 # expect N TEXT: err.txt holds TEXT on exactly N lines.
 expect() {
 	n=$(grep -c -F -- "$2" err.txt || true)
@@ -172,6 +180,17 @@ deeper_tuple)
 	small_stack
 	run 30 0 1 in.hlo -o out.h
 	expect 1 "brackets nested too deeply" ;;
+blank_lines)
+	# 20 million blank lines: the frontend sizes a buffer by lines, and
+	# must not ask for 5 GiB for them.  Planned in 2 GiB of address space.
+	{
+		echo "HloModule m"
+		head -c 20000000 /dev/zero | tr '\0' '\n'
+		printf 'ENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n'
+	} >in.hlo
+	small_address_space
+	run 60 0 0 in.hlo --threads 1 -o out.h
+	grep -q HLOPLAN_GPU_ARENA_SIZE out.h || fail "no header" ;;
 deep_braces)
 	# Brackets 100000 deep in an attribute: the parser's depth limit (500
 	# levels), on a small stack.

@@ -68,7 +68,7 @@ $4 == "refused" {
 	if ($8 > 0) copies++
 	if ($2 > 0 && tot > 0) { lg += log(r); ng++ }
 	if ($3 > 0 && $7 > 0) { lg2 += log(r2); ng2++ }
-	printf "| %s | %d | %d | %.4f | %d | %d | %.4f | %d | %d |\n", \
+	printf "| %s | %.0f | %.0f | %.4f | %.0f | %.0f | %.4f | %d | %.0f |\n", \
 		$1, $2, tot, r, $3, $7, r2, $8, $9
 }
 END {

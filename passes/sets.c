@@ -7,7 +7,9 @@
  *     state, a branch's result to the conditional's);
  *   - an operand, at the instruction that reads it last, to that
  *     instruction's output when the op writes it in place over the operand
- *     (values.c's table of in-place pairs).
+ *     (rules.c's table of in-place pairs);
+ *   - a value a branch returns as it is, to the conditional's result, at
+ *     that branch's end, though later branches still read it.
  * Copy insertion and reuse decide every sharing by this test, so no plan
  * puts two values that are live at once in one buffer. */
 #include <stdlib.h>
@@ -151,12 +153,32 @@ hands_over(const struct prog *p, const struct seg *e, const struct seg *l,
 	       l->lo == q && over_operand(p, t, e->val, y->node);
 }
 
+/* Is y the point where a branch hands x, a value from outside the
+ * conditional, over as its result, while x is still read after that point
+ * only by the branches laid out after this one (which never run when this
+ * one does), and not from the conditional on?  (XLA's ordering knows
+ * branches exclude each other; the flat timeline does not.) */
+static int
+other_branches(const struct prog *p, const struct seg *x, const struct seg *y)
+{
+	const struct join *j;
+
+	if (y->join < 0 || y->lo != y->hi)
+		return 0;
+	j = &p->joins[y->join];
+	return j->kind == J_BRANCH && j->a == x->val && j->hand == y->lo &&
+	       x->lo <= y->lo &&
+	       x->hi < pt(p->time[j->comp][j->instr], PT_INSTR);
+}
+
 static int
 may_overlap(const struct prog *p, const struct seg *x, const struct seg *y)
 {
 	if (x->hi == y->lo && hands_over(p, x, y, x->hi))
 		return 1;
-	return y->hi == x->lo && hands_over(p, y, x, y->hi);
+	if (y->hi == x->lo && hands_over(p, y, x, y->hi))
+		return 1;
+	return other_branches(p, x, y) || other_branches(p, y, x);
 }
 
 int

@@ -283,6 +283,39 @@ test_loop_use_lives_to_loop_end(void **state)
 	assert_false(has_buffer("sum"));
 }
 
+/* A branch that returns a value from outside as it is hands it over as
+ * the result at its end, though a branch laid out after it still reads
+ * it: the two never both run, so no copy (XLA's ordering of branches). */
+static void
+test_branch_returns_operand(void **state)
+{
+	static const char src[] =
+		"HloModule m, is_scheduled=true\n"
+		"tb {\n"
+		"  a = f32[8] parameter(0)\n"			/* 3 */
+		"  ROOT same = f32[8] bitcast(a)\n"		/* 4 */
+		"}\n"
+		"fb {\n"
+		"  b = f32[8] parameter(0)\n"			/* 5 */
+		"  ROOT nb = f32[8] negate(b)\n"		/* 6 */
+		"}\n"
+		"ENTRY e {\n"
+		"  p = pred[] parameter(0)\n"			/* 0 */
+		"  x = f32[8] parameter(1)\n"			/* 1 */
+		"  t = f32[8] tanh(x)\n"			/* 2 */
+		"  y = f32[8] conditional(p, t, t), true_computation=tb, "
+		"false_computation=fb\n"			/* 7 */
+		"  ROOT z = f32[8] sine(y)\n"			/* 8 */
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_text(src, 0), 0);
+	assert_int_equal(F.plan.ncopy, 0);
+	expect("t", 2, 8, 0);		/* t, nb and y */
+	assert_false(has_buffer("nb"));
+	assert_false(has_buffer("y"));
+}
+
 /* A conditional's branch ROOTs and its result share one buffer; the
  * branches' parameters are the conditional's operands. */
 static void
@@ -1147,6 +1180,7 @@ main(void)
 		cmocka_unit_test(test_straight_line),
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_keep_params),
+		cmocka_unit_test(test_branch_returns_operand),
 		cmocka_unit_test(test_tuple_forwarding),
 		cmocka_unit_test(test_while),
 		cmocka_unit_test(test_loop_use_lives_to_loop_end),

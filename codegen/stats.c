@@ -87,10 +87,11 @@ put_plan(FILE *out, const struct plan *pl, const char *prefix)
 	for (int a = 0; a < pl->narena; a++) {
 		const struct arena *x = &pl->arenas[a];
 
-		fprintf(out, "%s:   arena S(%d): %lld bytes, lower bound "
-			"%lld, ratio %.4f\n", prefix, x->space,
-			(long long)x->size, (long long)x->lower,
-			ratio(x->size, x->lower));
+		fprintf(out, "%s:   arena S(%d): %lld bytes; peak of live "
+			"bytes %lld (the bound of this plan's buffers and "
+			"schedule, not of every plan), arena/peak %.4f\n",
+			prefix, x->space, (long long)x->size,
+			(long long)x->lower, ratio(x->size, x->lower));
 	}
 }
 

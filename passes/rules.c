@@ -237,6 +237,76 @@ done_aliases(const struct comp *c, const struct instr *in, int k, int knode,
 	return 0;
 }
 
+/* Which parameter of computation c instruction i may hand on as it is,
+ * on some path (through bitcasts, tuples, calls and the branches of
+ * conditionals), or -1: the result of an asynchronous computation that
+ * forwards one is that operand's bytes (XLA's dataflow gives start{1} the
+ * root's values), which hloplan's kernel would not write. */
+static int
+forwarded_param(const struct module *m, int c, int i, int depth)
+{
+	const struct comp *cp = &m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	int r;
+
+	if (depth > 64)
+		return -1;
+	switch (opcode(in)) {
+	case OP_PARAMETER:
+		return (int)in->param;
+	case OP_BITCAST:
+	case OP_OPT_BARRIER:
+		return in->nops >= 1 ? forwarded_param(m, c, in->ops[0],
+						       depth + 1) : -1;
+	case OP_GTE:
+		if (in->nops < 1 || opcode(&cp->instrs[in->ops[0]]) != OP_TUPLE ||
+		    in->index >= cp->instrs[in->ops[0]].nops)
+			return -1;
+		return forwarded_param(m, c, cp->instrs[in->ops[0]].ops[
+					       in->index], depth + 1);
+	case OP_CALL:
+		if (in->ncall < 1 || m->comps[in->calls[0]].root < 0)
+			return -1;
+		r = forwarded_param(m, in->calls[0],
+				    m->comps[in->calls[0]].root, depth + 1);
+		return r >= 0 && r < in->nops ?
+			       forwarded_param(m, c, in->ops[r], depth + 1) : -1;
+	case OP_CONDITIONAL:
+		for (int b = 0; b < in->ncall; b++) {
+			int d = in->calls[b];
+
+			if (m->comps[d].root < 0 || b + 1 >= in->nops ||
+			    forwarded_param(m, d, m->comps[d].root,
+					    depth + 1) != 0)
+				continue;
+			r = forwarded_param(m, c, in->ops[b + 1], depth + 1);
+			if (r >= 0)
+				return r;
+		}
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+/* An async-start whose computation may return operand k as it is writes
+ * its result {1} over it: they share a buffer, or the runtime copies the
+ * operand in first and the kernel writes over the copy when it computes
+ * its result instead. */
+static int
+start_forwards(const struct module *m, const struct instr *in, int k,
+	       int knode, int node)
+{
+	int d = in->ncall >= 1 ? in->calls[0] : -1;
+
+	if (knode != 0 || d < 0 || m->comps[d].root < 0 ||
+	    !shape_is_tuple(&in->shape) || in->shape.nelem < 2 ||
+	    shape_is_tuple(&in->shape.elems[1]) ||
+	    node != shape_child(&in->shape, 1))
+		return 0;
+	return forwarded_param(m, d, m->comps[d].root, 0) == k;
+}
+
 /* ---- fusions ------------------------------------------------------------ */
 
 /* Past get-tuple-elements of tuples and bitcasts, the instruction of f
@@ -484,6 +554,8 @@ must_share(const struct module *m, const struct comp *c,
 		return aliasing_names(c, in, k, knode, node);
 	case OP_ASYNC_DONE:
 		return done_aliases(c, in, k, knode, node);
+	case OP_ASYNC_START:
+		return start_forwards(m, in, k, knode, node);
 	case OP_FUSION:
 		if (aliasing_names(c, in, k, knode, node))
 			return 1;

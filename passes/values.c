@@ -481,6 +481,13 @@ do_start(struct prog *p, int c, int i)
 	p->nodeval[p->nodebase[c][i]] = prog_new_value(p, c, i, 0, s, 0);
 	for (int k = 1; k < s->nelem; k++)
 		define_tree(p, c, i, &s->elems[k], shape_child(s, k), 0);
+	for (int k = 0; k < in->nops; k++)	/* a result that may be an
+						   operand as it is */
+		if (in_place_kind(p, &p->m->comps[c], in, k, 0,
+				  shape_child(s, 1)) == IP_MUST)
+			add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[k], 0),
+				 prog_val(p, c, i, shape_child(s, 1)), c, i,
+				 -1);
 	if (how == 1) {
 		forward(p, c, i, at, 0, 0, shape_nodes(e0));
 		return;

@@ -316,6 +316,41 @@ test_branch_returns_operand(void **state)
 	assert_false(has_buffer("y"));
 }
 
+/* An async call whose computation may return its operand as it is (a
+ * branch that forwards it) writes its result over that operand: the
+ * operand is copied into start{1} before the start, and the kernel writes
+ * over the copy when another branch runs (XLA: start{1} is the root's
+ * values).  Without it the done read bytes nothing wrote. */
+static void
+test_async_call_forwards(void **state)
+{
+	static const char src[] =
+		"HloModule m, is_scheduled=true\n"
+		"neg { p = f32[8] parameter(0)\n"
+		"  ROOT n = f32[8] negate(p) }\n"
+		"fwd { ROOT q = f32[8] parameter(0) }\n"
+		"wrapped { i = s32[] parameter(0)\n"
+		"  x = f32[8] parameter(1)\n"
+		"  ROOT c = f32[8] conditional(i, x, x), "
+		"branch_computations={neg, fwd} }\n"
+		"ENTRY e {\n"
+		"  i = s32[] parameter(0)\n"
+		"  a = f32[8] parameter(1)\n"
+		"  b = f32[8] exponential(a)\n"
+		"  s = ((s32[], f32[8]), f32[8], s32[]) call-start(i, b), "
+		"to_apply=wrapped\n"
+		"  d = f32[8] call-done(s)\n"
+		"  ROOT r = f32[8] sine(d)\n"
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_text(src, 0), 0);
+	assert_int_equal(F.plan.ncopy, 1);
+	assert_string_equal(F.plan.bufs[F.plan.copies[0].src].name, "b");
+	assert_string_equal(F.plan.bufs[F.plan.copies[0].dst].name, "s{1}");
+	assert_int_equal(F.plan.copies[0].after, 0);
+}
+
 /* A conditional's branch ROOTs and its result share one buffer; the
  * branches' parameters are the conditional's operands. */
 static void
@@ -1181,6 +1216,7 @@ main(void)
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_keep_params),
 		cmocka_unit_test(test_branch_returns_operand),
+		cmocka_unit_test(test_async_call_forwards),
 		cmocka_unit_test(test_tuple_forwarding),
 		cmocka_unit_test(test_while),
 		cmocka_unit_test(test_loop_use_lives_to_loop_end),

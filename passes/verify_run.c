@@ -614,16 +614,20 @@ struct copied {
 	uint64_t from, to;
 	uint32_t tag;
 	int mixed;
+	const struct vr *v;
 };
 
+/* (Loop states that start as a value and hold it still are that value:
+ * a copy of their bytes is a copy of it.) */
 static int
 first_tag(void *arg, const struct vm_piece *p)
 {
 	struct copied *c = arg;
+	uint32_t t = p->tag ? first_value(c->v, p->tag) : 0;
 
 	if (p->lo == c->from)
-		c->tag = p->tag;
-	else if (p->tag != c->tag)
+		c->tag = t;
+	else if (t != c->tag)
 		c->mixed = 1;
 	return 0;
 }
@@ -635,7 +639,7 @@ do_copy(struct vr *v, int k)
 {
 	const struct plan_copy *pc = &v->pl->copies[k];
 	struct copied c = {slot_where(v, pc->src, -1),
-			   slot_where(v, pc->dst, -1), 0, 0};
+			   slot_where(v, pc->dst, -1), 0, 0, v};
 
 	if (pc->bytes <= 0)
 		return;

@@ -79,6 +79,8 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	STAGE(st, ST_COPIES, insert_copies(&p));
 	if (o->reuse)
 		STAGE(st, ST_REUSE, share_reuse(&p));
+	if (o->reuse)
+		STAGE(st, ST_REUSE, colocate(&p));
 	STAGE(st, ST_BUFFERS, build_buffers(&p, pl));
 	dump(d, "values", &p, pl);
 	STAGE(st, ST_DBUF, insert_double_buffers(&p, pl));

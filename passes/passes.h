@@ -267,6 +267,9 @@ void prog_hulls(struct prog *p);
 void insert_copies(struct prog *p);
 /* reuse.c: an elementwise output takes a dying operand's buffer. */
 void share_reuse(struct prog *p);
+/* colocate.c: temporaries inside a donated parameter's or an output's
+ * buffer, where it holds nothing live (XLA's buffer assignment). */
+void colocate(struct prog *p);
 /* Equal shapes, as XLA's CanShareOperandBufferWithUser asks before an
  * output takes over an operand: element type, dims, layout (a missing one
  * is the default), tiles, element size and memory space. */

@@ -283,6 +283,33 @@ test_loop_use_lives_to_loop_end(void **state)
 	assert_false(has_buffer("sum"));
 }
 
+/* A temporary goes inside a donated parameter's buffer where it holds
+ * nothing live (after the parameter's last read, before the output that
+ * takes it is written): XLA's buffer assignment does too. */
+static void
+test_colocate(void **state)
+{
+	static const char src[] =
+		"HloModule m, input_output_alias={ {}: (0, {}, may-alias) }\n"
+		"ENTRY e {\n"
+		"  a = f32[64] parameter(0)\n"			/* 0 */
+		"  b = f32[64] reverse(a), dimensions={0}\n"	/* 1 */
+		"  c = f32[64] reverse(b), dimensions={0}\n"	/* 2 */
+		"  d = f32[64] reverse(c), dimensions={0}\n"	/* 3 */
+		"  ROOT r = f32[64] reverse(d), dimensions={0}\n"	/* 4 */
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_with(src, 1, keep_params), 0);
+	expect("a", 0, 4, BUF_PARAM | BUF_OUTPUT);
+	assert_false(has_buffer("c"));	/* inside a's, [2, 3] */
+	expect("b", 1, 2, 0);
+	expect("d", 3, 4, 0);
+	assert_int_equal(F.plan.arenas[0].size, 2 * 256);	/* a; b, d */
+	assert_int_equal(plan_with(src, 0, keep_params), 0);	/* --no-reuse */
+	assert_true(has_buffer("c"));
+}
+
 /* A branch that returns a value from outside as it is hands it over as
  * the result at its end, though a branch laid out after it still reads
  * it: the two never both run, so no copy (XLA's ordering of branches). */
@@ -1216,6 +1243,7 @@ main(void)
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_keep_params),
 		cmocka_unit_test(test_branch_returns_operand),
+		cmocka_unit_test(test_colocate),
 		cmocka_unit_test(test_async_call_forwards),
 		cmocka_unit_test(test_tuple_forwarding),
 		cmocka_unit_test(test_while),

@@ -1,0 +1,122 @@
+/* Colocation: a temporary goes inside the buffer of a donated parameter
+ * or of an output, where that buffer holds nothing live (after the
+ * parameter's last read, before the output is written), when it fits in
+ * its bytes: XLA's buffer assignment does the same with such allocations.
+ * A box inside another's hull and bytes leaves the packer less to place,
+ * never more. */
+#include <stdlib.h>
+
+#include "passes/passes.h"
+
+/* At most this many candidate pairs are tried: work, not time, so that
+ * every machine makes the same plan. */
+enum { COLOCATE_WORK = 4000000 };
+
+struct host {
+	int root;
+	int64_t size;
+};
+
+/* Candidates: sets of arrays of one memory space, by size, largest first
+ * (ties by root: the same plan on every machine). */
+static int
+cmp_desc(const void *a, const void *b)
+{
+	const struct host *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return (x->root > y->root) - (x->root < y->root);
+}
+
+/* Per root: its flags, its space (-1: mixed or tables) and its largest
+ * array's bytes on the target; whether it stays as it is (a value that
+ * runs in a loop or a computation run more than once, which double
+ * buffering decides about; a parameter that survives the call). */
+struct facts {
+	int *flags, *space, *looped;
+	int64_t *size;
+};
+
+static void
+gather(struct prog *p, struct facts *f)
+{
+	size_t n = (size_t)(p->nval + 1);
+	int32_t *inloop = pool_alloc(p->pool, sizeof(int32_t) *
+					      (size_t)(p->ntime + 1));
+
+	f->flags = pool_alloc(p->pool, sizeof(int) * n);
+	f->space = pool_alloc(p->pool, sizeof(int) * n);
+	f->looped = pool_alloc(p->pool, sizeof(int) * n);
+	f->size = pool_alloc(p->pool, sizeof(int64_t) * n);
+	for (int l = 0; l < p->nloop; l++)
+		for (int32_t t = p->loops[l].start; t <= p->loops[l].end; t++)
+			inloop[t] = 1;
+	for (int v = 0; v < p->nval; v++)
+		f->space[v] = -2;
+	for (int v = 0; v < p->nval; v++) {
+		const struct value *x = &p->values[v];
+		int r = prog_find(p, v), s;
+		int64_t b;
+
+		f->flags[r] |= x->flags;
+		if (p->wide[x->comp] || inloop[p->time[x->comp][x->instr]] ||
+		    (param_survives(p, v)))
+			f->looped[r] = 1;
+		if (shape_is_tuple(x->shape)) {
+			f->space[r] = -1;
+			continue;
+		}
+		s = x->shape->space;
+		f->space[r] = f->space[r] == -2 || f->space[r] == s ? s : -1;
+		b = target_size(&p->opt, x->shape);
+		if (b > f->size[r])
+			f->size[r] = b;
+	}
+}
+
+void
+colocate(struct prog *p)
+{
+	struct facts f;
+	struct host *hosts, *temps;
+	int nh = 0, nt = 0;
+	long work = 0;
+
+	if (p->trial)
+		return;
+	gather(p, &f);
+	hosts = pool_alloc(p->pool, sizeof *hosts * (size_t)(p->nval + 1));
+	temps = pool_alloc(p->pool, sizeof *temps * (size_t)(p->nval + 1));
+	for (int v = 0; v < p->nval; v++) {
+		if (prog_find(p, v) != v || f.space[v] < 0 || f.size[v] <= 0 ||
+		    f.looped[v] || (f.flags[v] & (BUF_CONST | BUF_TABLE)))
+			continue;
+		if (f.flags[v] & (BUF_PARAM | BUF_OUTPUT))
+			hosts[nh++] = (struct host){v, f.size[v]};
+		else if (!(f.flags[v] & VAL_PHI))
+			temps[nt++] = (struct host){v, f.size[v]};
+	}
+	qsort(hosts, (size_t)nh, sizeof *hosts, cmp_desc);
+	qsort(temps, (size_t)nt, sizeof *temps, cmp_desc);
+	for (int h = 0; h < nh && work < COLOCATE_WORK; h++) {
+		int a = hosts[h].root, space = f.space[a];
+		int32_t lo = p->bstart[a], hi = p->bend[a];
+
+		for (int t = 0; t < nt && work < COLOCATE_WORK; t++) {
+			int b = temps[t].root;
+
+			if (b < 0 || temps[t].size > hosts[h].size ||
+			    f.space[b] != space || p->bstart[b] < lo ||
+			    p->bend[b] > hi)
+				continue;
+			work++;
+			if (sets_conflict(p, a, b))
+				continue;
+			sets_union(p, a, b);
+			temps[t].root = -1;	/* placed */
+			a = prog_find(p, a);
+		}
+	}
+	prog_hulls(p);
+}

@@ -2489,9 +2489,24 @@ op_async_cond(struct gen *g, struct scope *sc)
 	return 0;
 }
 
+/* A loop that updates x in place (each iteration at the counter, or by
+ * an elementwise op): its result's scope index. */
+static int
+updated_in_loop(struct gen *g, struct scope *sc, const struct val *x)
+{
+	struct loop L = {.n = 1, .trips = 1 + pick(g, 3),
+			 .next = update_next};
+	char tn[24];
+
+	L.st[0] = *x;
+	write_loop(g, sc, &L, 100, tn);
+	return sc->tail;
+}
+
 /* F_MUST_ALIAS: an entry output that must alias parameter p
  * (input_output_alias must-alias): an elementwise op of it, an op reading
- * it otherwise, or an update of it in place; p sometimes read after. */
+ * it otherwise, an update of it in place, or a loop updating it in place;
+ * p sometimes read after. */
 static int
 op_must_alias(struct gen *g, struct scope *sc)
 {
@@ -2508,13 +2523,16 @@ op_must_alias(struct gen *g, struct scope *sc)
 		return -1;
 	p = open[pick(g, n)];
 	x = sc->v[p];
-	switch (pick(g, 3)) {
+	switch (pick(g, 4)) {
 	case 0:
 		emit(g, sc, &x.s, "add(%s, %s)", x.name, other(g, sc, &x));
 		v = sc->tail;
 		break;
 	case 1:
 		v = reading_op(g, sc, &x);
+		break;
+	case 2:
+		v = updated_in_loop(g, sc, &x);
 		break;
 	default:
 		indices(g, sc, x.s.rank, idx);

@@ -165,6 +165,7 @@ set_options(struct hloplan_result *r, const struct hloplan_options *o)
 		x->align = o->align;
 	x->reuse = !o->no_reuse;
 	x->io_in_arena = !o->io_out_of_arena;
+	x->reuse_params = o->reuse_params != 0;
 	if (o->tpu_tile[0]) {
 		x->tpu_tile[0] = o->tpu_tile[0];
 		x->tpu_tile[1] = o->tpu_tile[1];

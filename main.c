@@ -88,6 +88,12 @@ usage(FILE *out)
 	      "  --tpu-tile RxC     TPU tile for untiled arrays of rank >= 2 "
 	      "(default 8x128)\n"
 	      "  --no-reuse         no elementwise reuse of dying operands\n"
+      "  --reuse-params     an entry parameter's space may be reused after its\n"
+      "                     last read (default: every parameter not donated by\n"
+      "                     input_output_alias survives the call)\n"
+      "  --reuse-params     an entry parameter's space may be reused after its\n"
+      "                     last read (default: every parameter not donated by\n"
+      "                     input_output_alias survives the call)\n"
 	      "  --io-out-of-arena  keep entry parameters and outputs out of "
 	      "the arena\n"
 	      "  --capacity S:B     memory space S holds at most B bytes "
@@ -305,6 +311,10 @@ set_switch(struct cli *c, const char *o, const char *v)
 		c->opt.no_reuse = 1;
 	else if (!strcmp(o, "--io-out-of-arena"))
 		c->opt.io_out_of_arena = 1;
+	else if (!strcmp(o, "--reuse-params"))
+		c->opt.reuse_params = 1;
+	else if (!strcmp(o, "--reuse-params"))
+		c->opt.reuse_params = 1;
 	else if (!strcmp(o, "--no-double-buffer"))
 		c->opt.no_double_buffer = 1;
 	else if (!strcmp(o, "--intervals"))
@@ -328,6 +338,8 @@ static const struct flag {
 	{"--tpu-tile", 1, set_tile, -1},
 	{"--no-reuse", 0, set_switch, -1},
 	{"--io-out-of-arena", 0, set_switch, -1},
+	{"--reuse-params", 0, set_switch, -1},
+	{"--reuse-params", 0, set_switch, -1},
 	{"--capacity", 1, set_capacity, -1},
 	{"--no-double-buffer", 0, set_switch, -1},
 	{"--double-buffer", 1, set_double_buffer, -1},

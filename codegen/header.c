@@ -208,7 +208,8 @@ pick_name(struct idset *set, const char *pre, const char *base)
 
 /* The macros of an entry parameter or output: P_<NAME>_BUF, _OFFSET and
  * _SIZE, where NAME is PARAM_<n> or OUTPUT, then _<i> per shape index. */
-static const char *const io_forms[] = {"_BUF", "_OFFSET", "_SIZE"};
+static const char *const io_forms[] = {"_BUF", "_OFFSET", "_SIZE",
+				       "_SURVIVES"};
 enum { NIO_FORMS = sizeof io_forms / sizeof *io_forms };
 
 static const char *
@@ -979,7 +980,8 @@ io_pos(const struct hdr *h, int k)
 }
 
 /* P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE and P_OUTPUT[_<i>...]_...:
- * where the runtime puts each argument and finds each result. */
+ * where the runtime puts each argument and finds each result; a
+ * parameter's _SURVIVES: 1 when the call leaves its bytes intact. */
 static void
 put_io_macros(struct hdr *h)
 {
@@ -1001,6 +1003,9 @@ put_io_macros(struct hdr *h)
 				h->pre, h->io[k], b->offset);
 		fprintf(h->out, "#define %s_%s_SIZE %" PRId64 "\n", h->pre,
 			h->io[k], q->size);
+		if (k < h->b->npar && !shape_is_tuple(q->shape))
+			fprintf(h->out, "#define %s_%s_SURVIVES %d\n",
+				h->pre, h->io[k], q->survives);
 	}
 }
 
@@ -1366,6 +1371,11 @@ static const char preamble[] =
 	" *                            (a tuple's table at none): its buffer, "
 	"offset\n"
 	" *                            (only in an arena) and laid-out bytes\n"
+	" *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes "
+	"intact\n"
+	" *                            (0: donated by input_output_alias, or "
+	"its\n"
+	" *                            space reused: --reuse-params)\n"
 	" *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output "
 	"index\n"
 	" *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]\n"

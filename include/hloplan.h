@@ -73,6 +73,11 @@ struct hloplan_options {
 				   0: one per processor (at most 8 in the
 				   packer).  The plan is the same for every
 				   number */
+	int reuse_params;	/* an entry parameter's space may be reused
+				   after its last read, for a runtime that
+				   copies its inputs in on every call; 0:
+				   every parameter not donated by
+				   input_output_alias survives the call */
 };
 
 enum { HLOPLAN_THREADS_MAX = 64 };

@@ -301,9 +301,15 @@ list_positions(struct prog *p, struct plan *pl)
 			q->depth = depth[node];
 			q->index = idx[node];
 			q->copied = !!(p->values[v].flags & VAL_COPY);
+			q->survives = param_survives(p, v) &&
+				      !shape_is_tuple(p->values[v].shape);
 			q->shape = laid_out(p, q->copied ? p->values[v].shape
 							    : ns[node]);
 			q->size = target_size(&p->opt, q->shape);
+			if (q->defines && prog_find(p, v) == v)
+				/* the buffer's shape is its first value's, as
+				   the instruction writes it */
+				pl->bufs[q->buf].shape = q->shape;
 			q->step = t;
 			q->param = c == p->m->entry && in->op &&
 				   in->op->op == OP_PARAMETER ?
@@ -424,6 +430,8 @@ build_buffers(struct prog *p, struct plan *pl)
 			p->buf_of[v] = p->buf_of[r];
 		}
 		add_member(p, &pl->bufs[p->buf_of[v]], &p->values[v]);
+		if (param_survives(p, v))	/* the caller's, after the call */
+			pl->bufs[p->buf_of[v]].end = p->ntime - 1;
 		if (!(p->values[v].flags & BUF_CONST))
 			nonconst[p->buf_of[v]] = 1;
 	}

@@ -24,15 +24,17 @@ root(struct cx *x, int v)
 	return prog_find(x->p, v);
 }
 
-/* A set that may not be written: constants, and parameters the runtime
- * owns when they are kept out of the arena. */
+/* A set that may not be written: constants, and parameters not donated
+ * (input_output_alias), which survive the call unless the runtime lets
+ * their space be reused (--reuse-params, in the arena). */
 static int
 read_only(struct cx *x, int v)
 {
 	int f = x->flags[root(x, v)];
 
 	return (f & BUF_CONST) ||
-	       ((f & BUF_PARAM) && !(f & DONATED) && !x->p->opt.io_in_arena);
+	       ((f & BUF_PARAM) && !(f & DONATED) &&
+		(!x->p->opt.io_in_arena || !x->p->opt.reuse_params));
 }
 
 /* A value of a buffer shape b(...) is never copied out of (XLA: a buffer

@@ -13,6 +13,9 @@ struct options {
 	int reuse;		/* an elementwise output may take a dying
 				   operand's buffer */
 	int io_in_arena;	/* entry parameters and outputs in the arena */
+	int reuse_params;	/* a parameter not donated may be overwritten
+				   after its last read; 0: it survives the
+				   call */
 	int tpu_tile[2];	/* default TPU tile (rows, columns) */
 	long effort;		/* packer work budget; 0: the default */
 	int threads;		/* packer threads; 0: one per processor */
@@ -187,9 +190,25 @@ int prog_val(const struct prog *p, int c, int i, int node);
 /* Does the instruction's opcode name end with tail ("-start", "-done")? */
 int op_name_ends(const struct instr *in, const char *tail);
 
+/* rules.c: the one table of what an instruction does with buffers (XLA's
+ * dataflow and alias analysis; doc/semantics.md).  value_rule: which
+ * values it defines and which it forwards: all new (R_DEFINE); its
+ * operand 0 whole (R_FORWARD: bitcast, opt-barrier, add-dependency,
+ * domain, all-reduce-done); element *elem of operand 0 (R_ELEMENT:
+ * get-tuple-element, copy-done {0}, async-done, all-gather-done and
+ * collective-permute-done {1}); and the special cases. */
+enum {
+	R_DEFINE, R_FORWARD, R_ELEMENT, R_PARAM, R_CONST, R_TUPLE, R_WHILE,
+	R_CALL, R_CONDITIONAL, R_COPY_START, R_UPDATE, R_SEND, R_RECV_DONE,
+	R_START
+};
+int value_rule(const struct instr *in, int64_t *elem);
 /* Does the instruction run its called computations as program steps
  * (while, conditional, call), rather than inside one kernel? */
 int runs_program(const struct instr *in);
+
+/* The array at preorder node `node` of s, or NULL (a tuple, or none). */
+const struct shape *shape_array_at(const struct shape *s, int node);
 
 /* The computation named by an instruction's attribute, or -1. */
 int called_comp(const struct module *m, const struct instr *in,
@@ -209,15 +228,20 @@ int64_t plan_peak(const struct plan *pl);
 void fill_schedule(struct prog *p);
 /* values.c: values, forwarding, and the sharing the model forces. */
 void fill_values(struct prog *p);
-/* The one table of in-place pairs: may output node `node` of `in` be
- * written over operand k {} while the op reads it?  IP_MUST: the kernel updates it in
+/* rules.c: may output node `node` of `in` be written over node `knode`
+ * of operand k while the op reads it?  IP_MUST: the kernel updates it in
  * place (dynamic-update-slice, scatter, their fusions,
- * output_to_operand_aliasing), so they share a buffer or the runtime copies
- * the operand in first; IP_MAY: it may (elementwise over an operand laid
- * out alike: XLA's CanShareOperandBufferWithUser). */
+ * output_to_operand_aliasing at any index), so they share a buffer or the
+ * runtime copies the operand in first; IP_MAY: it may (elementwise over
+ * an operand laid out alike; a loop or input fusion that reads it
+ * elementwise on the way to that output; NCCL's all-reduce: XLA's
+ * CanShareOperandBufferWithUser with the GPU backend's hints). */
 enum { IP_NONE, IP_MAY, IP_MUST };
-int in_place_kind(const struct module *m, const struct comp *c,
-		  const struct instr *in, int k, int node);
+int in_place_kind(const struct prog *p, const struct comp *c,
+		  const struct instr *in, int k, int knode, int node);
+/* Does value v hold an entry parameter's bytes that must survive the call
+ * (not donated by input_output_alias, and no --reuse-params)? */
+int param_survives(const struct prog *p, int v);
 /* liveness.c: the spans of every value, and each join's hand-over point. */
 void fill_liveness(struct prog *p);
 /* sets.c: the sets of values that share a buffer, with their spans.  Two

@@ -74,6 +74,9 @@ struct plan_pos {
 				   the plan (an entry output's own buffer) */
 	int64_t size;		/* the node's bytes as laid out (padded) */
 	int32_t step;		/* the schedule step of its instruction */
+	int survives;		/* an entry parameter's array whose bytes
+				   are intact after the call (not donated by
+				   input_output_alias, no --reuse-params) */
 };
 
 /* A copy the runtime makes: `bytes` from buffer src into buffer dst, just

@@ -1,8 +1,7 @@
-/* Optional reuse: an elementwise output (not a copy) takes over an
- * operand's buffer when that operand dies at this instruction and the two
- * shapes are equal, layout, tiles and memory space included (XLA's
- * CanShareOperandBufferWithUser: values.c's in-place table), and the two
- * sets hold no values live at once (sets.c). */
+/* Optional reuse: an output takes over an operand's buffer when that
+ * operand dies at this instruction and the op may write over it (XLA's
+ * CanShareOperandBufferWithUser: rules.c's table), and the two sets hold
+ * no values live at once (sets.c). */
 #include "passes/passes.h"
 
 /* The k-th minor dimension (a missing layout is the default one). */
@@ -32,36 +31,56 @@ same_layout(const struct shape *a, const struct shape *b)
 	return 1;
 }
 
+/* Output node `node` of (c,i), a value it defines, takes over the set of
+ * an operand node that dies there, when the op may write over it. */
+static void
+reuse_node(struct prog *p, const int *flags, int c, int i, int node)
+{
+	const struct comp *cp = &p->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	int out = prog_val(p, c, i, node);
+
+	if (flags[prog_find(p, out)] & ~(BUF_OUTPUT | VAL_PHI))
+		return;
+	for (int k = 0; k < in->nops; k++)
+		for (int kn = 0, n = shape_nodes(&cp->instrs[in->ops[k]].shape);
+		     kn < n; kn++) {
+			int v = prog_val(p, c, in->ops[k], kn);
+
+			if (flags[prog_find(p, v)] & ~(BUF_OUTPUT | VAL_PHI) ||
+			    prog_find(p, v) == prog_find(p, out) ||
+			    in_place_kind(p, cp, in, k, kn, node) != IP_MAY ||
+			    sets_conflict(p, out, v))
+				continue;
+			sets_union(p, out, v);
+			return;
+		}
+}
+
 void
 share_reuse(struct prog *p)
 {
 	int *flags = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
 
-	/* Parameters, constants, outputs, tables and loop state are never
-	 * taken over. */
+	/* Parameters, constants and tables are never taken over; an output
+	 * or a loop's state may take over a temporary, or be taken over
+	 * where it dies (XLA colocates them too). */
 	for (int v = 0; v < p->nval; v++)
 		flags[prog_find(p, v)] |= p->values[v].flags;
 	for (int32_t t = 0; t < p->ntime; t++) {
 		int c = p->steps[t].comp, i = p->steps[t].instr;
-		const struct comp *cp = &p->m->comps[c];
-		const struct instr *in = &cp->instrs[i];
-		int out;
+		const struct instr *in = &p->m->comps[c].instrs[i];
 
-		if (!in->op || shape_is_tuple(&in->shape))
+		if (!in->op)
 			continue;
-		out = prog_val(p, c, i, 0);
-		if (flags[prog_find(p, out)])
-			continue;
-		for (int k = 0; k < in->nops; k++) {
-			int v = prog_val(p, c, in->ops[k], 0);
+		for (int node = 0, nn = shape_nodes(&in->shape); node < nn;
+		     node++) {
+			const struct value *x =
+				&p->values[prog_val(p, c, i, node)];
 
-			if (in_place_kind(p->m, cp, in, k, 0) != IP_MAY ||
-			    flags[prog_find(p, v)] ||
-			    prog_find(p, v) == prog_find(p, out) ||
-			    sets_conflict(p, out, v))
-				continue;
-			sets_union(p, out, v);
-			break;
+			if (x->comp == c && x->instr == i && x->node == node &&
+			    !shape_is_tuple(x->shape))
+				reuse_node(p, flags, c, i, node);
 		}
 	}
 	prog_hulls(p);

@@ -125,8 +125,7 @@ over_operand(const struct prog *p, int32_t t, int v, int out)
 		for (int node = 0; node < n; node++) {
 			if (prog_val(p, c, in->ops[k], node) != v)
 				continue;
-			if (node != 0 ||
-			    in_place_kind(p->m, cp, in, k, out) == IP_NONE)
+			if (in_place_kind(p, cp, in, k, node, out) == IP_NONE)
 				return 0;
 			found = 1;
 		}

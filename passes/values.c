@@ -304,6 +304,15 @@ do_while(struct prog *p, int c, int i)
 		if (p->nodeval[rb + k] != phi[k])
 			add_join(p, J_WHILE_ROOT, p->nodeval[rb + k], phi[k],
 				 c, i, body);
+		else if (!(p->values[p->nodeval[ib + k]].flags & BUF_CONST) &&
+			 !(c == p->m->entry && i == p->m->comps[c].root))
+			/* a phi of one value is that value (XLA's SSA form):
+			   the state the body passes on as it is.  A constant's
+			   is left to copies.c, which keeps constants out of
+			   the arena where it can; so is the state of a loop
+			   that is the entry's ROOT, whose places are the
+			   outputs' */
+			prog_union(p, p->nodeval[ib + k], phi[k]);
 }
 
 static void
@@ -368,6 +377,8 @@ do_tuple(struct prog *p, int c, int i)
 	}
 }
 
+static void do_in_place(struct prog *p, int c, int i);
+
 /* Forwards element `elem` of operand 0's tuple (get-tuple-element, and the
  * -done half of async pairs); otherwise defines new values. */
 static void
@@ -388,7 +399,8 @@ do_element(struct prog *p, int c, int i, int64_t elem)
 	}
 	if (in->op->op == OP_GTE)
 		mismatch(p, in, "element index of its operand");
-	define_tree(p, c, i, &in->shape, 0, 0);
+	do_in_place(p, c, i);	/* (a done of a late-bound output: it
+				   writes, maybe over what it bound) */
 }
 
 /* copy-start defines (destination, source, context); the source is
@@ -428,143 +440,6 @@ do_forward(struct prog *p, int c, int i)
 				  in->ops[0]].shape) ||
 	    !forward(p, c, i, 0, 0, 0, n))
 		define_tree(p, c, i, &in->shape, 0, 0);
-}
-
-static int
-opcode(const struct instr *in)
-{
-	return in->op ? in->op->op : OP_OTHER;
-}
-
-/* How many instructions of f read instruction x. */
-static int
-nusers(const struct comp *f, int x)
-{
-	int n = 0;
-
-	for (int i = 0; i < f->ninstr; i++)
-		for (int k = 0; k < f->instrs[i].nops; k++)
-			n += f->instrs[i].ops[k] == x;
-	return n;
-}
-
-/* Is instruction r of fused computation f (past bitcasts) a
- * dynamic-update-slice or scatter of its parameter k, which nothing else
- * in f reads (XLA's in-place fusions)? */
-static int
-updates_param(const struct comp *f, int r, int64_t k)
-{
-	int x;
-
-	while (opcode(&f->instrs[r]) == OP_BITCAST && f->instrs[r].nops == 1)
-		r = f->instrs[r].ops[0];
-	if ((opcode(&f->instrs[r]) != OP_DUS &&
-	     opcode(&f->instrs[r]) != OP_SCATTER) || f->instrs[r].nops < 1 ||
-	    shape_is_tuple(&f->instrs[r].shape))
-		return 0;
-	for (x = f->instrs[r].ops[0]; opcode(&f->instrs[x]) == OP_BITCAST &&
-	     f->instrs[x].nops == 1; x = f->instrs[x].ops[0])
-		if (nusers(f, x) != 1)
-			return 0;
-	return opcode(&f->instrs[x]) == OP_PARAMETER &&
-	       f->instrs[x].param == k && nusers(f, x) == 1;
-}
-
-/* Does output node `node` of a fusion of f update parameter k in place:
- * its ROOT (node 0), or element node-1 of a flat ROOT tuple? */
-static int
-fusion_updates(const struct comp *f, int64_t k, int node)
-{
-	int r = f->root;
-
-	if (r < 0)
-		return 0;
-	if (opcode(&f->instrs[r]) == OP_TUPLE) {
-		if (node < 1 || node > f->instrs[r].nops ||
-		    shape_nodes(&f->instrs[r].shape) != f->instrs[r].nops + 1)
-			return 0;
-		return updates_param(f, f->instrs[r].ops[node - 1], k);
-	}
-	return node == 0 && updates_param(f, r, k);
-}
-
-/* output_to_operand_aliasing={{}: (k, {})}: output {} over operand k {}. */
-static int
-aliases_operand(const struct instr *in, int k)
-{
-	const struct attr *at = instr_attr(in, "output_to_operand_aliasing");
-	char pat[32];
-	int len = snprintf(pat, sizeof pat, "{}: (%d, {})", k);
-
-	for (int j = 0; at && j + len <= at->vlen; j++)
-		if (!strncmp(at->val + j, pat, (size_t)len))
-			return 1;
-	return 0;
-}
-
-/* The array at output node `node` of in, or NULL. */
-static const struct shape *
-node_array(const struct shape *s, int node)
-{
-	if (node == 0)
-		return shape_is_tuple(s) ? NULL : s;
-	for (int e = 0, at = 1; e < s->nelem; e++) {
-		int n = shape_nodes(&s->elems[e]);
-
-		if (node < at + n)
-			return node_array(&s->elems[e], node - at);
-		at += n;
-	}
-	return NULL;
-}
-
-int
-in_place_kind(const struct module *m, const struct comp *c,
-	      const struct instr *in, int k, int node)
-{
-	const struct shape *out = node_array(&in->shape, node);
-	struct shape os;
-	int op = opcode(in), d;
-
-	if (k < 0 || k >= in->nops || !out)
-		return IP_NONE;
-	os = c->instrs[in->ops[k]].shape;
-	if (shape_is_tuple(&os) || (node != 0 && op != OP_FUSION))
-		return IP_NONE;
-	if (!same_layout(&os, out)) {
-		/* An update in place from another memory space: the runtime
-		 * copies the operand in first (copies.c never joins
-		 * across spaces). */
-		os.space = out->space;
-		if (!same_layout(&os, out) ||
-		    !(op == OP_DUS || op == OP_SCATTER || op == OP_FUSION ||
-		      op == OP_CUSTOM_CALL))
-			return IP_NONE;	/* the bytes would not line up */
-	}
-	switch (op) {
-	case OP_DUS:
-	case OP_SCATTER:
-		return k == 0 ? IP_MUST : IP_NONE;
-	case OP_FUSION:
-		d = called_comp(m, in, "calls");
-		return d >= 0 && fusion_updates(&m->comps[d], k, node) ?
-			       IP_MUST : IP_NONE;
-	case OP_CUSTOM_CALL:
-		return aliases_operand(in, k) ? IP_MUST : IP_NONE;
-	case OP_COPY:
-		return IP_NONE;		/* a copy may change the layout */
-	default:
-		return in->op && (in->op->flags & OPF_ELEMENTWISE) ? IP_MAY :
-								     IP_NONE;
-	}
-}
-
-int
-op_name_ends(const struct instr *in, const char *tail)
-{
-	size_t n = strlen(in->op->name), k = strlen(tail);
-
-	return n >= k && !strcmp(in->op->name + n - k, tail);
 }
 
 /* How element 0 of start (c,i) can be its operands themselves: the one
@@ -617,7 +492,8 @@ do_start(struct prog *p, int c, int i)
 			shape_nodes(&e0->elems[k]));
 }
 
-/* An op that updates operand k in place writes into its buffer. */
+/* An op that updates an operand in place writes into its buffer: each
+ * output node joins the operand node it must be written over. */
 static void
 do_in_place(struct prog *p, int c, int i)
 {
@@ -626,60 +502,81 @@ do_in_place(struct prog *p, int c, int i)
 
 	define_tree(p, c, i, &in->shape, 0, 0);
 	for (int node = 0, nn = shape_nodes(&in->shape); node < nn; node++)
-		for (int k = 0; k < in->nops; k++)
-			if (in_place_kind(p->m, cp, in, k, node) == IP_MUST) {
-				add_join(p, J_IN_PLACE,
-					 prog_val(p, c, in->ops[k], 0),
-					 prog_val(p, c, i, node), c, i, -1);
-				break;
-			}
+		for (int k = 0, found = 0; k < in->nops && !found; k++)
+			for (int kn = 0, n = shape_nodes(&cp->instrs[in->ops[k]]
+							 .shape);
+			     kn < n && !found; kn++)
+				if (in_place_kind(p, cp, in, k, kn, node) ==
+				    IP_MUST) {
+					add_join(p, J_IN_PLACE,
+						 prog_val(p, c, in->ops[k], kn),
+						 prog_val(p, c, i, node), c, i,
+						 -1);
+					found = 1;
+				}
+}
+
+/* send: element 0 is its operand, kept until the send-done; the context
+ * and token are new. */
+static void
+do_send(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	const struct shape *s = &in->shape;
+
+	define_tree(p, c, i, s, 0, 0);
+	if (in->nops >= 1 && shape_is_tuple(s) && s->nelem >= 1 &&
+	    shape_nodes(&s->elems[0]) ==
+		    shape_nodes(&p->m->comps[c].instrs[in->ops[0]].shape))
+		forward(p, c, i, 1, 0, 0, shape_nodes(&s->elems[0]));
+}
+
+/* recv-done: element 0 is what the recv received, in recv{0}. */
+static void
+do_recv_done(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	const struct shape *s = &in->shape, *os;
+
+	define_tree(p, c, i, s, 0, 0);
+	if (in->nops < 1 || !shape_is_tuple(s) || s->nelem < 1)
+		return;
+	os = &p->m->comps[c].instrs[in->ops[0]].shape;
+	if (shape_is_tuple(os) && os->nelem >= 1 &&
+	    shape_nodes(&os->elems[0]) == shape_nodes(&s->elems[0]))
+		forward(p, c, i, 1, 0, 1, shape_nodes(&s->elems[0]));
 }
 
 static void
 do_instr(struct prog *p, int c, int i)
 {
 	const struct instr *in = &p->m->comps[c].instrs[i];
+	int64_t elem;
 
-	switch (in->op ? in->op->op : OP_OTHER) {
-	case OP_PARAMETER: do_parameter(p, c, i); break;
-	case OP_CONSTANT:
-		define_tree(p, c, i, &in->shape, 0, BUF_CONST);
-		break;
-	case OP_GTE: do_element(p, c, i, in->index); break;
-	case OP_COPY_START: do_copy_start(p, c, i); break;
-	case OP_COPY_DONE: do_element(p, c, i, 0); break;
-	case OP_ASYNC_DONE: do_element(p, c, i, 1); break;
-	case OP_TUPLE: do_tuple(p, c, i); break;
-	case OP_BITCAST:
-	case OP_OPT_BARRIER:
-	case OP_ADD_DEPENDENCY:
-	case OP_DOMAIN:
-		do_forward(p, c, i);
-		break;
-	case OP_ASYNC_UPDATE:	/* XLA: its arrays alias its operand's */
+	switch (value_rule(in, &elem)) {
+	case R_PARAM: do_parameter(p, c, i); break;
+	case R_CONST: define_tree(p, c, i, &in->shape, 0, BUF_CONST); break;
+	case R_ELEMENT: do_element(p, c, i, elem); break;
+	case R_COPY_START: do_copy_start(p, c, i); break;
+	case R_TUPLE: do_tuple(p, c, i); break;
+	case R_FORWARD: do_forward(p, c, i); break;
+	case R_UPDATE:	/* XLA: its arrays alias its operand's */
 		if (in->nops == 1 && shape_equal(&in->shape, &p->m->comps[c]
 					.instrs[in->ops[0]].shape))
 			do_forward(p, c, i);
 		else
 			do_in_place(p, c, i);	/* one that binds late */
 		break;
-	case OP_WHILE: do_while(p, c, i); break;
-	case OP_CALL:
-	case OP_CONDITIONAL:
-		if (in->op->op == OP_CONDITIONAL)
-			define_tree(p, c, i, &in->shape, 0, 0);
+	case R_WHILE: do_while(p, c, i); break;
+	case R_CONDITIONAL:
+		define_tree(p, c, i, &in->shape, 0, 0);
 		do_call(p, c, i);
 		break;
-	default:
-		if (in->op && in->op->op != OP_COPY_START &&
-		    (in->op->op == OP_ASYNC_START ||
-		     op_name_ends(in, "-start")) &&
-		    shape_is_tuple(&in->shape) && in->shape.nelem >= 2 &&
-		    in->nops >= 1)
-			do_start(p, c, i);
-		else
-			do_in_place(p, c, i);
-		break;
+	case R_CALL: do_call(p, c, i); break;
+	case R_SEND: do_send(p, c, i); break;
+	case R_RECV_DONE: do_recv_done(p, c, i); break;
+	case R_START: do_start(p, c, i); break;
+	default: do_in_place(p, c, i); break;
 	}
 }
 
@@ -726,10 +623,28 @@ aliased_output(struct prog *p, int on, int v)
 		if (pn >= 0 && p->nodebase[m->entry][pi] >= 0 &&
 		    node_of_path(&e->instrs[e->root].shape, a->out,
 				 a->nout) == on &&
-		    prog_val(p, m->entry, pi, pn) == v)
+		    prog_find(p, prog_val(p, m->entry, pi, pn)) ==
+			    prog_find(p, v))
 			return 1;
 	}
 	return 0;
+}
+
+int
+param_survives(const struct prog *p, int v)
+{
+	const struct module *m = p->m;
+	const struct value *x = &p->values[v];
+	const struct instr *in = &m->comps[x->comp].instrs[x->instr];
+
+	if (!(x->flags & BUF_PARAM) || p->opt.reuse_params)
+		return 0;
+	for (int k = 0; k < m->nalias; k++)
+		if (m->aliases[k].param == in->param &&
+		    node_of_path(&in->shape, m->aliases[k].pidx,
+				 m->aliases[k].npidx) == x->node)
+			return 0;
+	return 1;
 }
 
 /* The shape entry_computation_layout gives output node `node` when it is
@@ -739,7 +654,7 @@ aliased_output(struct prog *p, int on, int v)
 static const struct shape *
 result_shape(const struct module *m, int node, const struct shape *s)
 {
-	const struct shape *r = m->result ? node_array(m->result, node) : NULL;
+	const struct shape *r = m->result ? shape_array_at(m->result, node) : NULL;
 
 	if (!r || r->type != s->type || r->rank != s->rank)
 		return s;
@@ -760,7 +675,7 @@ own_outputs(struct prog *p)
 	const struct module *m = p->m;
 	const struct comp *e = &m->comps[m->entry];
 	const struct instr *r;
-	int base, n, *seen;
+	int base, n, *seen, *flags;
 
 	if (e->root < 0 || (base = p->nodebase[m->entry][e->root]) < 0)
 		return;
@@ -769,15 +684,19 @@ own_outputs(struct prog *p)
 		return;		/* the output is where it is defined */
 	n = shape_nodes(&r->shape);
 	seen = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
+	flags = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));
+	for (int v = 0; v < p->nval; v++)	/* (a loop may pass a parameter
+						   on as its state) */
+		flags[prog_find(p, v)] |= p->values[v].flags;
 	for (int node = 0; node < n; node++) {
-		int v = p->nodeval[base + node], t;
+		int v = p->nodeval[base + node], t, rv = prog_find(p, v);
 		const struct shape *s = p->values[v].shape;
 
 		if (shape_is_tuple(s))
 			continue;
-		if (!seen[v] && (!(p->values[v].flags & (BUF_PARAM | BUF_CONST)) ||
-				 aliased_output(p, node, v))) {
-			seen[v] = 1;
+		if (!seen[rv] && (!(flags[rv] & (BUF_PARAM | BUF_CONST)) ||
+				  aliased_output(p, node, v))) {
+			seen[rv] = 1;
 			if (!(p->values[v].flags & BUF_PARAM))
 				p->values[v].shape = result_shape(m, node, s);
 			continue;

@@ -39,6 +39,9 @@ const struct vm_piece *vm_journal(const struct vmap *m, size_t mark,
 				  size_t *n);
 void vm_undo(struct vmap *m, size_t mark);
 void vm_forget(struct vmap *m);
+/* The assignments since mark stay, but as if nothing had been written:
+ * no undo or clobber sees them (a new name for the same bytes). */
+void vm_forget_since(struct vmap *m, size_t mark);
 
 /* ---- verify_size.c: the bytes a shape needs ----------------------------- */
 
@@ -54,6 +57,15 @@ int vs_nodes(const struct shape *s);	/* s and every subshape */
  * node `node`, when it is an array like s (type, dimensions); else NULL. */
 const struct shape *vs_result(const struct module *m, int node,
 			      const struct shape *s);
+
+/* ---- verify_xla.c: XLA's kernel contract ---------------------------------
+ * May output node `node` of in lie exactly over node `knode` of operand k,
+ * which it reads: XLA runs the kernel in place there, or lets it take the
+ * operand over (elementwise ops aside, which the caller checks)? */
+struct comp;
+struct instr;
+int vx_over(const struct module *m, const struct comp *c,
+	    const struct instr *in, int k, int knode, int node);
 
 /* ---- verify_run.c: the plan run symbolically ---------------------------- */
 

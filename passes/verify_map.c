@@ -281,6 +281,13 @@ vm_undo(struct vmap *m, size_t mark)
 }
 
 void
+vm_forget_since(struct vmap *m, size_t mark)
+{
+	if (mark < m->njr)
+		m->njr = mark;
+}
+
+void
 vm_forget(struct vmap *m)
 {
 	m->njr = 0;

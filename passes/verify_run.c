@@ -350,15 +350,23 @@ where(const struct vr *v, int pos)
 
 /* ---- reads and writes --------------------------------------------------- */
 
-/* Does tag `found` hold the value `want`: it, or a loop state element
- * that starts as it and has not changed since? */
+/* The value a tag names the bytes of: a loop state element that has not
+ * changed since it started holds the bytes of what it started as. */
+static uint32_t
+first_value(const struct vr *v, uint32_t t)
+{
+	while (v->tags[t].parent)
+		t = v->tags[t].parent;
+	return t;
+}
+
+/* Does tag `found` hold the value `want`: it, or loop state elements
+ * that start as one value and have not changed since (a state element
+ * that changes takes a tag of its own)? */
 static int
 same_value(const struct vr *v, uint32_t found, uint32_t want)
 {
-	for (; found; found = v->tags[found].parent)
-		if (found == want)
-			return 1;
-	return 0;
+	return first_value(v, found) == first_value(v, want);
 }
 
 struct want {
@@ -394,7 +402,8 @@ holds(const struct vr *v, uint64_t a, int64_t n, uint32_t t,
 /* Who reads or writes, named only when a message needs it: the
  * instruction at a position, the caller (WHO_RESULT), plan copy k
  * (WHO_COPY(k)); WHO_NONE writes where nothing else may. */
-enum { WHO = 320, WHO_NONE = -1, WHO_RESULT = -2, WHO_ENDS = 1 << 30 };
+enum { WHO = 320, WHO_NONE = -1, WHO_RESULT = -2, WHO_ENDS = 1 << 30,
+       WHO_KEPT = WHO_ENDS - 1 };
 #define WHO_COPY(k) (-3 - (k))
 #define WHO_END(c) (WHO_ENDS + (c))	/* computation c's end */
 
@@ -403,7 +412,10 @@ who_str(const struct vr *v, int who, char *buf)
 {
 	const struct plan_copy *pc;
 
-	if (who >= WHO_ENDS) {
+	if (who == WHO_KEPT) {
+		snprintf(buf, WHO, "the caller after the call (a parameter "
+			 "not donated survives it)");
+	} else if (who >= WHO_ENDS) {
 		snprintf(buf, WHO, "the end of '%s' (its ROOT)",
 			 v->m->comps[who - WHO_ENDS].name);
 	} else if (who >= 0) {
@@ -567,13 +579,19 @@ define(struct vr *v, int pos, int who)
 		    new_tag(v, TAG_VALUE, pos, WHY_NONE), who);
 }
 
-/* Position dst holds what src holds: the same bytes where the plan says
- * dst forwards (checked where it is read: a forward is no use, as in
- * XLA's live ranges), a copy the runtime makes where it says dst
- * defines. */
+/* Position dst holds what src holds: the same bytes (checked where it is
+ * read: a forward is no use, as in XLA's live ranges).  A plan that gives
+ * an array there bytes of its own is refused: XLA's op writes nothing
+ * there, so nothing would fill them (a tuple's index table, which the
+ * runtime fills, may be its own). */
 static void
 forward(struct vr *v, int dst, int src, int who)
 {
+	if (v->pl->pos[dst].defines && !shape_is_tuple(v->nshape[dst]))
+		vr_failw(v, who, ": the plan gives its node %d bytes of its "
+			 "own, but XLA's op writes nothing there: it hands on "
+			 "what its operand holds", dst - v->posbase[
+				 v->comp_of_pos[dst]][v->instr_of_pos[dst]]);
 	if (v->pl->pos[dst].defines) {
 		need(v, src, who);
 		put(v, dst, v->cur[src], who);
@@ -770,9 +788,14 @@ exits_finish(struct vr *v, struct exits *x, size_t nw, int base, int n,
 			     table_tag(v, v->nshape[base + node]) :
 			     new_tag(v, TAG_VALUE, base + node, WHY_NONE);
 
-		put(v, base + node, x->ok[node] ? t :
-			new_tag(v, TAG_POISON, base + node, misplaced),
-		    WHO_NONE);
+		/* (where every exit left it and nothing clobbered it since,
+		   no write) */
+		if (!x->ok[node] || read_len(v, base + node, t) <= 0 ||
+		    !holds(v, where(v, base + node), read_len(v, base + node, t),
+			   t, NULL))
+			put(v, base + node, x->ok[node] ? t :
+				new_tag(v, TAG_POISON, base + node, misplaced),
+			    WHO_NONE);
 		v->cur[base + node] = t;
 	}
 }
@@ -795,8 +818,9 @@ iterations(const struct vr *v, int cond, int body)
 
 /* The loop's state starts as its init: each array element a variable of
  * its own (a tag whose parent is the init's value), so that two elements
- * that start as one value are still told apart; the bytes where the
- * state is take its tag when they hold the init. */
+ * that start as one value are still told apart, but where the plan puts
+ * them in one place (the planner's one value, XLA's phi of one input);
+ * the bytes where the state is take its tag when they hold the init. */
 static void
 enter_state(struct vr *v, int w, int init, int n)
 {
@@ -807,12 +831,30 @@ enter_state(struct vr *v, int w, int init, int n)
 			v->cur[w + node] = t;
 			continue;
 		}
+		phi = 0;
+		for (int k = 0; k < node && !phi; k++)	/* one value, one
+							   place: one state */
+			if (v->cur[init + k] == t &&
+			    !shape_is_tuple(v->nshape[w + k]) &&
+			    where(v, w + k) == where(v, w + node) &&
+			    v->nbytes[w + k] == v->nbytes[w + node])
+				phi = v->cur[w + k];
+		if (phi) {
+			v->cur[w + node] = phi;
+			continue;
+		}
 		phi = new_tag(v, TAG_VALUE, w + node, WHY_NONE);
 		v->tags[phi].parent = t;
 		if (read_len(v, w + node, t) > 0 &&
 		    holds(v, where(v, w + node), read_len(v, w + node, t), t,
-			  NULL))
+			  NULL)) {
+			/* the same bytes, named anew: no write that a
+			   branch or a loop around this one clobbers */
+			size_t mark = vm_mark(v->mem);
+
 			put(v, w + node, phi, WHO_NONE);
+			vm_forget_since(v->mem, mark);
+		}
 		v->cur[w + node] = phi;
 	}
 }
@@ -981,104 +1023,28 @@ same_places(const struct shape *a, const struct shape *b)
 	return 1;
 }
 
-/* The users of instruction x in computation f; *last: one of them. */
-static int
-users(const struct comp *f, int x, int *last)
-{
-	int n = 0;
-
-	for (int i = 0; i < f->ninstr; i++)
-		for (int k = 0; k < f->instrs[i].nops; k++)
-			if (f->instrs[i].ops[k] == x) {
-				n++;
-				*last = i;
-			}
-	return n;
-}
-
-/* Is instruction r of fused computation f (past bitcasts) an update in
- * place of parameter k, which nothing else in f reads? */
-static int
-updates_param(const struct comp *f, int r, int64_t k)
-{
-	int x, u;
-
-	while (opcode(&f->instrs[r]) == OP_BITCAST && f->instrs[r].nops == 1)
-		r = f->instrs[r].ops[0];
-	if ((opcode(&f->instrs[r]) != OP_DUS &&
-	     opcode(&f->instrs[r]) != OP_SCATTER) || f->instrs[r].nops < 1)
-		return 0;
-	for (x = f->instrs[r].ops[0]; opcode(&f->instrs[x]) == OP_BITCAST &&
-	     f->instrs[x].nops == 1; x = f->instrs[x].ops[0])
-		if (users(f, x, &u) != 1)
-			return 0;
-	return opcode(&f->instrs[x]) == OP_PARAMETER &&
-	       f->instrs[x].param == k && users(f, x, &u) == 1;
-}
-
-/* A fusion whose root (or flat root tuple's element) at output node
- * `node` updates parameter k in place. */
-static int
-fusion_in_place(const struct vr *v, const struct instr *in, int k, int node)
-{
-	int d = callee(in, "calls"), r;
-	const struct comp *f;
-
-	if (d < 0 || (f = &v->m->comps[d])->root < 0)
-		return 0;
-	r = f->root;
-	if (opcode(&f->instrs[r]) == OP_TUPLE) {
-		if (node < 1 || node > f->instrs[r].nops ||
-		    nodes_of(&f->instrs[r].shape) != f->instrs[r].nops + 1)
-			return 0;
-		r = f->instrs[r].ops[node - 1];
-	} else if (node != 0) {
-		return 0;
-	}
-	return updates_param(f, r, k);
-}
-
-/* A custom-call's output_to_operand_aliasing names operand k. */
-static int
-aliased_operand(const struct instr *in, int k)
-{
-	const struct attr *at = instr_attr(in, "output_to_operand_aliasing");
-	char pat[24];
-	int len = snprintf(pat, sizeof pat, "(%d,", k);
-
-	for (int j = 0; at && j + len <= at->vlen; j++)
-		if (!strncmp(at->val + j, pat, (size_t)len))
-			return 1;
-	return 0;
-}
-
 /* May the output at node `node` (address a, n bytes) of in lie over node
  * j of operand k, at b with m bytes?  Only where the op writes in place
  * over what it consumes there: an elementwise op over an operand laid out
  * alike, dynamic-update-slice and scatter over operand 0 (or a whole
- * update over itself), a fusion whose root updates a parameter in place
- * (and reads it nowhere else), a custom-call's
- * output_to_operand_aliasing, an all-reduce (NCCL's in place). */
+ * update over itself), and what XLA's kernel contract allows
+ * (verify_xla.c). */
 static int
-in_place_ok(struct vr *v, const struct instr *in, const struct shape *os,
-	    int k, int node, uint64_t a, int64_t n, uint64_t b, int64_t m)
+in_place_ok(struct vr *v, int c, const struct instr *in,
+	    const struct shape *os, int k, int j, int node, uint64_t a,
+	    int64_t n, uint64_t b, int64_t m)
 {
 	int op = opcode(in), same = a == b && n == m;
 
-	if (op == OP_SCATTER)	/* updates may land anywhere: only over
-				   operand 0 */
-		return k == 0 && node == 0;
+	if (op == OP_SCATTER && !shape_is_tuple(&in->shape))
+		return k == 0 && node == 0;	/* updates land anywhere */
 	if (op == OP_DUS)
 		return (k == 0 && node == 0) || same;
 	if (!same)
 		return 0;
-	if (in->op && (in->op->flags & OPF_ELEMENTWISE))
+	if (in->op && (in->op->flags & OPF_ELEMENTWISE) && op != OP_COPY)
 		return same_places(&in->shape, os);
-	if (op == OP_FUSION)
-		return fusion_in_place(v, in, k, node);
-	if (op == OP_CUSTOM_CALL)
-		return aliased_operand(in, k);
-	return op == OP_ALL_REDUCE;
+	return vx_over(v->m, &v->m->comps[c], in, k, j, node);
 }
 
 /* No output node lies over an operand the op reads, but in place. */
@@ -1103,8 +1069,8 @@ check_overlap(struct vr *v, int c, int i, int who)
 
 				if (bn <= 0 || a + (uint64_t)an <= b ||
 				    b + (uint64_t)bn <= a ||
-				    in_place_ok(v, in, v->nshape[ob + j], k,
-						node, a, an, b, bn))
+				    in_place_ok(v, c, in, v->nshape[ob + j], k,
+						j, node, a, an, b, bn))
 					continue;
 				vr_failw(v, who, " at step %d writes its "
 					 "output over operand %d ('%s'), which "
@@ -1193,13 +1159,59 @@ run_done(struct vr *v, int c, int i, int s, int who)
 	for (int k = 0; k < cp->instrs[s].nops; k++)
 		need_all(v, v->posbase[c][cp->instrs[s].ops[k]], who);
 	need_all(v, ob, who);
+	switch (opcode(in)) {
+	case OP_SEND_DONE:	/* only waits: its token is new */
+		run_kernel(v, c, i, who);
+		return;
+	case OP_RECV_DONE:	/* (data, token): the data is recv{0} */
+		src = shape_is_tuple(v->nshape[base]) && n > 1 ?
+		      element_of(v, ob, 0, v->nsub[base + 1]) : -1;
+		if (src < 0) {
+			run_kernel(v, c, i, who);
+			return;
+		}
+		define(v, base, who);
+		forward_tree(v, base + 1, src, v->nsub[base + 1], who);
+		for (int node = 1 + v->nsub[base + 1]; node < n; node++)
+			define(v, base + node, who);
+		return;
+	default:
+		break;
+	}
+	/* copy-done hands on start{0}; all-reduce-done the start's output;
+	 * every other done start{1}, where the op wrote (unless the start
+	 * left it empty, to be bound late: then the done writes) */
 	src = element_of(v, ob, opcode(in) == OP_COPY_DONE ? 0 :
 			 shape_is_tuple(v->nshape[ob]) ? 1 : -1, n);
+	if (src >= 0 && shape_is_tuple(v->nshape[src]) !=
+				shape_is_tuple(v->nshape[base]))
+		src = -1;
 	if (src < 0) {
 		run_kernel(v, c, i, who);
 		return;
 	}
 	forward_tree(v, base, src, n, who);
+}
+
+/* send: (operand, context, token); element 0 is the operand itself, kept
+ * until the send-done. */
+static void
+run_send(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], n = v->nsub[base], ob, n0;
+
+	if (in->nops < 1 || !shape_is_tuple(v->nshape[base]) || n < 2 ||
+	    v->nsub[ob = v->posbase[c][in->ops[0]]] != (n0 = v->nsub[base + 1])) {
+		run_kernel(v, c, i, who);
+		return;
+	}
+	for (int k = 0; k < in->nops; k++)
+		need_all(v, v->posbase[c][in->ops[k]], who);
+	define(v, base, who);
+	forward_tree(v, base + 1, ob, n0, who);
+	for (int node = 1 + n0; node < n; node++)
+		define(v, base + node, who);
 }
 
 static void
@@ -1368,6 +1380,7 @@ run_instr(struct vr *v, int c, int i, const int *args)
 		}
 		break;
 	case OP_COPY_START: run_copy_start(v, c, i, who); return;
+	case OP_SEND: run_send(v, c, i, who); return;
 	case OP_WHILE: run_while(v, c, i, who); return;
 	case OP_CONDITIONAL: run_conditional(v, c, i, who); return;
 	case OP_CALL: run_call(v, c, i, who); return;
@@ -1704,6 +1717,57 @@ write_params(struct vr *v)
 	}
 }
 
+/* Is preorder node `node` of entry parameter k donated to an output
+ * (input_output_alias)? */
+static int
+donated(const struct module *m, int64_t k, int node)
+{
+	const struct comp *e = &m->comps[m->entry];
+	const struct shape *s = &e->instrs[e->params[k]].shape;
+
+	for (int a = 0; a < m->nalias; a++) {
+		const struct shape *t = s;
+		int at = 0, d;
+
+		if (m->aliases[a].param != k)
+			continue;
+		for (d = 0; d < m->aliases[a].npidx; d++) {
+			int64_t x = m->aliases[a].pidx[d];
+
+			if (x < 0 || x >= t->nelem)
+				break;
+			at++;
+			for (int64_t y = 0; y < x; y++)
+				at += vs_nodes(&t->elems[y]);
+			t = &t->elems[x];
+		}
+		if (d == m->aliases[a].npidx && at == node)
+			return 1;
+	}
+	return 0;
+}
+
+/* The caller finds every array of a parameter it did not donate as it
+ * passed it, unless it let the plan reuse their space. */
+static void
+read_kept_params(struct vr *v)
+{
+	const struct comp *e = &v->m->comps[v->m->entry];
+
+	if (v->o->reuse_params)
+		return;
+	for (int k = 0; k < e->nparam; k++) {
+		int i = e->params[k], base;
+
+		if (i < 0 || (base = v->posbase[v->m->entry][i]) < 0)
+			continue;
+		for (int node = 0; node < v->nsub[base]; node++)
+			if (!shape_is_tuple(v->nshape[base + node]) &&
+			    !donated(v->m, k, node))
+				need(v, base + node, WHO_KEPT);
+	}
+}
+
 /* The caller reads every array of the entry's result after the last. */
 static void
 read_result(struct vr *v)
@@ -1775,6 +1839,7 @@ run(const struct module *m, const struct options *o, const struct plan *pl,
 		write_params(v);
 		run_comp(v, m->entry, NULL);
 		read_result(v);
+		read_kept_params(v);
 	}
 	for (int k = 0; k < v->nlive; k++)
 		free(v->live[k]);

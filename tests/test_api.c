@@ -27,7 +27,7 @@ static const char add_hlo[] =
 	"  %a = f32[64]{0} parameter(0)\n"
 	"  %b = f32[64]{0} parameter(1)\n"
 	"  %c = f32[64]{0} add(%a, %b)\n"
-	"  ROOT %d = f32[64]{0} multiply(%c, %c)\n"
+	"  ROOT %d = f32[64]{0} reverse(%c), dimensions={0}\n"
 	"}\n";
 
 static struct hloplan_result *
@@ -115,8 +115,8 @@ test_defaults(void **state)
 	assert_string_equal(gpu->steps[2], "add/c");
 	assert_int_equal(gpu->narena, 1);
 	assert_int_equal(gpu->arenas[0].space, 0);
-	assert_int_equal(gpu->arenas[0].lower_bound, 768);
-	assert_true(gpu->arenas[0].size >= 768);
+	assert_int_equal(gpu->arenas[0].lower_bound, 1024);
+	assert_true(gpu->arenas[0].size >= 1024);
 	assert_int_equal(gpu->ncopy, 0);
 	check_disjoint(gpu);
 	check_disjoint(tpu);
@@ -601,7 +601,7 @@ test_json(void **state)
 			       "[\"param\"], \"flags\": 1, \"space\": 0, "
 			       "\"in_arena\": true, \"offset\": "));
 	assert_non_null(strstr(j, "\"size\": 512, \"bytes\": 256, "
-			       "\"interval\": [0, 2], \"slots\": 1, "
+			       "\"interval\": [0, 3], \"slots\": 1, "
 			       "\"stride\": 0, \"dtype\": \"f32\", \"dims\": "));
 	assert_non_null(strstr(j, "\"values\": [{\"computation\": "
 			       "\"add\", \"instruction\": \"a\", "
@@ -750,7 +750,7 @@ test_svg(void **state)
 	assert_non_null(strstr(svg, "<title>a (param)\nsize 512 bytes, "
 			       "unpadded 256"));
 	assert_non_null(strstr(svg, "fill=\"url(#hatch)\""));
-	assert_non_null(strstr(svg, ">lower bound 768 bytes</text>"));
+	assert_non_null(strstr(svg, ">lower bound 1,024 bytes</text>"));
 	assert_string_equal(svg + strlen(svg) - 7, "</svg>\n");
 	assert_string_equal(svg, again);
 	free(svg);
@@ -771,7 +771,7 @@ test_stats(void **state)
 	assert_non_null(strstr(text, "HLOPLAN_GPU:   arena S(0): "));
 	assert_non_null(strstr(text, "\nhloplan: time read "));
 	assert_non_null(strstr(json, "\"schema\": \"hloplan.stats\""));
-	assert_non_null(strstr(json, "\"lower_bound\": 768"));
+	assert_non_null(strstr(json, "\"lower_bound\": 1024"));
 	free(text);
 	free(json);
 	hloplan_free(r);

@@ -611,8 +611,8 @@ test_constants(void **state)
 	};
 	static const int none[1];
 	struct plan_pos pos[] = {
-		{0, 0, 0, 0, 1, -1, "c.1", "main", 0, none, NULL, -1, 0, 0, 4, 0},
-		{0, 1, 0, 1, 1, -1, "c.2", "main", 0, none, NULL, -1, 0, 0, 2, 1},
+		{0, 0, 0, 0, 1, -1, "c.1", "main", 0, none, NULL, -1, 0, 0, 4, 0, 0},
+		{0, 1, 0, 1, 1, -1, "c.2", "main", 0, none, NULL, -1, 0, 0, 2, 1, 0},
 	};
 	struct plan_const k[] = {{0, 0, 0, 4, 1}, {1, 1, 64, 2, 0}};
 	unsigned char data[128] = {1, 2, 3, 255};

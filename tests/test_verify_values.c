@@ -210,7 +210,9 @@ static void
 test_clobbered_by_loop(void **state)
 {
 	(void)state;
-	plan("HloModule after\n" LOOP_COMPS
+	/* (scheduled: k stays before the loop, which the memory-aware
+	   order would move it after now that a survives the call) */
+	plan("HloModule after, is_scheduled=true\n" LOOP_COMPS
 	     "ENTRY main {\n"
 	     "  a = f32[64] parameter(0)\n"
 	     "  k = f32[64] exponential(a)\n"
@@ -326,6 +328,61 @@ test_output_read_at_end(void **state)
 	assert_refused("the entry's result");
 }
 
+/* An entry parameter the module does not donate survives the call: a
+ * temporary over it after its last read is refused, unless the runtime
+ * lets its space be reused (--reuse-params); a donated one may be. */
+static void
+test_param_survives(void **state)
+{
+	const char *text = "HloModule keep, is_scheduled=true%s\n"
+			   "ENTRY main {\n"
+			   "  a = f32[64] parameter(0)\n"
+			   "  b = f32[64] negate(a)\n"
+			   "  c = f32[64] exponential(b)\n"
+			   "  ROOT d = f32[64] sine(c)\n"
+			   "}\n";
+	char buf[512];
+
+	(void)state;
+	snprintf(buf, sizeof buf, text, "");
+	plan(buf);
+	rehome("c", "a");
+	assert_refused("the caller after the call");
+	F.o.reuse_params = 1;
+	assert_accepted();
+	snprintf(buf, sizeof buf, text,
+		 ", input_output_alias={ {}: (0, {}, may-alias) }");
+	plan(buf);
+	rehome("c", "a");
+	assert_accepted();
+}
+
+/* XLA's kernel contract: an all-gather writes into its start's element 1
+ * and the done hands that on; a plan that gives the done bytes of its own
+ * (which nothing would write) is refused. */
+static void
+test_done_writes_nothing(void **state)
+{
+	(void)state;
+	plan("HloModule ag, is_scheduled=true\n"
+	     "ENTRY main {\n"
+	     "  a = f32[8] parameter(0)\n"
+	     "  s = (f32[8], f32[16]) all-gather-start(a), dimensions={0}\n"
+	     "  d = f32[16] all-gather-done(s)\n"
+	     "  c = f32[16] exponential(d)\n"
+	     "  ROOT r = f32[16] negate(c)\n"
+	     "}\n");
+	assert_accepted();
+	for (int k = 0; k < F.pl.npos; k++)
+		if (!strcmp(F.pl.pos[k].name, "d")) {
+			assert_int_equal(F.pl.pos[k].defines, 0);
+			assert_int_equal(F.pl.pos[k].buf, buf("s{1}"));
+			F.pl.pos[k].defines = 1;
+			F.pl.pos[k].buf = buf("r");
+		}
+	assert_refused("XLA's op writes nothing there");
+}
+
 /* A buffer with fewer bytes than XLA lays its value out in is refused
  * (verify's own sizes, passes/verify_size.c): an s4 array tiled without
  * E(4) takes a byte per element, a dynamic one its sizes too. */
@@ -367,6 +424,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_branch_result, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_async_operand, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_param_survives, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_done_writes_nothing, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_laid_out_bytes, setup,
 						teardown),

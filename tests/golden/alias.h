@@ -29,6 +29,9 @@
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
  *                            (only in an arena) and laid-out bytes
+ *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
+ *                            (0: donated by input_output_alias, or its
+ *                            space reused: --reuse-params)
  *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
@@ -71,11 +74,11 @@
 #define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_NUM_CONSTANTS 2
 #define HLOPLAN_GPU_CONST_BYTES 512
-#define HLOPLAN_GPU_ARENA_SIZE 3162112
+#define HLOPLAN_GPU_ARENA_SIZE 3164416
 #define HLOPLAN_GPU_ARENA_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_SIZE 3162112
+#define HLOPLAN_GPU_ARENA_S0_SIZE 3164416
 #define HLOPLAN_GPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_LOWER 3162112
+#define HLOPLAN_GPU_ARENA_S0_LOWER 3164416
 #define HLOPLAN_GPU_CLASS_TEMP 0
 #define HLOPLAN_GPU_CLASS_PARAM 1
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
@@ -86,20 +89,25 @@
 #define HLOPLAN_GPU_PARAM_0_BUF 0
 #define HLOPLAN_GPU_PARAM_0_OFFSET 0
 #define HLOPLAN_GPU_PARAM_0_SIZE 1048576
+#define HLOPLAN_GPU_PARAM_0_SURVIVES 0
 #define HLOPLAN_GPU_PARAM_1_BUF 1
 #define HLOPLAN_GPU_PARAM_1_OFFSET 1048576
 #define HLOPLAN_GPU_PARAM_1_SIZE 1048576
+#define HLOPLAN_GPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_2_BUF 2
 #define HLOPLAN_GPU_PARAM_2_OFFSET 3145728
 #define HLOPLAN_GPU_PARAM_2_SIZE 16384
+#define HLOPLAN_GPU_PARAM_2_SURVIVES 0
 #define HLOPLAN_GPU_PARAM_3_BUF 3
-#define HLOPLAN_GPU_PARAM_3_OFFSET 2097152
+#define HLOPLAN_GPU_PARAM_3_OFFSET 3162112
 #define HLOPLAN_GPU_PARAM_3_SIZE 2048
+#define HLOPLAN_GPU_PARAM_3_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_4_BUF 4
-#define HLOPLAN_GPU_PARAM_4_OFFSET 2099200
+#define HLOPLAN_GPU_PARAM_4_OFFSET 3164160
 #define HLOPLAN_GPU_PARAM_4_SIZE 256
+#define HLOPLAN_GPU_PARAM_4_SURVIVES 1
 #define HLOPLAN_GPU_OUTPUT_BUF 8
-#define HLOPLAN_GPU_OUTPUT_OFFSET 1048576
+#define HLOPLAN_GPU_OUTPUT_OFFSET 2097152
 #define HLOPLAN_GPU_OUTPUT_SIZE 256
 #define HLOPLAN_GPU_OUTPUT_0_BUF 0
 #define HLOPLAN_GPU_OUTPUT_0_OFFSET 0
@@ -113,7 +121,7 @@
 #define HLOPLAN_GPU_W_OFFSET 0
 #define HLOPLAN_GPU_W_SIZE 1048576
 
-/* g: param, S(0), live [0, 9], 1048576 bytes */
+/* g: param, S(0), live [0, 11], 1048576 bytes */
 #define HLOPLAN_GPU_BUF_G 1
 #define HLOPLAN_GPU_G_OFFSET 1048576
 #define HLOPLAN_GPU_G_SIZE 1048576
@@ -123,32 +131,32 @@
 #define HLOPLAN_GPU_CACHE_OFFSET 3145728
 #define HLOPLAN_GPU_CACHE_SIZE 16384
 
-/* row: param, S(0), live [0, 7], 2048 bytes */
+/* row: param, S(0), live [0, 11], 2048 bytes */
 #define HLOPLAN_GPU_BUF_ROW 3
-#define HLOPLAN_GPU_ROW_OFFSET 2097152
+#define HLOPLAN_GPU_ROW_OFFSET 3162112
 #define HLOPLAN_GPU_ROW_SIZE 2048
 
-/* k: param, S(0), live [0, 7], 4 bytes */
+/* k: param, S(0), live [0, 11], 4 bytes */
 #define HLOPLAN_GPU_BUF_K 4
-#define HLOPLAN_GPU_K_OFFSET 2099200
+#define HLOPLAN_GPU_K_OFFSET 3164160
 #define HLOPLAN_GPU_K_SIZE 256
 
-/* lr: const, S(0), live [5, 8], 4 bytes, not in an arena */
+/* lr: const, S(0), live [5, 6], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_LR 5
 #define HLOPLAN_GPU_LR_SIZE 256
 
-/* z: const, S(0), live [6, 7], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_Z 6
-#define HLOPLAN_GPU_Z_SIZE 256
-
-/* lrb: temp, S(0), live [8, 10], 1048576 bytes */
-#define HLOPLAN_GPU_BUF_LRB 7
+/* lrb: temp, S(0), live [6, 8], 1048576 bytes */
+#define HLOPLAN_GPU_BUF_LRB 6
 #define HLOPLAN_GPU_LRB_OFFSET 2097152
 #define HLOPLAN_GPU_LRB_SIZE 1048576
 
+/* z: const, S(0), live [9, 10], 4 bytes, not in an arena */
+#define HLOPLAN_GPU_BUF_Z 7
+#define HLOPLAN_GPU_Z_SIZE 256
+
 /* out: output+table, S(0), live [11, 11], 16 bytes */
 #define HLOPLAN_GPU_BUF_OUT 8
-#define HLOPLAN_GPU_OUT_OFFSET 1048576
+#define HLOPLAN_GPU_OUT_OFFSET 2097152
 #define HLOPLAN_GPU_OUT_SIZE 256
 
 struct HLOPLAN_GPU_shape {
@@ -204,13 +212,13 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
 	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
-	{"g", HLOPLAN_GPU_G_OFFSET, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1, 0, 2, 1},
+	{"g", HLOPLAN_GPU_G_OFFSET, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
 	{"cache", HLOPLAN_GPU_CACHE_OFFSET, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
-	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1, 2, 5, 1},
-	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1, 3, 6, 1},
-	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0, 4, 7, 1},
-	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 3, 8, 1},
-	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1, 0, 9, 2},
+	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
+	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
+	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
+	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
+	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
 	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
 };
 
@@ -228,15 +236,15 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 #endif
 	= {
 	{0, 0, 0, {0}, -1},
-	{0, 10, 0, {0}, -1},
+	{0, 8, 0, {0}, -1},
 	{1, 1, 0, {0}, -1},
 	{2, 2, 0, {0}, -1},
-	{2, 7, 0, {0}, -1},
+	{2, 10, 0, {0}, -1},
 	{3, 3, 0, {0}, -1},
 	{4, 4, 0, {0}, -1},
 	{5, 5, 0, {0}, -1},
 	{6, 6, 0, {0}, -1},
-	{7, 8, 0, {0}, -1},
+	{6, 7, 0, {0}, -1},
 	{7, 9, 0, {0}, -1},
 	{8, 11, 0, {0}, -1},
 };
@@ -306,7 +314,7 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_C
 #endif
 	= {
 	{5, "main", "lr", 0, {0}, 0, 256, 1},
-	{6, "main", "z", 0, {0}, 256, 256, 1},
+	{7, "main", "z", 0, {0}, 256, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
@@ -339,7 +347,7 @@ static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: list order.  Step t's name starts at
+/* The schedule the intervals count: text order.  Step t's name starts at
  * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
  * (P_STEP_NAME(t), which reads t twice). */
 static const char HLOPLAN_GPU_step_text_0[] =
@@ -349,11 +357,11 @@ static const char HLOPLAN_GPU_step_text_0[] =
 	"main/row\0"
 	"main/k\0"
 	"main/lr\0"
-	"main/z\0"
-	"main/cache1\0"
 	"main/lrb\0"
 	"main/step\0"
 	"main/w1\0"
+	"main/z\0"
+	"main/cache1\0"
 	"main/out\0";
 static const char *const HLOPLAN_GPU_step_text[1]
 #if defined(__GNUC__)
@@ -374,10 +382,10 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
 	34,
 	41,
 	49,
-	56,
+	58,
 	68,
-	77,
-	87,
+	76,
+	83,
 	95,
 	-1
 };
@@ -409,11 +417,11 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_NUM_CONSTANTS 2
 #define HLOPLAN_TPU_CONST_BYTES 1024
-#define HLOPLAN_TPU_ARENA_SIZE 3162112
+#define HLOPLAN_TPU_ARENA_SIZE 3179008
 #define HLOPLAN_TPU_ARENA_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_SIZE 3162112
+#define HLOPLAN_TPU_ARENA_S0_SIZE 3179008
 #define HLOPLAN_TPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_LOWER 3162112
+#define HLOPLAN_TPU_ARENA_S0_LOWER 3179008
 #define HLOPLAN_TPU_CLASS_TEMP 0
 #define HLOPLAN_TPU_CLASS_PARAM 1
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
@@ -424,20 +432,25 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_PARAM_0_BUF 0
 #define HLOPLAN_TPU_PARAM_0_OFFSET 0
 #define HLOPLAN_TPU_PARAM_0_SIZE 1048576
+#define HLOPLAN_TPU_PARAM_0_SURVIVES 0
 #define HLOPLAN_TPU_PARAM_1_BUF 1
 #define HLOPLAN_TPU_PARAM_1_OFFSET 1048576
 #define HLOPLAN_TPU_PARAM_1_SIZE 1048576
+#define HLOPLAN_TPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_2_BUF 2
 #define HLOPLAN_TPU_PARAM_2_OFFSET 3145728
 #define HLOPLAN_TPU_PARAM_2_SIZE 16384
+#define HLOPLAN_TPU_PARAM_2_SURVIVES 0
 #define HLOPLAN_TPU_PARAM_3_BUF 3
-#define HLOPLAN_TPU_PARAM_3_OFFSET 2097152
+#define HLOPLAN_TPU_PARAM_3_OFFSET 3162112
 #define HLOPLAN_TPU_PARAM_3_SIZE 16384
+#define HLOPLAN_TPU_PARAM_3_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_4_BUF 4
-#define HLOPLAN_TPU_PARAM_4_OFFSET 2113536
+#define HLOPLAN_TPU_PARAM_4_OFFSET 3178496
 #define HLOPLAN_TPU_PARAM_4_SIZE 512
+#define HLOPLAN_TPU_PARAM_4_SURVIVES 1
 #define HLOPLAN_TPU_OUTPUT_BUF 8
-#define HLOPLAN_TPU_OUTPUT_OFFSET 1048576
+#define HLOPLAN_TPU_OUTPUT_OFFSET 2097152
 #define HLOPLAN_TPU_OUTPUT_SIZE 256
 #define HLOPLAN_TPU_OUTPUT_0_BUF 0
 #define HLOPLAN_TPU_OUTPUT_0_OFFSET 0
@@ -451,7 +464,7 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_W_OFFSET 0
 #define HLOPLAN_TPU_W_SIZE 1048576
 
-/* g: param, S(0), live [0, 9], 1048576 bytes */
+/* g: param, S(0), live [0, 11], 1048576 bytes */
 #define HLOPLAN_TPU_BUF_G 1
 #define HLOPLAN_TPU_G_OFFSET 1048576
 #define HLOPLAN_TPU_G_SIZE 1048576
@@ -461,32 +474,32 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_CACHE_OFFSET 3145728
 #define HLOPLAN_TPU_CACHE_SIZE 16384
 
-/* row: param, S(0), live [0, 7], 2048 bytes */
+/* row: param, S(0), live [0, 11], 2048 bytes */
 #define HLOPLAN_TPU_BUF_ROW 3
-#define HLOPLAN_TPU_ROW_OFFSET 2097152
+#define HLOPLAN_TPU_ROW_OFFSET 3162112
 #define HLOPLAN_TPU_ROW_SIZE 16384
 
-/* k: param, S(0), live [0, 7], 4 bytes */
+/* k: param, S(0), live [0, 11], 4 bytes */
 #define HLOPLAN_TPU_BUF_K 4
-#define HLOPLAN_TPU_K_OFFSET 2113536
+#define HLOPLAN_TPU_K_OFFSET 3178496
 #define HLOPLAN_TPU_K_SIZE 512
 
-/* lr: const, S(0), live [5, 8], 4 bytes, not in an arena */
+/* lr: const, S(0), live [5, 6], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_LR 5
 #define HLOPLAN_TPU_LR_SIZE 512
 
-/* z: const, S(0), live [6, 7], 4 bytes, not in an arena */
-#define HLOPLAN_TPU_BUF_Z 6
-#define HLOPLAN_TPU_Z_SIZE 512
-
-/* lrb: temp, S(0), live [8, 10], 1048576 bytes */
-#define HLOPLAN_TPU_BUF_LRB 7
+/* lrb: temp, S(0), live [6, 8], 1048576 bytes */
+#define HLOPLAN_TPU_BUF_LRB 6
 #define HLOPLAN_TPU_LRB_OFFSET 2097152
 #define HLOPLAN_TPU_LRB_SIZE 1048576
 
+/* z: const, S(0), live [9, 10], 4 bytes, not in an arena */
+#define HLOPLAN_TPU_BUF_Z 7
+#define HLOPLAN_TPU_Z_SIZE 512
+
 /* out: output+table, S(0), live [11, 11], 16 bytes */
 #define HLOPLAN_TPU_BUF_OUT 8
-#define HLOPLAN_TPU_OUT_OFFSET 1048576
+#define HLOPLAN_TPU_OUT_OFFSET 2097152
 #define HLOPLAN_TPU_OUT_SIZE 256
 
 struct HLOPLAN_TPU_shape {
@@ -542,13 +555,13 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
 	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
-	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 9, 0, 1, 1, 1, 0, 2, 1},
+	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
 	{"cache", HLOPLAN_TPU_CACHE_OFFSET, HLOPLAN_TPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
-	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 7, 0, 1, 1, 1, 2, 5, 1},
-	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 7, 0, 1, 1, 1, 3, 6, 1},
-	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 8, 0, 4, 1, 0, 4, 7, 1},
-	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 3, 8, 1},
-	{"lrb", HLOPLAN_TPU_LRB_OFFSET, HLOPLAN_TPU_LRB_SIZE, 1048576, 0, 8, 10, 0, 0, 1, 1, 0, 9, 2},
+	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
+	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
+	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
+	{"lrb", HLOPLAN_TPU_LRB_OFFSET, HLOPLAN_TPU_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
+	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
 	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
 };
 
@@ -566,15 +579,15 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 #endif
 	= {
 	{0, 0, 0, {0}, -1},
-	{0, 10, 0, {0}, -1},
+	{0, 8, 0, {0}, -1},
 	{1, 1, 0, {0}, -1},
 	{2, 2, 0, {0}, -1},
-	{2, 7, 0, {0}, -1},
+	{2, 10, 0, {0}, -1},
 	{3, 3, 0, {0}, -1},
 	{4, 4, 0, {0}, -1},
 	{5, 5, 0, {0}, -1},
 	{6, 6, 0, {0}, -1},
-	{7, 8, 0, {0}, -1},
+	{6, 7, 0, {0}, -1},
 	{7, 9, 0, {0}, -1},
 	{8, 11, 0, {0}, -1},
 };
@@ -644,7 +657,7 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_C
 #endif
 	= {
 	{5, "main", "lr", 0, {0}, 0, 512, 1},
-	{6, "main", "z", 0, {0}, 512, 512, 1},
+	{7, "main", "z", 0, {0}, 512, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
@@ -698,7 +711,7 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: list order, the same as HLOPLAN_GPU's. */
+/* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
 #define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)

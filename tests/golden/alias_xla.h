@@ -29,6 +29,9 @@
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
  *                            (only in an arena) and laid-out bytes
+ *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
+ *                            (0: donated by input_output_alias, or its
+ *                            space reused: --reuse-params)
  *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
@@ -85,14 +88,19 @@
 /* Entry parameters and outputs, by number and shape index */
 #define HLOPLAN_GPU_PARAM_0_BUF 0
 #define HLOPLAN_GPU_PARAM_0_SIZE 1048576
+#define HLOPLAN_GPU_PARAM_0_SURVIVES 0
 #define HLOPLAN_GPU_PARAM_1_BUF 1
 #define HLOPLAN_GPU_PARAM_1_SIZE 1048576
+#define HLOPLAN_GPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_2_BUF 2
 #define HLOPLAN_GPU_PARAM_2_SIZE 16384
+#define HLOPLAN_GPU_PARAM_2_SURVIVES 0
 #define HLOPLAN_GPU_PARAM_3_BUF 3
 #define HLOPLAN_GPU_PARAM_3_SIZE 2048
+#define HLOPLAN_GPU_PARAM_3_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_4_BUF 4
 #define HLOPLAN_GPU_PARAM_4_SIZE 256
+#define HLOPLAN_GPU_PARAM_4_SURVIVES 1
 #define HLOPLAN_GPU_OUTPUT_BUF 8
 #define HLOPLAN_GPU_OUTPUT_SIZE 256
 #define HLOPLAN_GPU_OUTPUT_0_BUF 0
@@ -104,7 +112,7 @@
 #define HLOPLAN_GPU_BUF_W 0
 #define HLOPLAN_GPU_W_SIZE 1048576
 
-/* g: param, S(0), live [0, 7], 1048576 bytes, not in an arena */
+/* g: param, S(0), live [0, 11], 1048576 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_G 1
 #define HLOPLAN_GPU_G_SIZE 1048576
 
@@ -112,11 +120,11 @@
 #define HLOPLAN_GPU_BUF_CACHE 2
 #define HLOPLAN_GPU_CACHE_SIZE 16384
 
-/* row: param, S(0), live [0, 10], 2048 bytes, not in an arena */
+/* row: param, S(0), live [0, 11], 2048 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_ROW 3
 #define HLOPLAN_GPU_ROW_SIZE 2048
 
-/* k: param, S(0), live [0, 10], 4 bytes, not in an arena */
+/* k: param, S(0), live [0, 11], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_K 4
 #define HLOPLAN_GPU_K_SIZE 256
 
@@ -190,10 +198,10 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
 	{"w", -1, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 0, 0, 0, 2},
-	{"g", -1, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 7, 0, 1, 1, 0, 0, 2, 1},
+	{"g", -1, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 11, 0, 1, 1, 0, 0, 2, 1},
 	{"cache", -1, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 0, 1, 3, 2},
-	{"row", -1, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 10, 0, 1, 1, 0, 2, 5, 1},
-	{"k", -1, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 10, 0, 1, 1, 0, 3, 6, 1},
+	{"row", -1, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 11, 0, 1, 1, 0, 2, 5, 1},
+	{"k", -1, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 11, 0, 1, 1, 0, 3, 6, 1},
 	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
 	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
 	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},

@@ -29,6 +29,9 @@
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
  *                            (only in an arena) and laid-out bytes
+ *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
+ *                            (0: donated by input_output_alias, or its
+ *                            space reused: --reuse-params)
  *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
@@ -61,7 +64,7 @@
 
 /* ---- HLOPLAN_GPU: module conditional, target gpu ---- */
 #define HLOPLAN_GPU_ALIGN 256
-#define HLOPLAN_GPU_NUM_BUFFERS 5
+#define HLOPLAN_GPU_NUM_BUFFERS 4
 #define HLOPLAN_GPU_NUM_STEPS 9
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 0
@@ -86,14 +89,16 @@
 #define HLOPLAN_GPU_PARAM_0_BUF 0
 #define HLOPLAN_GPU_PARAM_0_OFFSET 786432
 #define HLOPLAN_GPU_PARAM_0_SIZE 256
+#define HLOPLAN_GPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_1_BUF 1
 #define HLOPLAN_GPU_PARAM_1_OFFSET 0
 #define HLOPLAN_GPU_PARAM_1_SIZE 262144
-#define HLOPLAN_GPU_OUTPUT_BUF 4
-#define HLOPLAN_GPU_OUTPUT_OFFSET 262144
+#define HLOPLAN_GPU_PARAM_1_SURVIVES 1
+#define HLOPLAN_GPU_OUTPUT_BUF 3
+#define HLOPLAN_GPU_OUTPUT_OFFSET 524288
 #define HLOPLAN_GPU_OUTPUT_SIZE 262144
 
-/* p: param, S(0), live [0, 7], 1 bytes */
+/* p: param, S(0), live [0, 8], 1 bytes */
 #define HLOPLAN_GPU_BUF_P 0
 #define HLOPLAN_GPU_P_OFFSET 786432
 #define HLOPLAN_GPU_P_SIZE 256
@@ -108,15 +113,10 @@
 #define HLOPLAN_GPU_T_OFFSET 262144
 #define HLOPLAN_GPU_T_SIZE 262144
 
-/* sq: temp, S(0), live [4, 8], 262144 bytes */
+/* sq: output, S(0), live [4, 8], 262144 bytes */
 #define HLOPLAN_GPU_BUF_SQ 3
 #define HLOPLAN_GPU_SQ_OFFSET 524288
 #define HLOPLAN_GPU_SQ_SIZE 262144
-
-/* z: output, S(0), live [8, 8], 262144 bytes */
-#define HLOPLAN_GPU_BUF_Z 4
-#define HLOPLAN_GPU_Z_OFFSET 262144
-#define HLOPLAN_GPU_Z_SIZE 262144
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -164,11 +164,10 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"p", HLOPLAN_GPU_P_OFFSET, HLOPLAN_GPU_P_SIZE, 1, 0, 0, 7, 0, 1, 1, 1, 0, 0, 1},
+	{"p", HLOPLAN_GPU_P_OFFSET, HLOPLAN_GPU_P_SIZE, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
 	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
 	{"t", HLOPLAN_GPU_T_OFFSET, HLOPLAN_GPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
-	{"sq", HLOPLAN_GPU_SQ_OFFSET, HLOPLAN_GPU_SQ_SIZE, 262144, 0, 4, 8, 0, 0, 1, 1, 1, 3, 3},
-	{"z", HLOPLAN_GPU_Z_OFFSET, HLOPLAN_GPU_Z_SIZE, 262144, 0, 8, 8, 0, 2, 1, 1, 1, 6, 1},
+	{"sq", HLOPLAN_GPU_SQ_OFFSET, HLOPLAN_GPU_SQ_SIZE, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
 };
 
 struct HLOPLAN_GPU_value {
@@ -190,7 +189,7 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	{3, 4, 0, {0}, -1},
 	{3, 6, 0, {0}, -1},
 	{3, 7, 0, {0}, -1},
-	{4, 8, 0, {0}, -1},
+	{3, 8, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -305,12 +304,11 @@ struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_T_fits : HLOPLAN_GPU_T_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_T_SIZE && HLOPLAN_GPU_T_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_SQ_fits : HLOPLAN_GPU_SQ_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_SQ_SIZE && HLOPLAN_GPU_SQ_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_Z_fits : HLOPLAN_GPU_Z_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_Z_SIZE && HLOPLAN_GPU_Z_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module conditional, target tpu ---- */
 #define HLOPLAN_TPU_ALIGN 256
-#define HLOPLAN_TPU_NUM_BUFFERS 5
+#define HLOPLAN_TPU_NUM_BUFFERS 4
 #define HLOPLAN_TPU_NUM_STEPS 9
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_COPIES 0
@@ -335,14 +333,16 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_PARAM_0_BUF 0
 #define HLOPLAN_TPU_PARAM_0_OFFSET 786432
 #define HLOPLAN_TPU_PARAM_0_SIZE 512
+#define HLOPLAN_TPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_1_BUF 1
 #define HLOPLAN_TPU_PARAM_1_OFFSET 0
 #define HLOPLAN_TPU_PARAM_1_SIZE 262144
-#define HLOPLAN_TPU_OUTPUT_BUF 4
-#define HLOPLAN_TPU_OUTPUT_OFFSET 262144
+#define HLOPLAN_TPU_PARAM_1_SURVIVES 1
+#define HLOPLAN_TPU_OUTPUT_BUF 3
+#define HLOPLAN_TPU_OUTPUT_OFFSET 524288
 #define HLOPLAN_TPU_OUTPUT_SIZE 262144
 
-/* p: param, S(0), live [0, 7], 1 bytes */
+/* p: param, S(0), live [0, 8], 1 bytes */
 #define HLOPLAN_TPU_BUF_P 0
 #define HLOPLAN_TPU_P_OFFSET 786432
 #define HLOPLAN_TPU_P_SIZE 512
@@ -357,15 +357,10 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_T_OFFSET 262144
 #define HLOPLAN_TPU_T_SIZE 262144
 
-/* sq: temp, S(0), live [4, 8], 262144 bytes */
+/* sq: output, S(0), live [4, 8], 262144 bytes */
 #define HLOPLAN_TPU_BUF_SQ 3
 #define HLOPLAN_TPU_SQ_OFFSET 524288
 #define HLOPLAN_TPU_SQ_SIZE 262144
-
-/* z: output, S(0), live [8, 8], 262144 bytes */
-#define HLOPLAN_TPU_BUF_Z 4
-#define HLOPLAN_TPU_Z_OFFSET 262144
-#define HLOPLAN_TPU_Z_SIZE 262144
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -413,11 +408,10 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"p", HLOPLAN_TPU_P_OFFSET, HLOPLAN_TPU_P_SIZE, 1, 0, 0, 7, 0, 1, 1, 1, 0, 0, 1},
+	{"p", HLOPLAN_TPU_P_OFFSET, HLOPLAN_TPU_P_SIZE, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
 	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
 	{"t", HLOPLAN_TPU_T_OFFSET, HLOPLAN_TPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
-	{"sq", HLOPLAN_TPU_SQ_OFFSET, HLOPLAN_TPU_SQ_SIZE, 262144, 0, 4, 8, 0, 0, 1, 1, 1, 3, 3},
-	{"z", HLOPLAN_TPU_Z_OFFSET, HLOPLAN_TPU_Z_SIZE, 262144, 0, 8, 8, 0, 2, 1, 1, 1, 6, 1},
+	{"sq", HLOPLAN_TPU_SQ_OFFSET, HLOPLAN_TPU_SQ_SIZE, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
 };
 
 struct HLOPLAN_TPU_value {
@@ -439,7 +433,7 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	{3, 4, 0, {0}, -1},
 	{3, 6, 0, {0}, -1},
 	{3, 7, 0, {0}, -1},
-	{4, 8, 0, {0}, -1},
+	{3, 8, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -521,7 +515,6 @@ struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_T_fits : HLOPLAN_TPU_T_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_T_SIZE && HLOPLAN_TPU_T_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_SQ_fits : HLOPLAN_TPU_SQ_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_SQ_SIZE && HLOPLAN_TPU_SQ_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_Z_fits : HLOPLAN_TPU_Z_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_Z_SIZE && HLOPLAN_TPU_Z_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* CONDITIONAL_H */

@@ -29,6 +29,9 @@
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
  *                            (only in an arena) and laid-out bytes
+ *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
+ *                            (0: donated by input_output_alias, or its
+ *                            space reused: --reuse-params)
  *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
@@ -71,11 +74,11 @@
 #define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_NUM_CONSTANTS 1
 #define HLOPLAN_GPU_CONST_BYTES 256
-#define HLOPLAN_GPU_ARENA_SIZE 523776
+#define HLOPLAN_GPU_ARENA_SIZE 540160
 #define HLOPLAN_GPU_ARENA_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_SIZE 523776
+#define HLOPLAN_GPU_ARENA_S0_SIZE 540160
 #define HLOPLAN_GPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_LOWER 523776
+#define HLOPLAN_GPU_ARENA_S0_LOWER 540160
 #define HLOPLAN_GPU_CLASS_TEMP 0
 #define HLOPLAN_GPU_CLASS_PARAM 1
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
@@ -86,37 +89,41 @@
 #define HLOPLAN_GPU_PARAM_0_BUF 0
 #define HLOPLAN_GPU_PARAM_0_OFFSET 401408
 #define HLOPLAN_GPU_PARAM_0_SIZE 100352
+#define HLOPLAN_GPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_1_BUF 1
 #define HLOPLAN_GPU_PARAM_1_OFFSET 0
 #define HLOPLAN_GPU_PARAM_1_SIZE 401408
+#define HLOPLAN_GPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_2_BUF 2
-#define HLOPLAN_GPU_PARAM_2_OFFSET 523264
+#define HLOPLAN_GPU_PARAM_2_OFFSET 539648
 #define HLOPLAN_GPU_PARAM_2_SIZE 512
+#define HLOPLAN_GPU_PARAM_2_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_3_BUF 3
-#define HLOPLAN_GPU_PARAM_3_OFFSET 518144
+#define HLOPLAN_GPU_PARAM_3_OFFSET 534528
 #define HLOPLAN_GPU_PARAM_3_SIZE 5120
+#define HLOPLAN_GPU_PARAM_3_SURVIVES 1
 #define HLOPLAN_GPU_OUTPUT_BUF 8
-#define HLOPLAN_GPU_OUTPUT_OFFSET 0
+#define HLOPLAN_GPU_OUTPUT_OFFSET 518144
 #define HLOPLAN_GPU_OUTPUT_SIZE 1280
 
-/* x: param, S(0), live [0, 4], 100352 bytes */
+/* x: param, S(0), live [0, 10], 100352 bytes */
 #define HLOPLAN_GPU_BUF_X 0
 #define HLOPLAN_GPU_X_OFFSET 401408
 #define HLOPLAN_GPU_X_SIZE 100352
 
-/* w1: param, S(0), live [0, 4], 401408 bytes */
+/* w1: param, S(0), live [0, 10], 401408 bytes */
 #define HLOPLAN_GPU_BUF_W1 1
 #define HLOPLAN_GPU_W1_OFFSET 0
 #define HLOPLAN_GPU_W1_SIZE 401408
 
-/* b1: param, S(0), live [0, 5], 512 bytes */
+/* b1: param, S(0), live [0, 10], 512 bytes */
 #define HLOPLAN_GPU_BUF_B1 2
-#define HLOPLAN_GPU_B1_OFFSET 523264
+#define HLOPLAN_GPU_B1_OFFSET 539648
 #define HLOPLAN_GPU_B1_SIZE 512
 
 /* w2: param, S(0), live [0, 10], 5120 bytes */
 #define HLOPLAN_GPU_BUF_W2 3
-#define HLOPLAN_GPU_W2_OFFSET 518144
+#define HLOPLAN_GPU_W2_OFFSET 534528
 #define HLOPLAN_GPU_W2_SIZE 5120
 
 /* h: temp, S(0), live [4, 10], 16384 bytes */
@@ -126,7 +133,7 @@
 
 /* bb: temp, S(0), live [5, 6], 16384 bytes */
 #define HLOPLAN_GPU_BUF_BB 5
-#define HLOPLAN_GPU_BB_OFFSET 0
+#define HLOPLAN_GPU_BB_OFFSET 518144
 #define HLOPLAN_GPU_BB_SIZE 16384
 
 /* zero: const, S(0), live [7, 8], 4 bytes, not in an arena */
@@ -135,12 +142,12 @@
 
 /* zeros: temp, S(0), live [8, 9], 16384 bytes */
 #define HLOPLAN_GPU_BUF_ZEROS 7
-#define HLOPLAN_GPU_ZEROS_OFFSET 0
+#define HLOPLAN_GPU_ZEROS_OFFSET 518144
 #define HLOPLAN_GPU_ZEROS_SIZE 16384
 
 /* logits: output, S(0), live [10, 10], 1280 bytes */
 #define HLOPLAN_GPU_BUF_LOGITS 8
-#define HLOPLAN_GPU_LOGITS_OFFSET 0
+#define HLOPLAN_GPU_LOGITS_OFFSET 518144
 #define HLOPLAN_GPU_LOGITS_SIZE 1280
 
 struct HLOPLAN_GPU_shape {
@@ -200,9 +207,9 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1, 0, 0, 1},
-	{"w1", HLOPLAN_GPU_W1_OFFSET, HLOPLAN_GPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1, 1, 1, 1},
-	{"b1", HLOPLAN_GPU_B1_OFFSET, HLOPLAN_GPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1, 2, 2, 1},
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
+	{"w1", HLOPLAN_GPU_W1_OFFSET, HLOPLAN_GPU_W1_SIZE, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
+	{"b1", HLOPLAN_GPU_B1_OFFSET, HLOPLAN_GPU_B1_SIZE, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
 	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
 	{"h", HLOPLAN_GPU_H_OFFSET, HLOPLAN_GPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
 	{"bb", HLOPLAN_GPU_BB_OFFSET, HLOPLAN_GPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
@@ -389,11 +396,11 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_NUM_CONSTANTS 1
 #define HLOPLAN_TPU_CONST_BYTES 512
-#define HLOPLAN_TPU_ARENA_SIZE 598528
+#define HLOPLAN_TPU_ARENA_SIZE 614912
 #define HLOPLAN_TPU_ARENA_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_SIZE 598528
+#define HLOPLAN_TPU_ARENA_S0_SIZE 614912
 #define HLOPLAN_TPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_LOWER 598528
+#define HLOPLAN_TPU_ARENA_S0_LOWER 614912
 #define HLOPLAN_TPU_CLASS_TEMP 0
 #define HLOPLAN_TPU_CLASS_PARAM 1
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
@@ -404,32 +411,36 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_PARAM_0_BUF 0
 #define HLOPLAN_TPU_PARAM_0_OFFSET 401408
 #define HLOPLAN_TPU_PARAM_0_SIZE 114688
+#define HLOPLAN_TPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_1_BUF 1
 #define HLOPLAN_TPU_PARAM_1_OFFSET 0
 #define HLOPLAN_TPU_PARAM_1_SIZE 401408
+#define HLOPLAN_TPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_2_BUF 2
-#define HLOPLAN_TPU_PARAM_2_OFFSET 598016
+#define HLOPLAN_TPU_PARAM_2_OFFSET 614400
 #define HLOPLAN_TPU_PARAM_2_SIZE 512
+#define HLOPLAN_TPU_PARAM_2_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_3_BUF 3
 #define HLOPLAN_TPU_PARAM_3_OFFSET 516096
 #define HLOPLAN_TPU_PARAM_3_SIZE 65536
+#define HLOPLAN_TPU_PARAM_3_SURVIVES 1
 #define HLOPLAN_TPU_OUTPUT_BUF 8
-#define HLOPLAN_TPU_OUTPUT_OFFSET 0
+#define HLOPLAN_TPU_OUTPUT_OFFSET 598016
 #define HLOPLAN_TPU_OUTPUT_SIZE 16384
 
-/* x: param, S(0), live [0, 4], 100352 bytes */
+/* x: param, S(0), live [0, 10], 100352 bytes */
 #define HLOPLAN_TPU_BUF_X 0
 #define HLOPLAN_TPU_X_OFFSET 401408
 #define HLOPLAN_TPU_X_SIZE 114688
 
-/* w1: param, S(0), live [0, 4], 401408 bytes */
+/* w1: param, S(0), live [0, 10], 401408 bytes */
 #define HLOPLAN_TPU_BUF_W1 1
 #define HLOPLAN_TPU_W1_OFFSET 0
 #define HLOPLAN_TPU_W1_SIZE 401408
 
-/* b1: param, S(0), live [0, 5], 512 bytes */
+/* b1: param, S(0), live [0, 10], 512 bytes */
 #define HLOPLAN_TPU_BUF_B1 2
-#define HLOPLAN_TPU_B1_OFFSET 598016
+#define HLOPLAN_TPU_B1_OFFSET 614400
 #define HLOPLAN_TPU_B1_SIZE 512
 
 /* w2: param, S(0), live [0, 10], 5120 bytes */
@@ -444,7 +455,7 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* bb: temp, S(0), live [5, 6], 16384 bytes */
 #define HLOPLAN_TPU_BUF_BB 5
-#define HLOPLAN_TPU_BB_OFFSET 0
+#define HLOPLAN_TPU_BB_OFFSET 598016
 #define HLOPLAN_TPU_BB_SIZE 16384
 
 /* zero: const, S(0), live [7, 8], 4 bytes, not in an arena */
@@ -453,12 +464,12 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* zeros: temp, S(0), live [8, 9], 16384 bytes */
 #define HLOPLAN_TPU_BUF_ZEROS 7
-#define HLOPLAN_TPU_ZEROS_OFFSET 0
+#define HLOPLAN_TPU_ZEROS_OFFSET 598016
 #define HLOPLAN_TPU_ZEROS_SIZE 16384
 
 /* logits: output, S(0), live [10, 10], 1280 bytes */
 #define HLOPLAN_TPU_BUF_LOGITS 8
-#define HLOPLAN_TPU_LOGITS_OFFSET 0
+#define HLOPLAN_TPU_LOGITS_OFFSET 598016
 #define HLOPLAN_TPU_LOGITS_SIZE 16384
 
 struct HLOPLAN_TPU_shape {
@@ -518,9 +529,9 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 100352, 0, 0, 4, 0, 1, 1, 1, 0, 0, 1},
-	{"w1", HLOPLAN_TPU_W1_OFFSET, HLOPLAN_TPU_W1_SIZE, 401408, 0, 0, 4, 0, 1, 1, 1, 1, 1, 1},
-	{"b1", HLOPLAN_TPU_B1_OFFSET, HLOPLAN_TPU_B1_SIZE, 512, 0, 0, 5, 0, 1, 1, 1, 2, 2, 1},
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
+	{"w1", HLOPLAN_TPU_W1_OFFSET, HLOPLAN_TPU_W1_SIZE, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
+	{"b1", HLOPLAN_TPU_B1_OFFSET, HLOPLAN_TPU_B1_SIZE, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
 	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
 	{"h", HLOPLAN_TPU_H_OFFSET, HLOPLAN_TPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
 	{"bb", HLOPLAN_TPU_BB_OFFSET, HLOPLAN_TPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},

@@ -29,6 +29,9 @@
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
  *                            (only in an arena) and laid-out bytes
+ *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
+ *                            (0: donated by input_output_alias, or its
+ *                            space reused: --reuse-params)
  *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
@@ -64,18 +67,18 @@
 #define HLOPLAN_GPU_NUM_BUFFERS 12
 #define HLOPLAN_GPU_NUM_STEPS 21
 #define HLOPLAN_GPU_NUM_ARENAS 1
-#define HLOPLAN_GPU_NUM_COPIES 1
+#define HLOPLAN_GPU_NUM_COPIES 2
 #define HLOPLAN_GPU_NUM_VALUES 18
 #define HLOPLAN_GPU_NUM_PARAMS 2
 #define HLOPLAN_GPU_NUM_OUTPUTS 1
 #define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_NUM_CONSTANTS 3
 #define HLOPLAN_GPU_CONST_BYTES 768
-#define HLOPLAN_GPU_ARENA_SIZE 5632
+#define HLOPLAN_GPU_ARENA_SIZE 6144
 #define HLOPLAN_GPU_ARENA_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_SIZE 5632
+#define HLOPLAN_GPU_ARENA_S0_SIZE 6144
 #define HLOPLAN_GPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_LOWER 5632
+#define HLOPLAN_GPU_ARENA_S0_LOWER 6144
 #define HLOPLAN_GPU_CLASS_TEMP 0
 #define HLOPLAN_GPU_CLASS_PARAM 1
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
@@ -84,23 +87,25 @@
 
 /* Entry parameters and outputs, by number and shape index */
 #define HLOPLAN_GPU_PARAM_0_BUF 0
-#define HLOPLAN_GPU_PARAM_0_OFFSET 3072
+#define HLOPLAN_GPU_PARAM_0_OFFSET 2048
 #define HLOPLAN_GPU_PARAM_0_SIZE 1024
+#define HLOPLAN_GPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_1_BUF 1
-#define HLOPLAN_GPU_PARAM_1_OFFSET 2048
+#define HLOPLAN_GPU_PARAM_1_OFFSET 3072
 #define HLOPLAN_GPU_PARAM_1_SIZE 1024
-#define HLOPLAN_GPU_OUTPUT_BUF 1
-#define HLOPLAN_GPU_OUTPUT_OFFSET 2048
+#define HLOPLAN_GPU_PARAM_1_SURVIVES 1
+#define HLOPLAN_GPU_OUTPUT_BUF 5
+#define HLOPLAN_GPU_OUTPUT_OFFSET 4096
 #define HLOPLAN_GPU_OUTPUT_SIZE 1024
 
-/* x: param, S(0), live [0, 19], 1024 bytes */
+/* x: param, S(0), live [0, 20], 1024 bytes */
 #define HLOPLAN_GPU_BUF_X 0
-#define HLOPLAN_GPU_X_OFFSET 3072
+#define HLOPLAN_GPU_X_OFFSET 2048
 #define HLOPLAN_GPU_X_SIZE 1024
 
-/* a: param+output, S(0), live [0, 20], 1024 bytes */
+/* a: param, S(0), live [0, 20], 1024 bytes */
 #define HLOPLAN_GPU_BUF_A 1
-#define HLOPLAN_GPU_A_OFFSET 2048
+#define HLOPLAN_GPU_A_OFFSET 3072
 #define HLOPLAN_GPU_A_SIZE 1024
 
 /* zero: const, S(0), live [2, 4], 4 bytes, not in an arena */
@@ -117,22 +122,23 @@
 #define HLOPLAN_GPU_LOOP_0_OFFSET 5376
 #define HLOPLAN_GPU_LOOP_0_SIZE 256
 
+/* loop{2}: output, S(0), live [4, 20], 1024 bytes */
+#define HLOPLAN_GPU_BUF_LOOP_2 5
+#define HLOPLAN_GPU_LOOP_2_OFFSET 4096
+#define HLOPLAN_GPU_LOOP_2_SIZE 1024
+
 /* n: const, S(0), live [6, 7], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_N 5
+#define HLOPLAN_GPU_BUF_N 6
 #define HLOPLAN_GPU_N_SIZE 256
 
 /* lt: temp, S(0), live [7, 7], 1 bytes */
-#define HLOPLAN_GPU_BUF_LT 6
-#define HLOPLAN_GPU_LT_OFFSET 4096
+#define HLOPLAN_GPU_BUF_LT 7
+#define HLOPLAN_GPU_LT_OFFSET 5632
 #define HLOPLAN_GPU_LT_SIZE 256
 
-/* one: const, S(0), live [12, 13], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_ONE 7
-#define HLOPLAN_GPU_ONE_SIZE 256
-
-/* cs: table, S(0), live [14, 15], 24 bytes */
+/* cs: table, S(0), live [12, 14], 24 bytes */
 #define HLOPLAN_GPU_BUF_CS 8
-#define HLOPLAN_GPU_CS_OFFSET 4096
+#define HLOPLAN_GPU_CS_OFFSET 5632
 #define HLOPLAN_GPU_CS_SIZE 256
 
 /* cs{0}: temp, S(0), live [4, 19], 1024 bytes, 2 slots */
@@ -143,15 +149,14 @@
 #define HLOPLAN_GPU_CS_0_STRIDE 1024
 #define HLOPLAN_GPU_CS_0_SLOT_OFFSET(i) (HLOPLAN_GPU_CS_0_OFFSET + ((i) % HLOPLAN_GPU_CS_0_SLOTS) * HLOPLAN_GPU_CS_0_STRIDE)
 
-/* cs{2}: temp, S(0), live [14, 15], 4 bytes */
+/* cs{2}: temp, S(0), live [12, 14], 4 bytes */
 #define HLOPLAN_GPU_BUF_CS_2 10
-#define HLOPLAN_GPU_CS_2_OFFSET 4352
+#define HLOPLAN_GPU_CS_2_OFFSET 5888
 #define HLOPLAN_GPU_CS_2_SIZE 256
 
-/* e: temp, S(0), live [16, 17], 1024 bytes */
-#define HLOPLAN_GPU_BUF_E 11
-#define HLOPLAN_GPU_E_OFFSET 4096
-#define HLOPLAN_GPU_E_SIZE 1024
+/* one: const, S(0), live [16, 17], 4 bytes, not in an arena */
+#define HLOPLAN_GPU_BUF_ONE 11
+#define HLOPLAN_GPU_ONE_SIZE 256
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -203,18 +208,18 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 1024, 0, 0, 19, 0, 1, 1, 1, 0, 0, 2},
-	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 1024, 0, 0, 20, 0, 3, 1, 1, 0, 2, 3},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 1, 5, 1},
-	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1, 2, 6, 3},
-	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1, 1, 9, 2},
-	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 1, 11, 1},
-	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 3, 12, 1},
-	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 12, 13, 0, 4, 1, 0, 1, 13, 1},
-	{"cs", HLOPLAN_GPU_CS_OFFSET, HLOPLAN_GPU_CS_SIZE, 24, 0, 14, 15, 0, 8, 1, 1, 4, 14, 1},
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 0, 2},
+	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 2, 1},
+	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 1, 3, 1},
+	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1, 2, 4, 3},
+	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1, 1, 7, 2},
+	{"loop{2}", HLOPLAN_GPU_LOOP_2_OFFSET, HLOPLAN_GPU_LOOP_2_SIZE, 1024, 0, 4, 20, 0, 2, 1, 1, 0, 9, 3},
+	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 1, 12, 1},
+	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 3, 13, 1},
+	{"cs", HLOPLAN_GPU_CS_OFFSET, HLOPLAN_GPU_CS_SIZE, 24, 0, 12, 14, 0, 8, 1, 1, 4, 14, 1},
 	{"cs{0}", HLOPLAN_GPU_CS_0_OFFSET, HLOPLAN_GPU_CS_0_SIZE, 1024, HLOPLAN_GPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_GPU_CS_0_SLOTS, 1, 0, 15, 1},
-	{"cs{2}", HLOPLAN_GPU_CS_2_OFFSET, HLOPLAN_GPU_CS_2_SIZE, 4, 0, 14, 15, 0, 0, 1, 1, 5, 16, 1},
-	{"e", HLOPLAN_GPU_E_OFFSET, HLOPLAN_GPU_E_SIZE, 1024, 0, 16, 17, 0, 0, 1, 1, 0, 17, 1},
+	{"cs{2}", HLOPLAN_GPU_CS_2_OFFSET, HLOPLAN_GPU_CS_2_SIZE, 4, 0, 12, 14, 0, 0, 1, 1, 5, 16, 1},
+	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 16, 17, 0, 4, 1, 0, 1, 17, 1},
 };
 
 struct HLOPLAN_GPU_value {
@@ -233,20 +238,20 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	{0, 0, 0, {0}, -1},
 	{0, 19, 1, {1}, -1},
 	{1, 1, 0, {0}, -1},
-	{1, 17, 0, {0}, -1},
-	{1, 19, 1, {2}, -1},
 	{2, 2, 0, {0}, -1},
 	{3, 3, 0, {0}, -1},
 	{3, 18, 0, {0}, -1},
 	{3, 19, 0, {0}, -1},
-	{4, 13, 0, {0}, -1},
+	{4, 17, 0, {0}, -1},
 	{4, 19, 1, {0}, -1},
-	{5, 6, 0, {0}, -1},
-	{6, 7, 0, {0}, -1},
-	{7, 12, 0, {0}, -1},
-	{8, 14, 0, {0}, -1},
-	{9, 14, 1, {0}, -1},
-	{10, 14, 1, {2}, -1},
+	{5, 13, 0, {0}, -1},
+	{5, 15, 0, {0}, -1},
+	{5, 19, 1, {2}, -1},
+	{6, 6, 0, {0}, -1},
+	{7, 7, 0, {0}, -1},
+	{8, 12, 0, {0}, -1},
+	{9, 12, 1, {0}, -1},
+	{10, 12, 1, {2}, -1},
 	{11, 16, 0, {0}, -1},
 };
 
@@ -289,6 +294,7 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES]
 	__attribute__((unused))
 #endif
 	= {
+	{HLOPLAN_GPU_BUF_A, HLOPLAN_GPU_BUF_LOOP_2, 4, 0, 1024},
 	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 4, 0, 4},
 };
 
@@ -309,8 +315,8 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_C
 #endif
 	= {
 	{2, "main", "zero", 0, {0}, 0, 256, 1},
-	{5, "cond", "n", 0, {0}, 256, 256, 1},
-	{7, "body", "one", 0, {0}, 512, 256, 1},
+	{6, "cond", "n", 0, {0}, 256, 256, 1},
+	{11, "body", "one", 0, {0}, 512, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
@@ -353,7 +359,7 @@ static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: list order.  Step t's name starts at
+/* The schedule the intervals count: text order.  Step t's name starts at
  * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
  * (P_STEP_NAME(t), which reads t twice). */
 static const char HLOPLAN_GPU_step_text_0[] =
@@ -369,12 +375,12 @@ static const char HLOPLAN_GPU_step_text_0[] =
 	"body/i\0"
 	"body/src\0"
 	"body/acc\0"
+	"body/cs\0"
+	"body/e\0"
+	"body/blk\0"
+	"body/acc1\0"
 	"body/one\0"
 	"body/i1\0"
-	"body/cs\0"
-	"body/blk\0"
-	"body/e\0"
-	"body/acc1\0"
 	"body/t\0"
 	"main/loop\0"
 	"main/out\0";
@@ -403,11 +409,11 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
 	77,
 	86,
 	95,
-	104,
-	112,
-	120,
+	103,
+	110,
+	119,
 	129,
-	136,
+	138,
 	146,
 	153,
 	163,
@@ -424,12 +430,12 @@ struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_A_fits : HLOPLAN_GPU_A_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_A_SIZE && HLOPLAN_GPU_A_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE && HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE && HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LOOP_2_fits : HLOPLAN_GPU_LOOP_2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_2_SIZE && HLOPLAN_GPU_LOOP_2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE && HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_CS_fits : HLOPLAN_GPU_CS_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_SIZE && HLOPLAN_GPU_CS_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_CS_0_fits : HLOPLAN_GPU_CS_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_0_SIZE && HLOPLAN_GPU_CS_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_CS_0_slots : HLOPLAN_GPU_CS_0_STRIDE % HLOPLAN_GPU_ALIGN == 0 && HLOPLAN_GPU_CS_0_STRIDE <= HLOPLAN_GPU_CS_0_SIZE / HLOPLAN_GPU_CS_0_SLOTS ? 1 : -1;
 	unsigned HLOPLAN_GPU_CS_2_fits : HLOPLAN_GPU_CS_2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_2_SIZE && HLOPLAN_GPU_CS_2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_E_fits : HLOPLAN_GPU_E_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_E_SIZE && HLOPLAN_GPU_E_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module prefetch, target tpu ---- */
@@ -437,18 +443,18 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_NUM_BUFFERS 12
 #define HLOPLAN_TPU_NUM_STEPS 21
 #define HLOPLAN_TPU_NUM_ARENAS 1
-#define HLOPLAN_TPU_NUM_COPIES 1
+#define HLOPLAN_TPU_NUM_COPIES 2
 #define HLOPLAN_TPU_NUM_VALUES 18
 #define HLOPLAN_TPU_NUM_PARAMS 2
 #define HLOPLAN_TPU_NUM_OUTPUTS 1
 #define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_NUM_CONSTANTS 3
 #define HLOPLAN_TPU_CONST_BYTES 1536
-#define HLOPLAN_TPU_ARENA_SIZE 5888
+#define HLOPLAN_TPU_ARENA_SIZE 6656
 #define HLOPLAN_TPU_ARENA_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_SIZE 5888
+#define HLOPLAN_TPU_ARENA_S0_SIZE 6656
 #define HLOPLAN_TPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_LOWER 5888
+#define HLOPLAN_TPU_ARENA_S0_LOWER 6656
 #define HLOPLAN_TPU_CLASS_TEMP 0
 #define HLOPLAN_TPU_CLASS_PARAM 1
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
@@ -457,23 +463,25 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* Entry parameters and outputs, by number and shape index */
 #define HLOPLAN_TPU_PARAM_0_BUF 0
-#define HLOPLAN_TPU_PARAM_0_OFFSET 3072
+#define HLOPLAN_TPU_PARAM_0_OFFSET 2048
 #define HLOPLAN_TPU_PARAM_0_SIZE 1024
+#define HLOPLAN_TPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_1_BUF 1
-#define HLOPLAN_TPU_PARAM_1_OFFSET 2048
+#define HLOPLAN_TPU_PARAM_1_OFFSET 3072
 #define HLOPLAN_TPU_PARAM_1_SIZE 1024
-#define HLOPLAN_TPU_OUTPUT_BUF 1
-#define HLOPLAN_TPU_OUTPUT_OFFSET 2048
+#define HLOPLAN_TPU_PARAM_1_SURVIVES 1
+#define HLOPLAN_TPU_OUTPUT_BUF 5
+#define HLOPLAN_TPU_OUTPUT_OFFSET 4096
 #define HLOPLAN_TPU_OUTPUT_SIZE 1024
 
-/* x: param, S(0), live [0, 19], 1024 bytes */
+/* x: param, S(0), live [0, 20], 1024 bytes */
 #define HLOPLAN_TPU_BUF_X 0
-#define HLOPLAN_TPU_X_OFFSET 3072
+#define HLOPLAN_TPU_X_OFFSET 2048
 #define HLOPLAN_TPU_X_SIZE 1024
 
-/* a: param+output, S(0), live [0, 20], 1024 bytes */
+/* a: param, S(0), live [0, 20], 1024 bytes */
 #define HLOPLAN_TPU_BUF_A 1
-#define HLOPLAN_TPU_A_OFFSET 2048
+#define HLOPLAN_TPU_A_OFFSET 3072
 #define HLOPLAN_TPU_A_SIZE 1024
 
 /* zero: const, S(0), live [2, 4], 4 bytes, not in an arena */
@@ -482,7 +490,7 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* init: table, S(0), live [3, 20], 24 bytes */
 #define HLOPLAN_TPU_BUF_INIT 3
-#define HLOPLAN_TPU_INIT_OFFSET 5632
+#define HLOPLAN_TPU_INIT_OFFSET 6144
 #define HLOPLAN_TPU_INIT_SIZE 256
 
 /* loop{0}: temp, S(0), live [4, 19], 4 bytes */
@@ -490,22 +498,23 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_LOOP_0_OFFSET 5120
 #define HLOPLAN_TPU_LOOP_0_SIZE 512
 
+/* loop{2}: output, S(0), live [4, 20], 1024 bytes */
+#define HLOPLAN_TPU_BUF_LOOP_2 5
+#define HLOPLAN_TPU_LOOP_2_OFFSET 4096
+#define HLOPLAN_TPU_LOOP_2_SIZE 1024
+
 /* n: const, S(0), live [6, 7], 4 bytes, not in an arena */
-#define HLOPLAN_TPU_BUF_N 5
+#define HLOPLAN_TPU_BUF_N 6
 #define HLOPLAN_TPU_N_SIZE 512
 
 /* lt: temp, S(0), live [7, 7], 1 bytes */
-#define HLOPLAN_TPU_BUF_LT 6
-#define HLOPLAN_TPU_LT_OFFSET 4096
+#define HLOPLAN_TPU_BUF_LT 7
+#define HLOPLAN_TPU_LT_OFFSET 5632
 #define HLOPLAN_TPU_LT_SIZE 512
 
-/* one: const, S(0), live [12, 13], 4 bytes, not in an arena */
-#define HLOPLAN_TPU_BUF_ONE 7
-#define HLOPLAN_TPU_ONE_SIZE 512
-
-/* cs: table, S(0), live [14, 15], 24 bytes */
+/* cs: table, S(0), live [12, 14], 24 bytes */
 #define HLOPLAN_TPU_BUF_CS 8
-#define HLOPLAN_TPU_CS_OFFSET 4608
+#define HLOPLAN_TPU_CS_OFFSET 6400
 #define HLOPLAN_TPU_CS_SIZE 256
 
 /* cs{0}: temp, S(0), live [4, 19], 1024 bytes, 2 slots */
@@ -516,15 +525,14 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_CS_0_STRIDE 1024
 #define HLOPLAN_TPU_CS_0_SLOT_OFFSET(i) (HLOPLAN_TPU_CS_0_OFFSET + ((i) % HLOPLAN_TPU_CS_0_SLOTS) * HLOPLAN_TPU_CS_0_STRIDE)
 
-/* cs{2}: temp, S(0), live [14, 15], 4 bytes */
+/* cs{2}: temp, S(0), live [12, 14], 4 bytes */
 #define HLOPLAN_TPU_BUF_CS_2 10
-#define HLOPLAN_TPU_CS_2_OFFSET 4096
+#define HLOPLAN_TPU_CS_2_OFFSET 5632
 #define HLOPLAN_TPU_CS_2_SIZE 512
 
-/* e: temp, S(0), live [16, 17], 1024 bytes */
-#define HLOPLAN_TPU_BUF_E 11
-#define HLOPLAN_TPU_E_OFFSET 4096
-#define HLOPLAN_TPU_E_SIZE 1024
+/* one: const, S(0), live [16, 17], 4 bytes, not in an arena */
+#define HLOPLAN_TPU_BUF_ONE 11
+#define HLOPLAN_TPU_ONE_SIZE 512
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -576,18 +584,18 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 1024, 0, 0, 19, 0, 1, 1, 1, 0, 0, 2},
-	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 1024, 0, 0, 20, 0, 3, 1, 1, 0, 2, 3},
-	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 1, 5, 1},
-	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1, 2, 6, 3},
-	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1, 1, 9, 2},
-	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 1, 11, 1},
-	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 3, 12, 1},
-	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 12, 13, 0, 4, 1, 0, 1, 13, 1},
-	{"cs", HLOPLAN_TPU_CS_OFFSET, HLOPLAN_TPU_CS_SIZE, 24, 0, 14, 15, 0, 8, 1, 1, 4, 14, 1},
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 0, 2},
+	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 2, 1},
+	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 1, 3, 1},
+	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1, 2, 4, 3},
+	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1, 1, 7, 2},
+	{"loop{2}", HLOPLAN_TPU_LOOP_2_OFFSET, HLOPLAN_TPU_LOOP_2_SIZE, 1024, 0, 4, 20, 0, 2, 1, 1, 0, 9, 3},
+	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 1, 12, 1},
+	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 3, 13, 1},
+	{"cs", HLOPLAN_TPU_CS_OFFSET, HLOPLAN_TPU_CS_SIZE, 24, 0, 12, 14, 0, 8, 1, 1, 4, 14, 1},
 	{"cs{0}", HLOPLAN_TPU_CS_0_OFFSET, HLOPLAN_TPU_CS_0_SIZE, 1024, HLOPLAN_TPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_TPU_CS_0_SLOTS, 1, 0, 15, 1},
-	{"cs{2}", HLOPLAN_TPU_CS_2_OFFSET, HLOPLAN_TPU_CS_2_SIZE, 4, 0, 14, 15, 0, 0, 1, 1, 5, 16, 1},
-	{"e", HLOPLAN_TPU_E_OFFSET, HLOPLAN_TPU_E_SIZE, 1024, 0, 16, 17, 0, 0, 1, 1, 0, 17, 1},
+	{"cs{2}", HLOPLAN_TPU_CS_2_OFFSET, HLOPLAN_TPU_CS_2_SIZE, 4, 0, 12, 14, 0, 0, 1, 1, 5, 16, 1},
+	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 16, 17, 0, 4, 1, 0, 1, 17, 1},
 };
 
 struct HLOPLAN_TPU_value {
@@ -606,20 +614,20 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	{0, 0, 0, {0}, -1},
 	{0, 19, 1, {1}, -1},
 	{1, 1, 0, {0}, -1},
-	{1, 17, 0, {0}, -1},
-	{1, 19, 1, {2}, -1},
 	{2, 2, 0, {0}, -1},
 	{3, 3, 0, {0}, -1},
 	{3, 18, 0, {0}, -1},
 	{3, 19, 0, {0}, -1},
-	{4, 13, 0, {0}, -1},
+	{4, 17, 0, {0}, -1},
 	{4, 19, 1, {0}, -1},
-	{5, 6, 0, {0}, -1},
-	{6, 7, 0, {0}, -1},
-	{7, 12, 0, {0}, -1},
-	{8, 14, 0, {0}, -1},
-	{9, 14, 1, {0}, -1},
-	{10, 14, 1, {2}, -1},
+	{5, 13, 0, {0}, -1},
+	{5, 15, 0, {0}, -1},
+	{5, 19, 1, {2}, -1},
+	{6, 6, 0, {0}, -1},
+	{7, 7, 0, {0}, -1},
+	{8, 12, 0, {0}, -1},
+	{9, 12, 1, {0}, -1},
+	{10, 12, 1, {2}, -1},
 	{11, 16, 0, {0}, -1},
 };
 
@@ -662,6 +670,7 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES]
 	__attribute__((unused))
 #endif
 	= {
+	{HLOPLAN_TPU_BUF_A, HLOPLAN_TPU_BUF_LOOP_2, 4, 0, 1024},
 	{HLOPLAN_TPU_BUF_ZERO, HLOPLAN_TPU_BUF_LOOP_0, 4, 0, 512},
 };
 
@@ -682,8 +691,8 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_C
 #endif
 	= {
 	{2, "main", "zero", 0, {0}, 0, 512, 1},
-	{5, "cond", "n", 0, {0}, 512, 512, 1},
-	{7, "body", "one", 0, {0}, 1024, 512, 1},
+	{6, "cond", "n", 0, {0}, 512, 512, 1},
+	{11, "body", "one", 0, {0}, 1024, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
@@ -758,7 +767,7 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 };
 
-/* The schedule the intervals count: list order, the same as HLOPLAN_GPU's. */
+/* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
 #define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
@@ -772,12 +781,12 @@ struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_A_fits : HLOPLAN_TPU_A_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_A_SIZE && HLOPLAN_TPU_A_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_INIT_fits : HLOPLAN_TPU_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_INIT_SIZE && HLOPLAN_TPU_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_LOOP_0_fits : HLOPLAN_TPU_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_0_SIZE && HLOPLAN_TPU_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_LOOP_2_fits : HLOPLAN_TPU_LOOP_2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_2_SIZE && HLOPLAN_TPU_LOOP_2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_LT_fits : HLOPLAN_TPU_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LT_SIZE && HLOPLAN_TPU_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_CS_fits : HLOPLAN_TPU_CS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_SIZE && HLOPLAN_TPU_CS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_CS_0_fits : HLOPLAN_TPU_CS_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_0_SIZE && HLOPLAN_TPU_CS_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_CS_0_slots : HLOPLAN_TPU_CS_0_STRIDE % HLOPLAN_TPU_ALIGN == 0 && HLOPLAN_TPU_CS_0_STRIDE <= HLOPLAN_TPU_CS_0_SIZE / HLOPLAN_TPU_CS_0_SLOTS ? 1 : -1;
 	unsigned HLOPLAN_TPU_CS_2_fits : HLOPLAN_TPU_CS_2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_2_SIZE && HLOPLAN_TPU_CS_2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_E_fits : HLOPLAN_TPU_E_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_E_SIZE && HLOPLAN_TPU_E_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* PREFETCH_H */

@@ -29,6 +29,9 @@
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
  *                            (only in an arena) and laid-out bytes
+ *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
+ *                            (0: donated by input_output_alias, or its
+ *                            space reused: --reuse-params)
  *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
@@ -61,21 +64,21 @@
 
 /* ---- HLOPLAN_GPU: module scan_layers, target gpu ---- */
 #define HLOPLAN_GPU_ALIGN 256
-#define HLOPLAN_GPU_NUM_BUFFERS 12
+#define HLOPLAN_GPU_NUM_BUFFERS 13
 #define HLOPLAN_GPU_NUM_STEPS 22
 #define HLOPLAN_GPU_NUM_ARENAS 1
-#define HLOPLAN_GPU_NUM_COPIES 1
+#define HLOPLAN_GPU_NUM_COPIES 2
 #define HLOPLAN_GPU_NUM_VALUES 18
 #define HLOPLAN_GPU_NUM_PARAMS 2
 #define HLOPLAN_GPU_NUM_OUTPUTS 1
 #define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_NUM_CONSTANTS 4
 #define HLOPLAN_GPU_CONST_BYTES 1024
-#define HLOPLAN_GPU_ARENA_SIZE 135680
+#define HLOPLAN_GPU_ARENA_SIZE 137728
 #define HLOPLAN_GPU_ARENA_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_SIZE 135680
+#define HLOPLAN_GPU_ARENA_S0_SIZE 137728
 #define HLOPLAN_GPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_LOWER 135680
+#define HLOPLAN_GPU_ARENA_S0_LOWER 137728
 #define HLOPLAN_GPU_CLASS_TEMP 0
 #define HLOPLAN_GPU_CLASS_PARAM 1
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
@@ -86,19 +89,21 @@
 #define HLOPLAN_GPU_PARAM_0_BUF 0
 #define HLOPLAN_GPU_PARAM_0_OFFSET 131072
 #define HLOPLAN_GPU_PARAM_0_SIZE 2048
+#define HLOPLAN_GPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_1_BUF 1
 #define HLOPLAN_GPU_PARAM_1_OFFSET 0
 #define HLOPLAN_GPU_PARAM_1_SIZE 65536
-#define HLOPLAN_GPU_OUTPUT_BUF 0
-#define HLOPLAN_GPU_OUTPUT_OFFSET 131072
+#define HLOPLAN_GPU_PARAM_1_SURVIVES 1
+#define HLOPLAN_GPU_OUTPUT_BUF 5
+#define HLOPLAN_GPU_OUTPUT_OFFSET 133120
 #define HLOPLAN_GPU_OUTPUT_SIZE 2048
 
-/* x: param+output, S(0), live [0, 21], 2048 bytes */
+/* x: param, S(0), live [0, 21], 2048 bytes */
 #define HLOPLAN_GPU_BUF_X 0
 #define HLOPLAN_GPU_X_OFFSET 131072
 #define HLOPLAN_GPU_X_SIZE 2048
 
-/* ws: param, S(0), live [0, 20], 65536 bytes */
+/* ws: param, S(0), live [0, 21], 65536 bytes */
 #define HLOPLAN_GPU_BUF_WS 1
 #define HLOPLAN_GPU_WS_OFFSET 0
 #define HLOPLAN_GPU_WS_SIZE 65536
@@ -109,29 +114,34 @@
 
 /* init: table, S(0), live [3, 21], 24 bytes */
 #define HLOPLAN_GPU_BUF_INIT 3
-#define HLOPLAN_GPU_INIT_OFFSET 135168
+#define HLOPLAN_GPU_INIT_OFFSET 137216
 #define HLOPLAN_GPU_INIT_SIZE 256
 
 /* loop{0}: temp, S(0), live [4, 20], 4 bytes */
 #define HLOPLAN_GPU_BUF_LOOP_0 4
-#define HLOPLAN_GPU_LOOP_0_OFFSET 135424
+#define HLOPLAN_GPU_LOOP_0_OFFSET 137472
 #define HLOPLAN_GPU_LOOP_0_SIZE 256
 
+/* loop{1}: output, S(0), live [4, 21], 2048 bytes */
+#define HLOPLAN_GPU_BUF_LOOP_1 5
+#define HLOPLAN_GPU_LOOP_1_OFFSET 133120
+#define HLOPLAN_GPU_LOOP_1_SIZE 2048
+
 /* n: const, S(0), live [6, 7], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_N 5
+#define HLOPLAN_GPU_BUF_N 6
 #define HLOPLAN_GPU_N_SIZE 256
 
 /* lt: temp, S(0), live [7, 7], 1 bytes */
-#define HLOPLAN_GPU_BUF_LT 6
-#define HLOPLAN_GPU_LT_OFFSET 133120
+#define HLOPLAN_GPU_BUF_LT 7
+#define HLOPLAN_GPU_LT_OFFSET 135168
 #define HLOPLAN_GPU_LT_SIZE 256
 
 /* z: const, S(0), live [12, 13], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_Z 7
+#define HLOPLAN_GPU_BUF_Z 8
 #define HLOPLAN_GPU_Z_SIZE 256
 
 /* w: temp, S(0), live [4, 20], 16384 bytes, 3 slots */
-#define HLOPLAN_GPU_BUF_W 8
+#define HLOPLAN_GPU_BUF_W 9
 #define HLOPLAN_GPU_W_OFFSET 65536
 #define HLOPLAN_GPU_W_SIZE 49152
 #define HLOPLAN_GPU_W_SLOTS 3
@@ -139,17 +149,17 @@
 #define HLOPLAN_GPU_W_SLOT_OFFSET(i) (HLOPLAN_GPU_W_OFFSET + ((i) % HLOPLAN_GPU_W_SLOTS) * HLOPLAN_GPU_W_STRIDE)
 
 /* w2: temp, S(0), live [14, 15], 16384 bytes */
-#define HLOPLAN_GPU_BUF_W2 9
+#define HLOPLAN_GPU_BUF_W2 10
 #define HLOPLAN_GPU_W2_OFFSET 114688
 #define HLOPLAN_GPU_W2_SIZE 16384
 
 /* d: temp, S(0), live [15, 16], 2048 bytes */
-#define HLOPLAN_GPU_BUF_D 10
-#define HLOPLAN_GPU_D_OFFSET 133120
+#define HLOPLAN_GPU_BUF_D 11
+#define HLOPLAN_GPU_D_OFFSET 135168
 #define HLOPLAN_GPU_D_SIZE 2048
 
 /* one: const, S(0), live [17, 18], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_ONE 11
+#define HLOPLAN_GPU_BUF_ONE 12
 #define HLOPLAN_GPU_ONE_SIZE 256
 
 struct HLOPLAN_GPU_shape {
@@ -207,11 +217,12 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 2048, 0, 0, 21, 0, 3, 1, 1, 0, 0, 3},
-	{"ws", HLOPLAN_GPU_WS_OFFSET, HLOPLAN_GPU_WS_SIZE, 65536, 0, 0, 20, 0, 1, 1, 1, 1, 3, 2},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 2, 5, 1},
-	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1, 3, 6, 3},
-	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1, 2, 9, 2},
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
+	{"ws", HLOPLAN_GPU_WS_OFFSET, HLOPLAN_GPU_WS_SIZE, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
+	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
+	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
+	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1, 2, 7, 2},
+	{"loop{1}", HLOPLAN_GPU_LOOP_1_OFFSET, HLOPLAN_GPU_LOOP_1_SIZE, 2048, 0, 4, 21, 0, 2, 1, 1, 0, 9, 2},
 	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
 	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
 	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
@@ -235,8 +246,6 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 #endif
 	= {
 	{0, 0, 0, {0}, -1},
-	{0, 16, 0, {0}, -1},
-	{0, 20, 1, {1}, -1},
 	{1, 1, 0, {0}, -1},
 	{1, 20, 1, {2}, -1},
 	{2, 2, 0, {0}, -1},
@@ -245,13 +254,15 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	{3, 20, 0, {0}, -1},
 	{4, 18, 0, {0}, -1},
 	{4, 20, 1, {0}, -1},
-	{5, 6, 0, {0}, -1},
-	{6, 7, 0, {0}, -1},
-	{7, 12, 0, {0}, -1},
-	{8, 13, 0, {0}, -1},
-	{9, 14, 0, {0}, -1},
-	{10, 15, 0, {0}, -1},
-	{11, 17, 0, {0}, -1},
+	{5, 16, 0, {0}, -1},
+	{5, 20, 1, {1}, -1},
+	{6, 6, 0, {0}, -1},
+	{7, 7, 0, {0}, -1},
+	{8, 12, 0, {0}, -1},
+	{9, 13, 0, {0}, -1},
+	{10, 14, 0, {0}, -1},
+	{11, 15, 0, {0}, -1},
+	{12, 17, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -293,6 +304,7 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES]
 	__attribute__((unused))
 #endif
 	= {
+	{HLOPLAN_GPU_BUF_X, HLOPLAN_GPU_BUF_LOOP_1, 4, 0, 2048},
 	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 4, 0, 4},
 };
 
@@ -313,9 +325,9 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_C
 #endif
 	= {
 	{2, "main", "zero", 0, {0}, 0, 256, 1},
-	{5, "cond", "n", 0, {0}, 256, 256, 1},
-	{7, "body", "z", 0, {0}, 512, 256, 1},
-	{11, "body", "one", 0, {0}, 768, 256, 1},
+	{6, "cond", "n", 0, {0}, 256, 256, 1},
+	{8, "body", "z", 0, {0}, 512, 256, 1},
+	{12, "body", "one", 0, {0}, 768, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
@@ -442,6 +454,7 @@ struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_WS_fits : HLOPLAN_GPU_WS_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_WS_SIZE && HLOPLAN_GPU_WS_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE && HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE && HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LOOP_1_fits : HLOPLAN_GPU_LOOP_1_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_1_SIZE && HLOPLAN_GPU_LOOP_1_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE && HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE && HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_W_slots : HLOPLAN_GPU_W_STRIDE % HLOPLAN_GPU_ALIGN == 0 && HLOPLAN_GPU_W_STRIDE <= HLOPLAN_GPU_W_SIZE / HLOPLAN_GPU_W_SLOTS ? 1 : -1;

@@ -29,6 +29,9 @@
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
  *                            (only in an arena) and laid-out bytes
+ *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
+ *                            (0: donated by input_output_alias, or its
+ *                            space reused: --reuse-params)
  *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
@@ -61,7 +64,7 @@
 
 /* ---- HLOPLAN_GPU: module jit_dense, target gpu ---- */
 #define HLOPLAN_GPU_ALIGN 256
-#define HLOPLAN_GPU_NUM_BUFFERS 8
+#define HLOPLAN_GPU_NUM_BUFFERS 7
 #define HLOPLAN_GPU_NUM_STEPS 9
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 0
@@ -71,11 +74,11 @@
 #define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_NUM_CONSTANTS 1
 #define HLOPLAN_GPU_CONST_BYTES 256
-#define HLOPLAN_GPU_ARENA_SIZE 575488
+#define HLOPLAN_GPU_ARENA_SIZE 608256
 #define HLOPLAN_GPU_ARENA_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_SIZE 575488
+#define HLOPLAN_GPU_ARENA_S0_SIZE 608256
 #define HLOPLAN_GPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_LOWER 575488
+#define HLOPLAN_GPU_ARENA_S0_LOWER 608256
 #define HLOPLAN_GPU_CLASS_TEMP 0
 #define HLOPLAN_GPU_CLASS_PARAM 1
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
@@ -84,41 +87,44 @@
 
 /* Entry parameters and outputs, by number and shape index */
 #define HLOPLAN_GPU_PARAM_0_BUF 0
-#define HLOPLAN_GPU_PARAM_0_OFFSET 557056
+#define HLOPLAN_GPU_PARAM_0_OFFSET 589824
 #define HLOPLAN_GPU_PARAM_0_SIZE 16384
+#define HLOPLAN_GPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_1_BUF 1
 #define HLOPLAN_GPU_PARAM_1_OFFSET 0
 #define HLOPLAN_GPU_PARAM_1_SIZE 524288
+#define HLOPLAN_GPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_2_BUF 2
-#define HLOPLAN_GPU_PARAM_2_OFFSET 573440
+#define HLOPLAN_GPU_PARAM_2_OFFSET 606208
 #define HLOPLAN_GPU_PARAM_2_SIZE 2048
-#define HLOPLAN_GPU_OUTPUT_BUF 7
-#define HLOPLAN_GPU_OUTPUT_OFFSET 32768
+#define HLOPLAN_GPU_PARAM_2_SURVIVES 1
+#define HLOPLAN_GPU_OUTPUT_BUF 3
+#define HLOPLAN_GPU_OUTPUT_OFFSET 524288
 #define HLOPLAN_GPU_OUTPUT_SIZE 32768
 
-/* x: param, S(0), live [0, 3], 16384 bytes */
+/* x: param, S(0), live [0, 8], 16384 bytes */
 #define HLOPLAN_GPU_BUF_X 0
-#define HLOPLAN_GPU_X_OFFSET 557056
+#define HLOPLAN_GPU_X_OFFSET 589824
 #define HLOPLAN_GPU_X_SIZE 16384
 
-/* w: param, S(0), live [0, 3], 524288 bytes */
+/* w: param, S(0), live [0, 8], 524288 bytes */
 #define HLOPLAN_GPU_BUF_W 1
 #define HLOPLAN_GPU_W_OFFSET 0
 #define HLOPLAN_GPU_W_SIZE 524288
 
-/* b: param, S(0), live [0, 4], 2048 bytes */
+/* b: param, S(0), live [0, 8], 2048 bytes */
 #define HLOPLAN_GPU_BUF_B 2
-#define HLOPLAN_GPU_B_OFFSET 573440
+#define HLOPLAN_GPU_B_OFFSET 606208
 #define HLOPLAN_GPU_B_SIZE 2048
 
-/* dot.4: temp, S(0), live [3, 8], 32768 bytes */
+/* dot.4: output, S(0), live [3, 8], 32768 bytes */
 #define HLOPLAN_GPU_BUF_DOT_4 3
 #define HLOPLAN_GPU_DOT_4_OFFSET 524288
 #define HLOPLAN_GPU_DOT_4_SIZE 32768
 
 /* broadcast.5: temp, S(0), live [4, 5], 32768 bytes */
 #define HLOPLAN_GPU_BUF_BROADCAST_5 4
-#define HLOPLAN_GPU_BROADCAST_5_OFFSET 0
+#define HLOPLAN_GPU_BROADCAST_5_OFFSET 557056
 #define HLOPLAN_GPU_BROADCAST_5_SIZE 32768
 
 /* constant.2: const, S(0), live [6, 7], 4 bytes, not in an arena */
@@ -127,13 +133,8 @@
 
 /* broadcast.3: temp, S(0), live [7, 8], 32768 bytes */
 #define HLOPLAN_GPU_BUF_BROADCAST_3 6
-#define HLOPLAN_GPU_BROADCAST_3_OFFSET 0
+#define HLOPLAN_GPU_BROADCAST_3_OFFSET 557056
 #define HLOPLAN_GPU_BROADCAST_3_SIZE 32768
-
-/* max.7: output, S(0), live [8, 8], 32768 bytes */
-#define HLOPLAN_GPU_BUF_MAX_7 7
-#define HLOPLAN_GPU_MAX_7_OFFSET 32768
-#define HLOPLAN_GPU_MAX_7_SIZE 32768
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -188,14 +189,13 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 0, 1},
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1, 1, 1, 1},
-	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1, 2, 2, 1},
-	{"dot.4", HLOPLAN_GPU_DOT_4_OFFSET, HLOPLAN_GPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1, 3, 3, 2},
-	{"broadcast.5", HLOPLAN_GPU_BROADCAST_5_OFFSET, HLOPLAN_GPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 5, 1},
-	{"constant.2", -1, HLOPLAN_GPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 6, 1},
-	{"broadcast.3", HLOPLAN_GPU_BROADCAST_3_OFFSET, HLOPLAN_GPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 7, 1},
-	{"max.7", HLOPLAN_GPU_MAX_7_OFFSET, HLOPLAN_GPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1, 3, 8, 1},
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
+	{"dot.4", HLOPLAN_GPU_DOT_4_OFFSET, HLOPLAN_GPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
+	{"broadcast.5", HLOPLAN_GPU_BROADCAST_5_OFFSET, HLOPLAN_GPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
+	{"constant.2", -1, HLOPLAN_GPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
+	{"broadcast.3", HLOPLAN_GPU_BROADCAST_3_OFFSET, HLOPLAN_GPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
 };
 
 struct HLOPLAN_GPU_value {
@@ -216,10 +216,10 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 	{2, 2, 0, {0}, -1},
 	{3, 3, 0, {0}, -1},
 	{3, 5, 0, {0}, -1},
+	{3, 8, 0, {0}, -1},
 	{4, 4, 0, {0}, -1},
 	{5, 6, 0, {0}, -1},
 	{6, 7, 0, {0}, -1},
-	{7, 8, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -353,12 +353,11 @@ struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_DOT_4_fits : HLOPLAN_GPU_DOT_4_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_DOT_4_SIZE && HLOPLAN_GPU_DOT_4_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_BROADCAST_5_fits : HLOPLAN_GPU_BROADCAST_5_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BROADCAST_5_SIZE && HLOPLAN_GPU_BROADCAST_5_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_BROADCAST_3_fits : HLOPLAN_GPU_BROADCAST_3_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BROADCAST_3_SIZE && HLOPLAN_GPU_BROADCAST_3_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_MAX_7_fits : HLOPLAN_GPU_MAX_7_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_MAX_7_SIZE && HLOPLAN_GPU_MAX_7_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module jit_dense, target tpu ---- */
 #define HLOPLAN_TPU_ALIGN 256
-#define HLOPLAN_TPU_NUM_BUFFERS 8
+#define HLOPLAN_TPU_NUM_BUFFERS 7
 #define HLOPLAN_TPU_NUM_STEPS 9
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_COPIES 0
@@ -368,11 +367,11 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_NUM_CONSTANTS 1
 #define HLOPLAN_TPU_CONST_BYTES 512
-#define HLOPLAN_TPU_ARENA_SIZE 575488
+#define HLOPLAN_TPU_ARENA_SIZE 608256
 #define HLOPLAN_TPU_ARENA_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_SIZE 575488
+#define HLOPLAN_TPU_ARENA_S0_SIZE 608256
 #define HLOPLAN_TPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_LOWER 575488
+#define HLOPLAN_TPU_ARENA_S0_LOWER 608256
 #define HLOPLAN_TPU_CLASS_TEMP 0
 #define HLOPLAN_TPU_CLASS_PARAM 1
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
@@ -381,41 +380,44 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* Entry parameters and outputs, by number and shape index */
 #define HLOPLAN_TPU_PARAM_0_BUF 0
-#define HLOPLAN_TPU_PARAM_0_OFFSET 557056
+#define HLOPLAN_TPU_PARAM_0_OFFSET 589824
 #define HLOPLAN_TPU_PARAM_0_SIZE 16384
+#define HLOPLAN_TPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_1_BUF 1
 #define HLOPLAN_TPU_PARAM_1_OFFSET 0
 #define HLOPLAN_TPU_PARAM_1_SIZE 524288
+#define HLOPLAN_TPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_2_BUF 2
-#define HLOPLAN_TPU_PARAM_2_OFFSET 573440
+#define HLOPLAN_TPU_PARAM_2_OFFSET 606208
 #define HLOPLAN_TPU_PARAM_2_SIZE 2048
-#define HLOPLAN_TPU_OUTPUT_BUF 7
-#define HLOPLAN_TPU_OUTPUT_OFFSET 32768
+#define HLOPLAN_TPU_PARAM_2_SURVIVES 1
+#define HLOPLAN_TPU_OUTPUT_BUF 3
+#define HLOPLAN_TPU_OUTPUT_OFFSET 524288
 #define HLOPLAN_TPU_OUTPUT_SIZE 32768
 
-/* x: param, S(0), live [0, 3], 16384 bytes */
+/* x: param, S(0), live [0, 8], 16384 bytes */
 #define HLOPLAN_TPU_BUF_X 0
-#define HLOPLAN_TPU_X_OFFSET 557056
+#define HLOPLAN_TPU_X_OFFSET 589824
 #define HLOPLAN_TPU_X_SIZE 16384
 
-/* w: param, S(0), live [0, 3], 524288 bytes */
+/* w: param, S(0), live [0, 8], 524288 bytes */
 #define HLOPLAN_TPU_BUF_W 1
 #define HLOPLAN_TPU_W_OFFSET 0
 #define HLOPLAN_TPU_W_SIZE 524288
 
-/* b: param, S(0), live [0, 4], 2048 bytes */
+/* b: param, S(0), live [0, 8], 2048 bytes */
 #define HLOPLAN_TPU_BUF_B 2
-#define HLOPLAN_TPU_B_OFFSET 573440
+#define HLOPLAN_TPU_B_OFFSET 606208
 #define HLOPLAN_TPU_B_SIZE 2048
 
-/* dot.4: temp, S(0), live [3, 8], 32768 bytes */
+/* dot.4: output, S(0), live [3, 8], 32768 bytes */
 #define HLOPLAN_TPU_BUF_DOT_4 3
 #define HLOPLAN_TPU_DOT_4_OFFSET 524288
 #define HLOPLAN_TPU_DOT_4_SIZE 32768
 
 /* broadcast.5: temp, S(0), live [4, 5], 32768 bytes */
 #define HLOPLAN_TPU_BUF_BROADCAST_5 4
-#define HLOPLAN_TPU_BROADCAST_5_OFFSET 0
+#define HLOPLAN_TPU_BROADCAST_5_OFFSET 557056
 #define HLOPLAN_TPU_BROADCAST_5_SIZE 32768
 
 /* constant.2: const, S(0), live [6, 7], 4 bytes, not in an arena */
@@ -424,13 +426,8 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* broadcast.3: temp, S(0), live [7, 8], 32768 bytes */
 #define HLOPLAN_TPU_BUF_BROADCAST_3 6
-#define HLOPLAN_TPU_BROADCAST_3_OFFSET 0
+#define HLOPLAN_TPU_BROADCAST_3_OFFSET 557056
 #define HLOPLAN_TPU_BROADCAST_3_SIZE 32768
-
-/* max.7: output, S(0), live [8, 8], 32768 bytes */
-#define HLOPLAN_TPU_BUF_MAX_7 7
-#define HLOPLAN_TPU_MAX_7_OFFSET 32768
-#define HLOPLAN_TPU_MAX_7_SIZE 32768
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -485,14 +482,13 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 0, 1},
-	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 524288, 0, 0, 3, 0, 1, 1, 1, 1, 1, 1},
-	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 2048, 0, 0, 4, 0, 1, 1, 1, 2, 2, 1},
-	{"dot.4", HLOPLAN_TPU_DOT_4_OFFSET, HLOPLAN_TPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 0, 1, 1, 3, 3, 2},
-	{"broadcast.5", HLOPLAN_TPU_BROADCAST_5_OFFSET, HLOPLAN_TPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 5, 1},
-	{"constant.2", -1, HLOPLAN_TPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 6, 1},
-	{"broadcast.3", HLOPLAN_TPU_BROADCAST_3_OFFSET, HLOPLAN_TPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 7, 1},
-	{"max.7", HLOPLAN_TPU_MAX_7_OFFSET, HLOPLAN_TPU_MAX_7_SIZE, 32768, 0, 8, 8, 0, 2, 1, 1, 3, 8, 1},
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
+	{"dot.4", HLOPLAN_TPU_DOT_4_OFFSET, HLOPLAN_TPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
+	{"broadcast.5", HLOPLAN_TPU_BROADCAST_5_OFFSET, HLOPLAN_TPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
+	{"constant.2", -1, HLOPLAN_TPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
+	{"broadcast.3", HLOPLAN_TPU_BROADCAST_3_OFFSET, HLOPLAN_TPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
 };
 
 struct HLOPLAN_TPU_value {
@@ -513,10 +509,10 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 	{2, 2, 0, {0}, -1},
 	{3, 3, 0, {0}, -1},
 	{3, 5, 0, {0}, -1},
+	{3, 8, 0, {0}, -1},
 	{4, 4, 0, {0}, -1},
 	{5, 6, 0, {0}, -1},
 	{6, 7, 0, {0}, -1},
-	{7, 8, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -628,7 +624,6 @@ struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_DOT_4_fits : HLOPLAN_TPU_DOT_4_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_DOT_4_SIZE && HLOPLAN_TPU_DOT_4_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_BROADCAST_5_fits : HLOPLAN_TPU_BROADCAST_5_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BROADCAST_5_SIZE && HLOPLAN_TPU_BROADCAST_5_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_BROADCAST_3_fits : HLOPLAN_TPU_BROADCAST_3_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BROADCAST_3_SIZE && HLOPLAN_TPU_BROADCAST_3_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_MAX_7_fits : HLOPLAN_TPU_MAX_7_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_MAX_7_SIZE && HLOPLAN_TPU_MAX_7_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* STACK_FRAMES_H */

@@ -29,6 +29,9 @@
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
  *                            (only in an arena) and laid-out bytes
+ *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
+ *                            (0: donated by input_output_alias, or its
+ *                            space reused: --reuse-params)
  *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
@@ -71,11 +74,11 @@
 #define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_NUM_CONSTANTS 0
 #define HLOPLAN_GPU_CONST_BYTES 0
-#define HLOPLAN_GPU_ARENA_SIZE 65536
+#define HLOPLAN_GPU_ARENA_SIZE 82176
 #define HLOPLAN_GPU_ARENA_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_SIZE 65536
+#define HLOPLAN_GPU_ARENA_S0_SIZE 82176
 #define HLOPLAN_GPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_LOWER 65536
+#define HLOPLAN_GPU_ARENA_S0_LOWER 82176
 #define HLOPLAN_GPU_CLASS_TEMP 0
 #define HLOPLAN_GPU_CLASS_PARAM 1
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
@@ -86,11 +89,13 @@
 #define HLOPLAN_GPU_PARAM_0_BUF 0
 #define HLOPLAN_GPU_PARAM_0_OFFSET 0
 #define HLOPLAN_GPU_PARAM_0_SIZE 16384
+#define HLOPLAN_GPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_1_BUF 1
 #define HLOPLAN_GPU_PARAM_1_OFFSET 16384
 #define HLOPLAN_GPU_PARAM_1_SIZE 16384
+#define HLOPLAN_GPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_GPU_OUTPUT_BUF 5
-#define HLOPLAN_GPU_OUTPUT_OFFSET 16384
+#define HLOPLAN_GPU_OUTPUT_OFFSET 81920
 #define HLOPLAN_GPU_OUTPUT_SIZE 256
 #define HLOPLAN_GPU_OUTPUT_0_BUF 2
 #define HLOPLAN_GPU_OUTPUT_0_OFFSET 32768
@@ -99,15 +104,15 @@
 #define HLOPLAN_GPU_OUTPUT_1_OFFSET 49152
 #define HLOPLAN_GPU_OUTPUT_1_SIZE 16384
 #define HLOPLAN_GPU_OUTPUT_2_BUF 4
-#define HLOPLAN_GPU_OUTPUT_2_OFFSET 0
+#define HLOPLAN_GPU_OUTPUT_2_OFFSET 65536
 #define HLOPLAN_GPU_OUTPUT_2_SIZE 16384
 
-/* a: param, S(0), live [0, 3], 16384 bytes */
+/* a: param, S(0), live [0, 5], 16384 bytes */
 #define HLOPLAN_GPU_BUF_A 0
 #define HLOPLAN_GPU_A_OFFSET 0
 #define HLOPLAN_GPU_A_SIZE 16384
 
-/* b: param, S(0), live [0, 3], 16384 bytes */
+/* b: param, S(0), live [0, 5], 16384 bytes */
 #define HLOPLAN_GPU_BUF_B 1
 #define HLOPLAN_GPU_B_OFFSET 16384
 #define HLOPLAN_GPU_B_SIZE 16384
@@ -124,12 +129,12 @@
 
 /* c: output, S(0), live [4, 5], 16384 bytes */
 #define HLOPLAN_GPU_BUF_C 4
-#define HLOPLAN_GPU_C_OFFSET 0
+#define HLOPLAN_GPU_C_OFFSET 65536
 #define HLOPLAN_GPU_C_SIZE 16384
 
 /* out: output+table, S(0), live [5, 5], 24 bytes */
 #define HLOPLAN_GPU_BUF_OUT 5
-#define HLOPLAN_GPU_OUT_OFFSET 16384
+#define HLOPLAN_GPU_OUT_OFFSET 81920
 #define HLOPLAN_GPU_OUT_SIZE 256
 
 struct HLOPLAN_GPU_shape {
@@ -178,8 +183,8 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 0, 1},
-	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 1, 1},
+	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
 	{"sum", HLOPLAN_GPU_SUM_OFFSET, HLOPLAN_GPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
 	{"prod", HLOPLAN_GPU_PROD_OFFSET, HLOPLAN_GPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
 	{"c", HLOPLAN_GPU_C_OFFSET, HLOPLAN_GPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
@@ -332,11 +337,11 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_NUM_CONSTANTS 0
 #define HLOPLAN_TPU_CONST_BYTES 0
-#define HLOPLAN_TPU_ARENA_SIZE 131072
+#define HLOPLAN_TPU_ARENA_SIZE 164096
 #define HLOPLAN_TPU_ARENA_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_SIZE 131072
+#define HLOPLAN_TPU_ARENA_S0_SIZE 164096
 #define HLOPLAN_TPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_LOWER 131072
+#define HLOPLAN_TPU_ARENA_S0_LOWER 164096
 #define HLOPLAN_TPU_CLASS_TEMP 0
 #define HLOPLAN_TPU_CLASS_PARAM 1
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
@@ -347,11 +352,13 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_PARAM_0_BUF 0
 #define HLOPLAN_TPU_PARAM_0_OFFSET 0
 #define HLOPLAN_TPU_PARAM_0_SIZE 32768
+#define HLOPLAN_TPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_1_BUF 1
 #define HLOPLAN_TPU_PARAM_1_OFFSET 32768
 #define HLOPLAN_TPU_PARAM_1_SIZE 32768
+#define HLOPLAN_TPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_TPU_OUTPUT_BUF 5
-#define HLOPLAN_TPU_OUTPUT_OFFSET 32768
+#define HLOPLAN_TPU_OUTPUT_OFFSET 163840
 #define HLOPLAN_TPU_OUTPUT_SIZE 256
 #define HLOPLAN_TPU_OUTPUT_0_BUF 2
 #define HLOPLAN_TPU_OUTPUT_0_OFFSET 65536
@@ -360,15 +367,15 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_OUTPUT_1_OFFSET 98304
 #define HLOPLAN_TPU_OUTPUT_1_SIZE 32768
 #define HLOPLAN_TPU_OUTPUT_2_BUF 4
-#define HLOPLAN_TPU_OUTPUT_2_OFFSET 0
+#define HLOPLAN_TPU_OUTPUT_2_OFFSET 131072
 #define HLOPLAN_TPU_OUTPUT_2_SIZE 32768
 
-/* a: param, S(0), live [0, 3], 16384 bytes */
+/* a: param, S(0), live [0, 5], 16384 bytes */
 #define HLOPLAN_TPU_BUF_A 0
 #define HLOPLAN_TPU_A_OFFSET 0
 #define HLOPLAN_TPU_A_SIZE 32768
 
-/* b: param, S(0), live [0, 3], 16384 bytes */
+/* b: param, S(0), live [0, 5], 16384 bytes */
 #define HLOPLAN_TPU_BUF_B 1
 #define HLOPLAN_TPU_B_OFFSET 32768
 #define HLOPLAN_TPU_B_SIZE 32768
@@ -385,12 +392,12 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* c: output, S(0), live [4, 5], 16384 bytes */
 #define HLOPLAN_TPU_BUF_C 4
-#define HLOPLAN_TPU_C_OFFSET 0
+#define HLOPLAN_TPU_C_OFFSET 131072
 #define HLOPLAN_TPU_C_SIZE 32768
 
 /* out: output+table, S(0), live [5, 5], 24 bytes */
 #define HLOPLAN_TPU_BUF_OUT 5
-#define HLOPLAN_TPU_OUT_OFFSET 32768
+#define HLOPLAN_TPU_OUT_OFFSET 163840
 #define HLOPLAN_TPU_OUT_SIZE 256
 
 struct HLOPLAN_TPU_shape {
@@ -439,8 +446,8 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 0, 1},
-	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 16384, 0, 0, 3, 0, 1, 1, 1, 0, 1, 1},
+	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
 	{"sum", HLOPLAN_TPU_SUM_OFFSET, HLOPLAN_TPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
 	{"prod", HLOPLAN_TPU_PROD_OFFSET, HLOPLAN_TPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
 	{"c", HLOPLAN_TPU_C_OFFSET, HLOPLAN_TPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},

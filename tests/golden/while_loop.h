@@ -29,6 +29,9 @@
  *                            entry parameter(n), at shape index {i,...}
  *                            (a tuple's table at none): its buffer, offset
  *                            (only in an arena) and laid-out bytes
+ *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
+ *                            (0: donated by input_output_alias, or its
+ *                            space reused: --reuse-params)
  *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
@@ -64,18 +67,18 @@
 #define HLOPLAN_GPU_NUM_BUFFERS 9
 #define HLOPLAN_GPU_NUM_STEPS 18
 #define HLOPLAN_GPU_NUM_ARENAS 1
-#define HLOPLAN_GPU_NUM_COPIES 1
+#define HLOPLAN_GPU_NUM_COPIES 2
 #define HLOPLAN_GPU_NUM_VALUES 14
 #define HLOPLAN_GPU_NUM_PARAMS 1
 #define HLOPLAN_GPU_NUM_OUTPUTS 1
 #define HLOPLAN_GPU_INDEX_MAX 1
 #define HLOPLAN_GPU_NUM_CONSTANTS 3
 #define HLOPLAN_GPU_CONST_BYTES 768
-#define HLOPLAN_GPU_ARENA_SIZE 8704
+#define HLOPLAN_GPU_ARENA_SIZE 12800
 #define HLOPLAN_GPU_ARENA_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_SIZE 8704
+#define HLOPLAN_GPU_ARENA_S0_SIZE 12800
 #define HLOPLAN_GPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_GPU_ARENA_S0_LOWER 8704
+#define HLOPLAN_GPU_ARENA_S0_LOWER 12800
 #define HLOPLAN_GPU_CLASS_TEMP 0
 #define HLOPLAN_GPU_CLASS_PARAM 1
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
@@ -86,7 +89,8 @@
 #define HLOPLAN_GPU_PARAM_0_BUF 0
 #define HLOPLAN_GPU_PARAM_0_OFFSET 0
 #define HLOPLAN_GPU_PARAM_0_SIZE 4096
-#define HLOPLAN_GPU_OUTPUT_BUF 8
+#define HLOPLAN_GPU_PARAM_0_SURVIVES 1
+#define HLOPLAN_GPU_OUTPUT_BUF 4
 #define HLOPLAN_GPU_OUTPUT_OFFSET 4096
 #define HLOPLAN_GPU_OUTPUT_SIZE 4096
 
@@ -101,36 +105,36 @@
 
 /* init: table, S(0), live [2, 16], 16 bytes */
 #define HLOPLAN_GPU_BUF_INIT 2
-#define HLOPLAN_GPU_INIT_OFFSET 8192
+#define HLOPLAN_GPU_INIT_OFFSET 12288
 #define HLOPLAN_GPU_INIT_SIZE 256
 
 /* loop{0}: temp, S(0), live [3, 15], 4 bytes */
 #define HLOPLAN_GPU_BUF_LOOP_0 3
-#define HLOPLAN_GPU_LOOP_0_OFFSET 8448
+#define HLOPLAN_GPU_LOOP_0_OFFSET 12544
 #define HLOPLAN_GPU_LOOP_0_SIZE 256
 
+/* loop{1}: output, S(0), live [3, 17], 4096 bytes */
+#define HLOPLAN_GPU_BUF_LOOP_1 4
+#define HLOPLAN_GPU_LOOP_1_OFFSET 4096
+#define HLOPLAN_GPU_LOOP_1_SIZE 4096
+
 /* n: const, S(0), live [5, 6], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_N 4
+#define HLOPLAN_GPU_BUF_N 5
 #define HLOPLAN_GPU_N_SIZE 256
 
 /* lt: temp, S(0), live [6, 6], 1 bytes */
-#define HLOPLAN_GPU_BUF_LT 5
-#define HLOPLAN_GPU_LT_OFFSET 4096
+#define HLOPLAN_GPU_BUF_LT 6
+#define HLOPLAN_GPU_LT_OFFSET 8192
 #define HLOPLAN_GPU_LT_SIZE 256
 
 /* one: const, S(0), live [10, 11], 4 bytes, not in an arena */
-#define HLOPLAN_GPU_BUF_ONE 6
+#define HLOPLAN_GPU_BUF_ONE 7
 #define HLOPLAN_GPU_ONE_SIZE 256
 
 /* step: temp, S(0), live [12, 13], 4096 bytes */
-#define HLOPLAN_GPU_BUF_STEP 7
-#define HLOPLAN_GPU_STEP_OFFSET 4096
+#define HLOPLAN_GPU_BUF_STEP 8
+#define HLOPLAN_GPU_STEP_OFFSET 8192
 #define HLOPLAN_GPU_STEP_SIZE 4096
-
-/* out: output, S(0), live [17, 17], 4096 bytes */
-#define HLOPLAN_GPU_BUF_OUT 8
-#define HLOPLAN_GPU_OUT_OFFSET 4096
-#define HLOPLAN_GPU_OUT_SIZE 4096
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -180,15 +184,15 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 3},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0, 1, 3, 1},
-	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1, 2, 4, 3},
-	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1, 1, 7, 2},
-	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 1, 9, 1},
-	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1, 3, 10, 1},
-	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0, 1, 11, 1},
-	{"step", HLOPLAN_GPU_STEP_OFFSET, HLOPLAN_GPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 12, 1},
-	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1, 0, 13, 1},
+	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 1},
+	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0, 1, 1, 1},
+	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1, 2, 2, 3},
+	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1, 1, 5, 2},
+	{"loop{1}", HLOPLAN_GPU_LOOP_1_OFFSET, HLOPLAN_GPU_LOOP_1_SIZE, 4096, 0, 3, 17, 0, 2, 1, 1, 0, 7, 3},
+	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 1, 10, 1},
+	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1, 3, 11, 1},
+	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0, 1, 12, 1},
+	{"step", HLOPLAN_GPU_STEP_OFFSET, HLOPLAN_GPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 13, 1},
 };
 
 struct HLOPLAN_GPU_value {
@@ -205,19 +209,19 @@ static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
 #endif
 	= {
 	{0, 0, 0, {0}, -1},
-	{0, 13, 0, {0}, -1},
-	{0, 15, 1, {1}, -1},
 	{1, 1, 0, {0}, -1},
 	{2, 2, 0, {0}, -1},
 	{2, 14, 0, {0}, -1},
 	{2, 15, 0, {0}, -1},
 	{3, 11, 0, {0}, -1},
 	{3, 15, 1, {0}, -1},
-	{4, 5, 0, {0}, -1},
-	{5, 6, 0, {0}, -1},
-	{6, 10, 0, {0}, -1},
-	{7, 12, 0, {0}, -1},
-	{8, 17, 0, {0}, -1},
+	{4, 13, 0, {0}, -1},
+	{4, 15, 1, {1}, -1},
+	{4, 17, 0, {0}, -1},
+	{5, 5, 0, {0}, -1},
+	{6, 6, 0, {0}, -1},
+	{7, 10, 0, {0}, -1},
+	{8, 12, 0, {0}, -1},
 };
 
 struct HLOPLAN_GPU_binding {
@@ -258,6 +262,7 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES]
 	__attribute__((unused))
 #endif
 	= {
+	{HLOPLAN_GPU_BUF_X, HLOPLAN_GPU_BUF_LOOP_1, 3, 0, 4096},
 	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 3, 0, 4},
 };
 
@@ -278,8 +283,8 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_C
 #endif
 	= {
 	{1, "main", "zero", 0, {0}, 0, 256, 1},
-	{4, "cond", "n", 0, {0}, 256, 256, 1},
-	{6, "body", "one", 0, {0}, 512, 256, 1},
+	{5, "cond", "n", 0, {0}, 256, 256, 1},
+	{7, "body", "one", 0, {0}, 512, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
@@ -386,9 +391,9 @@ struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE && HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE && HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_LOOP_1_fits : HLOPLAN_GPU_LOOP_1_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_1_SIZE && HLOPLAN_GPU_LOOP_1_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE && HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_GPU_STEP_fits : HLOPLAN_GPU_STEP_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_STEP_SIZE && HLOPLAN_GPU_STEP_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE && HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module while_loop, target tpu ---- */
@@ -396,18 +401,18 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_NUM_BUFFERS 9
 #define HLOPLAN_TPU_NUM_STEPS 18
 #define HLOPLAN_TPU_NUM_ARENAS 1
-#define HLOPLAN_TPU_NUM_COPIES 1
+#define HLOPLAN_TPU_NUM_COPIES 2
 #define HLOPLAN_TPU_NUM_VALUES 14
 #define HLOPLAN_TPU_NUM_PARAMS 1
 #define HLOPLAN_TPU_NUM_OUTPUTS 1
 #define HLOPLAN_TPU_INDEX_MAX 1
 #define HLOPLAN_TPU_NUM_CONSTANTS 3
 #define HLOPLAN_TPU_CONST_BYTES 1536
-#define HLOPLAN_TPU_ARENA_SIZE 8960
+#define HLOPLAN_TPU_ARENA_SIZE 13056
 #define HLOPLAN_TPU_ARENA_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_SIZE 8960
+#define HLOPLAN_TPU_ARENA_S0_SIZE 13056
 #define HLOPLAN_TPU_ARENA_S0_ALIGN 256
-#define HLOPLAN_TPU_ARENA_S0_LOWER 8960
+#define HLOPLAN_TPU_ARENA_S0_LOWER 13056
 #define HLOPLAN_TPU_CLASS_TEMP 0
 #define HLOPLAN_TPU_CLASS_PARAM 1
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
@@ -418,7 +423,8 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_PARAM_0_BUF 0
 #define HLOPLAN_TPU_PARAM_0_OFFSET 0
 #define HLOPLAN_TPU_PARAM_0_SIZE 4096
-#define HLOPLAN_TPU_OUTPUT_BUF 8
+#define HLOPLAN_TPU_PARAM_0_SURVIVES 1
+#define HLOPLAN_TPU_OUTPUT_BUF 4
 #define HLOPLAN_TPU_OUTPUT_OFFSET 4096
 #define HLOPLAN_TPU_OUTPUT_SIZE 4096
 
@@ -433,36 +439,36 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* init: table, S(0), live [2, 16], 16 bytes */
 #define HLOPLAN_TPU_BUF_INIT 2
-#define HLOPLAN_TPU_INIT_OFFSET 8704
+#define HLOPLAN_TPU_INIT_OFFSET 12800
 #define HLOPLAN_TPU_INIT_SIZE 256
 
 /* loop{0}: temp, S(0), live [3, 15], 4 bytes */
 #define HLOPLAN_TPU_BUF_LOOP_0 3
-#define HLOPLAN_TPU_LOOP_0_OFFSET 8192
+#define HLOPLAN_TPU_LOOP_0_OFFSET 12288
 #define HLOPLAN_TPU_LOOP_0_SIZE 512
 
+/* loop{1}: output, S(0), live [3, 17], 4096 bytes */
+#define HLOPLAN_TPU_BUF_LOOP_1 4
+#define HLOPLAN_TPU_LOOP_1_OFFSET 4096
+#define HLOPLAN_TPU_LOOP_1_SIZE 4096
+
 /* n: const, S(0), live [5, 6], 4 bytes, not in an arena */
-#define HLOPLAN_TPU_BUF_N 4
+#define HLOPLAN_TPU_BUF_N 5
 #define HLOPLAN_TPU_N_SIZE 512
 
 /* lt: temp, S(0), live [6, 6], 1 bytes */
-#define HLOPLAN_TPU_BUF_LT 5
-#define HLOPLAN_TPU_LT_OFFSET 4096
+#define HLOPLAN_TPU_BUF_LT 6
+#define HLOPLAN_TPU_LT_OFFSET 8192
 #define HLOPLAN_TPU_LT_SIZE 512
 
 /* one: const, S(0), live [10, 11], 4 bytes, not in an arena */
-#define HLOPLAN_TPU_BUF_ONE 6
+#define HLOPLAN_TPU_BUF_ONE 7
 #define HLOPLAN_TPU_ONE_SIZE 512
 
 /* step: temp, S(0), live [12, 13], 4096 bytes */
-#define HLOPLAN_TPU_BUF_STEP 7
-#define HLOPLAN_TPU_STEP_OFFSET 4096
+#define HLOPLAN_TPU_BUF_STEP 8
+#define HLOPLAN_TPU_STEP_OFFSET 8192
 #define HLOPLAN_TPU_STEP_SIZE 4096
-
-/* out: output, S(0), live [17, 17], 4096 bytes */
-#define HLOPLAN_TPU_BUF_OUT 8
-#define HLOPLAN_TPU_OUT_OFFSET 4096
-#define HLOPLAN_TPU_OUT_SIZE 4096
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -512,15 +518,15 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 3},
-	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0, 1, 3, 1},
-	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1, 2, 4, 3},
-	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1, 1, 7, 2},
-	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 1, 9, 1},
-	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1, 3, 10, 1},
-	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0, 1, 11, 1},
-	{"step", HLOPLAN_TPU_STEP_OFFSET, HLOPLAN_TPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 12, 1},
-	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 4096, 0, 17, 17, 0, 2, 1, 1, 0, 13, 1},
+	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 1},
+	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 1, 3, 0, 4, 1, 0, 1, 1, 1},
+	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 16, 0, 2, 16, 0, 8, 1, 1, 2, 2, 3},
+	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 3, 15, 0, 0, 1, 1, 1, 5, 2},
+	{"loop{1}", HLOPLAN_TPU_LOOP_1_OFFSET, HLOPLAN_TPU_LOOP_1_SIZE, 4096, 0, 3, 17, 0, 2, 1, 1, 0, 7, 3},
+	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 1, 10, 1},
+	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 6, 6, 0, 0, 1, 1, 3, 11, 1},
+	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 10, 11, 0, 4, 1, 0, 1, 12, 1},
+	{"step", HLOPLAN_TPU_STEP_OFFSET, HLOPLAN_TPU_STEP_SIZE, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 13, 1},
 };
 
 struct HLOPLAN_TPU_value {
@@ -537,19 +543,19 @@ static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
 #endif
 	= {
 	{0, 0, 0, {0}, -1},
-	{0, 13, 0, {0}, -1},
-	{0, 15, 1, {1}, -1},
 	{1, 1, 0, {0}, -1},
 	{2, 2, 0, {0}, -1},
 	{2, 14, 0, {0}, -1},
 	{2, 15, 0, {0}, -1},
 	{3, 11, 0, {0}, -1},
 	{3, 15, 1, {0}, -1},
-	{4, 5, 0, {0}, -1},
-	{5, 6, 0, {0}, -1},
-	{6, 10, 0, {0}, -1},
-	{7, 12, 0, {0}, -1},
-	{8, 17, 0, {0}, -1},
+	{4, 13, 0, {0}, -1},
+	{4, 15, 1, {1}, -1},
+	{4, 17, 0, {0}, -1},
+	{5, 5, 0, {0}, -1},
+	{6, 6, 0, {0}, -1},
+	{7, 10, 0, {0}, -1},
+	{8, 12, 0, {0}, -1},
 };
 
 struct HLOPLAN_TPU_binding {
@@ -590,6 +596,7 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES]
 	__attribute__((unused))
 #endif
 	= {
+	{HLOPLAN_TPU_BUF_X, HLOPLAN_TPU_BUF_LOOP_1, 3, 0, 4096},
 	{HLOPLAN_TPU_BUF_ZERO, HLOPLAN_TPU_BUF_LOOP_0, 3, 0, 512},
 };
 
@@ -610,8 +617,8 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_C
 #endif
 	= {
 	{1, "main", "zero", 0, {0}, 0, 512, 1},
-	{4, "cond", "n", 0, {0}, 512, 512, 1},
-	{6, "body", "one", 0, {0}, 1024, 512, 1},
+	{5, "cond", "n", 0, {0}, 512, 512, 1},
+	{7, "body", "one", 0, {0}, 1024, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
@@ -699,9 +706,9 @@ struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_INIT_fits : HLOPLAN_TPU_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_INIT_SIZE && HLOPLAN_TPU_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_LOOP_0_fits : HLOPLAN_TPU_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_0_SIZE && HLOPLAN_TPU_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_LOOP_1_fits : HLOPLAN_TPU_LOOP_1_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_1_SIZE && HLOPLAN_TPU_LOOP_1_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_LT_fits : HLOPLAN_TPU_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LT_SIZE && HLOPLAN_TPU_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 	unsigned HLOPLAN_TPU_STEP_fits : HLOPLAN_TPU_STEP_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_STEP_SIZE && HLOPLAN_TPU_STEP_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_OUT_fits : HLOPLAN_TPU_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_OUT_SIZE && HLOPLAN_TPU_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* WHILE_LOOP_H */

@@ -41,7 +41,8 @@ struct frame {
 struct interp {
 	const struct module *m;
 	const struct plan *pl;
-	int mode, fill_elided, data_only, branch;
+	int mode, fill_elided, data_only, branch, params_survive;
+	uint64_t *param_hash;	/* per entry parameter: its bytes' hash */
 	FILE *trace;
 	int64_t work, budget;
 	uint64_t rng, seed;
@@ -341,6 +342,7 @@ bind_planned(struct interp *st, int c, int i, int node, unsigned char *src,
 	int pos = st->posbase[c][i] + node;
 	const struct shape *s = node_shape(&in->shape, node);
 	int plan_defines = !!st->pl->pos[pos].defines;
+	unsigned char *at;
 
 	if (st->mode != INTERP_PLANNED)
 		return src ? src : define_node(st, pos, s, in->name);
@@ -354,9 +356,16 @@ bind_planned(struct interp *st, int c, int i, int node, unsigned char *src,
 		return define_node(st, pos, s, in->name);
 	/* Read where the plan says the value is: if it is not there, what
 	 * reads it sees the difference (a forward that nothing reads is no
-	 * use, as in XLA's live ranges and the verifier). */
-	return buffer_at(st, st->pl->pos[pos].buf, st->pl->pos[pos].slot,
-			 node_bytes(s), in->name);
+	 * use, as in XLA's live ranges and the verifier).  A done's arrays
+	 * are its start's {1} itself (XLA): no copy can stand in. */
+	at = buffer_at(st, st->pl->pos[pos].buf, st->pl->pos[pos].slot,
+		       node_bytes(s), in->name);
+	if (src && at != src && contract_is_done(in) && !shape_is_tuple(s))
+		interp_fail(st, INTERP_DIFF, "'%s' node %d is its start's "
+			    "bytes (XLA), but the plan puts it in buffer '%s', "
+			    "elsewhere", in->name, node,
+			    st->pl->bufs[st->pl->pos[pos].buf].name);
+	return at;
 }
 
 static void
@@ -1328,6 +1337,53 @@ fill_random(struct interp *st, const struct shape *s, unsigned char *p)
 	}
 }
 
+/* The bytes of entry parameter k's arrays, hashed. */
+static uint64_t
+param_bytes(struct interp *st, int k)
+{
+	const struct comp *e = &st->m->comps[st->m->entry];
+	const struct shape *s = &e->instrs[e->params[k]].shape;
+	uint64_t h = 1469598103934665603u;
+
+	for (int node = 0; node < shape_nodes(s); node++) {
+		const unsigned char *p =
+			st->frames[st->m->entry].addr[e->params[k]][node];
+		int64_t n = shape_is_tuple(node_shape(s, node)) ? 0 :
+			    node_bytes(node_shape(s, node));
+
+		for (int64_t b = 0; b < n; b++)
+			h = (h ^ p[b]) * 1099511628211u;
+	}
+	return h;
+}
+
+static int
+donated(const struct module *m, int k)
+{
+	for (int a = 0; a < m->nalias; a++)
+		if (m->aliases[a].param == k)
+			return 1;
+	return 0;
+}
+
+/* The planned run's end: every parameter not donated holds its bytes
+ * (XLA's callers keep weights resident between calls). */
+static void
+check_params(struct interp *st)
+{
+	const struct comp *e = &st->m->comps[st->m->entry];
+
+	if (st->mode != INTERP_PLANNED || !st->params_survive)
+		return;
+	for (int k = 0; k < e->nparam; k++)
+		if (!donated(st->m, k) && param_bytes(st, k) !=
+		    st->param_hash[k])
+			interp_fail(st, INTERP_DIFF, "entry parameter %d "
+				    "('%s') was overwritten: it is not donated "
+				    "(input_output_alias), so it survives the "
+				    "call", k, e->instrs[e->params[k]].name);
+}
+
 static void
 fill_params(struct interp *st)
 {
@@ -1349,6 +1405,10 @@ fill_params(struct interp *st)
 				fill_random(st, ns, p);
 		}
 	}
+	st->param_hash = st_alloc(st, sizeof(uint64_t) *
+				  (size_t)(e->nparam + 1));
+	for (int k = 0; k < e->nparam; k++)
+		st->param_hash[k] = param_bytes(st, k);
 }
 
 static void
@@ -1413,6 +1473,7 @@ run(struct interp *st, struct outputs *out)
 				      (size_t)(st->pl->npos + 1));
 	fill_params(st);
 	r = run_comp(st, st->m->entry, NULL);
+	check_params(st);
 	rs = &st->m->comps[st->m->entry].instrs[st->m->comps[st->m->entry]
 						.root].shape;
 	out->leaf = calloc((size_t)shape_nodes(rs), sizeof *out->leaf);
@@ -1445,6 +1506,7 @@ interp_run(const struct module *m, const struct plan *pl,
 	st->data_only = o->data_only;
 	st->trace = o->trace;
 	st->branch = o->branch;
+	st->params_survive = o->params_survive;
 	st->msg = msg;
 	st->msglen = n;
 	msg[0] = 0;

@@ -50,6 +50,7 @@ struct planned {
 	struct module *m;
 	struct plan pl;
 	int refused;		/* verify refused the plan */
+	int params_survive;	/* made without reuse_params */
 	char verdict[400];	/* verify's message */
 };
 
@@ -77,6 +78,7 @@ plan_one(struct trial *t, const char *text, size_t len, int mod, int v,
 	options_default(&o);
 	if (variants[v].set)
 		variants[v].set(&o);
+	p->params_survive = !o.reuse_params;
 	r = plan_module(p->pool, &p->ds, p->m, &o, &d, &p->pl);
 	if (r < 0) {
 		diag_print(&p->ds, stderr);
@@ -110,17 +112,18 @@ plan_bytes(const struct plan *pl)
  * the run take far longer than the reference (a loop that never ends)
  * differs. */
 static int
-try_plan(struct trial *t, const struct module *m, const struct plan *pl,
-	 const struct outputs *ref, int pass)
+try_plan(struct trial *t, const struct planned *p, const struct outputs *ref,
+	 int pass)
 {
 	struct interp_opts io = {
 		.mode = INTERP_PLANNED, .seed = t->seed,
 		.budget = 4 * ref->work + 100000,
 		.fill_elided = t->fill_elided, .data_only = t->data_only,
 		.trace = t->trace ? stderr : NULL, .branch = pass - 1,
+		.params_survive = p->params_survive,
 	};
 	struct outputs out;
-	int r = interp_run(m, pl, &io, &out, t->why, sizeof t->why);
+	int r = interp_run(p->m, &p->pl, &io, &out, t->why, sizeof t->why);
 
 	if (r == INTERP_LIMIT) {
 		snprintf(t->why, sizeof t->why, "the planned run did not end "
@@ -174,7 +177,7 @@ overlap_seen(struct trial *t, struct planned *p, int x, int y,
 	    bx->offset == by->offset)
 		return -1;
 	by->offset = bx->offset;
-	r = try_plan(t, p->m, &p->pl, ref, 0);
+	r = try_plan(t, p, ref, 0);
 	by->offset = saved;
 	return r == TRIAL_DIFF;
 }
@@ -245,7 +248,7 @@ moved_seen(struct trial *t, struct planned *p, int k, int b,
 	nb->stride = 0;
 	nb->size = ps->size > nb->bytes ? ps->size : nb->bytes;
 	ps->buf = b;
-	r = try_plan(t, p->m, &p->pl, ref, 0);
+	r = try_plan(t, p, ref, 0);
 	ps->buf = old;
 	return r == TRIAL_DIFF;
 }
@@ -429,7 +432,7 @@ run_pass(struct trial *t, struct planned *p, int pass, struct verdict *d,
 	for (int v = 0; v < NVARIANT; v++) {
 		if (d[v].status != TRIAL_SAME)
 			continue;
-		d[v].status = try_plan(t, p[v].m, &p[v].pl, &ref, pass);
+		d[v].status = try_plan(t, &p[v], &ref, pass);
 		d[v].pass = pass;
 		snprintf(d[v].why, sizeof d[v].why, "%s", t->why);
 	}

@@ -439,11 +439,33 @@ readers_of(const struct comp *f, int x, int i)
 	return n;
 }
 
-/* Does user i of x (in fused computation f) read x element for element,
- * as XLA's path from a parameter to the output allows: elementwise (not
- * copy), bitcast, tuple, a dynamic-update-slice's operand 0? */
+/* A dynamic-slice i reading the very slice the root dynamic-update-slice
+ * r writes (same array, same starts, the update's shape): read before it
+ * is written. */
 static int
-keeps_order(const struct comp *f, int i, int x)
+same_slice(const struct comp *f, int i, int r)
+{
+	const struct instr *u = &f->instrs[i], *d = &f->instrs[r];
+
+	if (opcode(d) != OP_DUS || d->nops < 2 || u->nops != d->nops - 1 ||
+	    u->ops[0] != d->ops[0] ||
+	    !shape_equal(&u->shape, &f->instrs[d->ops[1]].shape))
+		return 0;
+	if (shape_elements(&u->shape) == 1)
+		return 1;
+	for (int k = 1; k < u->nops; k++)
+		if (u->ops[k] != d->ops[k + 1])
+			return 0;
+	return 1;
+}
+
+/* Does user i of x (in fused computation f, whose output's non-bitcast
+ * root is r) read x in the order the output is written, as XLA's path
+ * from a parameter to the output allows: elementwise (not copy),
+ * bitcast, tuple; a dynamic-update-slice's operand 0, or the root's
+ * update; the slice the root updates; the root scatter's input? */
+static int
+keeps_order(const struct comp *f, int i, int x, int r)
 {
 	const struct instr *u = &f->instrs[i];
 
@@ -453,7 +475,14 @@ keeps_order(const struct comp *f, int i, int x)
 	case OP_COPY:
 		return 0;
 	case OP_DUS:
-		return readers_of(f, x, i) == 1 && u->ops[0] == x;
+		return u->ops[0] == x || (i == r && u->ops[1] == x);
+	case OP_DYNAMIC_SLICE:
+		return same_slice(f, i, r);
+	case OP_SCATTER:
+		for (int k = 0; k < scatter_inputs(u); k++)
+			if (u->ops[k] == x)
+				return i == r && readers_of(f, x, i) == 1;
+		return 0;
 	default:
 		return u->op && (u->op->flags & OPF_ELEMENTWISE);
 	}
@@ -492,6 +521,8 @@ other_output(const struct comp *f, int x, int out)
 static int
 ordered_paths(const struct comp *f, int p, int out, int *other)
 {
+	int r = opcode(&f->instrs[out]) == OP_BITCAST &&
+		f->instrs[out].nops == 1 ? f->instrs[out].ops[0] : out;
 	int *queue = calloc((size_t)f->ninstr + 1, sizeof(int)), ok = 1;
 	char *seen = calloc((size_t)f->ninstr + 1, 1);
 	int head = 0, tail = 0, found = 0;
@@ -511,7 +542,7 @@ ordered_paths(const struct comp *f, int p, int out, int *other)
 		for (int i = 0; i < f->ninstr && ok; i++) {
 			if (!readers_of(f, x, i))
 				continue;
-			if (!keeps_order(f, i, x))
+			if (!keeps_order(f, i, x, r))
 				ok = 0;
 			else if (!seen[i])
 				seen[i] = 1, queue[tail++] = i;

@@ -253,8 +253,22 @@ static const char share_text[] =
 	"  a = f32[8] parameter(0)\n  b = f32[8] parameter(1)\n"
 	"  m = f32[8] multiply(a, b)\n  n = f32[8] negate(a)\n"
 	"  ROOT t = (f32[8], f32[8]) tuple(m, n)\n}\n"
+	"%upd (a: f32[1,2], b: f32[1,2], i: s32[]) -> f32[1,2] {\n"
+	"  a = f32[1,2] parameter(0)\n  b = f32[1,2] parameter(1)\n"
+	"  i = s32[] parameter(2)\n  z = s32[] constant(0)\n"
+	"  q = f32[1,2] dynamic-slice(a, i, z), dynamic_slice_sizes={1,2}\n"
+	"  u = f32[1,2] add(q, b)\n"
+	"  ROOT d = f32[1,2] dynamic-update-slice(a, u, i, z)\n}\n"
+	"%updr (a: f32[1,2], b: f32[1,2], i: s32[]) -> f32[1,2] {\n"
+	"  a = f32[1,2] parameter(0)\n  b = f32[1,2] parameter(1)\n"
+	"  i = s32[] parameter(2)\n  z = s32[] constant(0)\n"
+	"  u = f32[1,2] reverse(b), dimensions={1}\n"
+	"  ROOT d = f32[1,2] dynamic-update-slice(a, u, i, z)\n}\n"
 	"ENTRY main {\n"
 	"  x = f32[8] parameter(0)\n  y = f32[8] parameter(1)\n"
+	"  w = f32[1,2] parameter(2)\n  j = s32[] parameter(3)\n"
+	"  du = f32[1,2] fusion(w, w, j), kind=kLoop, calls=%upd\n"
+	"  dr = f32[1,2] fusion(w, w, j), kind=kLoop, calls=%updr\n"
 	"  n = f32[8] negate(x)\n  c = f32[8] copy(x)\n"
 	"  e = f32[8] fusion(x, y), kind=kLoop, calls=%ew\n"
 	"  r = f32[8] fusion(x, y), kind=kLoop, calls=%rev\n"
@@ -264,7 +278,8 @@ static const char share_text[] =
 	"  ROOT s = f32[8] add(e, r)\n}\n";
 
 /* May share: elementwise ops (not copy); loop and input fusions on
- * elementwise paths only (GPU FusionCanShareBufferHint). */
+ * elementwise paths only, the root dynamic-update-slice's update and the
+ * slice it rewrites included (GPU FusionCanShareBufferHint). */
 static void
 test_may_share(void **state)
 {
@@ -282,6 +297,9 @@ test_may_share(void **state)
 	assert_true(may_share("t", 2, 0));
 	assert_true(may_share("t", 1, 1));
 	assert_false(may_share("t", 2, 1));	/* no path from b to {1} */
+	assert_true(may_share("du", 0, 0));	/* in place */
+	assert_true(may_share("du", 0, 1));	/* the root DUS's update */
+	assert_false(may_share("dr", 0, 1));	/* ... through a reverse */
 }
 
 int

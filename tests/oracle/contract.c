@@ -132,8 +132,8 @@ from_start(const struct instr *in, const struct shape *const *as, int node,
 
 	if (!a || !shape_is_tuple(a) || a->nelem < 2 ||
 	    nodes(&a->elems[1]) != nodes(&in->shape) ||
-	    !is_array(&in->shape, node))
-		return 0;
+	    !is_array(&in->shape, node) || !is_array(&a->elems[1], node))
+		return 0;	/* not bound yet (an empty {1}): its own */
 	*k = 0;
 	*j = child(a, 1) + node;
 	return 1;

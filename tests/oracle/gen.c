@@ -102,6 +102,15 @@ enum {
 	F_CALLS,	/* one computation called from 3-70 sites */
 	F_CALLS_CAP,	/* call sites past flatten.c's budget */
 	F_SLOTS,	/* a double-buffered fetch carried or copied */
+	F_TUPLE_CALL,	/* a tuple custom-call writing one element in place
+			   over an operand (output_to_operand_aliasing) */
+	F_ASYNC_COLL,	/* async collectives in flight together, work
+			   between starts and dones */
+	F_LOOP_FUSION,	/* a loop's next state a kLoop fusion of the state
+			   element, another reader before or after it */
+	F_ASYNC_COND,	/* an async call of a conditional whose branch
+			   forwards its parameter */
+	F_MUST_ALIAS,	/* an output that must alias a parameter */
 	NFAM
 };
 
@@ -109,6 +118,8 @@ static const char *const fam_names[NFAM] = {
 	"init", "root", "alias", "bitcast", "branch", "branch-operands",
 	"branch-pair", "branch-swap", "alias-swap", "copy-start",
 	"collective", "dus-fusion", "rotate", "calls", "calls-cap", "slots",
+	"tuple-call", "async-collectives", "loop-fusion", "async-cond",
+	"must-alias",
 };
 
 #define BIT(f) (1u << (f))
@@ -2268,6 +2279,275 @@ op_calls_cap(struct gen *g, struct scope *sc)
 	return 0;
 }
 
+/* ---- XLA's kernel contract (issue 29) -------------------------------- */
+
+/* F_TUPLE_CALL: (x, s8[64]) or (s8[64], x) custom-call(a, b, c), one
+ * element written over operand k (cuBLAS gemm with bias); the operand
+ * dies there or is read after. */
+static int
+op_tuple_call(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32);
+	char tn[24], sh[64], list[128] = "", a[3][24];
+	int n = 1 + pick(g, 3), k = pick(g, n), e = pick(g, 2);
+	struct val x;
+
+	if (!v || v->s.rank == 0 || !makes(g, F_TUPLE_CALL))
+		return -1;
+	x = *v;
+	for (int j = 0; j < n; j++)
+		snprintf(a[j], 24, "%s", j == k ? x.name :
+			 of_shape(g, sc, &x.s));
+	if (chance(g, 50))	/* an operand that dies at the call */
+		snprintf(a[k], 24, "%s", emit(g, sc, &x.s, "negate(%s)",
+					      x.name));
+	for (int j = 0; j < n; j++)
+		sprintf(list + strlen(list), "%s%s", j ? ", " : "", a[j]);
+	shape_text(&x.s, sh);
+	snprintf(tn, sizeof tn, "g%d", ++g->id);
+	bput(&sc->text, "  %s = (%s%s%s) custom-call(%s), custom_call_target="
+	     "\"__cublas$gemm\", output_to_operand_aliasing={{%d}: (%d, "
+	     "{})}\n", tn, e ? "s8[64], " : "", sh, e ? "" : ", s8[64]", list,
+	     e, k);
+	sc->tail = -1;
+	emit(g, sc, &x.s, "get-tuple-element(%s), index=%d", tn, e);
+	if (chance(g, 30))
+		emit(g, sc, &x.s, "add(%s, %s)", a[k], x.name);
+	return 0;
+}
+
+/* F_ASYNC_COLL: one to three async collectives in flight at once, work
+ * between them, their dones in any order; operands sometimes read
+ * after. */
+static int
+op_async_collectives(struct gen *g, struct scope *sc)
+{
+	static const char *const dones[] = {
+		"all-reduce-done", "all-gather-done", "collective-permute-done",
+	};
+	char names[3][24];
+	struct val x[3];
+	int kind[3], n = 1 + pick(g, 3), first = pick(g, 3);
+
+	if (!makes(g, F_ASYNC_COLL))
+		return -1;
+	for (int j = 0; j < n; j++) {
+		x[j] = async_operand(g, sc);
+		kind[j] = pick(g, 3);
+		snprintf(names[j], 24, "s%d", ++g->id);
+		collective_start(g, sc, kind[j], &x[j], names[j]);
+		sc->tail = -1;
+		if (chance(g, 50))
+			async_work(g, sc, &x[j]);
+	}
+	async_work(g, sc, &x[0]);
+	for (int m = 0; m < n; m++) {
+		int j = (first + m) % n;
+
+		emit(g, sc, &x[j].s, "%s(%s)", dones[kind[j]], names[j]);
+		if (chance(g, 30))
+			emit(g, sc, &x[j].s, "negate(%s)", x[j].name);
+		if (chance(g, 30))
+			body_ops(g, sc, 1);
+	}
+	g->scheduled |= chance(g, 40);
+	return 0;
+}
+
+/* %name (p0: s, p1: s): elementwise ops of its parameters (so that its
+ * output may take p0's buffer), or now and then a reverse (so that it may
+ * not). */
+static void
+ew_fused(struct gen *g, const char *name, const struct gs *s)
+{
+	static const char *const fops[] = {"negate", "sine", "tanh", "abs"};
+	static const char *const bops[] = {"add", "multiply", "maximum",
+					   "subtract"};
+	char sh[64], prev[16] = "p0";
+
+	shape_text(s, sh);
+	bput(&g->comps, "%%%s {\n  p0 = %s parameter(0)\n  p1 = %s "
+	     "parameter(1)\n", name, sh, sh);
+	for (int k = 0, n = 1 + pick(g, 3); k < n; k++) {
+		if (chance(g, 50) && s->type == T_F32)
+			bput(&g->comps, "  e%d = %s %s(%s)\n", k, sh,
+			     fops[pick(g, 4)], prev);
+		else
+			bput(&g->comps, "  e%d = %s %s(%s, %s)\n", k, sh,
+			     bops[pick(g, 4)], prev, chance(g, 50) ? "p1" :
+			     "p0");
+		snprintf(prev, sizeof prev, "e%d", k);
+	}
+	if (chance(g, 15))
+		bput(&g->comps, "  ROOT r = %s reverse(%s), dimensions={0}\n}"
+		     "\n\n", sh, prev);
+	else
+		bput(&g->comps, "  ROOT r = %s add(%s, p1)\n}\n\n", sh, prev);
+}
+
+/* The loop-fusion body (F_LOOP_FUSION): each state element's next value
+ * a kLoop fusion of its get-tuple-element (XLA updates it in place),
+ * sometimes with another reader of it: before the fusion by
+ * control-predecessors (L->kind 1), or after it in the text (kind 2),
+ * its value carried into the next element. */
+static void
+fusion_next(struct gen *g, struct scope *d, const struct loop *L, int first,
+	    char (*names)[24])
+{
+	int n = L->n;
+
+	body_ops(g, d, pick(g, 3));
+	for (int k = 0; k < n; k++)
+		snprintf(names[k], 24, "%s", d->v[first + k].name);
+	for (int k = 0; k < n; k++) {
+		struct val x = d->v[first + k], y = d->v[first + (k + 1) % n];
+		char fn[32], r[24] = "", ctl[48] = "";
+		int kind = chance(g, 70) ? L->kind : 0;
+
+		snprintf(fn, sizeof fn, "fused%d", ++g->id);
+		ew_fused(g, fn, &x.s);
+		if (kind == 1) {
+			snprintf(r, 24, "%s", emit(g, d, &x.s, "negate(%s)",
+						   x.name));
+			snprintf(ctl, sizeof ctl, ", control-predecessors={%s}",
+				 r);
+		}
+		snprintf(names[k], 24, "%s", emit(g, d, &x.s, "fusion(%s, %s),"
+			 " kind=kLoop, calls=%%%s%s", x.name, chance(g, 60) ?
+			 y.name : x.name, fn, ctl));
+		if (kind == 2)
+			snprintf(r, 24, "%s", emit(g, d, &x.s, "negate(%s)",
+						   x.name));
+		if (r[0] && n > 1 && k + 1 < n)
+			snprintf(names[k + 1], 24, "%s", emit(g, d, &x.s,
+				 "add(%s, %s)", y.name, r));
+		if (r[0] && n > 1 && k + 1 < n)
+			k++;
+	}
+}
+
+/* F_LOOP_FUSION: a loop over one to three arrays of one shape, each
+ * updated by a kLoop fusion of its state element. */
+static int
+op_loop_fusion(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	struct loop L = {.n = 1 + pick(g, 3), .trips = 1 + pick(g, 4),
+			 .next = fusion_next, .kind = pick(g, 3)};
+	char tn[24];
+
+	if (!v || v->s.rank == 0 || sc->depth >= MAXDEPTH ||
+	    !makes(g, F_LOOP_FUSION))
+		return -1;
+	same_shape_init(g, sc, &L, v);
+	write_loop(g, sc, &L, 80, tn);
+	g->scheduled |= chance(g, 30);
+	return 0;
+}
+
+/* F_ASYNC_COND: call-start/call-done (or async-start/-done) of a
+ * computation whose root is a conditional, one branch forwarding its
+ * parameter; work between; the operand sometimes read after. */
+static int
+op_async_cond(struct gen *g, struct scope *sc)
+{
+	const struct val *v = any(g, sc, 1 << T_F32 | 1 << T_S32);
+	char sh[64], b[2][32], callee[32], pv[24], name[24];
+	struct gs ps = scalar(T_PRED);
+	int fwd = pick(g, 2), call = pick(g, 2);
+	struct val x;
+
+	if (!v || !makes(g, F_ASYNC_COND))
+		return -1;
+	x = *v;
+	shape_text(&x.s, sh);
+	for (int k = 0; k < 2; k++)
+		snprintf(b[k], 32, "abranch%d", ++g->id);
+	snprintf(callee, sizeof callee, "acallee%d", ++g->id);
+	identity_branch(g, b[fwd], sh);
+	bput(&g->comps, "%%%s {\n  p = %s parameter(0)\n  ROOT n = %s "
+	     "%s(p)\n}\n\n", b[!fwd], sh, sh, x.s.type == T_F32 ? "sine" :
+	     "negate");
+	bput(&g->comps, "%%%s {\n  x = %s parameter(0)\n  c = pred[] "
+	     "parameter(1)\n  ROOT r = %s conditional(c, x, x), "
+	     "true_computation=%%%s, false_computation=%%%s\n}\n\n", callee,
+	     sh, sh, b[0], b[1]);
+	snprintf(pv, sizeof pv, "%s", emit(g, sc, &ps, "constant(%s)",
+					   chance(g, 50) ? "true" : "false"));
+	snprintf(name, sizeof name, "s%d", ++g->id);
+	if (call)
+		bput(&sc->text, "  %s = ((%s, pred[]), %s, s32[]) call-start(%s, "
+		     "%s), to_apply=%%%s\n", name, sh, sh, x.name, pv, callee);
+	else
+		bput(&sc->text, "  %s = ((%s, pred[]), %s, s32[]) async-start("
+		     "%s, %s), calls=%%%s\n", name, sh, sh, x.name, pv, callee);
+	sc->tail = -1;
+	async_work(g, sc, &x);
+	emit(g, sc, &x.s, "%s(%s)", call ? "call-done" : "async-done", name);
+	if (chance(g, 30))
+		emit(g, sc, &x.s, "negate(%s)", x.name);
+	return 0;
+}
+
+/* A loop that updates x in place (each iteration at the counter, or by
+ * an elementwise op): its result's scope index. */
+static int
+updated_in_loop(struct gen *g, struct scope *sc, const struct val *x)
+{
+	struct loop L = {.n = 1, .trips = 1 + pick(g, 3),
+			 .next = update_next};
+	char tn[24];
+
+	L.st[0] = *x;
+	write_loop(g, sc, &L, 100, tn);
+	return sc->tail;
+}
+
+/* F_MUST_ALIAS: an entry output that must alias parameter p
+ * (input_output_alias must-alias): an elementwise op of it, an op reading
+ * it otherwise, an update of it in place, or a loop updating it in place;
+ * p sometimes read after. */
+static int
+op_must_alias(struct gen *g, struct scope *sc)
+{
+	int open[8], n = 0, p, v;
+	struct val x;
+	char idx[256];
+
+	if (sc->depth > 0 || g->nout + 2 > MAXOUT)
+		return -1;
+	for (int q = 0; q < g->nparam; q++)
+		if (!(g->aliased >> q & 1))
+			open[n++] = q;
+	if (n == 0 || !makes(g, F_MUST_ALIAS))
+		return -1;
+	p = open[pick(g, n)];
+	x = sc->v[p];
+	switch (pick(g, 4)) {
+	case 0:
+		emit(g, sc, &x.s, "add(%s, %s)", x.name, other(g, sc, &x));
+		v = sc->tail;
+		break;
+	case 1:
+		v = reading_op(g, sc, &x);
+		break;
+	case 2:
+		v = updated_in_loop(g, sc, &x);
+		break;
+	default:
+		indices(g, sc, x.s.rank, idx);
+		emit(g, sc, &x.s, "dynamic-update-slice(%s, %s%s)", x.name,
+		     fresh(g, sc, &(struct gs){x.s.type, x.s.rank,
+					       {1, 1, 1, 1}}), idx);
+		v = sc->tail;
+		break;
+	}
+	force_out(g, sc, v, p, 1);
+	if (chance(g, 30))
+		emit(g, sc, &x.s, "negate(%s)", x.name);
+	return 0;
+}
+
 /* ---- computations ------------------------------------------------------- */
 
 static const struct {
@@ -2282,6 +2562,8 @@ static const struct {
 	{op_fusion, 2}, {op_io_alias, 2}, {op_branches, 3}, {op_async, 3},
 	{op_dus_fusion, 2}, {op_rotate, 2}, {op_shared_init, 2},
 	{op_slots, 2}, {op_calls, 2}, {op_calls_cap, 1},
+	{op_tuple_call, 2}, {op_async_collectives, 2}, {op_loop_fusion, 2},
+	{op_async_cond, 2}, {op_must_alias, 2},
 };
 
 static void

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "passes/passes.h"
+#include "tests/oracle/contract.h"
 #include "tests/oracle/exec.h"
 
 /* DISPATCH: what running one instruction costs in element operations
@@ -29,13 +30,19 @@ struct frame {
 	int64_t *runs;			/* per instruction: times run */
 	uint64_t *inflight;		/* per async start: its operands'
 					   hash */
+	int **alias;			/* per instruction: per output node,
+					   the operand node it updates in
+					   place (k << 16 | j), or -1; NULL
+					   row: none */
+	char *aliased;			/* ... worked out for it */
 	int busy;
 };
 
 struct interp {
 	const struct module *m;
 	const struct plan *pl;
-	int mode, fill_elided, data_only, branch;
+	int mode, fill_elided, data_only, branch, params_survive;
+	uint64_t *param_hash;	/* per entry parameter: its bytes' hash */
 	FILE *trace;
 	int64_t work, budget;
 	uint64_t rng, seed;
@@ -293,81 +300,25 @@ is_done(const struct instr *in)
 	       (opcode(in) == OP_ASYNC_DONE || name_ends(in, "-done"));
 }
 
-/* Node `node` of an async start's element 0 (its operands, kept there):
- * the operand node it holds, when the plan forwards it rather than
- * defining it (as XLA aliases them); else NULL. */
-static unsigned char *
-start_operand(struct interp *st, int c, int i, int node)
-{
-	const struct instr *in = &st->m->comps[c].instrs[i];
-	const struct shape *s = &in->shape, *e0;
-	unsigned char ***arg = st->frames[c].arg[i];
-	int at, k = 0;
-
-	if (!is_start(in) || !st->posbase[c] || !shape_is_tuple(s) ||
-	    s->nelem < 2 || st->pl->pos[st->posbase[c][i] + node].defines)
-		return NULL;
-	e0 = &s->elems[0];
-	at = node - shape_child(s, 0);
-	if (at < 0 || at >= shape_nodes(e0) || in->nops < 1)
-		return NULL;
-	if (in->nops == 1 && shape_nodes(st->frames[c].as[i][0]) ==
-	    shape_nodes(e0))
-		return arg[0][at];
-	if (at-- == 0 || !shape_is_tuple(e0) || e0->nelem != in->nops)
-		return NULL;
-	while (at >= shape_nodes(&e0->elems[k]))
-		at -= shape_nodes(&e0->elems[k++]);
-	return arg[k][at];
-}
-
 /* The address node `node` of (c,i)'s output forwards from, or NULL when
- * the instruction defines that node. */
+ * the instruction defines that node: XLA's dataflow, from the IR alone
+ * (contract.c); a call forwards its callee's root. */
 static unsigned char *
 forwarded(struct interp *st, int c, int i, int node, unsigned char ***args)
 {
-	const struct comp *cp = &st->m->comps[c];
-	const struct instr *in = &cp->instrs[i];
-	unsigned char ***arg = st->frames[c].arg[i];
-	int k = 0;
+	const struct instr *in = &st->m->comps[c].instrs[i];
+	int k, j;
 
 	switch (opcode(in)) {
 	case OP_PARAMETER:
 		return c == st->m->entry ? NULL : args[in->param][node];
-	case OP_GTE:
-		return arg[0][shape_child(st->frames[c].as[i][0],
-					  (int)in->index) + node];
-	case OP_TUPLE:
-		if (node-- == 0)
-			return NULL;
-		while (node >= shape_nodes(&in->shape.elems[k]))
-			node -= shape_nodes(&in->shape.elems[k++]);
-		return arg[k][node];
-	case OP_BITCAST:
-	case OP_OPT_BARRIER:
-	case OP_ADD_DEPENDENCY:
-	case OP_DOMAIN:
-	case OP_ASYNC_UPDATE:	/* its arrays are its operand's (XLA) */
-		return arg[0][node];
-	case OP_ASYNC_DONE: {	/* element 1 of the start's tuple */
-		const struct shape *as = st->frames[c].as[i][0];
-
-		if (!shape_is_tuple(as) || as->nelem < 2 ||
-		    shape_nodes(&as->elems[1]) != shape_nodes(&in->shape))
-			return NULL;
-		return arg[0][shape_child(as, 1) + node];
-	}
-	case OP_COPY_START:	/* (destination, source, context) */
-		k = shape_child(&in->shape, 1);
-		if (node < k || node >= k + shape_nodes(&in->shape.elems[1]))
-			return NULL;
-		return arg[0][node - k];
-	case OP_COPY_DONE:
-		return arg[0][shape_child(st->frames[c].as[i][0], 0) + node];
 	case OP_CALL:
 		return st->callroot[node];
 	default:
-		return start_operand(st, c, i, node);
+		if (!contract_forward(in, (const struct shape *const *)
+				      st->frames[c].as[i], node, &k, &j))
+			return NULL;
+		return st->frames[c].arg[i][k][j];
 	}
 }
 
@@ -380,30 +331,40 @@ buf_name(const struct interp *st, int c, int i, int node)
 }
 
 /* In a program computation the plan lists every node: whether it defines
- * a value, and (planned run) where a forwarded value must already be; with
- * data_only, a forwarded value is read where the plan says it is. */
+ * a value (it must agree with XLA's dataflow for an array; an index
+ * table is the plan's to place), and (planned run) where a forwarded
+ * value must already be.  *defines: whether the op writes the node. */
 static unsigned char *
-bind_planned(struct interp *st, int c, int i, int node, unsigned char *src)
+bind_planned(struct interp *st, int c, int i, int node, unsigned char *src,
+	     char *defines)
 {
 	const struct instr *in = &st->m->comps[c].instrs[i];
 	int pos = st->posbase[c][i] + node;
 	const struct shape *s = node_shape(&in->shape, node);
+	int plan_defines = !!st->pl->pos[pos].defines;
 	unsigned char *at;
 
-	if (!src != !!st->pl->pos[pos].defines)
-		interp_fail(st, INTERP_DIFF, "'%s' node %d: the plan says it "
-			    "%s a value, the oracle that it %s", in->name, node,
-			    st->pl->pos[pos].defines ? "defines" : "forwards",
-			    src ? "forwards" : "defines");
-	if (!src)
-		return define_node(st, pos, s, in->name);
 	if (st->mode != INTERP_PLANNED)
-		return src;
+		return src ? src : define_node(st, pos, s, in->name);
+	if ((src == NULL) != plan_defines && !shape_is_tuple(s))
+		interp_fail(st, INTERP_DIFF, "'%s' node %d: the plan says it "
+			    "%s a value, XLA's dataflow that it %s", in->name,
+			    node, plan_defines ? "defines" : "forwards",
+			    src ? "forwards" : "defines");
+	*defines = (char)plan_defines;
+	if (plan_defines)
+		return define_node(st, pos, s, in->name);
 	/* Read where the plan says the value is: if it is not there, what
 	 * reads it sees the difference (a forward that nothing reads is no
-	 * use, as in XLA's live ranges and the verifier). */
+	 * use, as in XLA's live ranges and the verifier).  A done's arrays
+	 * are its start's {1} itself (XLA): no copy can stand in. */
 	at = buffer_at(st, st->pl->pos[pos].buf, st->pl->pos[pos].slot,
 		       node_bytes(s), in->name);
+	if (src && at != src && contract_is_done(in) && !shape_is_tuple(s))
+		interp_fail(st, INTERP_DIFF, "'%s' node %d is its start's "
+			    "bytes (XLA), but the plan puts it in buffer '%s', "
+			    "elsewhere", in->name, node,
+			    st->pl->bufs[st->pl->pos[pos].buf].name);
 	return at;
 }
 
@@ -419,7 +380,8 @@ bind(struct interp *st, int c, int i, unsigned char ***args)
 
 		f->defs[i][node] = !src;
 		if (st->posbase[c])
-			src = bind_planned(st, c, i, node, src);
+			src = bind_planned(st, c, i, node, src,
+					   &f->defs[i][node]);
 		else if (!src)
 			src = scratch(st, c, i, node,
 				      node_shape(&in->shape, node));
@@ -615,10 +577,14 @@ run_while(struct interp *st, int c, int i, struct op *o)
 	int cond = callee(st, in, "condition", 0), body = callee(st, in,
 								 "body", 1);
 	unsigned char **state[1] = {o->out}, **r;
+	int moves = st->mode == INTERP_REF || !st->posbase[c];
 
-	if (st->mode == INTERP_REF)
+	/* The data moves as HLO says in the reference, and in a kernel (no
+	 * plan inside it: a loop in an async computation); in the plan's
+	 * steps it stays in the buffers the plan shares. */
+	if (moves)
 		move_tree(st, o->out, o->arg[0], &in->shape);
-	else if (st->posbase[c])
+	else
 		entry_copies(st, st->posbase[c][i]);
 	if (st->depth == MAXDEPTH)
 		interp_fail(st, INTERP_SKIP, "loops nested over %d deep",
@@ -630,7 +596,7 @@ run_while(struct interp *st, int c, int i, struct op *o)
 		if (!num_get(DT_PRED, r[0], 0).u)
 			break;
 		r = run_comp(st, body, state);
-		if (st->mode == INTERP_REF)
+		if (moves)
 			move_tree(st, o->out, r, &in->shape);
 		st->iter[st->depth - 1]++;
 		interp_work(st, 1);
@@ -667,7 +633,7 @@ run_conditional(struct interp *st, struct op *o)
 		b = in->calls[k];
 	arg[0] = o->arg[k + 1];
 	r = run_comp(st, b, arg);
-	if (st->mode == INTERP_REF)
+	if (st->mode == INTERP_REF || !st->posbase[o->c])
 		move_tree(st, o->out, r, &in->shape);
 }
 
@@ -679,87 +645,27 @@ run_fusion(struct interp *st, struct op *o)
 	move_tree(st, o->out, interp_kernel(st, d, o->arg), &o->in->shape);
 }
 
-/* May in write its output at the very place of operand k, which it
- * reads?  An elementwise op, dynamic-update-slice and scatter over their
- * operand 0 (or a whole update over itself), a custom-call whose output
- * aliases an operand. */
-/* Instruction x of computation f past bitcasts that have one user. */
+/* May in write output node `node` at the very place of operand k's node
+ * j, which it reads?  What XLA lets share (contract.c), all-reduce as
+ * NCCL runs it, a dynamic-update-slice over an update as big as it. */
 static int
-past_bitcasts(const struct comp *f, int x)
+in_place_ok(const struct module *m, const struct instr *in,
+	    const struct shape *const *as, int k, int j, int node, int64_t pb,
+	    int64_t qb)
 {
-	while (opcode(&f->instrs[x]) == OP_BITCAST && f->instrs[x].nops == 1)
-		x = f->instrs[x].ops[0];
-	return x;
-}
-
-/* How many instructions of f read x. */
-static int
-readers(const struct comp *f, int x)
-{
-	int n = 0;
-
-	for (int i = 0; i < f->ninstr; i++)
-		for (int k = 0; k < f->instrs[i].nops; k++)
-			n += f->instrs[i].ops[k] == x;
-	return n;
-}
-
-/* Does fusion in compute its output node `node` as an update in place of
- * its parameter k, read nowhere else (XLA's in-place DUS fusions)? */
-static int
-fusion_updates(const struct module *m, const struct instr *in, int k,
-	       int node)
-{
-	const struct comp *f;
-	int r, x;
-
-	if (!in->ncall || (f = &m->comps[in->calls[0]])->root < 0)
+	if (pb != qb)
 		return 0;
-	r = f->root;
-	if (opcode(&f->instrs[r]) == OP_TUPLE && node >= 1 &&
-	    node <= f->instrs[r].nops &&
-	    shape_nodes(&f->instrs[r].shape) == f->instrs[r].nops + 1)
-		r = f->instrs[r].ops[node - 1];
-	else if (node != 0)
-		return 0;
-	r = past_bitcasts(f, r);
-	if ((opcode(&f->instrs[r]) != OP_DUS &&
-	     opcode(&f->instrs[r]) != OP_SCATTER) || !f->instrs[r].nops)
-		return 0;
-	for (x = f->instrs[r].ops[0]; opcode(&f->instrs[x]) == OP_BITCAST;
-	     x = f->instrs[x].ops[0])
-		if (readers(f, x) != 1 || f->instrs[x].nops != 1)
-			return 0;
-	return opcode(&f->instrs[x]) == OP_PARAMETER &&
-	       f->instrs[x].param == k && readers(f, x) == 1;
-}
-
-static int
-in_place_ok(const struct module *m, const struct instr *in, int k, int node,
-	    int64_t pb, int64_t qb, int ew)
-{
-	int op = opcode(in);
-
-	if (ew && pb == qb)
+	if (contract_may_share(m, in, as, node, k, j))
 		return 1;
-	if (op == OP_DUS)
-		return k == 0 || pb == qb;
-	if (op == OP_ALL_REDUCE)	/* as NCCL does it, in place */
-		return pb == qb;
-	if (op == OP_SCATTER)
-		return k == 0 && pb == qb && !shape_is_tuple(&in->shape);
-	if (op == OP_FUSION)
-		return pb == qb && fusion_updates(m, in, k, node);
-	return op == OP_CUSTOM_CALL && pb == qb && array_call_aliases(in);
+	return opcode(in) == OP_ALL_REDUCE || opcode(in) == OP_DUS;
 }
 
 /* The planned run: an op's output may not overlap what it reads, but for
- * the op in place above. */
+ * the ops in place above. */
 static void
 check_overlap(struct interp *st, int c, int i, struct op *o)
 {
 	const struct instr *in = o->in;
-	int ew = in->op && (in->op->flags & OPF_ELEMENTWISE);
 	int n = shape_nodes(&in->shape);
 
 	if (st->mode != INTERP_PLANNED || !st->posbase[c] || st->data_only)
@@ -779,8 +685,9 @@ check_overlap(struct interp *st, int c, int i, struct op *o)
 
 				if (!pb || !qb || p + pb <= q || q + qb <= p)
 					continue;
-				if (p == q && in_place_ok(st->m, in, k, node, pb,
-						      qb, ew))
+				if (p == q && in_place_ok(st->m, in,
+				    (const struct shape *const *)o->as, k, j,
+				    node, pb, qb))
 					continue;
 				interp_fail(st, INTERP_DIFF, "'%s' writes its "
 					    "buffer '%s' over operand %d "
@@ -791,6 +698,85 @@ check_overlap(struct interp *st, int c, int i, struct op *o)
 			}
 		}
 	}
+}
+
+/* Instruction (c,i)'s in-place pairs (contract.c), worked out once: per
+ * output node, k << 16 | j, or -1; NULL when it has none. */
+static int *
+alias_row(struct interp *st, int c, int i)
+{
+	struct frame *f = &st->frames[c];
+	const struct instr *in = &st->m->comps[c].instrs[i];
+	int n = shape_nodes(&in->shape), any = 0, k, j, *row;
+
+	if (!f->aliased) {
+		f->aliased = st_alloc(st, (size_t)st->m->comps[c].ninstr + 1);
+		f->alias = st_alloc(st, sizeof(int *) *
+				    (size_t)(st->m->comps[c].ninstr + 1));
+	}
+	if (f->aliased[i])
+		return f->alias[i];
+	f->aliased[i] = 1;
+	row = st_alloc(st, sizeof(int) * (size_t)n);
+	for (int node = 0; node < n; node++) {
+		row[node] = -1;
+		if (contract_in_place(st->m, in, (const struct shape *const *)
+				      f->as[i], node, &k, &j) &&
+		    k < in->nops && j < shape_nodes(f->as[i][k]) &&
+		    k < 1 << 14 && j < 1 << 16) {
+			row[node] = k << 16 | j;
+			any = 1;
+		}
+	}
+	return f->alias[i] = any ? row : NULL;
+}
+
+/* XLA's kernel contract in the planned run: an op in place reads the
+ * operand it updates from its output's buffer, which must already hold
+ * it (the plan shares the buffer or copies it there first).  Returns the
+ * operands' nodes as the op reads them: the frame's, or a copy (freed by
+ * the caller) with those operands' nodes moved to the output's. */
+static unsigned char ***
+in_place_args(struct interp *st, int c, int i)
+{
+	const struct instr *in = &st->m->comps[c].instrs[i];
+	struct frame *f = &st->frames[c];
+	int *row, n = shape_nodes(&in->shape);
+	unsigned char ***arg;
+
+	if (st->mode != INTERP_PLANNED || !st->posbase[c] ||
+	    !(row = alias_row(st, c, i)))
+		return f->arg[i];
+	arg = st_alloc(st, sizeof(void *) * (size_t)(in->nops + 1));
+	memcpy(arg, f->arg[i], sizeof(void *) * (size_t)in->nops);
+	for (int node = 0; node < n; node++) {
+		int k = row[node] < 0 ? -1 : row[node] >> 16;
+
+		if (k < 0)
+			continue;
+		if (arg[k] == f->arg[i][k]) {
+			size_t sz = sizeof(void *) *
+				    (size_t)shape_nodes(f->as[i][k]);
+
+			arg[k] = st_alloc(st, sz);
+			memcpy(arg[k], f->arg[i][k], sz);
+		}
+		arg[k][row[node] & 0xffff] = f->addr[i][node];
+	}
+	return arg;
+}
+
+static void
+free_args(struct interp *st, int c, int i, unsigned char ***arg)
+{
+	const struct instr *in = &st->m->comps[c].instrs[i];
+
+	if (arg == st->frames[c].arg[i])
+		return;
+	for (int k = 0; k < in->nops; k++)
+		if (arg[k] != st->frames[c].arg[i][k])
+			interp_release(st, arg[k]);
+	interp_release(st, arg);
 }
 
 static void fill_random(struct interp *st, const struct shape *s,
@@ -838,6 +824,22 @@ run_copy_done(struct interp *st, struct op *o)
 			    "while it was in flight", o->in->name);
 }
 
+/* A done whose arrays are all its start's (XLA): the collective wrote
+ * them at the start; the done only waits. */
+static int
+writes_nothing(struct interp *st, int c, int i)
+{
+	const struct instr *in = &st->m->comps[c].instrs[i];
+
+	if (!contract_is_done(in))
+		return 0;
+	for (int node = 0; node < shape_nodes(&in->shape); node++)
+		if (st->frames[c].defs[i][node] &&
+		    !shape_is_tuple(node_shape(&in->shape, node)))
+			return 0;
+	return 1;
+}
+
 static void
 run_op(struct interp *st, int c, int i, struct op *o)
 {
@@ -873,6 +875,8 @@ run_op(struct interp *st, int c, int i, struct op *o)
 	case OP_CONDITIONAL: run_conditional(st, o); return;
 	default: break;
 	}
+	if (writes_nothing(st, c, i))
+		return;
 	check_overlap(st, c, i, o);
 	if (opcode(o->in) == OP_FUSION)
 		run_fusion(st, o);
@@ -920,7 +924,9 @@ run_instr(struct interp *st, int c, int i, unsigned char ***args)
 	if (op == OP_CALL && st->mode == INTERP_REF && st->posbase[c])
 		ref_call_result(st, c, i);
 	inflight(st, c, i, 0);	/* a done: before it writes */
+	o.arg = in_place_args(st, c, i);
 	run_op(st, c, i, &o);
+	free_args(st, c, i, o.arg);
 	inflight(st, c, i, 1);	/* a start: after it read */
 	if (op == OP_PARAMETER || op == OP_WHILE || op == OP_CONDITIONAL ||
 	    op == OP_FUSION)
@@ -1331,6 +1337,53 @@ fill_random(struct interp *st, const struct shape *s, unsigned char *p)
 	}
 }
 
+/* The bytes of entry parameter k's arrays, hashed. */
+static uint64_t
+param_bytes(struct interp *st, int k)
+{
+	const struct comp *e = &st->m->comps[st->m->entry];
+	const struct shape *s = &e->instrs[e->params[k]].shape;
+	uint64_t h = 1469598103934665603u;
+
+	for (int node = 0; node < shape_nodes(s); node++) {
+		const unsigned char *p =
+			st->frames[st->m->entry].addr[e->params[k]][node];
+		int64_t n = shape_is_tuple(node_shape(s, node)) ? 0 :
+			    node_bytes(node_shape(s, node));
+
+		for (int64_t b = 0; b < n; b++)
+			h = (h ^ p[b]) * 1099511628211u;
+	}
+	return h;
+}
+
+static int
+donated(const struct module *m, int k)
+{
+	for (int a = 0; a < m->nalias; a++)
+		if (m->aliases[a].param == k)
+			return 1;
+	return 0;
+}
+
+/* The planned run's end: every parameter not donated holds its bytes
+ * (XLA's callers keep weights resident between calls). */
+static void
+check_params(struct interp *st)
+{
+	const struct comp *e = &st->m->comps[st->m->entry];
+
+	if (st->mode != INTERP_PLANNED || !st->params_survive)
+		return;
+	for (int k = 0; k < e->nparam; k++)
+		if (!donated(st->m, k) && param_bytes(st, k) !=
+		    st->param_hash[k])
+			interp_fail(st, INTERP_DIFF, "entry parameter %d "
+				    "('%s') was overwritten: it is not donated "
+				    "(input_output_alias), so it survives the "
+				    "call", k, e->instrs[e->params[k]].name);
+}
+
 static void
 fill_params(struct interp *st)
 {
@@ -1352,6 +1405,10 @@ fill_params(struct interp *st)
 				fill_random(st, ns, p);
 		}
 	}
+	st->param_hash = st_alloc(st, sizeof(uint64_t) *
+				  (size_t)(e->nparam + 1));
+	for (int k = 0; k < e->nparam; k++)
+		st->param_hash[k] = param_bytes(st, k);
 }
 
 static void
@@ -1416,6 +1473,7 @@ run(struct interp *st, struct outputs *out)
 				      (size_t)(st->pl->npos + 1));
 	fill_params(st);
 	r = run_comp(st, st->m->entry, NULL);
+	check_params(st);
 	rs = &st->m->comps[st->m->entry].instrs[st->m->comps[st->m->entry]
 						.root].shape;
 	out->leaf = calloc((size_t)shape_nodes(rs), sizeof *out->leaf);
@@ -1448,6 +1506,7 @@ interp_run(const struct module *m, const struct plan *pl,
 	st->data_only = o->data_only;
 	st->trace = o->trace;
 	st->branch = o->branch;
+	st->params_survive = o->params_survive;
 	st->msg = msg;
 	st->msglen = n;
 	msg[0] = 0;

@@ -33,6 +33,10 @@ struct interp_opts {
 	int data_only;		/* no overlap check: only the data counts */
 	FILE *trace;		/* each instruction run, and its first
 				   element; NULL: none */
+	int params_survive;	/* the planned run: an entry parameter that
+				   input_output_alias does not donate must
+				   hold its bytes at the end (the plan was
+				   made without reuse_params) */
 	int branch;		/* -1: each conditional takes the branch its
 				   operand picks; j >= 0: the branch pass j,
 				   where each of n branches takes branch

@@ -15,11 +15,24 @@ struct lit {
 	size_t whylen;
 };
 
+/* Steps over chars and comments (XLA prints each row's index as a
+ * comment inside nested braces). */
 static void
 skip(struct lit *L, const char *chars)
 {
-	while (L->p < L->end && strchr(chars, *L->p))
-		L->p++;
+	for (;;) {
+		if (L->end - L->p >= 2 && L->p[0] == '/' && L->p[1] == '*') {
+			const char *e = L->p + 2;
+
+			while (e + 1 < L->end && !(e[0] == '*' && e[1] == '/'))
+				e++;
+			L->p = e + 1 < L->end ? e + 2 : L->end;
+		} else if (L->p < L->end && strchr(chars, *L->p)) {
+			L->p++;
+		} else {
+			return;
+		}
+	}
 }
 
 static int

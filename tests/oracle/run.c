@@ -22,6 +22,11 @@ usage(FILE *out)
 	      "                  exit 0 only when the oracle sees it\n"
 	      "  --mutate        overlap each such pair in turn and count "
 	      "those seen\n"
+	      "  --mutate-contract  give each output XLA runs in place, and "
+	      "each done's\n"
+	      "                  array, a buffer of its own in turn: exit 0 "
+	      "only when\n"
+	      "                  the oracle sees every one\n"
 	      "  --fill-elided   run elided constants ({...}) with random "
 	      "data\n"
 	      "  --data-only     no check that an op's output leaves its "
@@ -79,6 +84,8 @@ parse_args(int argc, char **argv, struct trial *t, const char **file)
 			t->mutate = MUTATE_ONE;
 		else if (!strcmp(a, "--mutate"))
 			t->mutate = MUTATE_ALL;
+		else if (!strcmp(a, "--mutate-contract"))
+			t->mutate = MUTATE_CONTRACT;
 		else if (!strcmp(a, "--quiet"))
 			t->quiet = 1;
 		else if (!strcmp(a, "--fill-elided"))

@@ -7,6 +7,7 @@
 
 #include "passes/passes.h"
 #include "tests/oracle/arrays.h"
+#include "tests/oracle/contract.h"
 
 /* ---- hashing what an op reads, filling what it writes ------------------- */
 
@@ -74,13 +75,23 @@ fill_array(struct op *o, const struct shape *s, unsigned char *p, uint64_t h)
 	interp_work(o->st, n);
 }
 
+/* Is output node j an operand's, forwarded (send {0}, recv-done {0})? */
+static int
+forwards(struct op *o, int j)
+{
+	int k, n;
+
+	return contract_forward(o->in, (const struct shape *const *)o->as, j,
+				&k, &n);
+}
+
 static void
 fill_outputs(struct op *o, uint64_t h)
 {
 	const struct shape *s = &o->in->shape;
 
 	for (int j = 0; j < shape_nodes(s); j++)
-		if (!shape_is_tuple(node_shape(s, j)))
+		if (!shape_is_tuple(node_shape(s, j)) && !forwards(o, j))
 			fill_array(o, node_shape(s, j), o->out[j],
 				   h + (uint64_t)j * 0x632be59bd9b4e019u);
 }
@@ -366,13 +377,19 @@ zero_from(unsigned char **out, const struct shape *s, int from)
 	}
 }
 
-/* Element 0 of a start's tuple: its operands (one, or a tuple of them),
- * as the plan holds them there. */
+/* Element 0 of a start's tuple: its operands (one, or a tuple of them).
+ * Where XLA forwards them (contract.c) they are the operands' own bytes:
+ * nothing is copied, so a plan that puts them elsewhere shows. */
 static void
 keep_operands(struct op *o)
 {
 	const struct shape *s = &o->in->shape, *e0 = &s->elems[0];
 	unsigned char **dst = o->out + shape_child(s, 0);
+
+	for (int j = 0; j < shape_nodes(e0); j++)
+		if (!shape_is_tuple(node_shape(e0, j)) &&
+		    forwards(o, shape_child(s, 0) + j))
+			return;
 
 	if (o->in->nops == 1 && !(shape_is_tuple(e0) &&
 				  !shape_is_tuple(o->as[0]))) {

@@ -10,6 +10,7 @@
 
 #include "driver.h"
 #include "frontend/frontend.h"
+#include "tests/oracle/contract.h"
 #include "tests/oracle/interp.h"
 #include "tests/oracle/num.h"
 #include "tests/oracle/trial.h"
@@ -49,6 +50,7 @@ struct planned {
 	struct module *m;
 	struct plan pl;
 	int refused;		/* verify refused the plan */
+	int params_survive;	/* made without reuse_params */
 	char verdict[400];	/* verify's message */
 };
 
@@ -76,6 +78,7 @@ plan_one(struct trial *t, const char *text, size_t len, int mod, int v,
 	options_default(&o);
 	if (variants[v].set)
 		variants[v].set(&o);
+	p->params_survive = !o.reuse_params;
 	r = plan_module(p->pool, &p->ds, p->m, &o, &d, &p->pl);
 	if (r < 0) {
 		diag_print(&p->ds, stderr);
@@ -109,17 +112,18 @@ plan_bytes(const struct plan *pl)
  * the run take far longer than the reference (a loop that never ends)
  * differs. */
 static int
-try_plan(struct trial *t, const struct module *m, const struct plan *pl,
-	 const struct outputs *ref, int pass)
+try_plan(struct trial *t, const struct planned *p, const struct outputs *ref,
+	 int pass)
 {
 	struct interp_opts io = {
 		.mode = INTERP_PLANNED, .seed = t->seed,
 		.budget = 4 * ref->work + 100000,
 		.fill_elided = t->fill_elided, .data_only = t->data_only,
 		.trace = t->trace ? stderr : NULL, .branch = pass - 1,
+		.params_survive = p->params_survive,
 	};
 	struct outputs out;
-	int r = interp_run(m, pl, &io, &out, t->why, sizeof t->why);
+	int r = interp_run(p->m, &p->pl, &io, &out, t->why, sizeof t->why);
 
 	if (r == INTERP_LIMIT) {
 		snprintf(t->why, sizeof t->why, "the planned run did not end "
@@ -173,7 +177,7 @@ overlap_seen(struct trial *t, struct planned *p, int x, int y,
 	    bx->offset == by->offset)
 		return -1;
 	by->offset = bx->offset;
-	r = try_plan(t, p->m, &p->pl, ref, 0);
+	r = try_plan(t, p, ref, 0);
 	by->offset = saved;
 	return r == TRIAL_DIFF;
 }
@@ -210,6 +214,83 @@ mutate(struct trial *t, struct planned *p, const struct outputs *ref,
 		"once, %d of %d that meet at one end\n", t->file, name,
 		seen[2], tried[2], seen[1], tried[1]);
 	return tried[2] && seen[2] == tried[2] ? TRIAL_SAME : TRIAL_DIFF;
+}
+
+/* Does XLA's contract tie plan position k to an operand's buffer? */
+static int
+tied(const struct module *m, const struct plan_pos *ps)
+{
+	const struct comp *cp = &m->comps[ps->comp];
+	const struct instr *in = &cp->instrs[ps->instr];
+	const struct shape *as[64];
+
+	if (in->nops > 64)
+		return 0;
+	for (int k = 0; k < in->nops; k++)
+		as[k] = &cp->instrs[in->ops[k]].shape;
+	return contract_tied(m, in, as, ps->node);
+}
+
+/* Plan position k moved to buffer b, a copy of its own out of the arena
+ * (poisoned, as every buffer): 1 when the oracle sees it. */
+static int
+moved_seen(struct trial *t, struct planned *p, int k, int b,
+	   const struct outputs *ref)
+{
+	struct plan_pos *ps = &p->pl.pos[k];
+	struct buffer *nb = &p->pl.bufs[b];
+	int old = ps->buf, r;
+
+	*nb = p->pl.bufs[old];
+	nb->name = "mutant";
+	nb->in_arena = 0;
+	nb->slots = 1;
+	nb->stride = 0;
+	nb->size = ps->size > nb->bytes ? ps->size : nb->bytes;
+	ps->buf = b;
+	r = try_plan(t, p, ref, 0);
+	ps->buf = old;
+	return r == TRIAL_DIFF;
+}
+
+/* --mutate-contract: each node XLA's kernel contract ties to an operand's
+ * buffer (an in-place output, a done's array) given a buffer of its own,
+ * in turn; every one must be seen. */
+static int
+contract_mutants(struct trial *t, struct planned *p,
+		 const struct outputs *ref, const char *name)
+{
+	struct buffer *saved = p->pl.bufs;
+	int n = p->pl.nbuf, tried = 0, seen = 0;
+
+	p->pl.bufs = malloc(sizeof *saved * (size_t)(n + 1));
+	if (!p->pl.bufs) {
+		p->pl.bufs = saved;
+		return TRIAL_ERROR;
+	}
+	memcpy(p->pl.bufs, saved, sizeof *saved * (size_t)n);
+	p->pl.nbuf = n + 1;
+	for (int k = 0; k < p->pl.npos; k++) {
+		const struct plan_pos *ps = &p->pl.pos[k];
+		int r;
+
+		if (!tied(p->m, ps))
+			continue;
+		r = moved_seen(t, p, k, n, ref);
+		tried++;
+		seen += r;
+		if (!t->quiet || !r)
+			fprintf(t->out, "%s: %s: '%s' node %d in a buffer of "
+				"its own: %s%s\n", t->file, name, ps->name,
+				ps->node, r ? "seen: " : "NOT SEEN",
+				r ? t->why : "");
+	}
+	free(p->pl.bufs);
+	p->pl.bufs = saved;
+	p->pl.nbuf = n;
+	fprintf(t->out, "%s: %s: contract mutants seen: %d of %d\n", t->file,
+		name, seen, tried);
+	return tried && seen == tried ? TRIAL_SAME : TRIAL_DIFF;
 }
 
 static int
@@ -351,7 +432,7 @@ run_pass(struct trial *t, struct planned *p, int pass, struct verdict *d,
 	for (int v = 0; v < NVARIANT; v++) {
 		if (d[v].status != TRIAL_SAME)
 			continue;
-		d[v].status = try_plan(t, p[v].m, &p[v].pl, &ref, pass);
+		d[v].status = try_plan(t, &p[v], &ref, pass);
 		d[v].pass = pass;
 		snprintf(d[v].why, sizeof d[v].why, "%s", t->why);
 	}
@@ -426,7 +507,9 @@ run_mutants(struct trial *t, struct planned *p)
 		fprintf(t->out, "%s: %s: note: plan %s refused by verify: "
 			"%s\n", t->file, p->m->name, variants[0].name,
 			p->verdict);
-	r = mutate(t, p, &ref, p->m->name);
+	r = t->mutate == MUTATE_CONTRACT ?
+	    contract_mutants(t, p, &ref, p->m->name) :
+	    mutate(t, p, &ref, p->m->name);
 	interp_free(&ref);
 	return r;
 }

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum { MUTATE_NONE, MUTATE_ONE, MUTATE_ALL };
+/* MUTATE_CONTRACT: each node XLA's kernel contract ties to an operand's
+ * buffer moved to a buffer of its own (contract_tied). */
+enum { MUTATE_NONE, MUTATE_ONE, MUTATE_ALL, MUTATE_CONTRACT };
 
 /* Exit statuses, as ctest reads them: TRIAL_DIFF only for a plan that
  * differs and that verify accepted (a wrong plan written); TRIAL_REFUSED

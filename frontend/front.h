@@ -9,7 +9,7 @@
 /* A source span, [first_off, last_off) in bytes: lex_loc makes a line
  * and a column of an offset when a message or the IR needs one. */
 struct span {
-	size_t first_off, last_off;
+	uint32_t first_off, last_off;	/* inputs are under 1 GiB */
 };
 
 struct lexstate {
@@ -17,6 +17,7 @@ struct lexstate {
 	const char *src;
 	size_t len, fed;		/* bytes of src, and given to flex */
 	size_t off;			/* where the last token ended */
+	int sc;				/* flex's start condition: FAST or not */
 	/* lex_loc's place: an offset, its line and that line's start; the
 	 * first line's column starts at col0. */
 	size_t cur_off, cur_bol;
@@ -144,6 +145,8 @@ int hlolacparse(struct parser *P);
 /* The scanner's next token (lexer.l), its span in *loc; flex's yyscan_t
  * is a void *. */
 int hlo_lex(union hloval *val, struct span *loc, void *scanner);
+/* Starts the scanner for hlo (fast) or hlolac (lexer.l). */
+void lex_begin(void *scanner, int fast);
 /* The line and column of byte off of the text (lexer.l). */
 struct loc lex_loc(struct lexstate *ls, size_t off);
 /* Where span s starts. */

@@ -395,6 +395,7 @@ run_parser(struct parser *P, struct lexstate *ls, struct loc at, int fast)
 	P->depth = BASE_DEPTH;
 	if (hlo_lex_init_extra(ls, &P->scanner))
 		abort();	/* out of memory */
+	lex_begin(P->scanner, fast);
 	if (fast)
 		hloparse(P);
 	else
@@ -409,7 +410,8 @@ run_parser(struct parser *P, struct lexstate *ls, struct loc at, int fast)
 static void
 restart(struct parser *P, struct lexstate *ls, int first)
 {
-	P->file->nmod = 0;
+	P->file->nmod = P->file->cap = 0;
+	P->file->mods = NULL;
 	P->ds->n = first;
 	P->mod = NULL;
 	P->comp = NULL;

@@ -92,6 +92,86 @@ tok_int(struct parser *P, struct span s)
 	return neg ? -v : v;
 }
 
+/* The numbers of a T_DIMS or T_M2M token, each read as its own token. */
+static struct ints *
+ints_of(struct parser *P, struct span s)
+{
+	struct ints *l = list_new(P, sizeof *l);
+	struct span n;
+
+	for (n.last_off = s.first_off + 1; n.last_off < s.last_off - 1;
+	     n.last_off++) {
+		n.first_off = n.last_off;
+		while (P->src[n.last_off] >= '0' && P->src[n.last_off] <= '9')
+			n.last_off++;
+		ints_push(P, l, tok_int(P, n));
+	}
+	return l;
+}
+
+/* A T_DIMS's dimensions, each as dims reads it. */
+static struct ints *
+dims_of(struct parser *P, struct span s)
+{
+	struct ints *l = list_new(P, sizeof *l);
+	struct span n;
+
+	for (n.last_off = s.first_off + 1; n.last_off < s.last_off - 1;
+	     n.last_off++) {
+		n.first_off = n.last_off;
+		while (P->src[n.last_off] >= '0' && P->src[n.last_off] <= '9')
+			n.last_off++;
+		ints_push(P, l, act_dim(P, n, tok_int(P, n)));
+	}
+	return l;
+}
+
+/* A T_DIMS, T_M2M or T_ARGS as a group: a level, as its brackets would be; one
+ * too deep, and hlo gives up for hlolac to say so. */
+static int
+flat_group(struct parser *P)
+{
+	if (P->depth + 1 < MAX_DEPTH)
+		return 1;
+	P->gave_up = 1;
+	return 0;
+}
+
+/* A T_ARGS's operands, each as operand reads a name alone; NULL when a
+ * name is a keyword, which hlolac reads as one, or the list is a level
+ * too deep: hlo gives up. */
+static struct opnds *
+args_of(struct parser *P, struct span s)
+{
+	static const char *const words[] = {"HloModule", "ENTRY", "ROOT"};
+	struct opnds *l = list_new(P, sizeof *l);
+	const char *p = P->src + s.first_off + 1, *end = P->src + s.last_off;
+	struct span n;
+
+	if (!flat_group(P))
+		return NULL;
+	while (p < end) {
+		if (*p == ' ' || *p == '\t' || *p == ',' || *p == ')') {
+			p++;
+			continue;
+		}
+		n.first_off = (uint32_t)(p - P->src);
+		while (*p != ' ' && *p != '\t' && *p != ',' && *p != ')')
+			p++;
+		n.last_off = (uint32_t)(p - P->src);
+		for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+			if (strlen(words[i]) == n.last_off - n.first_off &&
+			    !memcmp(words[i], P->src + n.first_off,
+				    strlen(words[i]))) {
+				P->gave_up = 1;
+				return NULL;
+			}
+		*VEC_PUSH(P->tmp, l->v, l->n, l->cap) =
+			act_operand(P, T(n), n, NULL);
+	}
+	return l;
+}
+
 /* One level deeper for a group, a literal, a tuple or an operand list;
  * returns the depth to go back to.  A level too deep is reported at the
  * opener (enter_here) or at the token after it (enter_next). */
@@ -142,6 +222,11 @@ enter(struct parser *P, struct span opener, int here)
 %token ',' '{' '=' '(' ')' ':' '#' '}' '[' ']' '?' '*' '<' '>' '!' '@' '+'
 %token '|' '&' '^' '~' ';' '$'
 %token T_ABORT "nesting too deep"
+/* Only hlo's scanner makes these, '[' 2,3 ']' and a layout '{' 1,0 '}';
+ * messages never name them (drop_end). */
+%token T_DIMS "dimensions"
+%token T_M2M "minor-to-major"
+%token T_ARGS "operands"
 
 %type <flag> entry_opt root_opt enter_here enter_next
 %type <num> larg
@@ -272,6 +357,11 @@ enter_next: %empty { $$ = enter(P, @0, 0); }
 	;
 
 args:	'(' enter_next operands_opt ')' { $$ = $3; P->depth = $2; }
+	| T_ARGS {
+		$$ = args_of(P, @1);
+		if (!$$)
+			YYABORT;
+	}
 	;
 
 operands_opt: %empty { $$ = list_new(P, sizeof(struct opnds)); }
@@ -376,6 +466,9 @@ group:	'{' enter_here soup rbrace { P->depth = $2; }
 	| '{' enter_here error rbrace { P->depth = $2; }
 	| '[' enter_here error ']' { P->depth = $2; }
 	| '(' enter_here error ')' { P->depth = $2; }
+	| T_DIMS { if (!flat_group(P)) YYABORT; }
+	| T_M2M { if (!flat_group(P)) YYABORT; }
+	| T_ARGS { if (!flat_group(P)) YYABORT; }
 	;
 
 /* The lexer marks the '}' that closes the outermost '{' as T_END, so that
@@ -403,6 +496,9 @@ shape:	T_NAME '[' dims_opt ']' layout_opt {
 	| T_NAME '[' dims_opt ']' T_LAYOUT error rbrace {
 		$$ = act_array(P, T(@1), @1, $3, NULL);
 	}
+	| T_NAME T_DIMS layout_opt {
+		$$ = act_array(P, T(@1), @1, dims_of(P, @2), $3);
+	}
 	| '(' enter_next shapes_opt ')' {
 		$$ = act_tuple(P, $3, @$);
 		P->depth = $2;
@@ -417,6 +513,9 @@ head_shape: T_NAME '[' dims_opt ']' layout_opt {
 	}
 	| T_NAME '[' dims_opt ']' T_LAYOUT error rbrace {
 		$$ = act_array(P, T(@1), @1, $3, NULL);
+	}
+	| T_NAME T_DIMS layout_opt {
+		$$ = act_array(P, T(@1), @1, dims_of(P, @2), $3);
 	}
 	| '(' enter_next shapes_opt ')' {
 		$$ = act_tuple(P, $3, @$);
@@ -473,6 +572,11 @@ dims:	T_INT {
 /* layout: '{' [N (',' N)*] [':' item*] '}', item: name ('(' args ')')+ */
 layout_opt: %empty { $$ = NULL; }
 	| T_LAYOUT layout_body rbrace { $$ = $2; $$->loc = span_loc(P, @1); }
+	| T_M2M {
+		$$ = list_new(P, sizeof(struct layout));
+		$$->m2m = *ints_of(P, @1);
+		$$->loc = span_loc(P, @1);
+	}
 	;
 
 layout_body: ints_opt {
@@ -541,6 +645,7 @@ larg:	T_INT { $$ = tok_int(P, @1); }
 	| T_NAME { $$ = 0; }
 	| T_INT ':' T_INT { $$ = 0; }
 	| T_NAME '[' dims_opt ']' layout_opt { $$ = 0; }
+	| T_NAME T_DIMS layout_opt { $$ = 0; }
 	;
 
 %%
@@ -604,6 +709,20 @@ unexpected(struct parser *P, yysymbol_kind_t tok, struct span at, char *buf,
 	return (size_t)snprintf(buf, n, "unexpected %s '%s'", name, text);
 }
 
+/* T_DIMS, T_M2M and T_ARGS, which hlolac never reads, come where '[', a
+ * layout '{' and '(' do: they go unlisted. */
+static int
+drop_fast(yysymbol_kind_t *exp, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (exp[i] != YYSYMBOL_T_DIMS && exp[i] != YYSYMBOL_T_M2M &&
+		    exp[i] != YYSYMBOL_T_ARGS)
+			exp[k++] = exp[i];
+	return k;
+}
+
 /* Both '}' and T_END read as '}', and '{' and a T_GROUP as '{': list
  * each once.  'FileNames' goes unlisted: after a header, a computation is
  * what is missing. */
@@ -640,7 +759,7 @@ open_note(struct parser *P, char *buf, size_t n, char ch, struct span s)
 static int
 yyreport_syntax_error(const yypcontext_t *ctx, struct parser *P)
 {
-	yysymbol_kind_t exp[8], tok = yypcontext_token(ctx);
+	yysymbol_kind_t exp[11], tok = yypcontext_token(ctx);
 	const struct span *at = yypcontext_location(ctx);
 	struct lexstate *ls = P->ls;
 	int nexp, bad_close;
@@ -651,7 +770,11 @@ yyreport_syntax_error(const yypcontext_t *ctx, struct parser *P)
 		P->gave_up = 1;
 		return 2;	/* bison 3.8's yacc.c: memory exhausted */
 	}
-	nexp = yypcontext_expected_tokens(ctx, exp, 8);
+	/* More than eight are too many to list, hlo's tokens aside. */
+	nexp = yypcontext_expected_tokens(ctx, exp, 11);
+	nexp = drop_fast(exp, nexp);
+	if (nexp > 8)
+		nexp = 0;
 	bad_close = tok != YYSYMBOL_YYEOF && ls->bad_close == at->first_off + 1;
 	k = unexpected(P, tok, *at, msg, sizeof msg);
 	if (bad_close && !ls->unclosed_ch) {

@@ -110,7 +110,7 @@ enum {
 };
 
 /* The largest input: columns and a token's length are ints. */
-#define MAX_INPUT (((size_t)1 << 30) - 2)
+#define MAX_INPUT FRONTEND_MAX_INPUT
 
 struct parser {
 	struct hlofile *file;

@@ -199,6 +199,13 @@ deep_braces)
 	small_stack
 	run 30 0 1 in.hlo -o out.h
 	expect 1 "brackets nested too deeply" ;;
+huge_file)
+	# 3 GiB (sparse): refused from its size before a byte is read, in
+	# little time and memory.
+	truncate -s 3G in.hlo
+	run 10 64 1 in.hlo -o out.h
+	expect 1 "input larger than 1 GiB (3221225472 bytes)"
+	rm -f in.hlo ;;
 deep_literal)
 	with_tail ", x=$(repeat 100000 '(')1$(repeat 100000 ')')" >in.hlo
 	small_stack

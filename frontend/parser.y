@@ -6,8 +6,10 @@
  * parses a module and gives up at its first error, and as hlolac, with
  * parse.lac=full, which frontend.c runs over the text again only when hlo
  * gave up: its messages list exactly the tokens that could have come, and
- * its recovery runs no action a wrong token would have stopped.  Locations
- * are byte offsets; lex_loc makes lines and columns of them. */
+ * its recovery runs no action a wrong token would have stopped.  hlo's
+ * scanner also makes the common dimensions, layouts and operand lists one
+ * token each (T_DIMS, T_M2M, T_ARGS), which hlolac's never does.
+ * Locations are byte offsets; lex_loc makes lines and columns of them. */
 %code requires {
 #include "frontend/front.h"
 }
@@ -18,7 +20,6 @@
 }
 
 %code {
-
 /* A rule's span: its first symbol's start to its last one's end; an empty
  * rule sits where the symbol before it ends. */
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                          \

@@ -193,9 +193,11 @@ set_options(struct hloplan_result *r, const struct hloplan_options *o)
  * NULL with errno on failure.  A regular file is read into a buffer of its
  * size (from the pool, whose big blocks fault in huge pages: a 4 MB module
  * took 15 ms to read through doubling mallocs); a pipe, or a file that
- * grows meanwhile, into doubling buffers. */
+ * grows meanwhile, into doubling buffers.  A regular file of more than
+ * limit bytes is not read (EFBIG, its size in *len); from anything else
+ * no more than limit + 1 bytes are read, for the caller to refuse. */
 static char *
-read_all(struct pool *pool, const char *path, size_t *len)
+read_all(struct pool *pool, const char *path, size_t *len, size_t limit)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	size_t cap = 1 << 16, n = 0, r;
@@ -205,15 +207,26 @@ read_all(struct pool *pool, const char *path, size_t *len)
 
 	if (!f)
 		return NULL;
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
+	    (uintmax_t)st.st_size > limit) {
+		if (f != stdin)
+			fclose(f);
+		*len = (uintmax_t)st.st_size < SIZE_MAX ? (size_t)st.st_size :
+							  SIZE_MAX;
+		errno = EFBIG;
+		return NULL;
+	}
 	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uintmax_t)st.st_size < SIZE_MAX / 4)
 		cap = (size_t)st.st_size + 1;	/* + 1: the EOF is seen */
 	buf = pool_alloc(pool, cap + 1);
 	while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += r;
+		if (n > limit)
+			break;	/* left to the frontend's limit */
 		if (n == cap) {
 			if (cap > SIZE_MAX / 4)
-				break;	/* left to the frontend's limit */
+				break;
 			nb = pool_alloc(pool, 2 * cap + 1);
 			memcpy(nb, buf, n);
 			buf = nb;
@@ -488,8 +501,13 @@ hloplan_plan_file(const char *path, const struct hloplan_options *o)
 	if (!from_stdin)
 		r->dep = r->ds.file;
 	t0 = stats_now();
-	r->text = read_all(r->pool, path, &len);
+	r->text = read_all(r->pool, path, &len, FRONTEND_MAX_INPUT);
 	r->st.ms[ST_READ] += stats_now() - t0;
+	if (!r->text && errno == EFBIG) {	/* the frontend's message */
+		diag_error(&r->ds, noloc, "input larger than 1 GiB (%zu bytes)",
+			   len);
+		return finish(r, HLOPLAN_ERR_INPUT);
+	}
 	if (!r->text) {
 		diag_error(&r->ds, noloc, "%s", strerror(errno));
 		return finish(r, HLOPLAN_ERR_IO);
@@ -844,7 +862,7 @@ hloplan_pack_csv(const char *path, const struct hloplan_options *o,
 	struct intervals iv;
 	char err[512];
 	size_t len;
-	char *text = read_all(pool, path, &len);
+	char *text = read_all(pool, path, &len, SIZE_MAX - 1);
 	int status = HLOPLAN_OK;
 	double t0;
 

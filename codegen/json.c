@@ -1,6 +1,6 @@
 /* The plan as JSON for other tools: every plan of the run with its arenas,
  * buffers, copies and schedule, keys in a fixed order, one buffer a line.
- * The schema ("hloplan.plan", version 2) is described in README.md. */
+ * The schema ("hloplan.plan", version 3) is described in README.md. */
 #include <inttypes.h>
 #include <string.h>
 

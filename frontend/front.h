@@ -6,32 +6,22 @@
 #include "frontend/frontend.h"
 
 
-/* The lexer's tokens: a character stands for itself, the rest are these;
- * 0 is the end of the input. */
-enum {
-	T_ERROR = 256,		/* the lexer reported an error here */
-	T_HLOMODULE, T_ENTRY, T_ROOT, T_NAME, T_INT, T_FLOAT, T_STRING,
-	T_WORD,			/* an attribute word: 2x3, 0_1, bf01_oi01->bf01 */
-	T_ARROW, T_LE, T_ELLIPSIS,
-	T_LAYOUT,		/* a '{' that opens a layout */
-	T_GROUP,		/* an attribute's value group, whole */
-	T_END,			/* a '}' that closes a depth-0 '{' */
-	T_FILENAMES, T_FUNCTIONNAMES, T_FILELOCATIONS, T_STACKFRAMES,
-	T_LAST = T_STACKFRAMES
-};
-
-/* A source span: line/column for messages, byte offsets for slices. */
+/* A source span, [first_off, last_off) in bytes: lex_loc makes a line
+ * and a column of an offset when a message or the IR needs one. */
 struct span {
-	int first_line, first_column, last_line, last_column;
-	size_t first_off, last_off;	/* [first_off, last_off) */
+	uint32_t first_off, last_off;	/* inputs are under 1 GiB */
 };
 
 struct lexstate {
 	struct diags *ds;
 	const char *src;
-	size_t len;			/* bytes of src */
-	int line, col;
-	size_t off;
+	size_t len, fed;		/* bytes of src, and given to flex */
+	size_t off;			/* where the last token ended */
+	int sc;				/* flex's start condition: FAST or not */
+	/* lex_loc's place: an offset, its line and that line's start; the
+	 * first line's column starts at col0. */
+	size_t cur_off, cur_bol;
+	int cur_line, col0;
 	struct span open;		/* where the open comment began */
 	struct span brackets[64];	/* innermost open brackets */
 	char bracket_ch[64];
@@ -92,6 +82,27 @@ struct layout {
 	struct loc loc;
 };
 
+/* The parser's semantic values. */
+union hloval {
+	int flag;
+	int64_t num;
+	struct opnd opnd;
+	struct opnds *opnds;
+	struct attr *attr;
+	struct attrs *attrs;
+	struct shape *shape;
+	struct shapes *shapes;
+	struct ints *ints;
+	struct layout *layout;
+	struct layout_item *litem;
+};
+
+/* Brackets, groups, tuples and operand lists nest at most MAX_DEPTH deep,
+ * counting the BASE_DEPTH levels below an instruction's attribute value
+ * (the limit of the recursive descent this parser replaced, whose levels
+ * were on the C stack; bison's are on the heap, YYMAXDEPTH states). */
+enum { MAX_DEPTH = 500, BASE_DEPTH = 9 };
+
 enum { TMP_LIMIT = 4 << 20 };	/* bytes of scratch kept between instructions */
 enum {
 	IBUF_RESERVE = 2 << 20,		/* bytes from which ibuf is reserved */
@@ -99,7 +110,7 @@ enum {
 };
 
 /* The largest input: columns and a token's length are ints. */
-#define MAX_INPUT (((size_t)1 << 30) - 2)
+#define MAX_INPUT FRONTEND_MAX_INPUT
 
 struct parser {
 	struct hlofile *file;
@@ -117,19 +128,31 @@ struct parser {
 	int syntax_errors;
 	size_t too_deep;	/* offset + 1 of a tuple nested too deep */
 	int nanon;		/* instructions made for nested operands */
+	struct lexstate *ls;
+	void *scanner;		/* flex's */
+	int depth;		/* levels of nesting (parser.y's enter) */
+	int deep_pending;	/* a level too deep: report at the next token */
+	int aborted;		/* nested too deep: the parse stops */
+	int fast;		/* hlo, which gives up at the first error */
+	int gave_up;		/* it did */
 };
 
-int lex_next(struct lexstate *ls, struct span *loc);
-/* Parses the whole input into P (parse.c). */
-void parse_hlo(struct parser *P, struct lexstate *ls);
-int lex_value_group(const struct lexstate *ls, size_t off);
-void lex_error(struct lexstate *ls, struct span loc, const char *msg);
-void lex_eof(struct lexstate *ls, struct span *loc);
-int lex_open(struct lexstate *ls, struct span loc, char c);
-int lex_close(struct lexstate *ls, struct span loc, char c);
-int lex_bad(struct lexstate *ls, struct span loc, unsigned char c);
+/* The two parsers of parser.y: hlo, fast, which gives up at the first
+ * error, and hlolac, which reports every error (bison's LAC). */
+int hloparse(struct parser *P);
+int hlolacparse(struct parser *P);
 
-struct loc span_loc(struct span s);
+/* The scanner's next token (lexer.l), its span in *loc; flex's yyscan_t
+ * is a void *. */
+int hlo_lex(union hloval *val, struct span *loc, void *scanner);
+/* Starts the scanner for hlo (fast) or hlolac (lexer.l). */
+void lex_begin(void *scanner, int fast);
+/* The line and column of byte off of the text (lexer.l). */
+struct loc lex_loc(struct lexstate *ls, size_t off);
+/* Where span s starts. */
+struct loc span_loc(struct parser *P, struct span s);
+/* Nesting one level too deep at loc: reported, and the parse stops. */
+void too_deep(struct parser *P, struct span loc);
 
 /* Parser actions (frontend.c). */
 void act_module(struct parser *P, struct tok name, struct span loc);

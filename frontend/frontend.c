@@ -1,160 +1,27 @@
-/* The frontend's glue: the lexer's location tracking, the parser's actions
- * that build the IR, and frontend_parse, which runs them over a file. */
+/* The frontend's glue: the parser's actions that build the IR, and
+ * frontend_parse, which runs the scanner and the parser over a file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend/front.h"
+#define YYSTYPE union hloval
+#define YYLTYPE struct span
+#include "lexer.h"
 
 struct loc
-span_loc(struct span s)
+span_loc(struct parser *P, struct span s)
 {
-	struct loc l = {s.first_line, s.first_column};
-	return l;
+	return lex_loc(P->ls, s.first_off);
 }
 
 void
-lex_error(struct lexstate *ls, struct span loc, const char *msg)
+too_deep(struct parser *P, struct span loc)
 {
-	diag_error(ls->ds, span_loc(loc), "%s", msg);
-	ls->errors++;
-}
-
-/* End of input is reported just past the last token or comment, so that
- * the caret shows the line where the text stops. */
-void
-lex_eof(struct lexstate *ls, struct span *loc)
-{
-	size_t off = ls->off, start;
-	int line = ls->line;
-
-	while (off > 0 && ls->src[off - 1] && strchr(" \t\r\n",
-						      ls->src[off - 1]))
-		if (ls->src[--off] == '\n')
-			line--;
-	for (start = off; start > 0 && ls->src[start - 1] != '\n'; start--)
-		;
-	loc->first_line = loc->last_line = line;
-	loc->first_column = loc->last_column = (int)(off - start) + 1;
-	loc->first_off = loc->last_off = off;
-}
-
-/* Whether the group token at loc is an attribute's value: '=' comes
- * before its '{', blanks aside.  Not a layout, which follows ']', nor a
- * computation's body. */
-int
-lex_value_group(const struct lexstate *ls, size_t off)
-{
-	while (off > 0 && (ls->src[off - 1] == ' ' || ls->src[off - 1] == '\t'))
-		off--;
-	return off > 0 && ls->src[off - 1] == '=';
-}
-
-/* Whether the '{' at off opens a layout: it follows a ']' right away, or
- * after blanks when a number or ':' comes next (XLA's ParseShape), which
- * a computation's body after "-> f32[2] {" never starts with. */
-static int
-opens_layout(const struct lexstate *ls, size_t off)
-{
-	size_t i;
-
-	if (off == ls->after_rbracket)
-		return 1;
-	if (ls->after_rbracket > off)
-		return 0;
-	for (i = ls->after_rbracket; i < off; i++)
-		if (!strchr(" \t\r\n", ls->src[i]) || !ls->src[i])
-			return 0;
-	for (i = off + 1; i < ls->len && ls->src[i] &&
-			  strchr(" \t\r\n", ls->src[i]); i++)
-		;
-	return i < ls->len && (ls->src[i] == ':' ||
-			       (ls->src[i] >= '0' && ls->src[i] <= '9'));
-}
-
-/* '{' that opens a layout is T_LAYOUT; any other '{' opens a group. */
-int
-lex_open(struct lexstate *ls, struct span loc, char c)
-{
-	if (ls->depth < 64) {
-		ls->brackets[ls->depth] = loc;
-		ls->bracket_ch[ls->depth] = c;
-	}
-	ls->depth++;
-	if (c == '{' && opens_layout(ls, loc.first_off))
-		return T_LAYOUT;
-	return c;
-}
-
-/* Whether a bracket c is open (beyond 64 deep, assume so). */
-static int
-lex_is_open(const struct lexstate *ls, char c)
-{
-	if (ls->depth > 64)
-		return 1;
-	for (int i = ls->depth - 1; i >= 0; i--)
-		if (ls->bracket_ch[i] == c)
-			return 1;
-	return 0;
-}
-
-/* Remembers a closer that does not match, for the parser's message. */
-static void
-note_unclosed(struct lexstate *ls, struct span closer)
-{
-	ls->bad_close = closer.first_off + 1;
-	ls->unclosed_ch = 0;
-	if (ls->depth > 0 && ls->depth <= 64) {
-		ls->unclosed_ch = ls->bracket_ch[ls->depth - 1];
-		ls->unclosed = ls->brackets[ls->depth - 1];
-	}
-}
-
-/* A '}' closes its '{' and any '(' or '[' left open inside it; a stray
- * closer closes nothing.  So one missing bracket costs one message, and the
- * '}' that closes the outermost '{' (T_END) still ends its computation. */
-int
-lex_close(struct lexstate *ls, struct span loc, char c)
-{
-	char open = c == ')' ? '(' : c == ']' ? '[' : '{';
-
-	if (c == ']')
-		ls->after_rbracket = loc.last_off;
-	if (!ls->depth || (c == '}' ? !lex_is_open(ls, '{') :
-			   ls->depth <= 64 &&
-			   ls->bracket_ch[ls->depth - 1] != open)) {
-		note_unclosed(ls, loc);
-		if (ls->unclosed_ch == '{')
-			ls->unclosed_ch = 0;	/* an extra ')' or ']' */
-		return c;
-	}
-	if (ls->depth <= 64 && ls->bracket_ch[ls->depth - 1] != open)
-		note_unclosed(ls, loc);		/* '}' closes a '(' too */
-	while (ls->depth > 0) {
-		char o = ls->depth <= 64 ? ls->bracket_ch[ls->depth - 1] : open;
-
-		ls->depth--;
-		if (o == open)
-			break;
-	}
-	return c == '}' && ls->depth == 0 ? T_END : c;
-}
-
-/* A byte that starts no token: one message per line, then error recovery. */
-int
-lex_bad(struct lexstate *ls, struct span loc, unsigned char c)
-{
-	ls->errors++;
-	if (ls->last_bad_line != loc.first_line) {
-		if (c >= 33 && c < 127)
-			diag_error(ls->ds, span_loc(loc),
-				   "unexpected character '%c'", c);
-		else
-			diag_error(ls->ds, span_loc(loc),
-				   "unexpected byte 0x%02x", c);
-		ls->last_bad_line = loc.first_line;
-	}
-	return T_ERROR;
+	diag_error(P->ds, span_loc(P, loc),
+		   "brackets nested too deeply (memory exhausted)");
+	P->syntax_errors++;
+	P->aborted = 1;
 }
 
 /* A name token without its leading '%', copied into the pool. */
@@ -178,7 +45,7 @@ act_module(struct parser *P, struct tok name, struct span loc)
 
 	P->mod = VEC_PUSH(P->pool, f->mods, f->nmod, f->cap);
 	P->mod->name = tok_name(P, name);
-	P->mod->loc = span_loc(loc);
+	P->mod->loc = span_loc(P, loc);
 	P->mod->entry = -1;
 	P->comp = NULL;
 }
@@ -201,7 +68,7 @@ act_comp(struct parser *P, int entry, struct tok name, struct span loc)
 
 	P->comp = VEC_PUSH(P->pool, m->comps, m->ncomp, m->cap);
 	P->comp->name = tok_name(P, name);
-	P->comp->loc = span_loc(loc);
+	P->comp->loc = span_loc(P, loc);
 	P->comp->is_entry = entry;
 	P->comp->root = -1;
 	P->nroot = 0;
@@ -308,7 +175,7 @@ act_attr(struct parser *P, struct tok key, struct span kloc, struct span v)
 	a->key = tok_name(P, key);
 	a->val = P->src + v.first_off;
 	a->vlen = (int)(v.last_off - v.first_off);
-	a->loc = span_loc(kloc);
+	a->loc = span_loc(P, kloc);
 	return a;
 }
 
@@ -354,13 +221,13 @@ add_instr(struct parser *P, const char *name, struct span nloc,
 	struct instr *in = new_instr(P);
 
 	in->name = name;
-	in->loc = span_loc(nloc);
+	in->loc = span_loc(P, nloc);
 	if (shape)
 		in->shape = *shape;
 	in->no_shape = !shape;
 	in->op = lookup_opcode(ocs, olen, &in->wrapped);
 	if (!in->op)
-		diag_error(P->ds, span_loc(oploc), "unknown opcode '%.*s'",
+		diag_error(P->ds, span_loc(P, oploc), "unknown opcode '%.*s'",
 			   (int)(olen > 40 ? 40 : olen), ocs);
 	in->nops = ops->n;
 	in->ops = pool_alloc(P->pool, sizeof(int) * (size_t)(ops->n + 1));
@@ -395,12 +262,12 @@ act_instr(struct parser *P, int root, struct tok name, struct span nloc,
 	in->is_root = root;
 	if (root) {
 		if (P->nroot++)
-			diag_error(P->ds, span_loc(nloc),
+			diag_error(P->ds, span_loc(P, nloc),
 				   "second ROOT in computation '%s' (the first "
 				   "is at %d:%d)", c->name, P->rootloc.line,
 				   P->rootloc.col);
 		else
-			P->rootloc = span_loc(nloc);
+			P->rootloc = span_loc(P, nloc);
 		c->root = c->ninstr - 1;
 	}
 	trim_tmp(P);
@@ -436,7 +303,7 @@ struct opnd
 act_operand(struct parser *P, struct tok name, struct span loc,
 	    struct ints *idx)
 {
-	struct opnd o = {tok_name(P, name), span_loc(loc)};
+	struct opnd o = {tok_name(P, name), span_loc(P, loc)};
 
 	for (int k = 0; idx && k < idx->n; k++) {
 		struct attr *a = pool_alloc(P->tmp, sizeof *a);
@@ -464,12 +331,12 @@ act_buffer(struct parser *P, struct tok b, struct span loc,
 	   struct shape *inner)
 {
 	if (b.len != 1 || P->src[b.off] != 'b')
-		diag_error(P->ds, span_loc(loc), "unexpected '(' after '%.*s': "
+		diag_error(P->ds, span_loc(P, loc), "unexpected '(' after '%.*s': "
 			   "a shape is a type with dimensions, a tuple, or "
 			   "b(array shape)", (int)(b.len > 40 ? 40 : b.len),
 			   P->src + b.off);
 	else if (shape_is_tuple(inner))
-		diag_error(P->ds, span_loc(loc), "a buffer shape b(...) holds "
+		diag_error(P->ds, span_loc(P, loc), "a buffer shape b(...) holds "
 			   "an array, not a tuple");
 	inner->is_buffer = 1;
 	return inner;
@@ -508,8 +375,58 @@ sort_diags(struct pool *pool, struct diags *ds, int from)
 	memcpy(&ds->d[from], sorted, sizeof *sorted * n);
 }
 
+/* One run of a parser over the text, from a fresh scanner: hlo (fast)
+ * or hlolac. */
+static void
+run_parser(struct parser *P, struct lexstate *ls, struct loc at, int fast)
+{
+	const char *text = ls->src;
+	size_t len = ls->len;
+
+	memset(ls, 0, sizeof *ls);
+	ls->ds = P->ds;
+	ls->src = text;
+	ls->len = len;
+	ls->cur_line = at.line;
+	ls->col0 = at.col;
+	ls->after_rbracket = (size_t)-1;
+	P->ls = ls;
+	P->fast = fast;
+	P->depth = BASE_DEPTH;
+	if (hlo_lex_init_extra(ls, &P->scanner))
+		abort();	/* out of memory */
+	lex_begin(P->scanner, fast);
+	if (fast)
+		hloparse(P);
+	else
+		hlolacparse(P);
+	hlo_lex_destroy(P->scanner);
+	P->scanner = NULL;
+	if (P->comp)
+		comp_finish(P);	/* cut short by an error */
+}
+
+/* Forgets what a parse that gave up made: its modules, its messages. */
+static void
+restart(struct parser *P, struct lexstate *ls, int first)
+{
+	P->file->nmod = P->file->cap = 0;
+	P->file->mods = NULL;
+	P->ds->n = first;
+	P->mod = NULL;
+	P->comp = NULL;
+	P->nroot = 0;
+	P->syntax_errors = 0;
+	P->too_deep = 0;
+	P->nanon = 0;
+	P->deep_pending = P->aborted = P->gave_up = 0;
+	pool_reset(P->tmp);
+	ls->errors = 0;
+}
+
 /* Parses text whose first byte is at line:col of the file; with sema, the
- * checks that need the whole module follow. */
+ * checks that need the whole module follow.  hlo parses it; where it gives
+ * up, at the first error, hlolac parses it again and reports each error. */
 static struct hlofile *
 parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
       struct loc at, int sema)
@@ -530,12 +447,8 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	}
 	if (foreign_format(text, len, ds))
 		return f;
-	ls.ds = ds;
 	ls.src = text;
 	ls.len = len;
-	ls.line = at.line;
-	ls.col = at.col;
-	ls.after_rbracket = (size_t)-1;
 	P.file = f;
 	P.ds = ds;
 	P.pool = pool;
@@ -543,9 +456,11 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	P.ibuf_pool = pool_new();
 	reserve_ibuf(&P, text, len);
 	P.src = text;
-	parse_hlo(&P, &ls);
-	if (P.comp)
-		comp_finish(&P);	/* cut short by an error */
+	run_parser(&P, &ls, at, 1);
+	if (P.gave_up || P.aborted || ls.errors) {
+		restart(&P, &ls, first);
+		run_parser(&P, &ls, at, 0);
+	}
 	pool_free(P.ibuf_pool);
 	pool_free(P.tmp);
 	/* Name checks need the whole tree; unknown types and opcodes do not

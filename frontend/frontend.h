@@ -5,8 +5,12 @@
 
 #include "ir/ir.h"
 
-/* Parses text (len bytes, NUL bytes allowed) into a new file owned by pool.
- * Returns the file; ds->n > 0 means it is not to be used. */
+/* The largest input, bytes: columns and offsets are 32-bit. */
+#define FRONTEND_MAX_INPUT (((size_t)1 << 30) - 2)
+
+/* Parses text (len bytes, NUL bytes allowed) into a new file owned by pool;
+ * more than FRONTEND_MAX_INPUT bytes are an error ("input larger than
+ * 1 GiB") before any is read.  Returns the file; ds->n > 0 means it is not to be used. */
 struct hlofile *frontend_parse(struct pool *pool, const char *text,
 			       size_t len, struct diags *ds);
 

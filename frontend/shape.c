@@ -12,7 +12,7 @@ act_dim(struct parser *P, struct span loc, int64_t v)
 {
 	if (v >= 0)
 		return v;
-	diag_error(P->ds, span_loc(loc), "a dimension size must not be "
+	diag_error(P->ds, span_loc(P, loc), "a dimension size must not be "
 		   "negative: %lld", (long long)v);
 	return 0;
 }
@@ -129,13 +129,13 @@ act_array(struct parser *P, struct tok type, struct span loc,
 
 	s->type = dtype_lookup(name, type.len);
 	if (s->type == DT_INVALID)
-		diag_error(P->ds, span_loc(loc), "unknown element type '%.*s'",
+		diag_error(P->ds, span_loc(P, loc), "unknown element type '%.*s'",
 			   (int)(type.len > 40 ? 40 : type.len), name);
 	set_dims(P, s, dims);
 	if (layout)
 		set_layout(P, s, layout);
 	if (s->type != DT_INVALID && shape_bytes(s) < 0)
-		diag_error(P->ds, span_loc(loc), "shape is too large: its size "
+		diag_error(P->ds, span_loc(P, loc), "shape is too large: its size "
 			   "overflows 64 bits");
 	return s;
 }
@@ -175,7 +175,7 @@ act_tuple(struct parser *P, struct shapes *elems, struct span loc)
 	    (P->too_deep && P->too_deep - 1 >= loc.first_off &&
 	     P->too_deep - 1 < loc.last_off)) {
 		if (!P->too_deep || P->too_deep - 1 < loc.first_off)
-			diag_error(P->ds, span_loc(loc), "tuple shapes nest "
+			diag_error(P->ds, span_loc(P, loc), "tuple shapes nest "
 				   "more than %d levels deep", SHAPE_MAX_DEPTH);
 		P->too_deep = loc.first_off + 1;
 		return s;

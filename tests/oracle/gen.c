@@ -52,9 +52,11 @@ bput(struct buf *b, const char *fmt, ...)
 }
 
 /* An array shape: type and up to three dimensions. */
+enum { GS_MAXRANK = 4 };
+
 struct gs {
-	int type, rank;
-	int d[4];
+	int type, rank;		/* rank <= GS_MAXRANK */
+	int d[GS_MAXRANK];
 };
 
 struct val {
@@ -1501,7 +1503,9 @@ branch_ops(struct gen *g, struct scope *sc)
 	char ops[3][24], br[3][32], pv[24], sh[64], name[24];
 	int nb = chance(g, 40) ? 3 : 2, n[3], k;
 	const struct val *v = any(g, sc, 15);
-	struct gs r, e[2];
+	/* e: each branch's operand, filled by branch_operand; zeroed, as
+	 * gcc -O3 cannot see that part_branch reads only what it filled. */
+	struct gs r, e[2] = {{0}};
 
 	if (!v)
 		return -1;
@@ -2093,7 +2097,8 @@ unrolled_fetches(struct gen *g, struct scope *sc, const struct val *a)
 	return 0;
 }
 
-/* The elements of a literal of shape s from dimension k, into b. */
+/* The elements of a literal of shape s from dimension k, into b.  The
+ * rank's bound is stated, so that the compiler sees d[k] inside it. */
 static void
 literal_dims(struct gen *g, struct buf *b, const struct gs *s, int k)
 {
@@ -2101,7 +2106,7 @@ literal_dims(struct gen *g, struct buf *b, const struct gs *s, int k)
 	for (int j = 0; j < s->d[k]; j++) {
 		if (j)
 			bput(b, ", ");
-		if (k + 1 < s->rank)
+		if (k + 1 < s->rank && k + 1 < GS_MAXRANK)
 			literal_dims(g, b, s, k + 1);
 		else
 			bput(b, "%d", pick(g, 5) - 2);

@@ -41,9 +41,9 @@ nested_tuples() {
 }
 
 # small_stack: what runs next gets a stack of HLOPLAN_SMALL_STACK KiB when
-# that is set (a thread of musl's has 128): the parser recurses, and deep
-# input must stop at its depth limit, not overflow.  Unset under the
-# sanitizers, whose frames are larger.
+# that is set (a thread of musl's has 128): deep input must stop at the
+# parser's depth limit, not overflow a recursion over what it built.
+# Unset under the sanitizers, whose frames are larger.
 small_stack() {
 	if [ -n "${HLOPLAN_SMALL_STACK:-}" ]; then
 		ulimit -s "$HLOPLAN_SMALL_STACK"
@@ -196,6 +196,26 @@ deep_braces)
 	# levels), on a small stack.
 	with_tail ", frontend_attributes=$(repeat 100000 '{')$(repeat 100000 '}')" \
 		>in.hlo
+	small_stack
+	run 30 0 1 in.hlo -o out.h
+	expect 1 "brackets nested too deeply" ;;
+huge_file)
+	# 3 GiB (sparse): refused from its size before a byte is read, in
+	# little time and memory.
+	truncate -s 3G in.hlo
+	run 10 64 1 in.hlo -o out.h
+	expect 1 "input larger than 1 GiB (3221225472 bytes)"
+	rm -f in.hlo ;;
+deep_layout)
+	# Layouts inside layouts 20000 deep, which no level counts: bison's
+	# stack (10,000 states) stops them; the descent by hand overflowed.
+	{
+		printf 'HloModule m\n\nENTRY main {\n  ROOT a = f32[8]{0:'
+		repeat 20000 'P(s32[1]{0:'
+		printf 'T(8)'
+		repeat 20000 '})'
+		printf '} parameter(0)\n}\n'
+	} >in.hlo
 	small_stack
 	run 30 0 1 in.hlo -o out.h
 	expect 1 "brackets nested too deeply" ;;

@@ -309,6 +309,9 @@ start_forwards(const struct module *m, const struct instr *in, int k,
 
 /* ---- fusions ------------------------------------------------------------ */
 
+static int source_path(const struct comp *f, int r, const int64_t *idx,
+		       int n, int64_t *left, int *rest);
+
 /* Past get-tuple-elements of tuples and bitcasts, the instruction of f
  * that makes the array at index idx[0..n) of instruction r (XLA's
  * FollowTupleIndirection and FollowNoOpIndirection); *rest is what is
@@ -316,10 +319,19 @@ start_forwards(const struct module *m, const struct instr *in, int k,
 static int
 source_of(const struct comp *f, int r, const int64_t *idx, int n, int *rest)
 {
+	return source_path(f, r, idx, n, NULL, rest);
+}
+
+/* source_of, with what is left of the index in left[0 .. *rest). */
+static int
+source_path(const struct comp *f, int r, const int64_t *idx, int n,
+	    int64_t *left, int *rest)
+{
 	int64_t path[SHAPE_MAX_DEPTH];
 	int np = n;
 
-	memcpy(path, idx, sizeof *idx * (size_t)n);
+	if (n)
+		memcpy(path, idx, sizeof *idx * (size_t)n);
 	for (int guard = 0; guard < f->ninstr + SHAPE_MAX_DEPTH; guard++) {
 		const struct instr *in = &f->instrs[r];
 
@@ -338,6 +350,8 @@ source_of(const struct comp *f, int r, const int64_t *idx, int n, int *rest)
 		}
 	}
 	*rest = np;
+	if (left && np)
+		memcpy(left, path, sizeof *path * (size_t)np);
 	return r;
 }
 
@@ -345,8 +359,10 @@ source_of(const struct comp *f, int r, const int64_t *idx, int n, int *rest)
  * place: its source a dynamic-update-slice of it, or element e of a
  * scatter of it (XLA's GetFusionInstructionInPlaceInputOutputPairs)? */
 static int
-fusion_updates(const struct comp *f, int64_t k, const int64_t *idx, int n)
+fusion_updates(const struct comp *f, int64_t k, int knode, const int64_t *idx,
+	       int n)
 {
+	int64_t left[SHAPE_MAX_DEPTH];
 	int rest, r, x, e = 0;
 
 	if (f->root < 0)
@@ -367,9 +383,12 @@ fusion_updates(const struct comp *f, int64_t k, const int64_t *idx, int n)
 		   f->instrs[r].nops < 1) {
 		return 0;
 	}
-	x = source_of(f, f->instrs[r].ops[e], NULL, 0, &rest);
-	return rest == 0 && opcode(&f->instrs[x]) == OP_PARAMETER &&
-	       f->instrs[x].param == k;
+	/* the parameter, or an element of a tuple parameter (XLA's pair
+	   names the operand's shape index) */
+	x = source_path(f, f->instrs[r].ops[e], NULL, 0, left, &rest);
+	return opcode(&f->instrs[x]) == OP_PARAMETER &&
+	       f->instrs[x].param == k &&
+	       node_at(&f->instrs[x].shape, left, rest) == knode;
 }
 
 /* Is instruction u elementwise on its operand slot j (XLA's
@@ -560,10 +579,9 @@ must_share(const struct module *m, const struct comp *c,
 		if (aliasing_names(c, in, k, knode, node))
 			return 1;
 		d = called_comp(m, in, "calls");
-		if (d < 0 || knode != 0 ||
-		    !node_path(&in->shape, node, idx, &depth))
+		if (d < 0 || !node_path(&in->shape, node, idx, &depth))
 			return 0;
-		return fusion_updates(&m->comps[d], k, idx, depth);
+		return fusion_updates(&m->comps[d], k, knode, idx, depth);
 	default:
 		return 0;
 	}
@@ -591,12 +609,14 @@ in_place_kind(const struct prog *p, const struct comp *c,
 		return must && same_layout(&moved, out) ? IP_MUST : IP_NONE;
 	}
 	if (!same_layout(os, out)) {
-		/* A kernel that updates an operand in place through a bitcast
-		 * (XLA pairs them whatever the shapes); a fusion that reads it
-		 * elementwise into the same bytes (the GPU's hint: as many
-		 * elements of one width). */
-		if (target_size(&p->opt, os) != target_size(&p->opt, out) ||
-		    !(must || (op == OP_FUSION && p->opt.target == TARGET_GPU &&
+		/* On the GPU, a kernel that updates an operand in place
+		 * through a bitcast (XLA pairs them whatever the shapes); a
+		 * fusion that reads it elementwise into the same bytes (the
+		 * GPU's hint: as many elements of one width). */
+		if (p->opt.target != TARGET_GPU ||	/* TPU tiles move
+							   elements */
+		    target_size(&p->opt, os) != target_size(&p->opt, out) ||
+		    !(must || (op == OP_FUSION &&
 			       shape_elements(os) == shape_elements(out) &&
 			       dtype_bits(os->type) == dtype_bits(out->type))))
 			return IP_NONE;

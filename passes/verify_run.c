@@ -1152,6 +1152,32 @@ element_of(struct vr *v, int ob, int64_t e, int n)
 /* A done: its operands and the start's stay intact until now; it hands
  * back what the start made (element 1 of a tuple start; a copy-start's
  * element 0), else it is a kernel. */
+/* recv-done: (data, token); the data is what the recv received, its {0}
+ * (the recv may be in an earlier iteration, passed on in a tuple). */
+static void
+run_recv_done(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], n = v->nsub[base], ob, src;
+
+	if (in->nops < 1 || !shape_is_tuple(v->nshape[base]) || n < 2) {
+		run_kernel(v, c, i, who);
+		return;
+	}
+	ob = v->posbase[c][in->ops[0]];
+	need_all(v, ob, who);
+	src = element_of(v, ob, 0, v->nsub[base + 1]);
+	if (src < 0 || shape_is_tuple(v->nshape[src]) !=
+			       shape_is_tuple(v->nshape[base + 1])) {
+		run_kernel(v, c, i, who);
+		return;
+	}
+	define(v, base, who);
+	forward_tree(v, base + 1, src, v->nsub[base + 1], who);
+	for (int node = 1 + v->nsub[base + 1]; node < n; node++)
+		define(v, base + node, who);
+}
+
 static void
 run_done(struct vr *v, int c, int i, int s, int who)
 {
@@ -1167,17 +1193,8 @@ run_done(struct vr *v, int c, int i, int s, int who)
 	case OP_SEND_DONE:	/* only waits: its token is new */
 		run_kernel(v, c, i, who);
 		return;
-	case OP_RECV_DONE:	/* (data, token): the data is recv{0} */
-		src = shape_is_tuple(v->nshape[base]) && n > 1 ?
-		      element_of(v, ob, 0, v->nsub[base + 1]) : -1;
-		if (src < 0) {
-			run_kernel(v, c, i, who);
-			return;
-		}
-		define(v, base, who);
-		forward_tree(v, base + 1, src, v->nsub[base + 1], who);
-		for (int node = 1 + v->nsub[base + 1]; node < n; node++)
-			define(v, base + node, who);
+	case OP_RECV_DONE:
+		run_recv_done(v, c, i, who);
 		return;
 	default:
 		break;
@@ -1385,6 +1402,7 @@ run_instr(struct vr *v, int c, int i, const int *args)
 		break;
 	case OP_COPY_START: run_copy_start(v, c, i, who); return;
 	case OP_SEND: run_send(v, c, i, who); return;
+	case OP_RECV_DONE: run_recv_done(v, c, i, who); return;
 	case OP_WHILE: run_while(v, c, i, who); return;
 	case OP_CONDITIONAL: run_conditional(v, c, i, who); return;
 	case OP_CALL: run_call(v, c, i, who); return;

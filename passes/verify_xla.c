@@ -94,7 +94,19 @@ aliased(const struct comp *c, const struct instr *in, int k, int knode,
  * idx[0..n) of instruction r's output, past tuples, get-tuple-elements
  * and bitcasts; *left: how much of the index is left to apply to it. */
 static int
+writer_rest(const struct comp *f, int r, const int64_t *idx, int n,
+	    int *left, int64_t *rem);
+
+static int
 writer(const struct comp *f, int r, const int64_t *idx, int n, int *left)
+{
+	return writer_rest(f, r, idx, n, left, NULL);
+}
+
+/* writer, with what is left of the index in rem[0 .. *left). */
+static int
+writer_rest(const struct comp *f, int r, const int64_t *idx, int n,
+	    int *left, int64_t *rem)
 {
 	int64_t st[2 * SHAPE_MAX_DEPTH];
 	int top = 0;
@@ -115,13 +127,18 @@ writer(const struct comp *f, int r, const int64_t *idx, int n, int *left)
 			break;
 	}
 	*left = top;
+	for (int d = 0; rem && d < top; d++)
+		rem[d] = st[top - 1 - d];
 	return r;
 }
 
-/* Does the fusion's output at idx update parameter k where it lies? */
+/* Does the fusion's output at idx update node knode of parameter k where
+ * it lies (an element of a tuple parameter too)? */
 static int
-updates(const struct comp *f, int64_t k, const int64_t *idx, int n)
+updates(const struct comp *f, int64_t k, int knode, const int64_t *idx,
+	int n)
 {
+	int64_t rem[2 * SHAPE_MAX_DEPTH];
 	int left, r = writer(f, f->root, idx, n, &left), e = 0, x;
 
 	if (left == 1 && n >= 1) {	/* an element of a tuple scatter */
@@ -135,9 +152,10 @@ updates(const struct comp *f, int64_t k, const int64_t *idx, int n)
 	}
 	if (e >= f->instrs[r].nops)
 		return 0;
-	x = writer(f, f->instrs[r].ops[e], NULL, 0, &left);
-	return !left && op_of(&f->instrs[x]) == OP_PARAMETER &&
-	       f->instrs[x].param == k;
+	x = writer_rest(f, f->instrs[r].ops[e], NULL, 0, &left, rem);
+	return op_of(&f->instrs[x]) == OP_PARAMETER &&
+	       f->instrs[x].param == k && left <= SHAPE_MAX_DEPTH &&
+	       node_of(&f->instrs[x].shape, rem, left) == knode;
 }
 
 /* Is u elementwise on its operand slot j (a dynamic-update-slice on the
@@ -387,13 +405,13 @@ vx_over(const struct module *m, const struct comp *c, const struct instr *in,
 	case OP_FUSION:
 		if (aliased(c, in, k, knode, node))
 			return 1;
-		if (knode != 0 || (n = index_of(&in->shape, node, idx)) < 0)
+		if ((n = index_of(&in->shape, node, idx)) < 0)
 			return 0;
 		for (int j = 0; j < in->ncall; j++)
 			if (!strcmp(in->callkey[j], "calls") &&
-			    updates(&m->comps[in->calls[j]], k, idx, n))
+			    updates(&m->comps[in->calls[j]], k, knode, idx, n))
 				return 1;
-		return fusion_takes_over(m, in, k, node);
+		return knode == 0 && fusion_takes_over(m, in, k, node);
 	case OP_ALL_REDUCE:
 		if (knode != 0 || !strcmp(in->op->name, "all-reduce-start"))
 			return 0;

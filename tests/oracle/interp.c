@@ -723,7 +723,13 @@ alias_row(struct interp *st, int c, int i)
 		if (contract_in_place(st->m, in, (const struct shape *const *)
 				      f->as[i], node, &k, &j) &&
 		    k < in->nops && j < shape_nodes(f->as[i][k]) &&
-		    k < 1 << 14 && j < 1 << 16) {
+		    k < 1 << 14 && j < 1 << 16 &&
+		    (!st->pl || st->pl->target != TARGET_TPU ||
+		     shape_equal(node_shape(&in->shape, node),
+				 node_shape(f->as[i][k], j)))) {
+			/* (on the TPU a bitcast between shapes tiled apart
+			   moves elements: no kernel runs in place across
+			   it, and the plan keeps them apart) */
 			row[node] = k << 16 | j;
 			any = 1;
 		}

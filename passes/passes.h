@@ -207,6 +207,8 @@ int value_rule(const struct instr *in, int64_t *elem);
  * (while, conditional, call), rather than inside one kernel? */
 int runs_program(const struct instr *in);
 
+/* The preorder node at shape index idx[0 .. n) of s, or -1. */
+int shape_node_at(const struct shape *s, const int64_t *idx, int n);
 /* The array at preorder node `node` of s, or NULL (a tuple, or none). */
 const struct shape *shape_array_at(const struct shape *s, int node);
 

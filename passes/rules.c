@@ -132,8 +132,8 @@ read_index(const char **q, const char *end, int64_t *idx)
 	}
 }
 
-static int
-node_at(const struct shape *s, const int64_t *idx, int n)
+int
+shape_node_at(const struct shape *s, const int64_t *idx, int n)
 {
 	int node = 0;
 
@@ -146,6 +146,43 @@ node_at(const struct shape *s, const int64_t *idx, int n)
 	return node;
 }
 
+/* The pairs of output_to_operand_aliasing={{out}: (k, {in}), ...}, one a
+ * call: the output index in oi[0 .. *no), the operand in *k, its index in
+ * ii[0 .. *ni).  0 when there is no pair left (or the text is not one). */
+struct pairs {
+	const char *q, *end;
+};
+
+static int
+next_pair(struct pairs *r, int64_t *oi, int *no, int64_t *k, int64_t *ii,
+	  int *ni)
+{
+	const char **q = &r->q, *end = r->end;
+
+	while (*q < end && (**q == ' ' || **q == ')' || **q == ','))
+		(*q)++;
+	if (*q >= end || **q == '}' || (*no = read_index(q, end, oi)) < 0)
+		return 0;
+	while (*q < end && (**q == ' ' || **q == ':' || **q == '('))
+		(*q)++;
+	for (*k = 0; *q < end && **q >= '0' && **q <= '9' && *k < 1000000;
+	     (*q)++)
+		*k = *k * 10 + (**q - '0');
+	while (*q < end && (**q == ' ' || **q == ','))
+		(*q)++;
+	return (*ni = read_index(q, end, ii)) >= 0;
+}
+
+static struct pairs
+pairs_of(const struct attr *at)
+{
+	struct pairs r = {at->val, at->val + at->vlen};
+
+	if (r.q < r.end && *r.q == '{')
+		r.q++;
+	return r;
+}
+
 /* output_to_operand_aliasing={{out}: (k, {in}), ...}: does it write output
  * node `node` of in over node `knode` of operand k? */
 static int
@@ -153,35 +190,18 @@ aliasing_names(const struct comp *c, const struct instr *in, int k,
 	       int knode, int node)
 {
 	const struct attr *at = instr_attr(in, "output_to_operand_aliasing");
-	const char *q, *end;
 	int64_t oi[SHAPE_MAX_DEPTH], ii[SHAPE_MAX_DEPTH], opnd;
 	int no, ni;
+	struct pairs r;
 
 	if (!at)
 		return 0;
-	q = at->val;
-	end = at->val + at->vlen;
-	if (q < end && *q == '{')
-		q++;
-	while (q < end) {
-		if ((no = read_index(&q, end, oi)) < 0)
-			return 0;
-		while (q < end && (*q == ' ' || *q == ':' || *q == '('))
-			q++;
-		for (opnd = 0; q < end && *q >= '0' && *q <= '9'; q++)
-			opnd = opnd * 10 + (*q - '0');
-		while (q < end && (*q == ' ' || *q == ','))
-			q++;
-		if ((ni = read_index(&q, end, ii)) < 0)
-			return 0;
-		if (opnd == k && node_at(&in->shape, oi, no) == node &&
-		    node_at(&c->instrs[in->ops[k]].shape, ii, ni) == knode)
+	r = pairs_of(at);
+	while (next_pair(&r, oi, &no, &opnd, ii, &ni))
+		if (opnd == k && shape_node_at(&in->shape, oi, no) == node &&
+		    shape_node_at(&c->instrs[in->ops[k]].shape, ii, ni) ==
+			    knode)
 			return 1;
-		while (q < end && (*q == ' ' || *q == ')' || *q == ','))
-			q++;
-		if (q < end && *q == '}')
-			break;
-	}
 	return 0;
 }
 
@@ -195,9 +215,9 @@ done_aliases(const struct comp *c, const struct instr *in, int k, int knode,
 {
 	const struct instr *start = in;
 	const struct attr *at;
-	const char *q, *end;
 	int64_t oi[SHAPE_MAX_DEPTH], ii[SHAPE_MAX_DEPTH + 2], opnd;
 	int no, ni, guard = 0;
+	struct pairs r;
 
 	if (k != 0 || in->nops < 1)
 		return 0;
@@ -208,31 +228,15 @@ done_aliases(const struct comp *c, const struct instr *in, int k, int knode,
 	if (opcode(start) != OP_ASYNC_START ||
 	    !(at = instr_attr(start, "output_to_operand_aliasing")))
 		return 0;
-	q = at->val;
-	end = at->val + at->vlen;
-	if (q < end && *q == '{')
-		q++;
-	while (q < end) {
-		if ((no = read_index(&q, end, oi)) < 0)
-			return 0;
-		while (q < end && (*q == ' ' || *q == ':' || *q == '('))
-			q++;
-		for (opnd = 0; q < end && *q >= '0' && *q <= '9'; q++)
-			opnd = opnd * 10 + (*q - '0');
-		while (q < end && (*q == ' ' || *q == ','))
-			q++;
-		if ((ni = read_index(&q, end, ii + 2)) < 0)
-			return 0;
+	r = pairs_of(at);
+	while (next_pair(&r, oi, &no, &opnd, ii + 2, &ni)) {
 		ii[0] = 0;
 		ii[1] = opnd;
 		if (no >= 1 && oi[0] == 1 &&
-		    node_at(&in->shape, oi + 1, no - 1) == node &&
-		    node_at(&c->instrs[in->ops[0]].shape, ii, ni + 2) == knode)
+		    shape_node_at(&in->shape, oi + 1, no - 1) == node &&
+		    shape_node_at(&c->instrs[in->ops[0]].shape, ii, ni + 2) ==
+			    knode)
 			return 1;
-		while (q < end && (*q == ' ' || *q == ')' || *q == ','))
-			q++;
-		if (q < end && *q == '}')
-			break;
 	}
 	return 0;
 }
@@ -388,7 +392,7 @@ fusion_updates(const struct comp *f, int64_t k, int knode, const int64_t *idx,
 	x = source_path(f, f->instrs[r].ops[e], NULL, 0, left, &rest);
 	return opcode(&f->instrs[x]) == OP_PARAMETER &&
 	       f->instrs[x].param == k &&
-	       node_at(&f->instrs[x].shape, left, rest) == knode;
+	       shape_node_at(&f->instrs[x].shape, left, rest) == knode;
 }
 
 /* Is instruction u elementwise on its operand slot j (XLA's

@@ -27,21 +27,6 @@ shape_child(const struct shape *s, int i)
 	return n;
 }
 
-/* The node at a shape index path, or -1. */
-static int
-node_of_path(const struct shape *s, const int64_t *idx, int n)
-{
-	int node = 0;
-
-	for (int k = 0; k < n; k++) {
-		if (!shape_is_tuple(s) || idx[k] < 0 || idx[k] >= s->nelem)
-			return -1;
-		node += shape_child(s, (int)idx[k]);
-		s = &s->elems[idx[k]];
-	}
-	return node;
-}
-
 int
 prog_find(struct prog *p, int v)
 {
@@ -601,8 +586,8 @@ join_aliases(struct prog *p)
 
 		if (pi < 0 || e->root < 0)
 			continue;
-		on = node_of_path(&e->instrs[e->root].shape, a->out, a->nout);
-		pn = node_of_path(&e->instrs[pi].shape, a->pidx, a->npidx);
+		on = shape_node_at(&e->instrs[e->root].shape, a->out, a->nout);
+		pn = shape_node_at(&e->instrs[pi].shape, a->pidx, a->npidx);
 		if (on < 0 || pn < 0) {
 			diag_error(p->ds, m->loc, "input_output_alias entry "
 				   "%d names an index that does not exist", k);
@@ -624,11 +609,11 @@ aliased_output(struct prog *p, int on, int v)
 	for (int k = 0; k < m->nalias; k++) {
 		const struct alias *a = &m->aliases[k];
 		int pi = a->param < e->nparam ? e->params[a->param] : -1;
-		int pn = pi >= 0 ? node_of_path(&e->instrs[pi].shape, a->pidx,
+		int pn = pi >= 0 ? shape_node_at(&e->instrs[pi].shape, a->pidx,
 						a->npidx) : -1;
 
 		if (pn >= 0 && p->nodebase[m->entry][pi] >= 0 &&
-		    node_of_path(&e->instrs[e->root].shape, a->out,
+		    shape_node_at(&e->instrs[e->root].shape, a->out,
 				 a->nout) == on &&
 		    prog_find(p, prog_val(p, m->entry, pi, pn)) ==
 			    prog_find(p, v))
@@ -648,7 +633,7 @@ param_survives(const struct prog *p, int v)
 		return 0;
 	for (int k = 0; k < m->nalias; k++)
 		if (m->aliases[k].param == in->param &&
-		    node_of_path(&in->shape, m->aliases[k].pidx,
+		    shape_node_at(&in->shape, m->aliases[k].pidx,
 				 m->aliases[k].npidx) == x->node)
 			return 0;
 	return 1;

@@ -216,8 +216,10 @@ hand_over(struct lv *x, const struct join *j)
 	case J_WHILE_INIT:
 		return pt(p->loops[x->loop_of[p->time[j->comp][j->instr]]].start,
 			  PT_BEFORE1);
-	case J_WHILE_ROOT:
-		return da >= pt(p->lo[j->callee], PT_BEFORE0) &&
+	case J_WHILE_ROOT:	/* (a state passed on as it is is its
+				   init's bytes, older than this iteration) */
+		return !(p->values[j->a].flags & VAL_SAME) &&
+		       da >= pt(p->lo[j->callee], PT_BEFORE0) &&
 		       da <= pt(hi, PT_AFTER1) ? pt(hi, PT_AFTER1) :
 						 pt(hi, PT_AFTER0);
 	case J_BRANCH:

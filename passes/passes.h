@@ -84,6 +84,9 @@ enum { VAL_PHI = 1 << 8 };
 /* A value that a copy writes, not its instruction (an entry output with a
  * buffer of its own): its position forwards. */
 enum { VAL_COPY = 1 << 10 };
+/* A loop's state that its body passes on as it is: one value with its init
+ * (values.c), so not made anew in an enclosing loop's iteration. */
+enum { VAL_SAME = 1 << 11 };
 
 /* Sharing the model asks for; copies.c joins the two values, or, when they
  * are live at once, keeps them apart and has the runtime copy one into the

@@ -290,7 +290,7 @@ do_while(struct prog *p, int c, int i)
 			add_join(p, J_WHILE_ROOT, p->nodeval[rb + k], phi[k],
 				 c, i, body);
 		else if (!(p->values[p->nodeval[ib + k]].flags & BUF_CONST) &&
-			 !(c == p->m->entry && i == p->m->comps[c].root))
+			 !(c == p->m->entry && i == p->m->comps[c].root)) {
 			/* a phi of one value is that value (XLA's SSA form):
 			   the state the body passes on as it is.  A constant's
 			   is left to copies.c, which keeps constants out of
@@ -298,6 +298,8 @@ do_while(struct prog *p, int c, int i)
 			   that is the entry's ROOT, whose places are the
 			   outputs' */
 			prog_union(p, p->nodeval[ib + k], phi[k]);
+			p->values[phi[k]].flags |= VAL_SAME;
+		}
 }
 
 static void

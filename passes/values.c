@@ -520,8 +520,8 @@ do_send(struct prog *p, int c, int i)
 
 	define_tree(p, c, i, s, 0, 0);
 	if (in->nops >= 1 && shape_is_tuple(s) && s->nelem >= 1 &&
-	    shape_nodes(&s->elems[0]) ==
-		    shape_nodes(&p->m->comps[c].instrs[in->ops[0]].shape))
+	    shape_equal(&s->elems[0],	/* (else the send copies) */
+			&p->m->comps[c].instrs[in->ops[0]].shape))
 		forward(p, c, i, 1, 0, 0, shape_nodes(&s->elems[0]));
 }
 
@@ -537,7 +537,7 @@ do_recv_done(struct prog *p, int c, int i)
 		return;
 	os = &p->m->comps[c].instrs[in->ops[0]].shape;
 	if (shape_is_tuple(os) && os->nelem >= 1 &&
-	    shape_nodes(&os->elems[0]) == shape_nodes(&s->elems[0]))
+	    shape_equal(&os->elems[0], &s->elems[0]))
 		forward(p, c, i, 1, 0, 1, shape_nodes(&s->elems[0]));
 }
 

@@ -1167,8 +1167,9 @@ run_recv_done(struct vr *v, int c, int i, int who)
 	ob = v->posbase[c][in->ops[0]];
 	need_all(v, ob, who);
 	src = element_of(v, ob, 0, v->nsub[base + 1]);
-	if (src < 0 || shape_is_tuple(v->nshape[src]) !=
-			       shape_is_tuple(v->nshape[base + 1])) {
+	if (src < 0 || !shape_is_tuple(&v->m->comps[c].instrs[in->ops[0]].shape) ||
+	    !shape_equal(&in->shape.elems[0],
+			 &v->m->comps[c].instrs[in->ops[0]].shape.elems[0])) {
 		run_kernel(v, c, i, who);
 		return;
 	}
@@ -1223,8 +1224,10 @@ run_send(struct vr *v, int c, int i, int who)
 	int base = v->posbase[c][i], n = v->nsub[base], ob, n0;
 
 	if (in->nops < 1 || !shape_is_tuple(v->nshape[base]) || n < 2 ||
-	    v->nsub[ob = v->posbase[c][in->ops[0]]] != (n0 = v->nsub[base + 1])) {
-		run_kernel(v, c, i, who);
+	    v->nsub[ob = v->posbase[c][in->ops[0]]] != (n0 = v->nsub[base + 1]) ||
+	    !shape_equal(&in->shape.elems[0],
+			 &v->m->comps[c].instrs[in->ops[0]].shape)) {
+		run_kernel(v, c, i, who);	/* (another type: a copy) */
 		return;
 	}
 	for (int k = 0; k < in->nops; k++)

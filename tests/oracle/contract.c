@@ -193,7 +193,10 @@ contract_forward(const struct instr *in, const struct shape *const *as,
 		    !shape_is_tuple(as[0]) == (opcode(in) == OP_RECV_DONE))
 			return 0;
 		*j = opcode(in) == OP_SEND ? at : child(as[0], 0) + at;
-		return is_array(&in->shape, node);
+		/* (only the same array: a send of another type copies) */
+		return is_array(&in->shape, node) &&
+		       shape_equal(at_node(&in->shape, node),
+				   at_node(as[0], *j));
 	default:
 		break;
 	}

@@ -34,7 +34,7 @@ cmp_desc(const void *a, const void *b)
  * runs in a loop or a computation run more than once, which double
  * buffering decides about; a parameter that survives the call). */
 struct facts {
-	int *flags, *space, *looped;
+	int *flags, *space, *fixed;
 	int64_t *size;
 };
 
@@ -47,7 +47,7 @@ gather(struct prog *p, struct facts *f)
 
 	f->flags = pool_alloc(p->pool, sizeof(int) * n);
 	f->space = pool_alloc(p->pool, sizeof(int) * n);
-	f->looped = pool_alloc(p->pool, sizeof(int) * n);
+	f->fixed = pool_alloc(p->pool, sizeof(int) * n);
 	f->size = pool_alloc(p->pool, sizeof(int64_t) * n);
 	for (int l = 0; l < p->nloop; l++)
 		for (int32_t t = p->loops[l].start; t <= p->loops[l].end; t++)
@@ -62,7 +62,7 @@ gather(struct prog *p, struct facts *f)
 		f->flags[r] |= x->flags;
 		if (p->wide[x->comp] || inloop[p->time[x->comp][x->instr]] ||
 		    (param_survives(p, v)))
-			f->looped[r] = 1;
+			f->fixed[r] = 1;
 		if (shape_is_tuple(x->shape)) {
 			f->space[r] = -1;
 			continue;
@@ -90,7 +90,7 @@ colocate(struct prog *p)
 	temps = pool_alloc(p->pool, sizeof *temps * (size_t)(p->nval + 1));
 	for (int v = 0; v < p->nval; v++) {
 		if (prog_find(p, v) != v || f.space[v] < 0 || f.size[v] <= 0 ||
-		    f.looped[v] || (f.flags[v] & (BUF_CONST | BUF_TABLE)))
+		    f.fixed[v] || (f.flags[v] & (BUF_CONST | BUF_TABLE)))
 			continue;
 		if (f.flags[v] & (BUF_PARAM | BUF_OUTPUT))
 			hosts[nh++] = (struct host){v, f.size[v]};

@@ -244,6 +244,9 @@ void fill_values(struct prog *p);
 enum { IP_NONE, IP_MAY, IP_MUST };
 int in_place_kind(const struct prog *p, const struct comp *c,
 		  const struct instr *in, int k, int knode, int node);
+/* in_place_kind == IP_MUST, without looking for what may share. */
+int in_place_must(const struct prog *p, const struct comp *c,
+		  const struct instr *in, int k, int knode, int node);
 /* Does value v hold an entry parameter's bytes that must survive the call
  * (not donated by input_output_alias, and no --reuse-params)? */
 int param_survives(const struct prog *p, int v);

@@ -313,23 +313,14 @@ start_forwards(const struct module *m, const struct instr *in, int k,
 
 /* ---- fusions ------------------------------------------------------------ */
 
-static int source_path(const struct comp *f, int r, const int64_t *idx,
-		       int n, int64_t *left, int *rest);
-
 /* Past get-tuple-elements of tuples and bitcasts, the instruction of f
  * that makes the array at index idx[0..n) of instruction r (XLA's
- * FollowTupleIndirection and FollowNoOpIndirection); *rest is what is
- * left of the index (0 when it ends at an array). */
+ * FollowTupleIndirection and FollowNoOpIndirection); *rest is how much of
+ * the index is left (0 when it ends at an array), in left[0 .. *rest)
+ * when left is not NULL. */
 static int
-source_of(const struct comp *f, int r, const int64_t *idx, int n, int *rest)
-{
-	return source_path(f, r, idx, n, NULL, rest);
-}
-
-/* source_of, with what is left of the index in left[0 .. *rest). */
-static int
-source_path(const struct comp *f, int r, const int64_t *idx, int n,
-	    int64_t *left, int *rest)
+source_of(const struct comp *f, int r, const int64_t *idx, int n,
+	  int64_t *left, int *rest)
 {
 	int64_t path[SHAPE_MAX_DEPTH];
 	int np = n;
@@ -371,12 +362,12 @@ fusion_updates(const struct comp *f, int64_t k, int knode, const int64_t *idx,
 
 	if (f->root < 0)
 		return 0;
-	r = source_of(f, f->root, idx, n, &rest);
+	r = source_of(f, f->root, idx, n, NULL, &rest);
 	if (opcode(&f->instrs[r]) == OP_SCATTER &&
 	    shape_is_tuple(&f->instrs[r].shape) && rest == 1) {
 		int64_t i0;
 
-		r = source_of(f, f->root, idx, n - 1, &rest);
+		r = source_of(f, f->root, idx, n - 1, NULL, &rest);
 		i0 = idx[n - 1];
 		if (opcode(&f->instrs[r]) != OP_SCATTER || rest != 0 ||
 		    i0 >= f->instrs[r].nops)
@@ -389,7 +380,7 @@ fusion_updates(const struct comp *f, int64_t k, int knode, const int64_t *idx,
 	}
 	/* the parameter, or an element of a tuple parameter (XLA's pair
 	   names the operand's shape index) */
-	x = source_path(f, f->instrs[r].ops[e], NULL, 0, left, &rest);
+	x = source_of(f, f->instrs[r].ops[e], NULL, 0, left, &rest);
 	return opcode(&f->instrs[x]) == OP_PARAMETER &&
 	       f->instrs[x].param == k &&
 	       shape_node_at(&f->instrs[x].shape, left, rest) == knode;
@@ -591,9 +582,11 @@ must_share(const struct module *m, const struct comp *c,
 	}
 }
 
-int
-in_place_kind(const struct prog *p, const struct comp *c,
-	      const struct instr *in, int k, int knode, int node)
+/* in_place_kind; with may 0 it stops at IP_MUST and never walks a fused
+ * computation (what the values pass asks of every instruction). */
+static int
+kind(const struct prog *p, const struct comp *c, const struct instr *in,
+     int k, int knode, int node, int may)
 {
 	const struct shape *out = shape_array_at(&in->shape, node), *os;
 	int64_t idx[SHAPE_MAX_DEPTH];
@@ -627,8 +620,8 @@ in_place_kind(const struct prog *p, const struct comp *c,
 	}
 	if (must)
 		return IP_MUST;
-	if (c->instrs[in->ops[k]].op &&
-	    opcode(&c->instrs[in->ops[k]]) == OP_CONSTANT)
+	if (!may || (c->instrs[in->ops[k]].op &&
+	    opcode(&c->instrs[in->ops[k]]) == OP_CONSTANT))
 		return IP_NONE;
 	switch (op) {
 	case OP_FUSION:
@@ -647,4 +640,18 @@ in_place_kind(const struct prog *p, const struct comp *c,
 		return knode == 0 && in->op &&
 		       (in->op->flags & OPF_ELEMENTWISE) ? IP_MAY : IP_NONE;
 	}
+}
+
+int
+in_place_kind(const struct prog *p, const struct comp *c,
+	      const struct instr *in, int k, int knode, int node)
+{
+	return kind(p, c, in, k, knode, node, 1);
+}
+
+int
+in_place_must(const struct prog *p, const struct comp *c,
+	      const struct instr *in, int k, int knode, int node)
+{
+	return kind(p, c, in, k, knode, node, 0) == IP_MUST;
 }

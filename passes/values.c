@@ -470,8 +470,8 @@ do_start(struct prog *p, int c, int i)
 		define_tree(p, c, i, &s->elems[k], shape_child(s, k), 0);
 	for (int k = 0; k < in->nops; k++)	/* a result that may be an
 						   operand as it is */
-		if (in_place_kind(p, &p->m->comps[c], in, k, 0,
-				  shape_child(s, 1)) == IP_MUST)
+		if (in_place_must(p, &p->m->comps[c], in, k, 0,
+				  shape_child(s, 1)))
 			add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[k], 0),
 				 prog_val(p, c, i, shape_child(s, 1)), c, i,
 				 -1);
@@ -486,6 +486,20 @@ do_start(struct prog *p, int c, int i)
 			shape_nodes(&e0->elems[k]));
 }
 
+/* The operand k and its node *kn that output node `node` of in must be
+ * written over, if any (the first: XLA pairs an output with one). */
+static int
+must_pair(const struct prog *p, const struct comp *cp, const struct instr *in,
+	  int node, int *k, int *kn)
+{
+	for (*k = 0; *k < in->nops; (*k)++)
+		for (*kn = 0; *kn < shape_nodes(&cp->instrs[in->ops[*k]].shape);
+		     (*kn)++)
+			if (in_place_must(p, cp, in, *k, *kn, node))
+				return 1;
+	return 0;
+}
+
 /* An op that updates an operand in place writes into its buffer: each
  * output node joins the operand node it must be written over. */
 static void
@@ -495,19 +509,13 @@ do_in_place(struct prog *p, int c, int i)
 	const struct instr *in = &cp->instrs[i];
 
 	define_tree(p, c, i, &in->shape, 0, 0);
-	for (int node = 0, nn = shape_nodes(&in->shape); node < nn; node++)
-		for (int k = 0, found = 0; k < in->nops && !found; k++)
-			for (int kn = 0, n = shape_nodes(&cp->instrs[in->ops[k]]
-							 .shape);
-			     kn < n && !found; kn++)
-				if (in_place_kind(p, cp, in, k, kn, node) ==
-				    IP_MUST) {
-					add_join(p, J_IN_PLACE,
-						 prog_val(p, c, in->ops[k], kn),
-						 prog_val(p, c, i, node), c, i,
-						 -1);
-					found = 1;
-				}
+	for (int node = 0, nn = shape_nodes(&in->shape); node < nn; node++) {
+		int k, kn;
+
+		if (must_pair(p, cp, in, node, &k, &kn))
+			add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[k], kn),
+				 prog_val(p, c, i, node), c, i, -1);
+	}
 }
 
 /* send: element 0 is its operand, kept until the send-done; the context

@@ -92,21 +92,11 @@ aliased(const struct comp *c, const struct instr *in, int k, int knode,
 
 /* The instruction of fused computation f that writes the array at index
  * idx[0..n) of instruction r's output, past tuples, get-tuple-elements
- * and bitcasts; *left: how much of the index is left to apply to it. */
+ * and bitcasts; *left: how much of the index is left to apply to it, in
+ * rem[0 .. *left) when rem is not NULL. */
 static int
-writer_rest(const struct comp *f, int r, const int64_t *idx, int n,
-	    int *left, int64_t *rem);
-
-static int
-writer(const struct comp *f, int r, const int64_t *idx, int n, int *left)
-{
-	return writer_rest(f, r, idx, n, left, NULL);
-}
-
-/* writer, with what is left of the index in rem[0 .. *left). */
-static int
-writer_rest(const struct comp *f, int r, const int64_t *idx, int n,
-	    int *left, int64_t *rem)
+writer(const struct comp *f, int r, const int64_t *idx, int n, int *left,
+       int64_t *rem)
 {
 	int64_t st[2 * SHAPE_MAX_DEPTH];
 	int top = 0;
@@ -139,10 +129,10 @@ updates(const struct comp *f, int64_t k, int knode, const int64_t *idx,
 	int n)
 {
 	int64_t rem[2 * SHAPE_MAX_DEPTH];
-	int left, r = writer(f, f->root, idx, n, &left), e = 0, x;
+	int left, r = writer(f, f->root, idx, n, &left, NULL), e = 0, x;
 
 	if (left == 1 && n >= 1) {	/* an element of a tuple scatter */
-		r = writer(f, f->root, idx, n - 1, &left);
+		r = writer(f, f->root, idx, n - 1, &left, NULL);
 		e = (int)idx[n - 1];
 		if (left || op_of(&f->instrs[r]) != OP_SCATTER)
 			return 0;
@@ -152,7 +142,7 @@ updates(const struct comp *f, int64_t k, int knode, const int64_t *idx,
 	}
 	if (e >= f->instrs[r].nops)
 		return 0;
-	x = writer_rest(f, f->instrs[r].ops[e], NULL, 0, &left, rem);
+	x = writer(f, f->instrs[r].ops[e], NULL, 0, &left, rem);
 	return op_of(&f->instrs[x]) == OP_PARAMETER &&
 	       f->instrs[x].param == k && left <= SHAPE_MAX_DEPTH &&
 	       node_of(&f->instrs[x].shape, rem, left) == knode;

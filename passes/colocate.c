@@ -1,9 +1,10 @@
-/* Colocation: a temporary goes inside the buffer of a donated parameter
- * or of an output, where that buffer holds nothing live (after the
- * parameter's last read, before the output is written), when it fits in
- * its bytes: XLA's buffer assignment does the same with such allocations.
- * A box inside another's hull and bytes leaves the packer less to place,
- * never more. */
+/* Colocation: a temporary goes inside the buffer of another set where
+ * that buffer holds nothing live, when it fits in its bytes: a donated
+ * parameter after its last read, an output before it is written, a loop's
+ * state between its last read in an iteration and the next state's write
+ * (XLA's heap simulator places values of one buffer apart in time the same
+ * way).  A box inside another's hull and bytes leaves the packer less to
+ * place, never more. */
 #include <stdlib.h>
 
 #include "passes/passes.h"
@@ -30,13 +31,26 @@ cmp_desc(const void *a, const void *b)
 }
 
 /* Per root: its flags, its space (-1: mixed or tables) and its largest
- * array's bytes on the target; whether it stays as it is (a value that
- * runs in a loop or a computation run more than once, which double
- * buffering decides about; a parameter that survives the call). */
+ * array's bytes on the target; whether it stays as it is (a value of a
+ * computation run more than once, or in a loop when double buffering may
+ * give it slots; a parameter that survives the call). */
 struct facts {
 	int *flags, *space, *fixed;
 	int64_t *size;
 };
+
+/* Is there a point inside the hull of root r's spans that none of them
+ * covers, with room for a span of its own? */
+static int
+has_hole(const struct prog *p, int r)
+{
+	const struct segset *s = &p->sets[r];
+
+	for (int k = 1; k < s->n; k++)
+		if (s->s[k].lo - s->top[k - 1] >= 2)
+			return 1;
+	return 0;
+}
 
 static void
 gather(struct prog *p, struct facts *f)
@@ -44,6 +58,8 @@ gather(struct prog *p, struct facts *f)
 	size_t n = (size_t)(p->nval + 1);
 	int32_t *inloop = pool_alloc(p->pool, sizeof(int32_t) *
 					      (size_t)(p->ntime + 1));
+	const char **dep = pool_alloc(p->pool, sizeof(char *) *
+					       (size_t)(p->m->ncomp + 1));
 
 	f->flags = pool_alloc(p->pool, sizeof(int) * n);
 	f->space = pool_alloc(p->pool, sizeof(int) * n);
@@ -60,8 +76,9 @@ gather(struct prog *p, struct facts *f)
 		int64_t b;
 
 		f->flags[r] |= x->flags;
-		if (p->wide[x->comp] || inloop[p->time[x->comp][x->instr]] ||
-		    (param_survives(p, v)))
+		if (p->wide[x->comp] || (inloop[p->time[x->comp][x->instr]] &&
+		    wanted_slots(p, x->comp, x->instr, dep)) ||
+		    param_survives(p, v))
 			f->fixed[r] = 1;
 		if (shape_is_tuple(x->shape)) {
 			f->space[r] = -1;
@@ -92,7 +109,7 @@ colocate(struct prog *p)
 		if (prog_find(p, v) != v || f.space[v] < 0 || f.size[v] <= 0 ||
 		    f.fixed[v] || (f.flags[v] & (BUF_CONST | BUF_TABLE)))
 			continue;
-		if (f.flags[v] & (BUF_PARAM | BUF_OUTPUT))
+		if ((f.flags[v] & (BUF_PARAM | BUF_OUTPUT)) || has_hole(p, v))
 			hosts[nh++] = (struct host){v, f.size[v]};
 		else if (!(f.flags[v] & VAL_PHI))
 			temps[nt++] = (struct host){v, f.size[v]};

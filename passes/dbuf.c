@@ -88,7 +88,7 @@ named(const struct options *o, const char *name)
 
 /* Slots for instruction i of c: k when it is streamed, else 0.  dep[c] is
  * filled on first need. */
-static int
+int
 wanted_slots(struct prog *p, int c, int i, const char **dep)
 {
 	const struct comp *cp = &p->m->comps[c];

@@ -5,13 +5,16 @@
  *
  * A value is read by: an operand; a ROOT element, to the end of its
  * computation; the entry's outputs, to the end; a join's source, at its
- * hand-over; an asynchronous start's operands, until the done.  Forwarding
+ * hand-over; an asynchronous start's operands, until the done (a value
+ * only the done reads after its start is its `tail`: an output the start
+ * writes over it in place may take it over there).  Forwarding
  * (a tuple, a call's or a branch's parameter) is not a read: the values
  * forwarded are read where their forwards are.  A value read inside a loop
  * it was made outside of lives to the loop's end.
  *
  * The state of a loop at one index (XLA's phi) has two spans: inside the
- * loop, from where the loop takes its init to its last read there; after
+ * loop, from where the loop takes its init to its last read there or the
+ * end of the condition (the loop may leave there with it); after
  * it, from the end of the body (where the next state is handed over) to its
  * last read after the loop.  A conditional's result has one point at the
  * end of each branch and a span from the conditional on. */
@@ -29,6 +32,10 @@ struct lv {
 				   its first span, its second */
 	int *branch, *next;	/* per value: its first J_BRANCH join;
 				   per join: the next of that value */
+	int64_t *sync;		/* per value: its last read but a done's */
+	int32_t *tail;		/* per value: the start whose done reads
+				   it (-1: none, -2: several) */
+	int32_t async;		/* the start whose done reads now, or -1 */
 };
 
 /* The innermost loop at each step: loops closed later enclose earlier ones,
@@ -86,6 +93,11 @@ read_at(struct lv *x, int v, int64_t q)
 			q = pt(p->loops[k].end, PT_INSTR);
 	if (q > *e)
 		*e = q;
+	if (x->async < 0 && q > x->sync[v])
+		x->sync[v] = q;
+	else if (x->async >= 0)
+		x->tail[v] = l < 0 && (x->tail[v] == -1 ||
+				       x->tail[v] == x->async) ? x->async : -2;
 }
 
 typedef void readfn(struct lv *x, int v, int64_t q);
@@ -134,8 +146,10 @@ reads_at(struct lv *x, int32_t t)
 	int s = async_start(&p->m->comps[c], i);
 	int64_t q = pt(t, PT_INSTR);
 
+	x->async = s >= 0 ? p->time[c][s] : -1;
 	for (int k = 0; s >= 0 && k < p->m->comps[c].instrs[s].nops; k++)
 		read_operand(x, c, s, k, q);
+	x->async = -1;
 
 	switch (in->op ? in->op->op : OP_OTHER) {
 	case OP_PARAMETER:
@@ -198,6 +212,28 @@ read_roots(struct lv *x)
 		p->values[prog_val(p, p->m->entry, e->root, node)].flags |=
 			BUF_OUTPUT;
 	read_root(x, p->m->entry, pt(p->ntime - 1, PT_AFTER1));
+}
+
+/* A loop's state is read where its condition ends: the loop leaves there
+ * with it, whether or not the condition or the body reads it. */
+static void
+read_conditions(struct lv *x)
+{
+	struct prog *p = x->p;
+
+	for (int l = 0; l < p->nloop; l++) {
+		int32_t t = p->loops[l].end;
+		int c = p->steps[t].comp, i = p->steps[t].instr;
+		const struct instr *in = &p->m->comps[c].instrs[i];
+		int cond = called_comp(p->m, in, "condition");
+
+		if (cond < 0 || p->lo[cond] < 0 || p->hi[cond] < p->lo[cond] ||
+		    !p->phi[c] || !p->phi[c][i])
+			continue;
+		for (int node = 0, nn = shape_nodes(&in->shape); node < nn;
+		     node++)
+			read_at(x, p->phi[c][i][node], pt(p->hi[cond], PT_AFTER1));
+	}
 }
 
 /* Where join j hands its source over: where a loop takes its init; after
@@ -304,7 +340,8 @@ fill_defs(struct lv *x)
 			x->dp[v] = pt(t, PT_BEFORE0);
 		else
 			x->dp[v] = pt(t, PT_INSTR);
-		x->ein[v] = x->eout[v] = x->dp[v];
+		x->ein[v] = x->eout[v] = x->sync[v] = x->dp[v];
+		x->tail[v] = -1;
 		x->injoin[v] = x->outjoin[v] = -1;
 	}
 }
@@ -326,6 +363,9 @@ fill_liveness(struct prog *p)
 	x.eout = pool_alloc(p->pool, sizeof(int64_t) * n);
 	x.injoin = pool_alloc(p->pool, sizeof(int) * n);
 	x.outjoin = pool_alloc(p->pool, sizeof(int) * n);
+	x.sync = pool_alloc(p->pool, sizeof(int64_t) * n);
+	x.tail = pool_alloc(p->pool, sizeof(int32_t) * n);
+	x.async = -1;
 	x.branch = pool_alloc(p->pool, sizeof(int) * n);
 	x.next = pool_alloc(p->pool, sizeof(int) * (size_t)(p->njoin + 1));
 	for (int v = 0; v < p->nval; v++)
@@ -339,6 +379,7 @@ fill_liveness(struct prog *p)
 	for (int32_t t = 0; t < p->ntime; t++)
 		reads_at(&x, t);
 	read_roots(&x);
+	read_conditions(&x);
 	for (int k = 0; k < p->njoin; k++) {
 		struct join *j = &p->joins[k];
 
@@ -356,11 +397,14 @@ fill_liveness(struct prog *p)
 	for (int v = 0; v < p->nval; v++) {
 		struct value *y = &p->values[v];
 
+		y->tail = x.tail[v] >= 0 && x.ein[v] > x.sync[v] &&
+			  x.sync[v] <= pt(x.tail[v], PT_INSTR) ? x.tail[v] : -1;
 		if (p->wide[y->comp]) {	/* runs more than once: all over */
 			if (pt(p->lo[y->comp], PT_BEFORE0) < x.dp[v])
 				x.dp[v] = pt(p->lo[y->comp], PT_BEFORE0);
 			x.ein[v] = max64(x.ein[v], pt(p->hi[y->comp],
 						      PT_AFTER1));
+			y->tail = -1;
 		}
 		make_segs(&x, v);
 	}

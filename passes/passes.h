@@ -76,6 +76,9 @@ struct value {
 	int flags;		/* BUF_PARAM, BUF_OUTPUT, BUF_CONST, BUF_TABLE */
 	int parent;		/* union-find: values that must share */
 	int seg0, nseg;		/* its spans: p->seg[seg0 .. seg0+nseg) */
+	int32_t tail;		/* the step of an asynchronous start that
+				   reads it last, and only its done reads
+				   it after that (bytes in flight), or -1 */
 };
 
 /* A value's flag beside BUF_*: the state of a while loop, defined where the
@@ -250,6 +253,9 @@ int in_place_must(const struct prog *p, const struct comp *c,
 /* Does value v hold an entry parameter's bytes that must survive the call
  * (not donated by input_output_alias, and no --reuse-params)? */
 int param_survives(const struct prog *p, int v);
+/* The slots double buffering wants for instruction i of c, or 0; dep[]
+ * has a null per computation, filled on need (dbuf.c). */
+int wanted_slots(struct prog *p, int c, int i, const char **dep);
 /* liveness.c: the spans of every value, and each join's hand-over point. */
 void fill_liveness(struct prog *p);
 /* sets.c: the sets of values that share a buffer, with their spans.  Two

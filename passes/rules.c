@@ -628,8 +628,10 @@ kind(const struct prog *p, const struct comp *c, const struct instr *in,
 		node_path(&in->shape, node, idx, &depth);
 		return knode == 0 && fusion_may(p->pool, p->m, c, in, k, idx,
 						 depth) ? IP_MAY : IP_NONE;
-	case OP_ALL_REDUCE:	/* NCCL's all-reduce runs in place */
-		if (op_name_ends(in, "-start") || knode != 0)
+	case OP_ALL_REDUCE:	/* NCCL's all-reduce runs in place; a
+				   start too (its operand is read until the
+				   done: liveness.c's tail) */
+		if (knode != 0)
 			return IP_NONE;
 		return in->nops == 1 || (shape_is_tuple(&in->shape) &&
 					 node == shape_child(&in->shape, k)) ?

@@ -171,6 +171,21 @@ other_branches(const struct prog *p, const struct seg *x, const struct seg *y)
 	       x->hi < pt(p->time[j->comp][j->instr], PT_INSTR);
 }
 
+/* Is x read after an asynchronous start only by its done, while the start
+ * writes y over it in place (an in-place collective: the operand's bytes
+ * become the output's there)? */
+static int
+in_flight(const struct prog *p, const struct seg *x, const struct seg *y)
+{
+	int32_t t = p->values[x->val].tail;
+	int64_t q;
+
+	if (t < 0)
+		return 0;
+	q = pt(t, PT_INSTR);
+	return x->lo <= q && x->hi > q && hands_over(p, x, y, q);
+}
+
 static int
 may_overlap(const struct prog *p, const struct seg *x, const struct seg *y)
 {
@@ -178,7 +193,8 @@ may_overlap(const struct prog *p, const struct seg *x, const struct seg *y)
 		return 1;
 	if (y->hi == x->lo && hands_over(p, y, x, y->hi))
 		return 1;
-	return other_branches(p, x, y) || other_branches(p, y, x);
+	return other_branches(p, x, y) || other_branches(p, y, x) ||
+	       in_flight(p, x, y) || in_flight(p, y, x);
 }
 
 int

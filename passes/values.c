@@ -82,6 +82,7 @@ prog_new_value(struct prog *p, int c, int i, int node, const struct shape *s,
 	v->shape = s;
 	v->flags = flags | (shape_is_tuple(s) ? BUF_TABLE : 0);
 	v->parent = p->nval - 1;
+	v->tail = -1;
 	return p->nval - 1;
 }
 

@@ -1179,6 +1179,30 @@ run_recv_done(struct vr *v, int c, int i, int who)
 		define(v, base + node, who);
 }
 
+/* Did start s write an output node over every node of its operand k, in
+ * place as XLA's kernel contract lets it (an in-place collective)?  Then
+ * those bytes are the output's now: the done needs the output, not them. */
+static int
+consumed_in_place(struct vr *v, int c, int s, int k)
+{
+	const struct instr *in = &v->m->comps[c].instrs[s];
+	int sb = v->posbase[c][s], ob = v->posbase[c][in->ops[k]];
+
+	for (int j = 0; j < v->nsub[ob]; j++) {
+		int found = 0;
+
+		for (int node = 0; node < v->nsub[sb] && !found; node++)
+			found = v->pl->pos[sb + node].defines &&
+				v->nbytes[ob + j] > 0 &&
+				where(v, sb + node) == where(v, ob + j) &&
+				v->nbytes[sb + node] == v->nbytes[ob + j] &&
+				vx_over(v->m, &v->m->comps[c], in, k, j, node);
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
 static void
 run_done(struct vr *v, int c, int i, int s, int who)
 {
@@ -1188,7 +1212,8 @@ run_done(struct vr *v, int c, int i, int s, int who)
 	int ob = v->posbase[c][in->ops[0]], src;
 
 	for (int k = 0; k < cp->instrs[s].nops; k++)
-		need_all(v, v->posbase[c][cp->instrs[s].ops[k]], who);
+		if (!consumed_in_place(v, c, s, k))
+			need_all(v, v->posbase[c][cp->instrs[s].ops[k]], who);
 	need_all(v, ob, who);
 	switch (opcode(in)) {
 	case OP_SEND_DONE:	/* only waits: its token is new */

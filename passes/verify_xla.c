@@ -403,7 +403,7 @@ vx_over(const struct module *m, const struct comp *c, const struct instr *in,
 				return 1;
 		return knode == 0 && fusion_takes_over(m, in, k, node);
 	case OP_ALL_REDUCE:
-		if (knode != 0 || !strcmp(in->op->name, "all-reduce-start"))
+		if (knode != 0)
 			return 0;
 		if (in->nops == 1)
 			return 1;

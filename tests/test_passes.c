@@ -310,6 +310,95 @@ test_colocate(void **state)
 	assert_true(has_buffer("c"));
 }
 
+/* A temporary inside a loop goes into the loop state's buffer between
+ * the state's last read in an iteration and the next state's write (XLA's
+ * heap simulator does too); a temporary of the condition never does: the
+ * loop may leave there with the state. */
+static void
+test_colocate_loop_state(void **state)
+{
+	static const char src[] =
+		"HloModule m, is_scheduled=true\n"
+		"cond {\n"
+		"  s = (s32[], f32[64]) parameter(0)\n"		/* 2 */
+		"  i = s32[] get-tuple-element(s), index=0\n"	/* 3 */
+		"  k = f32[64] iota(), iota_dimension=0\n"		/* 4 */
+		"  n = s32[] constant(4)\n"				/* 5 */
+		"  ROOT lt = pred[] compare(i, n), direction=LT\n"	/* 6 */
+		"}\n"
+		"body {\n"
+		"  s = (s32[], f32[64]) parameter(0)\n"		/* 7 */
+		"  i = s32[] get-tuple-element(s), index=0\n"	/* 8 */
+		"  x = f32[64] get-tuple-element(s), index=1\n"	/* 9 */
+		"  y = f32[64] reverse(x), dimensions={0}\n"		/* 10 */
+		"  z = f32[64] reverse(y), dimensions={0}\n"		/* 11 */
+		"  u = f32[64] reverse(z), dimensions={0}\n"		/* 12 */
+		"  w = f32[64] reverse(u), dimensions={0}\n"		/* 13 */
+		"  one = s32[] constant(1)\n"			/* 14 */
+		"  i1 = s32[] add(i, one)\n"				/* 15 */
+		"  ROOT t = (s32[], f32[64]) tuple(i1, w)\n"		/* 16 */
+		"}\n"
+		"ENTRY e {\n"
+		"  a = f32[64] parameter(0)\n"			/* 0 */
+		"  b = f32[64] negate(a)\n"				/* 1 */
+		"  zero = s32[] constant(0)\n"
+		"  init = (s32[], f32[64]) tuple(zero, b)\n"
+		"  l = (s32[], f32[64]) while(init), condition=cond, body=body\n"
+		"  g = f32[64] get-tuple-element(l), index=1\n"
+		"  ROOT r = f32[64] negate(g)\n"
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_with(src, 1, keep_params), 0);
+	assert_false(has_buffer("z"));	/* inside b's: the state's hole */
+	assert_true(has_buffer("y"));
+	assert_true(has_buffer("u"));
+	assert_true(has_buffer("k"));
+	assert_int_equal(plan_with(src, 0, keep_params), 0);	/* --no-reuse */
+	assert_true(has_buffer("z"));
+}
+
+/* The body never reads the state's element: its hole begins where the
+ * condition ends (the loop may leave there with it), so y goes in, and k,
+ * made in the condition, does not. */
+static void
+test_colocate_after_condition(void **state)
+{
+	static const char src[] =
+		"HloModule m, is_scheduled=true\n"
+		"cond {\n"
+		"  s = (s32[], f32[64]) parameter(0)\n"
+		"  i = s32[] get-tuple-element(s), index=0\n"
+		"  k = f32[64] iota(), iota_dimension=0\n"
+		"  n = s32[] constant(4)\n"
+		"  ROOT lt = pred[] compare(i, n), direction=LT\n"
+		"}\n"
+		"body {\n"
+		"  s = (s32[], f32[64]) parameter(0)\n"
+		"  i = s32[] get-tuple-element(s), index=0\n"
+		"  y = f32[64] iota(), iota_dimension=0\n"
+		"  z = f32[64] reverse(y), dimensions={0}\n"
+		"  w = f32[64] reverse(z), dimensions={0}\n"
+		"  one = s32[] constant(1)\n"
+		"  i1 = s32[] add(i, one)\n"
+		"  ROOT t = (s32[], f32[64]) tuple(i1, w)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  a = f32[64] parameter(0)\n"
+		"  b = f32[64] negate(a)\n"
+		"  zero = s32[] constant(0)\n"
+		"  init = (s32[], f32[64]) tuple(zero, b)\n"
+		"  l = (s32[], f32[64]) while(init), condition=cond, body=body\n"
+		"  g = f32[64] get-tuple-element(l), index=1\n"
+		"  ROOT r = f32[64] negate(g)\n"
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_with(src, 1, keep_params), 0);
+	assert_true(has_buffer("k"));
+	assert_false(has_buffer("y"));
+}
+
 /* A branch that returns a value from outside as it is hands it over as
  * the result at its end, though a branch laid out after it still reads
  * it: the two never both run, so no copy (XLA's ordering of branches). */
@@ -1244,6 +1333,8 @@ main(void)
 		cmocka_unit_test(test_keep_params),
 		cmocka_unit_test(test_branch_returns_operand),
 		cmocka_unit_test(test_colocate),
+		cmocka_unit_test(test_colocate_loop_state),
+		cmocka_unit_test(test_colocate_after_condition),
 		cmocka_unit_test(test_async_call_forwards),
 		cmocka_unit_test(test_tuple_forwarding),
 		cmocka_unit_test(test_while),

@@ -369,6 +369,41 @@ test_all_reduce(void **state)
 	assert_true(same("b", 0, "c", 0));
 }
 
+/* all-reduce-start may run in place too (XLA: elementwise on its
+ * operand): its operand's bytes become the result's, when nothing but the
+ * collective reads the operand between the start and the done. */
+static const char all_reduce_start[] =
+	"HloModule m, is_scheduled=true\n"
+	"sum {\n"
+	"  x = f32[] parameter(0)\n"
+	"  y = f32[] parameter(1)\n"
+	"  ROOT z = f32[] add(x, y)\n"
+	"}\n"
+	"ENTRY e {\n"
+	"  a = f32[64] parameter(0)\n"
+	"  b = f32[64] exponential(a)\n"
+	"  r = f32[64] all-reduce-start(b), to_apply=sum\n"
+	"  u = f32[64] %s(a)\n"
+	"  t = f32[64] all-reduce-done(r)\n"
+	"  ROOT o = f32[64] add(t, u)\n"
+	"}\n";
+
+static void
+test_all_reduce_start(void **state)
+{
+	char src[sizeof all_reduce_start + 16];
+
+	(void)state;
+	snprintf(src, sizeof src, all_reduce_start, "negate");
+	plan(src);
+	assert_true(same("b", 0, "r", 0));
+	/* b is read while the collective is in flight: not in place */
+	snprintf(src, sizeof src, all_reduce_start, "negate");
+	memcpy(strstr(src, "negate(a)"), "negate(b)", 9);
+	plan(src);
+	assert_false(same("b", 0, "r", 0));
+}
+
 /* Async collectives: the start's {0} is its operand, {1} the result the
  * collective writes; all-gather-done and collective-permute-done hand on
  * {1}, all-reduce-done its operand. */
@@ -479,6 +514,7 @@ main(void)
 		cmocka_unit_test_teardown(test_scatter, teardown),
 		cmocka_unit_test_teardown(test_custom_call, teardown),
 		cmocka_unit_test_teardown(test_all_reduce, teardown),
+		cmocka_unit_test_teardown(test_all_reduce_start, teardown),
 		cmocka_unit_test_teardown(test_async_collectives, teardown),
 		cmocka_unit_test_teardown(test_copy_start, teardown),
 		cmocka_unit_test_teardown(test_async_start, teardown),

@@ -15,6 +15,7 @@
 #include "driver.h"
 #include "frontend/frontend.h"
 #include "frontend/intervals.h"
+#include "frontend/xla_assignment.h"
 #include "passes/pack.h"
 
 struct hloplan_result {
@@ -847,6 +848,35 @@ pins_overlap(struct pool *pool, const struct boxes *bx, char *err, size_t n)
 			pins.n++;
 		}
 	return pins.n > 1 && pack_check(&pins, err, n);
+}
+
+int
+hloplan_read_xla_assignment(const char *path, struct hloplan_xla *x,
+			    char *err, size_t errlen)
+{
+	struct pool *pool = pool_new();
+	struct xla_assignment xa;
+	size_t len;
+	char *text = read_all(pool, path, &len, SIZE_MAX - 1);
+	int r = HLOPLAN_OK;
+
+	memset(x, 0, sizeof *x);
+	if (!text) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		r = HLOPLAN_ERR_IO;
+	} else if (xla_assignment_read(text, len, &xa, err, errlen)) {
+		r = HLOPLAN_ERR_INPUT;
+	} else {
+		*x = (struct hloplan_xla){
+			.nalloc = xa.nalloc, .total = xa.total,
+			.params = xa.params, .outputs = xa.outputs,
+			.constants = xa.constants,
+			.thread_local = xa.thread_local, .temps = xa.temps,
+			.temp_size = xa.temp_size, .temp_peak = xa.temp_peak,
+		};
+	}
+	pool_free(pool);
+	return r;
 }
 
 int

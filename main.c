@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hloplan.h"
+#include "survey.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 enum { MAXCAP = 16 };
@@ -23,7 +24,12 @@ enum {
 };
 
 struct cli {
-	const char *input;
+	const char *input;	/* the first of inputs */
+	const char **inputs;	/* malloc'd */
+	int ninput;
+	int survey;		/* several inputs, or a directory: a table */
+	int target_given;	/* --target: a dump's file name does not set it */
+	const char *xla;	/* --xla-assignment FILE */
 	const char *out[NOUT];	/* NULL: not written */
 	int stats;
 	int intervals;		/* --intervals: the input is a packing problem */
@@ -41,6 +47,7 @@ static void
 usage(FILE *out)
 {
 	fputs("usage: hloplan [options] FILE.hlo\n"
+	      "       hloplan [options] DIR|FILE... (a table: see XLA dumps)\n"
 	      "Plans the buffers of an HLO module; FILE may be '-' for "
 	      "standard input.\n"
 	      "Outputs (each written whole or not at all, and left alone "
@@ -73,6 +80,21 @@ usage(FILE *out)
 	      "  --dump STAGE       print a stage instead of the header: ir, "
 	      "schedule,\n"
 	      "                     hlo (in the chosen order), values, plan\n"
+	      "XLA dumps (--xla_dump_to):\n"
+	      "  DIR, or FILE...    plan each module (each "
+	      "*after_optimizations.txt of\n"
+	      "                     DIR) and print a table to -o: XLA's "
+	      "allocations,\n"
+	      "                     read from the *-buffer-assignment.txt "
+	      "beside the\n"
+	      "                     module, against the plan; a name with "
+	      "_gpu_ or _tpu_\n"
+	      "                     before after_optimizations sets the "
+	      "target\n"
+	      "  --xla-assignment FILE  XLA's buffer assignment of the module, "
+	      "in --stats\n"
+	      "                     (found beside a dump's module without "
+	      "it)\n"
 	      "Depfiles, as GCC writes them:\n"
 	      "  -MD                write one beside the output: plan.h -> "
 	      "plan.d\n"
@@ -167,6 +189,16 @@ set_target(struct cli *c, const char *o, const char *v)
 		c->opt.targets = HLOPLAN_TARGET_ALL;
 	else
 		return bad_value(o, v, "expected gpu, tpu or all");
+	c->target_given = 1;
+	return 0;
+}
+
+static int
+set_xla(struct cli *c, const char *o, const char *v)
+{
+	if (!*v)
+		return bad_value(o, NULL, "needs a file name");
+	c->xla = v;
 	return 0;
 }
 
@@ -352,6 +384,7 @@ static const struct flag {
 	{"--allocators", 0, set_switch, -1},
 	{"--intervals", 0, set_switch, -1},
 	{"--dump", 1, set_dump, -1},
+	{"--xla-assignment", 1, set_xla, -1},
 	{"--json", 1, NULL, OUT_JSON},
 	{"--csv", 1, NULL, OUT_CSV},
 	{"--svg", 1, NULL, OUT_SVG},
@@ -487,6 +520,30 @@ settle_depfile(struct cli *c)
 	return add_target(c, primary, 1);
 }
 
+/* Several inputs, or a directory: a table on -o (stdout by default) and
+ * nothing else. */
+static int
+settle_survey(struct cli *c)
+{
+	for (int k = OUT_JSON; k < NOUT; k++)
+		if (c->out[k] || c->md) {
+			fputs("hloplan: with several inputs or a directory, "
+			      "hloplan prints a table (-o); drop the other "
+			      "outputs\n", stderr);
+			return 1;
+		}
+	if (c->opt.dump || c->intervals || c->xla) {
+		fprintf(stderr, "hloplan: with several inputs or a directory, "
+			"drop %s (XLA's assignment is read from beside each "
+			"module)\n", c->opt.dump ? "--dump" : c->intervals ?
+			"--intervals" : "--xla-assignment");
+		return 1;
+	}
+	if (!c->out[OUT_HEADER])
+		c->out[OUT_HEADER] = "-";
+	return 0;
+}
+
 /* Checks what the flags say together; the header goes to stdout when no
  * output is named. */
 static int
@@ -496,6 +553,16 @@ settle(struct cli *c)
 
 	if (!c->input) {
 		usage(stderr);
+		return 1;
+	}
+	c->survey = c->ninput > 1 || survey_is_dir(c->input);
+	if (c->survey)
+		return settle_survey(c);
+	if (c->xla && (c->intervals || !c->stats)) {
+		fputs(c->intervals ? "hloplan: --xla-assignment compares an "
+		      "HLO module's plan; drop --intervals\n" :
+		      "hloplan: --xla-assignment reports in --stats; add "
+		      "--stats\n", stderr);
 		return 1;
 	}
 	for (int k = OUT_JSON; k < OUT_DEP; k++)
@@ -537,11 +604,15 @@ parse_args(int argc, char **argv, struct cli *c)
 			r = parse_long(argc, argv, &i, c);
 		} else if (!dashdash && a[0] == '-' && a[1]) {
 			r = parse_short(argc, argv, &i, c);
-		} else if (c->input) {
-			fputs("hloplan: more than one input file\n", stderr);
-			r = 1;
 		} else {
-			c->input = a;
+			const char **v = realloc(c->inputs, sizeof *v *
+					       (size_t)(c->ninput + 1));
+
+			if (!v)
+				return bad_value("FILE", a, "out of memory");
+			c->inputs = v;
+			c->inputs[c->ninput++] = a;
+			c->input = c->inputs[0];
 		}
 	}
 	return r ? r : settle(c);
@@ -641,6 +712,46 @@ run_intervals(struct cli *c)
 	return 0;
 }
 
+/* The table over several inputs or a directory, written whole to -o. */
+static int
+run_survey(struct cli *c)
+{
+	struct hloplan_output *o = hloplan_output_open(c->out[OUT_HEADER]);
+	int code;
+
+	if (!o)
+		return io_error(c->out[OUT_HEADER]);
+	code = survey_run(c->inputs, c->ninput, &c->opt, c->target_given,
+			  hloplan_output_stream(o), stderr);
+	if (hloplan_output_flush(o) < 0) {
+		hloplan_output_abort(o);
+		return io_error(c->out[OUT_HEADER]);
+	}
+	if (hloplan_output_commit(o) < 0)
+		return io_error(c->out[OUT_HEADER]);
+	return code ? EXIT_INPUT : 0;
+}
+
+/* XLA's assignment for --stats: the file named, or the one a dump wrote
+ * beside the module; read before planning, so that a bad one leaves no
+ * output.  Returns -1 (none), 0 (read into x) or an exit code. */
+static int
+xla_read(const struct cli *c, struct hloplan_xla *x)
+{
+	char *beside = c->xla || !c->stats ? NULL : survey_beside(c->input);
+	const char *path = c->xla ? c->xla : beside;
+	char why[256];
+	int s;
+
+	if (!path)
+		return -1;
+	s = hloplan_read_xla_assignment(path, x, why, sizeof why);
+	if (s != HLOPLAN_OK)
+		fprintf(stderr, "%s: error: %s\n", path, why);
+	free(beside);
+	return s == HLOPLAN_OK ? 0 : EXIT_INPUT;
+}
+
 static int
 run(struct cli *c)
 {
@@ -651,9 +762,16 @@ run(struct cli *c)
 	FILE *mem = NULL;
 	int code = 0;
 
+	struct hloplan_xla x;
+	int xla = xla_read(c, &x);
+
+	if (xla > 0)
+		return xla;
 	if (c->opt.dump && !(mem = open_memstream(&text, &len)))
 		return io_error(c->out[OUT_HEADER]);
 	c->opt.dump_file = mem;
+	if (!c->target_given && survey_target(c->input))
+		c->opt.targets = survey_target(c->input);
 	r = hloplan_plan_file(c->input, &c->opt);
 	if (mem && fclose(mem) != 0)
 		code = io_error(c->out[OUT_HEADER]);
@@ -670,8 +788,11 @@ run(struct cli *c)
 	}
 	if (!code)
 		code = write_outputs(c, r, dump);
-	if (!code && c->stats)
+	if (!code && c->stats) {
 		hloplan_write(r, HLOPLAN_FORMAT_STATS, stderr, NULL);
+		if (!xla)
+			survey_print_stats(stderr, r, &x);
+	}
 	else if (!code && c->opt.allocators)
 		hloplan_write(r, HLOPLAN_FORMAT_ALLOCATORS, stderr, NULL);
 	free(text);
@@ -700,12 +821,14 @@ main(int argc, char **argv)
 	code = parse_args(argc, argv, &c);
 
 	if (!code)
-		code = c.intervals ? run_intervals(&c) : run(&c);
+		code = c.survey ? run_survey(&c) : c.intervals ?
+		       run_intervals(&c) : run(&c);
 	else
 		code = code < 0 ? 0 : EXIT_USAGE;
 	free(c.depname);
 	free(c.targets);
 	free(c.quoted);
 	free(c.names);
+	free(c.inputs);
 	return code;
 }

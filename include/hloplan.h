@@ -97,6 +97,24 @@ struct hloplan_pack_stats {
 	double ms;		/* wall time of the packing (for reports) */
 };
 
+/* XLA's own buffer assignment of a module, from the text XLA's dump
+ * writes beside it (`<module>-buffer-assignment.txt`): its allocations
+ * summed by kind, exact bytes, and how much of its temporary allocation
+ * is live at once by XLA's own live ranges (values that share bytes count
+ * once): temp_size - temp_peak is what its packing leaves unused there. */
+struct hloplan_xla {
+	int nalloc;
+	int64_t total;		/* every allocation */
+	int64_t params, outputs, constants, thread_local, temps;
+	int64_t temp_size;	/* its temporary allocation */
+	int64_t temp_peak;	/* the most of that live at once */
+};
+
+/* Reads the file at path into x.  Returns HLOPLAN_OK, HLOPLAN_ERR_IO (with
+ * errno's message in err) or HLOPLAN_ERR_INPUT (not such a file). */
+int hloplan_read_xla_assignment(const char *path, struct hloplan_xla *x,
+				char *err, size_t errlen);
+
 /* Packs the problem in the CSV file at path ("-": standard input) with the
  * packer of the HLO path, checks the result with its verifier, and writes
  * the same rows with an offset column to out.  Diagnostics go to diag as

@@ -1,0 +1,36 @@
+/* XLA dumps in, answers out: hloplan's plan of each module beside XLA's
+ * own buffer assignment of it, for the CLI (main.c). */
+#ifndef HLOPLAN_SURVEY_H
+#define HLOPLAN_SURVEY_H
+
+#include <stdio.h>
+
+#include "hloplan.h"
+
+/* The target a dump's file name states ("..._gpu_after_optimizations.txt":
+ * HLOPLAN_TARGET_GPU), or 0. */
+int survey_target(const char *path);
+
+/* The buffer-assignment file XLA's dump writes beside the module at path
+ * ("X.txt" -> "X-buffer-assignment.txt"), malloc'd, when it exists; else
+ * NULL. */
+char *survey_beside(const char *path);
+
+/* Is path a directory? */
+int survey_is_dir(const char *path);
+
+/* XLA's figures beside the plan's, for --stats: one block per plan. */
+void survey_print_stats(FILE *f, const struct hloplan_result *r,
+			const struct hloplan_xla *x);
+
+/* Plans every input (a directory: each "*after_optimizations.txt" in it,
+ * by name) and writes a table to out, one row per module: XLA's
+ * allocations (when its buffer assignment lies beside the module), the
+ * plan's bytes, what it saves; then a summary.  The target follows each
+ * file's name unless target_given.  Returns 0, or 1 when an input could
+ * not be read or a module was refused (the table is whole either way). */
+int survey_run(const char *const *inputs, int n,
+	       const struct hloplan_options *o, int target_given, FILE *out,
+	       FILE *err);
+
+#endif

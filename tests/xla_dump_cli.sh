@@ -1,0 +1,87 @@
+#!/bin/sh
+# XLA dumps in, answers out: hloplan over a dump directory and several
+# files (a table, the target from each file's name, XLA's assignment read
+# from beside each module), --xla-assignment with --stats, and the misuses
+# that are refused before anything is written.  The assignment is a small
+# one written by hand in XLA's format (tests/xla_dump/): its allocations
+# sum to 4632 bytes, its temporary allocation of 3072 has at most 2064
+# live at once (d and tup{0}, aliases at one offset, count once).
+# usage: xla_dump_cli.sh HLOPLAN SOURCE_DIR OUTDIR
+h=$1 src=$2 dir=$3
+n=0
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+run() {
+	want=$1
+	shift
+	n=$((n + 1))
+	"$h" "$@" > "stdout.$n" 2> "stderr.$n"
+	got=$?
+	[ "$got" = "$want" ] ||
+		fail "hloplan $* exited $got, not $want: $(cat "stderr.$n")"
+}
+
+has() {
+	grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(cat "$1")"
+}
+
+rm -rf "$dir" && mkdir -p "$dir/dump" && cd "$dir" || exit 1
+a=dump/module_0001.jit_mlp.sm_8.0_gpu_after_optimizations
+b=dump/module_0002.jit_loop.sm_8.0_gpu_after_optimizations
+cp "$src/samples/mlp.hlo" "$a.txt" &&
+cp "$src/tests/xla_dump/mlp-buffer-assignment.txt" \
+	"$a-buffer-assignment.txt" &&
+cp "$src/samples/while_loop.hlo" "$b.txt" &&
+echo "not a module" > dump/notes.txt || exit 1
+
+# The directory: a row per module, by name; XLA's figures where its
+# assignment lies beside the module; the GPU plan alone (the file's name).
+run 0 dump
+has stdout.1 "| module_0001.jit_mlp.sm_8.0_gpu_after_optimizations.txt | gpu | 4632 | 3072 | 2064 | 1008 |"
+has stdout.1 "| module_0002.jit_loop.sm_8.0_gpu_after_optimizations.txt | gpu | | | | |"
+has stdout.1 "2 modules: 0 refused, 1 with XLA's assignment beside them"
+[ "$(grep -c '^| module_' stdout.1)" = 2 ] || fail "not two rows"
+# The plan's total is its arena and constants, as --stats counts them.
+total=$("$h" "$a.txt" --stats -o /dev/null 2>&1 |
+	sed -n 's/.*this plan \([0-9]*\) bytes.*/\1/p')
+[ -n "$total" ] || fail "no plan total in --stats"
+has stdout.1 "| 1008 | $total |"
+
+# Several files, and --target over the file's name.
+run 0 "$a.txt" "$b.txt" --target=tpu
+has stdout.2 "| module_0001.jit_mlp.sm_8.0_gpu_after_optimizations.txt | tpu |"
+[ "$(grep -c '^| module_' stdout.2)" = 2 ] || fail "not two rows"
+run 0 dump -o table.md
+cmp -s table.md stdout.1 || fail "-o table.md differs from stdout"
+
+# One module: XLA's assignment in --stats, named or found beside it.
+run 0 "$src/samples/mlp.hlo" --target=gpu --stats -o out.h \
+	--xla-assignment "$a-buffer-assignment.txt"
+has stderr.4 "XLA's assignment: 4632 bytes in 5 allocations: parameters 1024, outputs 512, constants 16, thread-local 8, temporaries 3072"
+has stderr.4 "XLA's temporary allocation 3072 bytes, at most 2064 of them live at once: 1008 unused at its peak"
+run 0 "$a.txt" --stats -o out2.h
+has stderr.5 "XLA's assignment: 4632 bytes"
+has stderr.5 "HLOPLAN_GPU:"
+grep -q "HLOPLAN_TPU" stderr.5 && fail "the GPU dump's file name did not set the target"
+
+# Misuses: refused, nothing written.
+rm -f out.h
+run 2 "$a.txt" --xla-assignment "$a-buffer-assignment.txt" -o out.h
+has stderr.6 "--xla-assignment reports in --stats"
+run 1 "$a.txt" --stats --xla-assignment missing.txt -o out.h
+has stderr.7 "missing.txt: error:"
+run 1 "$a.txt" --stats --xla-assignment "$b.txt" -o out.h
+has stderr.8 "not XLA's buffer assignment"
+[ -e out.h ] && fail "a refused run wrote out.h"
+run 2 dump --json out.json
+has stderr.9 "prints a table"
+run 2 dump --dump plan
+has stderr.10 "drop --dump"
+[ -e out.json ] && fail "a refused run wrote out.json"
+run 1 dump missing_dir_or_file
+has stdout.11 "1 refused"
+echo "ok: $n runs"

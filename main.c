@@ -723,6 +723,10 @@ run_survey(struct cli *c)
 		return io_error(c->out[OUT_HEADER]);
 	code = survey_run(c->inputs, c->ninput, &c->opt, c->target_given,
 			  hloplan_output_stream(o), stderr);
+	if (code < 0) {			/* no module: no table */
+		hloplan_output_abort(o);
+		return EXIT_INPUT;
+	}
 	if (hloplan_output_flush(o) < 0) {
 		hloplan_output_abort(o);
 		return io_error(c->out[OUT_HEADER]);

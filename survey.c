@@ -246,6 +246,11 @@ survey_run(const char *const *inputs, int n, const struct hloplan_options *o,
 			code = 1;
 			continue;
 		}
+		if (!nf) {
+			fprintf(err, "hloplan: '%s' holds no "
+				"*after_optimizations.txt\n", inputs[i]);
+			code = 1;
+		}
 		for (int k = 0; k < nf; k++) {
 			code |= one(files[k], o, target_given, out, err, &t);
 			free(files[k]);
@@ -259,5 +264,5 @@ survey_run(const char *const *inputs, int n, const struct hloplan_options *o,
 		"%.4f\n", t.n, t.refused, t.with_xla, t.above, t.below, t.far,
 		t.xla, t.plan, t.xla - t.plan,
 		t.with_xla ? exp(t.log_ratio / t.with_xla) : 0.0);
-	return code;
+	return t.n ? code : -1;
 }

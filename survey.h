@@ -27,8 +27,9 @@ void survey_print_stats(FILE *f, const struct hloplan_result *r,
  * by name) and writes a table to out, one row per module: XLA's
  * allocations (when its buffer assignment lies beside the module), the
  * plan's bytes, what it saves; then a summary.  The target follows each
- * file's name unless target_given.  Returns 0, or 1 when an input could
- * not be read or a module was refused (the table is whole either way). */
+ * file's name unless target_given.  Returns 0; 1 when an input could not
+ * be read or a module was refused (the table is whole either way); -1
+ * when there was no module at all. */
 int survey_run(const char *const *inputs, int n,
 	       const struct hloplan_options *o, int target_given, FILE *out,
 	       FILE *err);

@@ -35,7 +35,7 @@ cmp_desc(const void *a, const void *b)
  * computation run more than once, or in a loop when double buffering may
  * give it slots; a parameter that survives the call). */
 struct facts {
-	int *flags, *space, *fixed;
+	int *flags, *space, *fixed, *copied;
 	int64_t *size;
 };
 
@@ -64,12 +64,18 @@ gather(struct prog *p, struct facts *f)
 	f->flags = pool_alloc(p->pool, sizeof(int) * n);
 	f->space = pool_alloc(p->pool, sizeof(int) * n);
 	f->fixed = pool_alloc(p->pool, sizeof(int) * n);
+	f->copied = pool_alloc(p->pool, sizeof(int) * n);
 	f->size = pool_alloc(p->pool, sizeof(int64_t) * n);
 	for (int l = 0; l < p->nloop; l++)
 		for (int32_t t = p->loops[l].start; t <= p->loops[l].end; t++)
 			inloop[t] = 1;
 	for (int v = 0; v < p->nval; v++)
 		f->space[v] = -2;
+	for (int k = 0; k < p->ncopy; k++)	/* (a copy's ends stay apart:
+						   a runtime tells a loop's
+						   entry copy by its buffers) */
+		f->copied[prog_find(p, p->copies[k].src)] =
+			f->copied[prog_find(p, p->copies[k].dst)] = 1;
 	for (int v = 0; v < p->nval; v++) {
 		const struct value *x = &p->values[v];
 		int r = prog_find(p, v), s;
@@ -111,7 +117,7 @@ colocate(struct prog *p)
 			continue;
 		if ((f.flags[v] & (BUF_PARAM | BUF_OUTPUT)) || has_hole(p, v))
 			hosts[nh++] = (struct host){v, f.size[v]};
-		else if (!(f.flags[v] & VAL_PHI))
+		else if (!(f.flags[v] & VAL_PHI) && !f.copied[v])
 			temps[nt++] = (struct host){v, f.size[v]};
 	}
 	qsort(hosts, (size_t)nh, sizeof *hosts, cmp_desc);

@@ -66,10 +66,10 @@ missing_input)
 	said "missing.hlo"
 	said "No such file or directory"
 	clean ;;
-directory_input)
+directory_input)	# an XLA dump's folder, here with no module in it
 	mkdir dir
-	try 2 dir -o plan.h
-	said "dir"
+	try 1 dir -o plan.h
+	said "holds no *after_optimizations.txt"
 	rmdir dir
 	clean ;;
 unreadable_input)

@@ -250,6 +250,11 @@ int in_place_kind(const struct prog *p, const struct comp *c,
 /* in_place_kind == IP_MUST, without looking for what may share. */
 int in_place_must(const struct prog *p, const struct comp *c,
 		  const struct instr *in, int k, int knode, int node);
+/* Must output node `node` of custom-call in be written over operand k's
+ * node knode (its output_to_operand_aliasing), though on the TPU no buffer
+ * can hold both (tiles that place elements apart, sizes that differ)? */
+int must_unmet(const struct prog *p, const struct comp *c,
+	       const struct instr *in, int k, int knode, int node);
 /* Does value v hold an entry parameter's bytes that must survive the call
  * (not donated by input_output_alias, and no --reuse-params)? */
 int param_survives(const struct prog *p, int v);

@@ -657,3 +657,14 @@ in_place_must(const struct prog *p, const struct comp *c,
 {
 	return kind(p, c, in, k, knode, node, 0) == IP_MUST;
 }
+
+int
+must_unmet(const struct prog *p, const struct comp *c, const struct instr *in,
+	   int k, int knode, int node)
+{
+	/* (a custom-call's own output_to_operand_aliasing on the TPU: the
+	 * other must pairs are XLA's, which its passes keep alike) */
+	return opcode(in) == OP_CUSTOM_CALL && p->opt.target != TARGET_GPU &&
+	       must_share(p->m, c, in, k, knode, node) &&
+	       kind(p, c, in, k, knode, node, 0) != IP_MUST;
+}

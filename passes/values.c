@@ -501,6 +501,26 @@ must_pair(const struct prog *p, const struct comp *cp, const struct instr *in,
 	return 0;
 }
 
+/* An op that must update an operand in place where its output cannot lie
+ * over it: no plan is right (the kernel would read its operand from bytes
+ * nothing wrote), so it is the module's error. */
+static void
+unmet(struct prog *p, const struct comp *cp, const struct instr *in,
+      int node)
+{
+	for (int k = 0; k < in->nops; k++)
+		for (int kn = 0; kn < shape_nodes(&cp->instrs[in->ops[k]].shape);
+		     kn++)
+			if (must_unmet(p, cp, in, k, kn, node)) {
+				diag_error(p->ds, in->loc, "'%s' must write its "
+					   "output over operand %d in place, "
+					   "but on the TPU the two are not laid "
+					   "out alike: layout assignment must "
+					   "make them agree", in->name, k);
+				return;
+			}
+}
+
 /* An op that updates an operand in place writes into its buffer: each
  * output node joins the operand node it must be written over. */
 static void
@@ -516,6 +536,8 @@ do_in_place(struct prog *p, int c, int i)
 		if (must_pair(p, cp, in, node, &k, &kn))
 			add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[k], kn),
 				 prog_val(p, c, i, node), c, i, -1);
+		else
+			unmet(p, cp, in, node);
 	}
 }
 

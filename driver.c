@@ -84,6 +84,7 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	STAGE(st, ST_BUFFERS, build_buffers(&p, pl));
 	dump(d, "values", &p, pl);
 	STAGE(st, ST_DBUF, insert_double_buffers(&p, pl));
+	STAGE(st, ST_BUFFERS, check_sizes(&p, pl));
 	if (ds->n > nerr)
 		return -1;
 	STAGE(st, ST_BUFFERS, list_constants(&p, pl));

@@ -1,6 +1,7 @@
 /* Buffers: each set of values that share storage becomes one buffer of the
  * plan, sized for the target, with the hull of its values' intervals, named
  * after its first value. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "passes/passes.h"
@@ -142,18 +143,24 @@ laid_out(struct prog *p, const struct shape *s)
 
 /* ---- buffers ------------------------------------------------------------- */
 
+/* Bytes of s as the target lays it out; INT64_MAX past 64 bits, which
+ * check_sizes refuses with the rest of what a plan cannot address. */
+static int64_t
+laid_out_size(const struct options *o, const struct shape *s)
+{
+	int64_t size = target_size(o, s);
+
+	return size < 0 ? INT64_MAX : size;
+}
+
 static void
 add_member(struct prog *p, struct buffer *b, const struct value *v)
 {
 	int64_t bytes = shape_bytes(v->shape);
-	int64_t size = target_size(&p->opt, v->shape);
+	int64_t size = laid_out_size(&p->opt, v->shape);
 
-	if (bytes < 0 || size < 0) {
-		diag_error(p->ds, p->m->comps[v->comp].instrs[v->instr].loc,
-			   "the size of '%s' overflows 64 bits",
-			   p->m->comps[v->comp].instrs[v->instr].name);
-		return;
-	}
+	if (bytes < 0)
+		bytes = INT64_MAX;
 	if (bytes > b->bytes)
 		b->bytes = bytes;
 	if (size > b->size)
@@ -220,8 +227,10 @@ node_shapes(struct pool *pool, const struct shape *s, int *path, int depth,
 static void
 fit_node(struct prog *p, struct buffer *b, const struct shape *s)
 {
-	int64_t bytes = shape_bytes(s), size = target_size(&p->opt, s);
+	int64_t bytes = shape_bytes(s), size = laid_out_size(&p->opt, s);
 
+	if (bytes < 0)
+		bytes = INT64_MAX;
 	if (bytes > b->bytes)
 		b->bytes = bytes;
 	if (size > b->size)
@@ -389,27 +398,6 @@ name_steps(struct prog *p, struct plan *pl)
 	}
 }
 
-/* Arenas are sums of sizes: keep every sum far from overflow (room for
- * 64 slots a buffer), or say that the module is too big. */
-static void
-check_total(struct prog *p, struct plan *pl)
-{
-	const int64_t limit = INT64_MAX / 128;
-	int64_t total = 0;
-
-	for (int b = 0; b < pl->nbuf; b++) {
-		if (!pl->bufs[b].in_arena)
-			continue;
-		if (pl->bufs[b].size > limit - total) {
-			diag_error(p->ds, p->m->loc, "module '%s' needs more "
-				   "than 2^56 bytes of buffers; hloplan cannot "
-				   "plan arenas that large", p->m->name);
-			return;
-		}
-		total += pl->bufs[b].size;
-	}
-}
-
 void
 build_buffers(struct prog *p, struct plan *pl)
 {
@@ -441,7 +429,6 @@ build_buffers(struct prog *p, struct plan *pl)
 		fit_nodes(p, pl);
 	else
 		list_positions(p, pl);
-	check_total(p, pl);
 	list_copies(p, pl);
 	if (!p->trial)
 		name_steps(p, pl);
@@ -451,4 +438,151 @@ build_buffers(struct prog *p, struct plan *pl)
 	pl->target = p->opt.target;
 	pl->align = p->opt.align;
 	pl->module = p->m->name;
+}
+
+/* ---- what a plan can address ------------------------------------------ */
+
+#define LIMIT_TEXT "more than hloplan can place: a buffer, and the " \
+		   "buffers of one arena together, may take at most " \
+		   "2^42 - 1 bytes (4 TiB)"
+
+/* For each buffer, the position whose node takes the most bytes: the one
+ * an error points at; -1 where the plan lists no positions (a trial). */
+static int *
+largest_nodes(struct prog *p, const struct plan *pl)
+{
+	int *at = pool_alloc(p->pool, sizeof(int) * (size_t)(pl->nbuf + 1));
+	int64_t *most = pool_alloc(p->pool,
+				   sizeof(int64_t) * (size_t)(pl->nbuf + 1));
+
+	for (int b = 0; b < pl->nbuf; b++)
+		at[b] = -1;
+	for (int k = 0; k < pl->npos; k++) {
+		const struct plan_pos *q = &pl->pos[k];
+		int64_t size = q->size < 0 ? INT64_MAX : q->size;
+
+		if (at[q->buf] < 0 || size > most[q->buf]) {
+			most[q->buf] = size;
+			at[q->buf] = k;
+		}
+	}
+	return at;
+}
+
+/* "N bytes", or more than int64 holds. */
+static const char *
+bytes_text(struct prog *p, int64_t n)
+{
+	if (n == INT64_MAX)
+		return "over 2^63 - 1 bytes";
+	return pool_printf(p->pool, "%lld bytes", (long long)n);
+}
+
+/* Where an error about buffer b points: the instruction of its largest
+ * node, else the module. */
+static struct loc
+node_loc(struct prog *p, const struct plan *pl, int pos)
+{
+	if (pos < 0)
+		return p->m->loc;
+	return p->m->comps[pl->pos[pos].comp].instrs[pl->pos[pos].instr].loc;
+}
+
+/* What an error names: "'a{1}' (f32[8]{0})", the largest node and its
+ * shape as laid out, else the buffer. */
+static const char *
+node_text(struct prog *p, const struct plan *pl, int b, int pos)
+{
+	const struct plan_pos *q;
+	char idx[256];
+	size_t k = 0;
+
+	if (pos < 0)
+		return pool_printf(p->pool, "'%s'", pl->bufs[b].name);
+	q = &pl->pos[pos];
+	idx[0] = 0;
+	for (int d = 0; d < q->depth && k < sizeof idx - 16; d++)
+		k += (size_t)snprintf(idx + k, sizeof idx - k, "%s%d",
+				      d ? "," : "{", q->index[d]);
+	if (k)
+		snprintf(idx + k, sizeof idx - k, "}");
+	return pool_printf(p->pool, "'%.400s%s' (%s)", q->name, idx,
+			   shape_text(p->pool, q->shape));
+}
+
+static void
+buffer_too_large(struct prog *p, const struct plan *pl, int b, int pos)
+{
+	const struct buffer *x = &pl->bufs[b];
+	const char *target = p->opt.target == TARGET_TPU ? "tpu" : "gpu";
+
+	if (x->slots > 1)
+		diag_error(p->ds, node_loc(p, pl, pos), "%s needs %d slots of "
+			   "%lld bytes for %s, %s in all, %s",
+			   node_text(p, pl, b, pos), x->slots,
+			   (long long)x->stride, target,
+			   bytes_text(p, x->size), LIMIT_TEXT);
+	else
+		diag_error(p->ds, node_loc(p, pl, pos), "%s needs %s for %s, "
+			   "%s", node_text(p, pl, b, pos),
+			   bytes_text(p, x->size), target, LIMIT_TEXT);
+}
+
+static int
+cmp_space_buf(const void *a, const void *b)
+{
+	const int *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return (x[0] > y[0]) - (x[0] < y[0]);
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The buffers of each arena together, each buffer within the limit: an
+ * error at the largest of a space whose sum passes it. */
+static void
+check_arenas(struct prog *p, const struct plan *pl, const int *largest)
+{
+	int *sb = pool_alloc(p->pool, sizeof(int) * 2 * (size_t)(pl->nbuf + 1));
+	int n = 0;
+
+	for (int b = 0; b < pl->nbuf; b++)
+		if (pl->bufs[b].in_arena && pl->bufs[b].size <= PLAN_MAX_BYTES) {
+			sb[2 * n] = pl->bufs[b].space;
+			sb[2 * n++ + 1] = b;
+		}
+	qsort(sb, (size_t)n, 2 * sizeof(int), cmp_space_buf);
+	for (int i = 0, j; i < n; i = j) {
+		int64_t total = 0;
+		int big = sb[2 * i + 1];
+
+		for (j = i; j < n && sb[2 * j] == sb[2 * i]; j++) {
+			const struct buffer *x = &pl->bufs[sb[2 * j + 1]];
+
+			total = x->size > INT64_MAX - total ? INT64_MAX :
+							      total + x->size;
+			if (x->size > pl->bufs[big].size)
+				big = sb[2 * j + 1];
+		}
+		if (total > PLAN_MAX_BYTES)
+			diag_error(p->ds, node_loc(p, pl, largest[big]),
+				   "the buffers of memory space S(%d) need %s "
+				   "together for %s (the largest: %s, %lld "
+				   "bytes), %s", sb[2 * i], bytes_text(p, total),
+				   p->opt.target == TARGET_TPU ? "tpu" : "gpu",
+				   node_text(p, pl, big, largest[big]),
+				   (long long)pl->bufs[big].size, LIMIT_TEXT);
+	}
+}
+
+int
+check_sizes(struct prog *p, const struct plan *pl)
+{
+	int n = p->ds->n, *largest = largest_nodes(p, pl);
+
+	for (int b = 0; b < pl->nbuf; b++)
+		if (pl->bufs[b].size > PLAN_MAX_BYTES)
+			buffer_too_large(p, pl, b, largest[b]);
+	check_arenas(p, pl, largest);
+	return p->ds->n - n;
 }

@@ -111,12 +111,19 @@ wanted_slots(struct prog *p, int c, int i, const char **dep)
 	return 0;
 }
 
+/* k slots of stride bytes; INT64_MAX past 64 bits, which check_sizes
+ * refuses. */
+static int64_t
+block_size(int64_t stride, int k)
+{
+	return stride > INT64_MAX / k ? INT64_MAX : stride * k;
+}
+
 /* The block: k slots of the aligned size, live over the loop.  Only for
  * a buffer whose values are all made and dead within one iteration: no
  * loop state (a phi) and no copy into or out of it (`fixed`). */
 static void
-give_slots(struct prog *p, struct buffer *b, const struct loop *l, int k,
-	   int fixed)
+give_slots(struct buffer *b, const struct loop *l, int k, int fixed)
 {
 	if (k <= 1 || b->slots > 1 || fixed ||
 	    (b->flags & (BUF_PARAM | BUF_OUTPUT | BUF_CONST | BUF_TABLE)))
@@ -124,13 +131,8 @@ give_slots(struct prog *p, struct buffer *b, const struct loop *l, int k,
 	if (b->start < l->start || b->end > l->end)
 		return;		/* it outlives an iteration: not streamed */
 	b->stride = b->size;
-	if (b->stride > INT64_MAX / k) {
-		diag_error(p->ds, p->m->loc, "%d slots of '%s' overflow 64 "
-			   "bits", k, b->name);
-		return;
-	}
 	b->slots = k;
-	b->size = b->stride * k;
+	b->size = block_size(b->stride, k);
 	b->start = l->start;
 	b->end = l->end;
 }
@@ -248,7 +250,7 @@ share_block(struct prog *p, struct plan *pl, const struct fetch *f, int n,
 	}
 	b0->stride = f[0].size;
 	b0->slots = k;
-	b0->size = b0->stride * k;
+	b0->size = block_size(b0->stride, k);
 }
 
 /* Drops merged buffers, renumbering every reference to the others. */
@@ -356,7 +358,7 @@ insert_double_buffers(struct prog *p, struct plan *pl)
 			if (!strcmp(p->opt.names[j], in->name))
 				found[j] = in->name;
 		b = p->buf_of[prog_val(p, c, i, fetched_node(in))];
-		give_slots(p, &pl->bufs[b], &p->loops[loop[c]], k, fixed[b]);
+		give_slots(&pl->bufs[b], &p->loops[loop[c]], k, fixed[b]);
 	}
 	check_names(p, found);
 	p->slot_of = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nval + 1));

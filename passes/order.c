@@ -271,16 +271,19 @@ struct lstate {
 	struct heap h;
 };
 
-/* Bytes freed by running i now, less the bytes it defines. */
+/* Bytes freed by running i now, less the bytes it defines; the sum stops
+ * at INT64_MAX (sizes that large are refused later, by check_sizes). */
 static int64_t
 priority(const struct lstate *s, int i)
 {
 	const struct deps *d = s->d;
-	int64_t freed = 0;
+	int64_t freed = 0, b;
 
 	for (int k = d->pfirst[i]; k < d->pfirst[i + 1]; k++)
-		if (s->left[d->pred[k]] == 1)
-			freed += d->bytes[d->pred[k]];
+		if (s->left[d->pred[k]] == 1) {
+			b = d->bytes[d->pred[k]];
+			freed = b > INT64_MAX - freed ? INT64_MAX : freed + b;
+		}
 	return freed - d->bytes[i];
 }
 
@@ -539,6 +542,7 @@ try_orders(const struct prog *base, int **order)
 			share_reuse(&q);
 		build_buffers(&q, &pl);
 		insert_double_buffers(&q, &pl);
+		check_sizes(&q, &pl);
 		list_arenas(&q, &pl);
 		peak = ds.n ? -1 : plan_peak(&pl);
 	}

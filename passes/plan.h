@@ -9,6 +9,14 @@ struct shape;
 
 enum target { TARGET_GPU, TARGET_TPU };
 
+/* The most bytes a buffer may take as the target lays it out (slots
+ * included), and the buffers of one arena together: 2^42 - 1 (4 TiB).  The
+ * verifier keeps an address as a region in the top 22 bits and an offset
+ * in the low 42 (passes/verifier.h), so it follows a buffer only where
+ * offset + size < 2^42; a packing is never higher than its sizes' sum.
+ * check_sizes (buffers.c) holds every plan to it (README "Sizes"). */
+#define PLAN_MAX_BYTES ((INT64_C(1) << 42) - 1)
+
 enum {
 	BUF_PARAM = 1,		/* holds an entry parameter */
 	BUF_OUTPUT = 2,		/* holds (part of) the entry's result */

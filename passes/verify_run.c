@@ -19,6 +19,10 @@
 #include "passes/passes.h"
 #include "passes/verifier.h"
 
+/* The planner refuses exactly what this run cannot follow (plan.h). */
+_Static_assert(PLAN_MAX_BYTES == (int64_t)VM_MAX_OFFSET - 1,
+	       "PLAN_MAX_BYTES is the verifier's last offset");
+
 enum { TAG_VALUE, TAG_TABLE, TAG_POISON };
 
 /* What a tag stands for: a value written by position pos at a step and

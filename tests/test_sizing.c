@@ -172,6 +172,70 @@ test_gpu_bytes(void **state)
 	assert_int_equal(gpu("opaque[]"), 8);	/* a pointer, as ByteSizeOf */
 }
 
+/* Plans text for targets: HLOPLAN_OK, or the first diagnostic's message,
+ * which must hold want and be at line:col. */
+static void
+limit_case(const char *text, int targets, int out_of_arena, const char *want,
+	   int line, int col)
+{
+	struct hloplan_options o = {0};
+	struct hloplan_result *r;
+	const struct hloplan_diag *d;
+
+	o.targets = targets;
+	o.io_out_of_arena = out_of_arena;
+	r = hloplan_plan_string(text, strlen(text), "t.hlo", &o);
+	if (!want) {
+		if (hloplan_status(r) != HLOPLAN_OK)
+			fail_msg("%s", hloplan_get_diag(r, 0)->message);
+	} else {
+		assert_int_equal(hloplan_status(r), HLOPLAN_ERR_INPUT);
+		d = hloplan_get_diag(r, 0);
+		if (!strstr(d->message, want))
+			fail_msg("'%s' lacks '%s'", d->message, want);
+		assert_int_equal(d->line, line);
+		assert_int_equal(d->col, col);
+		assert_null(strstr(d->message, "internal"));
+	}
+	hloplan_free(r);
+}
+
+/* Issue 33: a buffer as laid out, slots included, and the buffers of one
+ * arena together take at most PLAN_MAX_BYTES, 2^42 - 1, what the verifier
+ * can follow; more is an error at the instruction, for either target and
+ * either arena mode, and 2^42 - 256 plans. */
+static void
+test_size_limit(void **state)
+{
+	static const char under[] = "HloModule m\nENTRY e {\n"
+		"  ROOT a = f32[1099511627712]{0} parameter(0)\n}\n";
+	static const char at[] = "HloModule m\nENTRY e {\n"
+		"  ROOT a = f32[1099511627776]{0} parameter(0)\n}\n";
+	/* 127 columns fit on the GPU; padded to 128, not on the TPU. */
+	static const char padded[] = "HloModule m\nENTRY e {\n"
+		"  ROOT a = f32[8589934600,127]{1,0} parameter(0)\n}\n";
+	/* Two halves: each fits, not both in one arena. */
+	static const char halves[] = "HloModule m\nENTRY e {\n"
+		"  ROOT p = (f32[549755814144]{0}, f32[549755814144]{0}) "
+		"parameter(0)\n}\n";
+	const char *over = "more than hloplan can place";
+
+	(void)state;
+	assert_int_equal(PLAN_MAX_BYTES, ((int64_t)1 << 42) - 1);
+	limit_case(under, HLOPLAN_TARGET_GPU, 0, NULL, 0, 0);
+	limit_case(under, HLOPLAN_TARGET_GPU, 1, NULL, 0, 0);
+	limit_case(at, HLOPLAN_TARGET_GPU, 0, over, 3, 8);
+	limit_case(at, HLOPLAN_TARGET_GPU, 1, over, 3, 8);
+	limit_case(padded, HLOPLAN_TARGET_GPU, 0, NULL, 0, 0);
+	limit_case(padded, HLOPLAN_TARGET_TPU, 0, over, 3, 8);
+	limit_case(padded, HLOPLAN_TARGET_TPU, 1, over, 3, 8);
+	limit_case(halves, HLOPLAN_TARGET_GPU, 0,
+		   "the buffers of memory space S(0) need 4398046513408 bytes "
+		   "together for gpu", 3, 8);
+	limit_case(halves, HLOPLAN_TARGET_TPU, 0, over, 3, 8);
+	limit_case(halves, HLOPLAN_TARGET_ALL, 1, NULL, 0, 0);
+}
+
 /* The buffer holding entry output `name` in the one TPU plan of text. */
 static void
 output_buffer(const char *text, const char *name, int64_t size, int space)
@@ -333,6 +397,7 @@ main(void)
 		cmocka_unit_test(test_tail_padding),
 		cmocka_unit_test(test_dynamic_metadata),
 		cmocka_unit_test(test_gpu_bytes),
+		cmocka_unit_test(test_size_limit),
 		cmocka_unit_test(test_entry_output_layout),
 		cmocka_unit_test(test_corpus_e02),
 		cmocka_unit_test(test_corpus_e04),

@@ -14,38 +14,14 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${HLOPLAN_CORPUS_DIR:-$src/../shared/corpus}
 work=$build/fuzz
 
-# Seeds: the samples, the error goldens, small corpus files and every
-# regression input.  Files over the size limit would only be cut.
-seed() {
-	t=$1 max=$2
-	rm -rf "$work/seeds/$t"
-	mkdir -p "$work/seeds/$t" "$work/corpus/$t" "$work/artifacts"
-	shift 2
-	for f in "$@" "$src/tests/fuzz/regress/$t"/*; do
-		[ -f "$f" ] || continue
-		[ "$(wc -c <"$f")" -le "$max" ] || continue
-		cp "$f" "$work/seeds/$t/$(basename "$(dirname "$f")")_$(basename "$f")"
-	done
-}
+. "$src/tests/fuzz/seed.sh"
 
 fail=0
 for t in $targets; do
-	case $t in
-	frontend|pipeline)
-		max=16384
-		[ "$t" = pipeline ] && max=8192
-		seed "$t" $max "$src"/samples/*.hlo "$src"/tests/errors/*.hlo \
-			"$corpus"/hlo/*.hlo
-		dict=$src/tests/fuzz/hlo.dict ;;
-	intervals)
-		max=8192
-		seed "$t" $max "$src"/tests/fuzz/seeds/intervals/*.csv \
-			"$corpus"/intervals/*/*.csv
-		dict=$src/tests/fuzz/csv.dict ;;
-	*)
+	if ! fuzz_setup "$t"; then
 		echo "run.sh: unknown target '$t'" >&2
-		exit 2 ;;
-	esac
+		exit 2
+	fi
 	echo "== fuzz_$t: $secs s"
 	if ! "$build/tests/fuzz/fuzz_$t" -max_total_time="$secs" \
 	    -timeout=20 -rss_limit_mb=2048 -max_len=$max -dict="$dict" \

@@ -9,7 +9,9 @@ grep -v '^#' "$top/tests/goldens.txt" | while read -r golden sample opts; do
 	[ -n "$golden" ] || continue
 	# NAME.json is the JSON plan, anything else the header.
 	case $golden in *.json) flag=--json ;; *) flag=-o ;; esac
+	# An input with a '/' is under the top, others under samples/.
+	case $sample in */*) ;; *) sample=samples/$sample ;; esac
 	# Same directory layout as the test, so that paths in the output agree.
 	(cd "$top/tests/golden" &&
-	 "$hloplan" "$top/samples/$sample" $opts $flag "$golden")
+	 "$hloplan" "$top/$sample" $opts $flag "$golden")
 done

@@ -52,9 +52,13 @@ main(void)
 				bad = 1;
 			}
 		}
-	/* A buffer by name, as a runtime binds its output. */
-	logits = (float *)(arena + HLOPLAN_GPU_LOGITS_OFFSET);
-	for (int k = 0; k < HLOPLAN_GPU_LOGITS_SIZE / (int)sizeof *logits; k++)
+	/* The output by its binding, which is the buffer named logits. */
+#if HLOPLAN_GPU_OUTPUT_BUF != HLOPLAN_GPU_BUF_LOGITS
+#error "the output is not in logits' buffer"
+#endif
+	logits = (float *)(arena + HLOPLAN_GPU_OUTPUT_OFFSET);
+	for (int k = 0; k < HLOPLAN_GPU_BUF_LOGITS_SIZE / (int)sizeof *logits;
+	     k++)
 		logits[k] = (float)k;
 	bad |= logits[9] != 9.0f;
 	free(arena);

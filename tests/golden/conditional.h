@@ -8,11 +8,11 @@
  *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);
  *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live bytes
  *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no arena
- *   P_BUF_<NAME>             a buffer's index in P_buffers[]
- *   P_<NAME>_OFFSET          its offset in its space's arena; only for
+ *   P_BUF_<NAME>             a buffer's id, its index in P_buffers[]
+ *   P_BUF_<NAME>_OFFSET      its offset in its space's arena; only for
  *                            buffers in an arena (-1 in the table)
- *   P_<NAME>_SIZE            bytes reserved for it
- *   P_<NAME>_SLOTS, P_<NAME>_STRIDE, P_<NAME>_SLOT_OFFSET(i)
+ *   P_BUF_<NAME>_SIZE        bytes reserved for it
+ *   P_BUF_<NAME>_SLOTS, _STRIDE, _SLOT_OFFSET(i)
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
@@ -53,11 +53,16 @@
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
  *                            after a step (a placeholder when none)
+ * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
+ * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
- * than letters and digits made one '_'; a name already taken gets _2,
- * _3, ... in buffer order.  Upper-case names are macros; the others have
- * internal linkage, so any number of C or C++ translation units may include
- * this header.
+ * than letters and digits made one '_', none at either end (UNNAMED if
+ * nothing is left).  When a macro of that name is taken already (by a
+ * buffer before it in P_buffers[], the include guard, or a plan whose
+ * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
+ * again while that is taken too.
+ * Upper-case names are macros; the others have internal linkage, so any
+ * number of C or C++ translation units may include this header.
  */
 #ifndef CONDITIONAL_H
 #define CONDITIONAL_H
@@ -100,23 +105,23 @@
 
 /* p: param, S(0), live [0, 8], 1 bytes */
 #define HLOPLAN_GPU_BUF_P 0
-#define HLOPLAN_GPU_P_OFFSET 786432
-#define HLOPLAN_GPU_P_SIZE 256
+#define HLOPLAN_GPU_BUF_P_OFFSET 786432
+#define HLOPLAN_GPU_BUF_P_SIZE 256
 
 /* x: param, S(0), live [0, 8], 262144 bytes */
 #define HLOPLAN_GPU_BUF_X 1
-#define HLOPLAN_GPU_X_OFFSET 0
-#define HLOPLAN_GPU_X_SIZE 262144
+#define HLOPLAN_GPU_BUF_X_OFFSET 0
+#define HLOPLAN_GPU_BUF_X_SIZE 262144
 
 /* t: temp, S(0), live [2, 6], 262144 bytes */
 #define HLOPLAN_GPU_BUF_T 2
-#define HLOPLAN_GPU_T_OFFSET 262144
-#define HLOPLAN_GPU_T_SIZE 262144
+#define HLOPLAN_GPU_BUF_T_OFFSET 262144
+#define HLOPLAN_GPU_BUF_T_SIZE 262144
 
 /* sq: output, S(0), live [4, 8], 262144 bytes */
 #define HLOPLAN_GPU_BUF_SQ 3
-#define HLOPLAN_GPU_SQ_OFFSET 524288
-#define HLOPLAN_GPU_SQ_SIZE 262144
+#define HLOPLAN_GPU_BUF_SQ_OFFSET 524288
+#define HLOPLAN_GPU_BUF_SQ_SIZE 262144
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -164,10 +169,10 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"p", HLOPLAN_GPU_P_OFFSET, HLOPLAN_GPU_P_SIZE, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{"t", HLOPLAN_GPU_T_OFFSET, HLOPLAN_GPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
-	{"sq", HLOPLAN_GPU_SQ_OFFSET, HLOPLAN_GPU_SQ_SIZE, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
+	{"p", HLOPLAN_GPU_BUF_P_OFFSET, HLOPLAN_GPU_BUF_P_SIZE, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{"x", HLOPLAN_GPU_BUF_X_OFFSET, HLOPLAN_GPU_BUF_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{"t", HLOPLAN_GPU_BUF_T_OFFSET, HLOPLAN_GPU_BUF_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
+	{"sq", HLOPLAN_GPU_BUF_SQ_OFFSET, HLOPLAN_GPU_BUF_SQ_SIZE, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
 };
 
 struct HLOPLAN_GPU_value {
@@ -175,7 +180,7 @@ struct HLOPLAN_GPU_value {
 	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
@@ -296,14 +301,14 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_P_fits : HLOPLAN_GPU_P_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_P_SIZE && HLOPLAN_GPU_P_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_T_fits : HLOPLAN_GPU_T_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_T_SIZE && HLOPLAN_GPU_T_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_SQ_fits : HLOPLAN_GPU_SQ_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_SQ_SIZE && HLOPLAN_GPU_SQ_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_P_fits : HLOPLAN_GPU_BUF_P_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_P_SIZE && HLOPLAN_GPU_BUF_P_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_X_fits : HLOPLAN_GPU_BUF_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_X_SIZE && HLOPLAN_GPU_BUF_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_T_fits : HLOPLAN_GPU_BUF_T_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_T_SIZE && HLOPLAN_GPU_BUF_T_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_SQ_fits : HLOPLAN_GPU_BUF_SQ_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_SQ_SIZE && HLOPLAN_GPU_BUF_SQ_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module conditional, target tpu ---- */
@@ -344,23 +349,23 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* p: param, S(0), live [0, 8], 1 bytes */
 #define HLOPLAN_TPU_BUF_P 0
-#define HLOPLAN_TPU_P_OFFSET 786432
-#define HLOPLAN_TPU_P_SIZE 512
+#define HLOPLAN_TPU_BUF_P_OFFSET 786432
+#define HLOPLAN_TPU_BUF_P_SIZE 512
 
 /* x: param, S(0), live [0, 8], 262144 bytes */
 #define HLOPLAN_TPU_BUF_X 1
-#define HLOPLAN_TPU_X_OFFSET 0
-#define HLOPLAN_TPU_X_SIZE 262144
+#define HLOPLAN_TPU_BUF_X_OFFSET 0
+#define HLOPLAN_TPU_BUF_X_SIZE 262144
 
 /* t: temp, S(0), live [2, 6], 262144 bytes */
 #define HLOPLAN_TPU_BUF_T 2
-#define HLOPLAN_TPU_T_OFFSET 262144
-#define HLOPLAN_TPU_T_SIZE 262144
+#define HLOPLAN_TPU_BUF_T_OFFSET 262144
+#define HLOPLAN_TPU_BUF_T_SIZE 262144
 
 /* sq: output, S(0), live [4, 8], 262144 bytes */
 #define HLOPLAN_TPU_BUF_SQ 3
-#define HLOPLAN_TPU_SQ_OFFSET 524288
-#define HLOPLAN_TPU_SQ_SIZE 262144
+#define HLOPLAN_TPU_BUF_SQ_OFFSET 524288
+#define HLOPLAN_TPU_BUF_SQ_SIZE 262144
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -408,10 +413,10 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"p", HLOPLAN_TPU_P_OFFSET, HLOPLAN_TPU_P_SIZE, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{"t", HLOPLAN_TPU_T_OFFSET, HLOPLAN_TPU_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
-	{"sq", HLOPLAN_TPU_SQ_OFFSET, HLOPLAN_TPU_SQ_SIZE, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
+	{"p", HLOPLAN_TPU_BUF_P_OFFSET, HLOPLAN_TPU_BUF_P_SIZE, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{"x", HLOPLAN_TPU_BUF_X_OFFSET, HLOPLAN_TPU_BUF_X_SIZE, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{"t", HLOPLAN_TPU_BUF_T_OFFSET, HLOPLAN_TPU_BUF_T_SIZE, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
+	{"sq", HLOPLAN_TPU_BUF_SQ_OFFSET, HLOPLAN_TPU_BUF_SQ_SIZE, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
 };
 
 struct HLOPLAN_TPU_value {
@@ -419,7 +424,7 @@ struct HLOPLAN_TPU_value {
 	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
@@ -507,14 +512,14 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_P_fits : HLOPLAN_TPU_P_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_P_SIZE && HLOPLAN_TPU_P_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_T_fits : HLOPLAN_TPU_T_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_T_SIZE && HLOPLAN_TPU_T_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_SQ_fits : HLOPLAN_TPU_SQ_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_SQ_SIZE && HLOPLAN_TPU_SQ_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_P_fits : HLOPLAN_TPU_BUF_P_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_P_SIZE && HLOPLAN_TPU_BUF_P_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_X_fits : HLOPLAN_TPU_BUF_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_X_SIZE && HLOPLAN_TPU_BUF_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_T_fits : HLOPLAN_TPU_BUF_T_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_T_SIZE && HLOPLAN_TPU_BUF_T_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_SQ_fits : HLOPLAN_TPU_BUF_SQ_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_SQ_SIZE && HLOPLAN_TPU_BUF_SQ_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* CONDITIONAL_H */

@@ -8,11 +8,11 @@
  *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);
  *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live bytes
  *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no arena
- *   P_BUF_<NAME>             a buffer's index in P_buffers[]
- *   P_<NAME>_OFFSET          its offset in its space's arena; only for
+ *   P_BUF_<NAME>             a buffer's id, its index in P_buffers[]
+ *   P_BUF_<NAME>_OFFSET      its offset in its space's arena; only for
  *                            buffers in an arena (-1 in the table)
- *   P_<NAME>_SIZE            bytes reserved for it
- *   P_<NAME>_SLOTS, P_<NAME>_STRIDE, P_<NAME>_SLOT_OFFSET(i)
+ *   P_BUF_<NAME>_SIZE        bytes reserved for it
+ *   P_BUF_<NAME>_SLOTS, _STRIDE, _SLOT_OFFSET(i)
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
@@ -53,11 +53,16 @@
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
  *                            after a step (a placeholder when none)
+ * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
+ * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
- * than letters and digits made one '_'; a name already taken gets _2,
- * _3, ... in buffer order.  Upper-case names are macros; the others have
- * internal linkage, so any number of C or C++ translation units may include
- * this header.
+ * than letters and digits made one '_', none at either end (UNNAMED if
+ * nothing is left).  When a macro of that name is taken already (by a
+ * buffer before it in P_buffers[], the include guard, or a plan whose
+ * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
+ * again while that is taken too.
+ * Upper-case names are macros; the others have internal linkage, so any
+ * number of C or C++ translation units may include this header.
  */
 #ifndef STACK_FRAMES_H
 #define STACK_FRAMES_H
@@ -104,37 +109,37 @@
 
 /* x: param, S(0), live [0, 8], 16384 bytes */
 #define HLOPLAN_GPU_BUF_X 0
-#define HLOPLAN_GPU_X_OFFSET 589824
-#define HLOPLAN_GPU_X_SIZE 16384
+#define HLOPLAN_GPU_BUF_X_OFFSET 589824
+#define HLOPLAN_GPU_BUF_X_SIZE 16384
 
 /* w: param, S(0), live [0, 8], 524288 bytes */
 #define HLOPLAN_GPU_BUF_W 1
-#define HLOPLAN_GPU_W_OFFSET 0
-#define HLOPLAN_GPU_W_SIZE 524288
+#define HLOPLAN_GPU_BUF_W_OFFSET 0
+#define HLOPLAN_GPU_BUF_W_SIZE 524288
 
 /* b: param, S(0), live [0, 8], 2048 bytes */
 #define HLOPLAN_GPU_BUF_B 2
-#define HLOPLAN_GPU_B_OFFSET 606208
-#define HLOPLAN_GPU_B_SIZE 2048
+#define HLOPLAN_GPU_BUF_B_OFFSET 606208
+#define HLOPLAN_GPU_BUF_B_SIZE 2048
 
 /* dot.4: output, S(0), live [3, 8], 32768 bytes */
 #define HLOPLAN_GPU_BUF_DOT_4 3
-#define HLOPLAN_GPU_DOT_4_OFFSET 524288
-#define HLOPLAN_GPU_DOT_4_SIZE 32768
+#define HLOPLAN_GPU_BUF_DOT_4_OFFSET 524288
+#define HLOPLAN_GPU_BUF_DOT_4_SIZE 32768
 
 /* broadcast.5: temp, S(0), live [4, 5], 32768 bytes */
 #define HLOPLAN_GPU_BUF_BROADCAST_5 4
-#define HLOPLAN_GPU_BROADCAST_5_OFFSET 557056
-#define HLOPLAN_GPU_BROADCAST_5_SIZE 32768
+#define HLOPLAN_GPU_BUF_BROADCAST_5_OFFSET 557056
+#define HLOPLAN_GPU_BUF_BROADCAST_5_SIZE 32768
 
 /* constant.2: const, S(0), live [6, 7], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_CONSTANT_2 5
-#define HLOPLAN_GPU_CONSTANT_2_SIZE 256
+#define HLOPLAN_GPU_BUF_CONSTANT_2_SIZE 256
 
 /* broadcast.3: temp, S(0), live [7, 8], 32768 bytes */
 #define HLOPLAN_GPU_BUF_BROADCAST_3 6
-#define HLOPLAN_GPU_BROADCAST_3_OFFSET 557056
-#define HLOPLAN_GPU_BROADCAST_3_SIZE 32768
+#define HLOPLAN_GPU_BUF_BROADCAST_3_OFFSET 557056
+#define HLOPLAN_GPU_BUF_BROADCAST_3_SIZE 32768
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -189,13 +194,13 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
-	{"dot.4", HLOPLAN_GPU_DOT_4_OFFSET, HLOPLAN_GPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
-	{"broadcast.5", HLOPLAN_GPU_BROADCAST_5_OFFSET, HLOPLAN_GPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
-	{"constant.2", -1, HLOPLAN_GPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
-	{"broadcast.3", HLOPLAN_GPU_BROADCAST_3_OFFSET, HLOPLAN_GPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
+	{"x", HLOPLAN_GPU_BUF_X_OFFSET, HLOPLAN_GPU_BUF_X_SIZE, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{"w", HLOPLAN_GPU_BUF_W_OFFSET, HLOPLAN_GPU_BUF_W_SIZE, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{"b", HLOPLAN_GPU_BUF_B_OFFSET, HLOPLAN_GPU_BUF_B_SIZE, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
+	{"dot.4", HLOPLAN_GPU_BUF_DOT_4_OFFSET, HLOPLAN_GPU_BUF_DOT_4_SIZE, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
+	{"broadcast.5", HLOPLAN_GPU_BUF_BROADCAST_5_OFFSET, HLOPLAN_GPU_BUF_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
+	{"constant.2", -1, HLOPLAN_GPU_BUF_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
+	{"broadcast.3", HLOPLAN_GPU_BUF_BROADCAST_3_OFFSET, HLOPLAN_GPU_BUF_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
 };
 
 struct HLOPLAN_GPU_value {
@@ -203,7 +208,7 @@ struct HLOPLAN_GPU_value {
 	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
@@ -343,16 +348,16 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE && HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_B_fits : HLOPLAN_GPU_B_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_B_SIZE && HLOPLAN_GPU_B_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_DOT_4_fits : HLOPLAN_GPU_DOT_4_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_DOT_4_SIZE && HLOPLAN_GPU_DOT_4_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_BROADCAST_5_fits : HLOPLAN_GPU_BROADCAST_5_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BROADCAST_5_SIZE && HLOPLAN_GPU_BROADCAST_5_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_BROADCAST_3_fits : HLOPLAN_GPU_BROADCAST_3_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BROADCAST_3_SIZE && HLOPLAN_GPU_BROADCAST_3_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_X_fits : HLOPLAN_GPU_BUF_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_X_SIZE && HLOPLAN_GPU_BUF_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_W_fits : HLOPLAN_GPU_BUF_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_W_SIZE && HLOPLAN_GPU_BUF_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_B_fits : HLOPLAN_GPU_BUF_B_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_B_SIZE && HLOPLAN_GPU_BUF_B_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_DOT_4_fits : HLOPLAN_GPU_BUF_DOT_4_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_DOT_4_SIZE && HLOPLAN_GPU_BUF_DOT_4_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_BROADCAST_5_fits : HLOPLAN_GPU_BUF_BROADCAST_5_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_BROADCAST_5_SIZE && HLOPLAN_GPU_BUF_BROADCAST_5_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_BROADCAST_3_fits : HLOPLAN_GPU_BUF_BROADCAST_3_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_BROADCAST_3_SIZE && HLOPLAN_GPU_BUF_BROADCAST_3_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module jit_dense, target tpu ---- */
@@ -397,37 +402,37 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* x: param, S(0), live [0, 8], 16384 bytes */
 #define HLOPLAN_TPU_BUF_X 0
-#define HLOPLAN_TPU_X_OFFSET 589824
-#define HLOPLAN_TPU_X_SIZE 16384
+#define HLOPLAN_TPU_BUF_X_OFFSET 589824
+#define HLOPLAN_TPU_BUF_X_SIZE 16384
 
 /* w: param, S(0), live [0, 8], 524288 bytes */
 #define HLOPLAN_TPU_BUF_W 1
-#define HLOPLAN_TPU_W_OFFSET 0
-#define HLOPLAN_TPU_W_SIZE 524288
+#define HLOPLAN_TPU_BUF_W_OFFSET 0
+#define HLOPLAN_TPU_BUF_W_SIZE 524288
 
 /* b: param, S(0), live [0, 8], 2048 bytes */
 #define HLOPLAN_TPU_BUF_B 2
-#define HLOPLAN_TPU_B_OFFSET 606208
-#define HLOPLAN_TPU_B_SIZE 2048
+#define HLOPLAN_TPU_BUF_B_OFFSET 606208
+#define HLOPLAN_TPU_BUF_B_SIZE 2048
 
 /* dot.4: output, S(0), live [3, 8], 32768 bytes */
 #define HLOPLAN_TPU_BUF_DOT_4 3
-#define HLOPLAN_TPU_DOT_4_OFFSET 524288
-#define HLOPLAN_TPU_DOT_4_SIZE 32768
+#define HLOPLAN_TPU_BUF_DOT_4_OFFSET 524288
+#define HLOPLAN_TPU_BUF_DOT_4_SIZE 32768
 
 /* broadcast.5: temp, S(0), live [4, 5], 32768 bytes */
 #define HLOPLAN_TPU_BUF_BROADCAST_5 4
-#define HLOPLAN_TPU_BROADCAST_5_OFFSET 557056
-#define HLOPLAN_TPU_BROADCAST_5_SIZE 32768
+#define HLOPLAN_TPU_BUF_BROADCAST_5_OFFSET 557056
+#define HLOPLAN_TPU_BUF_BROADCAST_5_SIZE 32768
 
 /* constant.2: const, S(0), live [6, 7], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_CONSTANT_2 5
-#define HLOPLAN_TPU_CONSTANT_2_SIZE 512
+#define HLOPLAN_TPU_BUF_CONSTANT_2_SIZE 512
 
 /* broadcast.3: temp, S(0), live [7, 8], 32768 bytes */
 #define HLOPLAN_TPU_BUF_BROADCAST_3 6
-#define HLOPLAN_TPU_BROADCAST_3_OFFSET 557056
-#define HLOPLAN_TPU_BROADCAST_3_SIZE 32768
+#define HLOPLAN_TPU_BUF_BROADCAST_3_OFFSET 557056
+#define HLOPLAN_TPU_BUF_BROADCAST_3_SIZE 32768
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -482,13 +487,13 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
-	{"dot.4", HLOPLAN_TPU_DOT_4_OFFSET, HLOPLAN_TPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
-	{"broadcast.5", HLOPLAN_TPU_BROADCAST_5_OFFSET, HLOPLAN_TPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
-	{"constant.2", -1, HLOPLAN_TPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
-	{"broadcast.3", HLOPLAN_TPU_BROADCAST_3_OFFSET, HLOPLAN_TPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
+	{"x", HLOPLAN_TPU_BUF_X_OFFSET, HLOPLAN_TPU_BUF_X_SIZE, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{"w", HLOPLAN_TPU_BUF_W_OFFSET, HLOPLAN_TPU_BUF_W_SIZE, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{"b", HLOPLAN_TPU_BUF_B_OFFSET, HLOPLAN_TPU_BUF_B_SIZE, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
+	{"dot.4", HLOPLAN_TPU_BUF_DOT_4_OFFSET, HLOPLAN_TPU_BUF_DOT_4_SIZE, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
+	{"broadcast.5", HLOPLAN_TPU_BUF_BROADCAST_5_OFFSET, HLOPLAN_TPU_BUF_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
+	{"constant.2", -1, HLOPLAN_TPU_BUF_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
+	{"broadcast.3", HLOPLAN_TPU_BUF_BROADCAST_3_OFFSET, HLOPLAN_TPU_BUF_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
 };
 
 struct HLOPLAN_TPU_value {
@@ -496,7 +501,7 @@ struct HLOPLAN_TPU_value {
 	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
@@ -614,16 +619,16 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_W_fits : HLOPLAN_TPU_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W_SIZE && HLOPLAN_TPU_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_B_fits : HLOPLAN_TPU_B_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_B_SIZE && HLOPLAN_TPU_B_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_DOT_4_fits : HLOPLAN_TPU_DOT_4_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_DOT_4_SIZE && HLOPLAN_TPU_DOT_4_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_BROADCAST_5_fits : HLOPLAN_TPU_BROADCAST_5_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BROADCAST_5_SIZE && HLOPLAN_TPU_BROADCAST_5_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_BROADCAST_3_fits : HLOPLAN_TPU_BROADCAST_3_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BROADCAST_3_SIZE && HLOPLAN_TPU_BROADCAST_3_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_X_fits : HLOPLAN_TPU_BUF_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_X_SIZE && HLOPLAN_TPU_BUF_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_W_fits : HLOPLAN_TPU_BUF_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_W_SIZE && HLOPLAN_TPU_BUF_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_B_fits : HLOPLAN_TPU_BUF_B_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_B_SIZE && HLOPLAN_TPU_BUF_B_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_DOT_4_fits : HLOPLAN_TPU_BUF_DOT_4_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_DOT_4_SIZE && HLOPLAN_TPU_BUF_DOT_4_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_BROADCAST_5_fits : HLOPLAN_TPU_BUF_BROADCAST_5_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_BROADCAST_5_SIZE && HLOPLAN_TPU_BUF_BROADCAST_5_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_BROADCAST_3_fits : HLOPLAN_TPU_BUF_BROADCAST_3_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_BROADCAST_3_SIZE && HLOPLAN_TPU_BUF_BROADCAST_3_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* STACK_FRAMES_H */

@@ -8,11 +8,11 @@
  *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);
  *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live bytes
  *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no arena
- *   P_BUF_<NAME>             a buffer's index in P_buffers[]
- *   P_<NAME>_OFFSET          its offset in its space's arena; only for
+ *   P_BUF_<NAME>             a buffer's id, its index in P_buffers[]
+ *   P_BUF_<NAME>_OFFSET      its offset in its space's arena; only for
  *                            buffers in an arena (-1 in the table)
- *   P_<NAME>_SIZE            bytes reserved for it
- *   P_<NAME>_SLOTS, P_<NAME>_STRIDE, P_<NAME>_SLOT_OFFSET(i)
+ *   P_BUF_<NAME>_SIZE        bytes reserved for it
+ *   P_BUF_<NAME>_SLOTS, _STRIDE, _SLOT_OFFSET(i)
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
@@ -53,11 +53,16 @@
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
  *                            after a step (a placeholder when none)
+ * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
+ * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
- * than letters and digits made one '_'; a name already taken gets _2,
- * _3, ... in buffer order.  Upper-case names are macros; the others have
- * internal linkage, so any number of C or C++ translation units may include
- * this header.
+ * than letters and digits made one '_', none at either end (UNNAMED if
+ * nothing is left).  When a macro of that name is taken already (by a
+ * buffer before it in P_buffers[], the include guard, or a plan whose
+ * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
+ * again while that is taken too.
+ * Upper-case names are macros; the others have internal linkage, so any
+ * number of C or C++ translation units may include this header.
  */
 #ifndef TUPLE_OUT_H
 #define TUPLE_OUT_H
@@ -109,33 +114,33 @@
 
 /* a: param, S(0), live [0, 5], 16384 bytes */
 #define HLOPLAN_GPU_BUF_A 0
-#define HLOPLAN_GPU_A_OFFSET 0
-#define HLOPLAN_GPU_A_SIZE 16384
+#define HLOPLAN_GPU_BUF_A_OFFSET 0
+#define HLOPLAN_GPU_BUF_A_SIZE 16384
 
 /* b: param, S(0), live [0, 5], 16384 bytes */
 #define HLOPLAN_GPU_BUF_B 1
-#define HLOPLAN_GPU_B_OFFSET 16384
-#define HLOPLAN_GPU_B_SIZE 16384
+#define HLOPLAN_GPU_BUF_B_OFFSET 16384
+#define HLOPLAN_GPU_BUF_B_SIZE 16384
 
 /* sum: output, S(0), live [2, 5], 16384 bytes */
 #define HLOPLAN_GPU_BUF_SUM 2
-#define HLOPLAN_GPU_SUM_OFFSET 32768
-#define HLOPLAN_GPU_SUM_SIZE 16384
+#define HLOPLAN_GPU_BUF_SUM_OFFSET 32768
+#define HLOPLAN_GPU_BUF_SUM_SIZE 16384
 
 /* prod: output, S(0), live [3, 5], 16384 bytes */
 #define HLOPLAN_GPU_BUF_PROD 3
-#define HLOPLAN_GPU_PROD_OFFSET 49152
-#define HLOPLAN_GPU_PROD_SIZE 16384
+#define HLOPLAN_GPU_BUF_PROD_OFFSET 49152
+#define HLOPLAN_GPU_BUF_PROD_SIZE 16384
 
 /* c: output, S(0), live [4, 5], 16384 bytes */
 #define HLOPLAN_GPU_BUF_C 4
-#define HLOPLAN_GPU_C_OFFSET 65536
-#define HLOPLAN_GPU_C_SIZE 16384
+#define HLOPLAN_GPU_BUF_C_OFFSET 65536
+#define HLOPLAN_GPU_BUF_C_SIZE 16384
 
 /* out: output+table, S(0), live [5, 5], 24 bytes */
 #define HLOPLAN_GPU_BUF_OUT 5
-#define HLOPLAN_GPU_OUT_OFFSET 81920
-#define HLOPLAN_GPU_OUT_SIZE 256
+#define HLOPLAN_GPU_BUF_OUT_OFFSET 81920
+#define HLOPLAN_GPU_BUF_OUT_SIZE 256
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -183,12 +188,12 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{"sum", HLOPLAN_GPU_SUM_OFFSET, HLOPLAN_GPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
-	{"prod", HLOPLAN_GPU_PROD_OFFSET, HLOPLAN_GPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{"c", HLOPLAN_GPU_C_OFFSET, HLOPLAN_GPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
+	{"a", HLOPLAN_GPU_BUF_A_OFFSET, HLOPLAN_GPU_BUF_A_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{"b", HLOPLAN_GPU_BUF_B_OFFSET, HLOPLAN_GPU_BUF_B_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{"sum", HLOPLAN_GPU_BUF_SUM_OFFSET, HLOPLAN_GPU_BUF_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
+	{"prod", HLOPLAN_GPU_BUF_PROD_OFFSET, HLOPLAN_GPU_BUF_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{"c", HLOPLAN_GPU_BUF_C_OFFSET, HLOPLAN_GPU_BUF_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{"out", HLOPLAN_GPU_BUF_OUT_OFFSET, HLOPLAN_GPU_BUF_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
 };
 
 struct HLOPLAN_GPU_value {
@@ -196,7 +201,7 @@ struct HLOPLAN_GPU_value {
 	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
@@ -313,16 +318,16 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_A_fits : HLOPLAN_GPU_A_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_A_SIZE && HLOPLAN_GPU_A_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_B_fits : HLOPLAN_GPU_B_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_B_SIZE && HLOPLAN_GPU_B_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_SUM_fits : HLOPLAN_GPU_SUM_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_SUM_SIZE && HLOPLAN_GPU_SUM_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_PROD_fits : HLOPLAN_GPU_PROD_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_PROD_SIZE && HLOPLAN_GPU_PROD_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_C_fits : HLOPLAN_GPU_C_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_C_SIZE && HLOPLAN_GPU_C_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE && HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_A_fits : HLOPLAN_GPU_BUF_A_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_A_SIZE && HLOPLAN_GPU_BUF_A_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_B_fits : HLOPLAN_GPU_BUF_B_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_B_SIZE && HLOPLAN_GPU_BUF_B_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_SUM_fits : HLOPLAN_GPU_BUF_SUM_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_SUM_SIZE && HLOPLAN_GPU_BUF_SUM_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_PROD_fits : HLOPLAN_GPU_BUF_PROD_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_PROD_SIZE && HLOPLAN_GPU_BUF_PROD_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_C_fits : HLOPLAN_GPU_BUF_C_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_C_SIZE && HLOPLAN_GPU_BUF_C_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_OUT_fits : HLOPLAN_GPU_BUF_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_OUT_SIZE && HLOPLAN_GPU_BUF_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module tuple_out, target tpu ---- */
@@ -372,33 +377,33 @@ struct HLOPLAN_GPU_checks_0 {
 
 /* a: param, S(0), live [0, 5], 16384 bytes */
 #define HLOPLAN_TPU_BUF_A 0
-#define HLOPLAN_TPU_A_OFFSET 0
-#define HLOPLAN_TPU_A_SIZE 32768
+#define HLOPLAN_TPU_BUF_A_OFFSET 0
+#define HLOPLAN_TPU_BUF_A_SIZE 32768
 
 /* b: param, S(0), live [0, 5], 16384 bytes */
 #define HLOPLAN_TPU_BUF_B 1
-#define HLOPLAN_TPU_B_OFFSET 32768
-#define HLOPLAN_TPU_B_SIZE 32768
+#define HLOPLAN_TPU_BUF_B_OFFSET 32768
+#define HLOPLAN_TPU_BUF_B_SIZE 32768
 
 /* sum: output, S(0), live [2, 5], 16384 bytes */
 #define HLOPLAN_TPU_BUF_SUM 2
-#define HLOPLAN_TPU_SUM_OFFSET 65536
-#define HLOPLAN_TPU_SUM_SIZE 32768
+#define HLOPLAN_TPU_BUF_SUM_OFFSET 65536
+#define HLOPLAN_TPU_BUF_SUM_SIZE 32768
 
 /* prod: output, S(0), live [3, 5], 16384 bytes */
 #define HLOPLAN_TPU_BUF_PROD 3
-#define HLOPLAN_TPU_PROD_OFFSET 98304
-#define HLOPLAN_TPU_PROD_SIZE 32768
+#define HLOPLAN_TPU_BUF_PROD_OFFSET 98304
+#define HLOPLAN_TPU_BUF_PROD_SIZE 32768
 
 /* c: output, S(0), live [4, 5], 16384 bytes */
 #define HLOPLAN_TPU_BUF_C 4
-#define HLOPLAN_TPU_C_OFFSET 131072
-#define HLOPLAN_TPU_C_SIZE 32768
+#define HLOPLAN_TPU_BUF_C_OFFSET 131072
+#define HLOPLAN_TPU_BUF_C_SIZE 32768
 
 /* out: output+table, S(0), live [5, 5], 24 bytes */
 #define HLOPLAN_TPU_BUF_OUT 5
-#define HLOPLAN_TPU_OUT_OFFSET 163840
-#define HLOPLAN_TPU_OUT_SIZE 256
+#define HLOPLAN_TPU_BUF_OUT_OFFSET 163840
+#define HLOPLAN_TPU_BUF_OUT_SIZE 256
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -446,12 +451,12 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{"sum", HLOPLAN_TPU_SUM_OFFSET, HLOPLAN_TPU_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
-	{"prod", HLOPLAN_TPU_PROD_OFFSET, HLOPLAN_TPU_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{"c", HLOPLAN_TPU_C_OFFSET, HLOPLAN_TPU_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
+	{"a", HLOPLAN_TPU_BUF_A_OFFSET, HLOPLAN_TPU_BUF_A_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{"b", HLOPLAN_TPU_BUF_B_OFFSET, HLOPLAN_TPU_BUF_B_SIZE, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{"sum", HLOPLAN_TPU_BUF_SUM_OFFSET, HLOPLAN_TPU_BUF_SUM_SIZE, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
+	{"prod", HLOPLAN_TPU_BUF_PROD_OFFSET, HLOPLAN_TPU_BUF_PROD_SIZE, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{"c", HLOPLAN_TPU_BUF_C_OFFSET, HLOPLAN_TPU_BUF_C_SIZE, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{"out", HLOPLAN_TPU_BUF_OUT_OFFSET, HLOPLAN_TPU_BUF_OUT_SIZE, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
 };
 
 struct HLOPLAN_TPU_value {
@@ -459,7 +464,7 @@ struct HLOPLAN_TPU_value {
 	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
@@ -549,16 +554,16 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[1]
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_A_fits : HLOPLAN_TPU_A_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_A_SIZE && HLOPLAN_TPU_A_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_B_fits : HLOPLAN_TPU_B_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_B_SIZE && HLOPLAN_TPU_B_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_SUM_fits : HLOPLAN_TPU_SUM_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_SUM_SIZE && HLOPLAN_TPU_SUM_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_PROD_fits : HLOPLAN_TPU_PROD_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_PROD_SIZE && HLOPLAN_TPU_PROD_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_C_fits : HLOPLAN_TPU_C_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_C_SIZE && HLOPLAN_TPU_C_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_OUT_fits : HLOPLAN_TPU_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_OUT_SIZE && HLOPLAN_TPU_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_A_fits : HLOPLAN_TPU_BUF_A_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_A_SIZE && HLOPLAN_TPU_BUF_A_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_B_fits : HLOPLAN_TPU_BUF_B_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_B_SIZE && HLOPLAN_TPU_BUF_B_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_SUM_fits : HLOPLAN_TPU_BUF_SUM_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_SUM_SIZE && HLOPLAN_TPU_BUF_SUM_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_PROD_fits : HLOPLAN_TPU_BUF_PROD_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_PROD_SIZE && HLOPLAN_TPU_BUF_PROD_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_C_fits : HLOPLAN_TPU_BUF_C_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_C_SIZE && HLOPLAN_TPU_BUF_C_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_OUT_fits : HLOPLAN_TPU_BUF_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_OUT_SIZE && HLOPLAN_TPU_BUF_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* TUPLE_OUT_H */

@@ -296,10 +296,12 @@ plan_all(struct hloplan_result *r)
 			if (!(r->targets & (1 << t)))
 				continue;
 			o.target = t;
+			r->prefixes[n] = plan_prefix(r, i, t);
+			r->drv.label = r->prefixes[n];
 			if (plan_module(r->pool, &r->ds, &r->file->mods[i], &o,
 					&r->drv, &r->plans[n]) < 0)
 				return -1;
-			r->prefixes[n++] = plan_prefix(r, i, t);
+			n++;
 		}
 	r->set.nplan = n;
 	r->set.plans = r->plans;

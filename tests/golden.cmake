@@ -1,11 +1,16 @@
 # Runs hloplan on one sample and compares its output byte for byte with the
-# golden file: the header, or for NAME.json the JSON plan (--json).
+# golden file: the header, or for NAME.json the JSON plan (--json), for
+# NAME.csv the CSV (--csv), for NAME.STAGE.dump --dump=STAGE.
 # -D HLOPLAN= INPUT= GOLDEN= OUTDIR= ARGS= (a ;-list).
 get_filename_component(name ${GOLDEN} NAME)
 set(out ${OUTDIR}/${name})
 set(flag -o)
 if(name MATCHES "\\.json$")
   set(flag --json)
+elseif(name MATCHES "\\.csv$")
+  set(flag --csv)
+elseif(name MATCHES "\\.([a-z]+)\\.dump$")
+  set(flag --dump=${CMAKE_MATCH_1} -o)
 endif()
 file(MAKE_DIRECTORY ${OUTDIR})
 file(REMOVE ${out})

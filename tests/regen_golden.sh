@@ -7,8 +7,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 hloplan=${1:-$top/build/hloplan}
 grep -v '^#' "$top/tests/goldens.txt" | while read -r golden sample opts; do
 	[ -n "$golden" ] || continue
-	# NAME.json is the JSON plan, anything else the header.
-	case $golden in *.json) flag=--json ;; *) flag=-o ;; esac
+	# NAME.json is the JSON plan, NAME.csv the CSV, NAME.STAGE.dump
+	# --dump=STAGE, anything else the header.
+	case $golden in
+	*.json) flag=--json ;;
+	*.csv) flag=--csv ;;
+	*.dump) stage=${golden%.dump} flag="--dump=${stage##*.} -o" ;;
+	*) flag=-o ;;
+	esac
 	# An input with a '/' is under the top, others under samples/.
 	case $sample in */*) ;; *) sample=samples/$sample ;; esac
 	# Same directory layout as the test, so that paths in the output agree.

@@ -672,14 +672,16 @@ split(char *line, char **fields, int max)
 	return n;
 }
 
-/* Every row agrees with the plan, and the rows pass the disjointness check
- * on their own (end_time is exclusive there). */
+/* Every row agrees with the plan it names, by prefix, and the rows pass
+ * the disjointness check on their own (end_time is exclusive there). */
 static void
 check_row(const struct hloplan_result *r, char **f)
 {
-	int target = !strcmp(f[12], "gpu") ? 0 : 1;
+	int target = !strcmp(f[13], "gpu") ? 0 : 1;
 	const struct hloplan_plan *p = hloplan_get_plan(r, target);
 	const struct hloplan_buffer *b = &p->buffers[atoi(f[0])];
+
+	assert_string_equal(f[11], p->prefix);
 
 	assert_string_equal(f[1], b->name);
 	assert_int_equal(atoll(f[2]), b->offset);
@@ -690,7 +692,7 @@ check_row(const struct hloplan_result *r, char **f)
 	assert_int_equal(atoi(f[7]), b->space);
 	assert_int_equal(atoi(f[8]), b->slots);
 	assert_int_equal(atoll(f[9]), b->stride);
-	assert_string_equal(f[11], p->module);
+	assert_string_equal(f[12], p->module);
 }
 
 static void
@@ -698,8 +700,9 @@ test_csv(void **state)
 {
 	static const char head[] = "buffer_id,buffer_name,offset,size,"
 				   "definition_time,end_time,unpadded_size,"
-				   "memory_space,slots,stride,class,module,"
-				   "target,dtype,shape,parameter,param_index,"
+				   "memory_space,slots,stride,class,plan,"
+				   "module,target,dtype,shape,parameter,"
+				   "param_index,"
 				   "output_index,values\n";
 	struct hloplan_result *r = plan(NULL);
 	char *csv = written(r, HLOPLAN_FORMAT_CSV, NULL), *line = csv, *f[24];
@@ -711,7 +714,7 @@ test_csv(void **state)
 	while (*line) {
 		char *next = strchr(line, '\n') + 1;
 
-		assert_int_equal(split(line, f, 24), 19);
+		assert_int_equal(split(line, f, 24), 20);
 		check_row(r, f);
 		rows++;
 		line = next;
@@ -842,6 +845,33 @@ test_dump_ir(void **state)
 	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
 	assert_int_equal(hloplan_nplan(r), 0);
 	assert_non_null(strstr(text, "HloModule add"));
+	free(text);
+	hloplan_free(r);
+}
+
+/* Each plan's part of a dump starts with a line naming the stage, the
+ * plan's prefix, module and target. */
+static void
+test_dump_labels(void **state)
+{
+	struct hloplan_options o = {0};
+	struct hloplan_result *r;
+	static const char gpu[] = "== values HLOPLAN_GPU (module add, "
+				  "target gpu)\nv0 ";
+	char *text = NULL, *tpu;
+	size_t len = 0;
+
+	(void)state;
+	o.dump = "values";
+	o.dump_file = open_memstream(&text, &len);
+	r = plan(&o);
+	fclose(o.dump_file);
+	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	assert_int_equal(strncmp(text, gpu, sizeof gpu - 1), 0);
+	tpu = strstr(text, "\n== values HLOPLAN_TPU (module add, target "
+			   "tpu)\nv0 ");
+	assert_non_null(tpu);
+	assert_null(strstr(tpu + 1, "\n=="));
 	free(text);
 	hloplan_free(r);
 }
@@ -1081,6 +1111,7 @@ main(void)
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_dump_ir),
+		cmocka_unit_test(test_dump_labels),
 		cmocka_unit_test(test_depfile),
 		cmocka_unit_test(test_output_unchanged),
 		cmocka_unit_test(test_output_abort),

@@ -805,7 +805,7 @@ static int
 verify_boxes(struct pool *pool, const struct boxes *bx, char *err, size_t n)
 {
 	struct plan pl = {0};
-	struct arena a = {0, bx->height, bx->lower, bx->n};
+	struct arena a = {0, bx->height, bx->lower, bx->n, NULL};
 	int32_t last = 0;
 
 	pl.align = 1;

@@ -97,6 +97,7 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	STAGE(st, ST_BUFFERS, list_constants(&p, pl));
 	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
 	dump(d, "plan", &p, pl);
+	STAGE(st, ST_PACKING, fill_peaks(&p, pl));
 	STAGE(st, ST_PACKING, over = check_capacity(&p, pl));
 	if (over < 0)
 		return -1;

@@ -420,7 +420,7 @@ test_stages_sum(void **state)
 					    path("plan.json")), 0);
 	assert_true(hloplan_stage_ms(r, stage("codegen")) > 0);
 	json = written(r, HLOPLAN_FORMAT_STATS_JSON, NULL);
-	assert_non_null(strstr(json, "\"version\": 2"));
+	assert_non_null(strstr(json, "\"version\": 3"));
 	sum = json_times(json, &total);
 	assert_true(total > 0);
 	assert_true(dist(sum - total) <= 0.0005 * (hloplan_nstage() + 1));
@@ -772,9 +772,12 @@ test_stats(void **state)
 	assert_non_null(strstr(text, "HLOPLAN_GPU: module add, 4 buffers, "
 			       "4 steps"));
 	assert_non_null(strstr(text, "HLOPLAN_GPU:   arena S(0): "));
+	assert_non_null(strstr(text, "\nHLOPLAN_GPU:     the peak is at "
+			       "step "));
 	assert_non_null(strstr(text, "\nhloplan: time read "));
 	assert_non_null(strstr(json, "\"schema\": \"hloplan.stats\""));
 	assert_non_null(strstr(json, "\"lower_bound\": 1024"));
+	assert_non_null(strstr(json, "\"peak\": {\"step\": "));
 	free(text);
 	free(json);
 	hloplan_free(r);

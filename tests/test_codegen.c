@@ -72,7 +72,7 @@ static struct buffer three_bufs[] = {
 	{"add.1", 0, 0, 512, 512, 1, 1, 1, 0, 1, 1024, NULL, NULL, 0, NULL},
 	{"out", BUF_OUTPUT, 0, 1024, 1024, 2, 3, 1, 0, 1, 1024, NULL, NULL, 0, NULL},
 };
-static struct arena three_arenas[] = {{0, 2048, 2048, 3}};
+static struct arena three_arenas[] = {{0, 2048, 2048, 3, NULL}};
 static const struct plan three = {"jit_f", TARGET_GPU, 256, 4, 3, three_bufs,
 				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 
@@ -144,7 +144,7 @@ test_not_in_arena(void **state)
 		{"constant.7", BUF_CONST, 0, 64, 64, 0, 1, 1, 0, 0, -1,
 		 NULL, NULL, 0, NULL},
 	};
-	struct arena a[] = {{0, 256, 256, 1}};
+	struct arena a[] = {{0, 256, 256, 1, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
@@ -164,7 +164,7 @@ static void
 test_copies(void **state)
 {
 	struct buffer b[] = {TEMP("s.1", 0), TEMP("root{1}", 1)};
-	struct arena a[] = {{0, 512, 512, 2}};
+	struct arena a[] = {{0, 512, 512, 2, NULL}};
 	struct plan_copy c[] = {{1, 0, 7, 1, 200, 0}};
 	struct plan p = {"m", TARGET_GPU, 256, 9, LEN(b), b, LEN(a), a, 0, NULL,
 			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
@@ -185,7 +185,7 @@ test_slotted(void **state)
 		{"dynamic-slice.3", 0, 1, 3000, 6144, 2, 9, 2, 3072, 1, 512,
 		 NULL, NULL, 0, NULL},
 	};
-	struct arena a[] = {{1, 6656, 6144, 1}};
+	struct arena a[] = {{1, 6656, 6144, 1, NULL}};
 	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
@@ -231,7 +231,7 @@ test_sanitise(void **state)
 		TEMP("1abc", 2), TEMP("", 3), TEMP("__x__", 4),
 		TEMP("na\xc3\xafve", 5), TEMP("a..b", 6), TEMP("MiXed", 7),
 	};
-	struct arena a[] = {{0, 2048, 2048, 8}};
+	struct arena a[] = {{0, 2048, 2048, 8, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
@@ -263,7 +263,7 @@ test_collisions(void **state)
 		TEMP("align", 12), TEMP("plan", 13), TEMP("add.1.15", 14),
 		TEMP("add.1", 15), TEMP("param.0", 16), TEMP("output", 17),
 	};
-	struct arena a[] = {{0, 256 * 18, 256 * 18, 18}};
+	struct arena a[] = {{0, 256 * 18, 256 * 18, 18, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"HLOPLAN_GPU_BUF_PLAN_SIZE", NULL, NULL};
@@ -317,7 +317,7 @@ test_bindings_apart(void **state)
 		{0, 1, 0, 3, 1, -1, "root", "main", 1, zero, &f32, -1, 1, 0,
 		 256, 1, 0},
 	};
-	struct arena a[] = {{0, 1024, 1024, 4}};
+	struct arena a[] = {{0, 1024, 1024, 4, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 3, LEN(b), b, LEN(a), a,
 			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0,
 			 NULL, 0, NULL, 0, NULL, 0};
@@ -347,7 +347,7 @@ test_collisions_across_plans(void **state)
 	struct buffer g[] = {TEMP("x", 0)};
 	struct buffer h[] = {TEMP("gpu_arena", 0), TEMP("gpu.x", 1),
 			     TEMP("buf.x", 2), TEMP("align", 3)};
-	struct arena a[] = {{0, 1024, 1024, 4}};
+	struct arena a[] = {{0, 1024, 1024, 4, NULL}};
 	struct plan p[] = {
 		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
 		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
@@ -380,7 +380,7 @@ test_steps(void **state)
 	static char names[N][16];
 	const char *steps[N];
 	struct buffer b[] = {TEMP("x", 0)};
-	struct arena a[] = {{0, 256, 256, 1}};
+	struct arena a[] = {{0, 256, 256, 1, NULL}};
 	struct plan p[2] = {
 		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
 		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
@@ -421,7 +421,7 @@ test_shapes(void **state)
 	int64_t dims[] = {8, 128};
 	struct shape f = {0}, g = {0};
 	struct buffer b[] = {TEMP("x", 0), TEMP("y", 1), TEMP("z", 2)};
-	struct arena a[] = {{0, 768, 768, 3}};
+	struct arena a[] = {{0, 768, 768, 3, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t;
 
@@ -455,7 +455,7 @@ test_escape(void **state)
 		TEMP("a\"b\\c?\n", 0), TEMP("x*/y", 1), TEMP("/*z", 2),
 		TEMP("?\?=", 3), TEMP("\xc3\xaf", 4),
 	};
-	struct arena a[] = {{0, 1280, 1280, 5}};
+	struct arena a[] = {{0, 1280, 1280, 5, NULL}};
 	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	char *t = emit_n(&p, pre, 1, "dir/we*/ird.hlo");
@@ -574,7 +574,7 @@ test_two_plans(void **state)
 		{"tuple.2", BUF_TABLE, 1, 16, 512, 1, 3, 1, 0, 1, 0,
 		 NULL, NULL, 0, NULL},
 	};
-	struct arena ta[] = {{0, 1024, 1024, 1}, {1, 512, 512, 1}};
+	struct arena ta[] = {{0, 1024, 1024, 1, NULL}, {1, 512, 512, 1, NULL}};
 	struct plan p[] = {three, {"jit_f", TARGET_TPU, 512, 4, LEN(tb), tb,
 				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0}};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
@@ -630,7 +630,7 @@ test_many_checks(void **state)
 {
 	static char names[300][8];
 	struct buffer b[300];
-	struct arena a[] = {{0, 256 * 300, 256 * 300, 300}};
+	struct arena a[] = {{0, 256 * 300, 256 * 300, 300, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	const char *one, *two, *q;
 	char *t;
@@ -675,7 +675,7 @@ test_constants(void **state)
 	};
 	struct plan_const k[] = {{0, 0, 0, 4, 1}, {1, 1, 64, 2, 0}};
 	unsigned char data[128] = {1, 2, 3, 255};
-	struct arena a[] = {{0, 0, 0, 0}};
+	struct arena a[] = {{0, 0, 0, 0, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a,
 			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0,
 			 LEN(k), k, 128, data, 0, NULL, 0};

@@ -32,7 +32,7 @@ static const char *const fixed_names[] = {
 	"CLASS_CONST", "CLASS_TABLE", "NUM_COPIES", "NUM_SLOT_USES",
 	"NUM_PARAMS", "NUM_OUTPUTS", "NUM_VALUES", "INDEX_MAX",
 	"NUM_CONSTANTS", "CONST_BYTES", "CONST_FILE", "CONST_BASE",
-	"CONST_EMBEDDED",
+	"CONST_EMBEDDED", "CONST_IN_ARENA",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
@@ -190,10 +190,11 @@ pick_name(struct idset *set, const char *pre, const char *base, int id)
 	return name;
 }
 
-/* The macros of an entry parameter or output: P_<NAME>_BUF, _OFFSET and
- * _SIZE, where NAME is PARAM_<n> or OUTPUT, then _<i> per shape index. */
-static const char *const io_forms[] = {"_BUF", "_OFFSET", "_SIZE",
-				       "_SURVIVES"};
+/* The macros of an entry parameter or output: P_<NAME>_BUF, _IN_ARENA,
+ * _OFFSET and _SIZE (and a parameter's _SURVIVES), where NAME is
+ * PARAM_<n> or OUTPUT, then _<i> per shape index. */
+static const char *const io_forms[] = {"_BUF", "_IN_ARENA", "_OFFSET",
+				       "_SIZE", "_SURVIVES"};
 enum { NIO_FORMS = sizeof io_forms / sizeof *io_forms };
 
 static const char *
@@ -964,9 +965,12 @@ io_pos(const struct hdr *h, int k)
 					   h->b->out[k - h->b->npar]];
 }
 
-/* P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE and P_OUTPUT[_<i>...]_...:
- * where the runtime puts each argument and finds each result; a
- * parameter's _SURVIVES: 1 when the call leaves its bytes intact. */
+/* P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE and
+ * P_OUTPUT[_<i>...]_...: where the runtime puts each argument and finds
+ * each result; a parameter's _SURVIVES: 1 when the call leaves its bytes
+ * intact.  _OFFSET is -1 when not in an arena (--io-out-of-arena: memory
+ * of the caller's), as in the tables, so that one runtime compiles for
+ * both, choosing by _IN_ARENA. */
 static void
 put_io_macros(struct hdr *h)
 {
@@ -974,7 +978,9 @@ put_io_macros(struct hdr *h)
 
 	if (n)
 		fputs("\n/* Entry parameters and outputs, by number and shape "
-		      "index */\n", h->out);
+		      "index; _OFFSET is -1\n * where _IN_ARENA is 0 "
+		      "(--io-out-of-arena: memory of the caller's) */\n",
+		      h->out);
 	for (int k = 0; k < n; k++) {
 		const struct plan_pos *q = io_pos(h, k);
 		const struct buffer *b = &h->p->bufs[q->buf];
@@ -983,9 +989,10 @@ put_io_macros(struct hdr *h)
 			continue;
 		fprintf(h->out, "#define %s_%s_BUF %d\n", h->pre, h->io[k],
 			q->buf);
-		if (b->in_arena)
-			fprintf(h->out, "#define %s_%s_OFFSET %" PRId64 "\n",
-				h->pre, h->io[k], b->offset);
+		fprintf(h->out, "#define %s_%s_IN_ARENA %d\n", h->pre,
+			h->io[k], b->in_arena ? 1 : 0);
+		fprintf(h->out, "#define %s_%s_OFFSET %" PRId64 "\n", h->pre,
+			h->io[k], b->in_arena ? b->offset : -1);
 		fprintf(h->out, "#define %s_%s_SIZE %" PRId64 "\n", h->pre,
 			h->io[k], q->size);
 		if (k < h->b->npar && !shape_is_tuple(q->shape))
@@ -1009,7 +1016,7 @@ put_io_row(struct hdr *h, int k)
 		fprintf(out, ", %s_%s_BUF", pre, n);
 	else
 		fprintf(out, ", %d", q->buf);
-	if (n && b->in_arena)
+	if (n)
 		fprintf(out, ", %s_%s_OFFSET", pre, n);
 	else
 		fprintf(out, ", %" PRId64, b->in_arena ? b->offset : -1);
@@ -1108,7 +1115,10 @@ put_const_data(struct hdr *h)
 	const char *pre = h->pre;
 	FILE *out = h->out;
 
-	fprintf(out, "\n#define %s_CONST_EMBEDDED %d\t/* 1: %s_const_data[] "
+	fprintf(out, "\n#define %s_CONST_IN_ARENA 0\t/* constants live in no "
+		"arena: each one's buffer is memory of the runtime's own */\n",
+		pre);
+	fprintf(out, "#define %s_CONST_EMBEDDED %d\t/* 1: %s_const_data[] "
 		"holds the bytes */\n", pre, !h->blob && h->p->const_bytes,
 		pre);
 	if (h->blob) {
@@ -1353,19 +1363,23 @@ static const char preamble[] =
 
 /* The preamble goes on: C99 promises string literals of 4,095 bytes. */
 static const char preamble_io[] =
-	" *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE\n"
+	" *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE\n"
 	" *                            entry parameter(n), at shape index "
 	"{i,...}\n"
 	" *                            (a tuple's table at none): its buffer, "
-	"offset\n"
-	" *                            (only in an arena) and laid-out bytes\n"
+	"1 when\n"
+	" *                            it is in an arena, its offset there (-1 "
+	"when\n"
+	" *                            not: --io-out-of-arena, the caller's "
+	"memory)\n"
+	" *                            and laid-out bytes\n"
 	" *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes "
 	"intact\n"
 	" *                            (0: donated by input_output_alias, or "
 	"its\n"
 	" *                            space reused: --reuse-params)\n"
-	" *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output "
-	"index\n"
+	" *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE\n"
+	" *                            the same per output index\n"
 	" *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]\n"
 	" *                            the same as tables, for loops; "
 	"P_INDEX_MAX\n"
@@ -1378,7 +1392,14 @@ static const char preamble_io[] =
 	"or the\n"
 	" *                            file P_CONST_FILE from P_CONST_BASE "
 	"on;\n"
-	" *                            copy them in before the first step\n"
+	" *                            copy them in before the first step;\n"
+	" *                            P_CONST_IN_ARENA is 0: a constant's "
+	"buffer\n"
+	" *                            lies in no arena (no P_BUF_<NAME>_"
+	"OFFSET),\n"
+	" *                            it is memory of the runtime's own of "
+	"its\n"
+	" *                            P_BUF_<NAME>_SIZE bytes\n"
 	" *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches\n"
 	" *                            take turns in a slotted buffer: which\n"
 	" *                            instruction writes which slot\n"

@@ -325,8 +325,10 @@ test_bindings_apart(void **state)
 
 	(void)state;
 	has(t, "#define HLOPLAN_GPU_PARAM_1_BUF 0\n"
+	       "#define HLOPLAN_GPU_PARAM_1_IN_ARENA 1\n"
 	       "#define HLOPLAN_GPU_PARAM_1_OFFSET 0\n");
 	has(t, "#define HLOPLAN_GPU_OUTPUT_0_BUF 3\n"
+	       "#define HLOPLAN_GPU_OUTPUT_0_IN_ARENA 1\n"
 	       "#define HLOPLAN_GPU_OUTPUT_0_OFFSET 768\n");
 	has(t, "#define HLOPLAN_GPU_BUF_PARAM_2_0 0\n"
 	       "#define HLOPLAN_GPU_BUF_PARAM_2_0_OFFSET 0\n");
@@ -336,6 +338,51 @@ test_bindings_apart(void **state)
 	lacks(t, "HLOPLAN_GPU_PARAM_2");
 	lacks(t, "HLOPLAN_GPU_OUTPUT_0_2");
 	lacks(t, "HLOPLAN_GPU_OUTPUT_OFFSET");
+	free(t);
+}
+
+/* --io-out-of-arena: every binding's macros are there, _IN_ARENA 0 and
+ * _OFFSET -1 as in the tables, while the buffer has no offset macro; and
+ * constants say they live in no arena. */
+static void
+test_io_out_of_arena(void **state)
+{
+	struct buffer b[] = {
+		{"p", BUF_PARAM, 0, 256, 256, 0, 2, 1, 0, 0, -1,
+		 NULL, NULL, 0, NULL},
+		TEMP("t", 0),
+		{"r", BUF_OUTPUT, 0, 256, 256, 1, 2, 1, 0, 0, -1,
+		 NULL, NULL, 0, NULL},
+	};
+	static const int none[1];
+	static const struct shape f32 = {.type = DT_F32};
+	struct plan_pos pos[] = {
+		{0, 0, 0, 0, 1, -1, "p", "main", 0, none, &f32, 0, 0, 0, 256,
+		 0, 1},
+		{0, 2, 0, 2, 1, -1, "r", "main", 0, none, &f32, -1, 1, 0, 256,
+		 1, 0},
+	};
+	struct arena a[] = {{0, 256, 256, 1, NULL}};
+	struct plan p = {"m", TARGET_GPU, 256, 3, LEN(b), b, LEN(a), a,
+			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0,
+			 NULL, 0, NULL, 0, NULL, 0};
+	char *t = emit(&p);
+
+	(void)state;
+	has(t, "#define HLOPLAN_GPU_PARAM_0_BUF 0\n"
+	       "#define HLOPLAN_GPU_PARAM_0_IN_ARENA 0\n"
+	       "#define HLOPLAN_GPU_PARAM_0_OFFSET -1\n"
+	       "#define HLOPLAN_GPU_PARAM_0_SIZE 256\n"
+	       "#define HLOPLAN_GPU_PARAM_0_SURVIVES 1\n");
+	has(t, "#define HLOPLAN_GPU_OUTPUT_BUF 2\n"
+	       "#define HLOPLAN_GPU_OUTPUT_IN_ARENA 0\n"
+	       "#define HLOPLAN_GPU_OUTPUT_OFFSET -1\n"
+	       "#define HLOPLAN_GPU_OUTPUT_SIZE 256\n");
+	lacks(t, "BUF_P_OFFSET");
+	lacks(t, "BUF_R_OFFSET");
+	has(t, "\t{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, "
+	       "HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, ");
+	has(t, "\n#define HLOPLAN_GPU_CONST_IN_ARENA 0\t");
 	free(t);
 }
 
@@ -717,6 +764,7 @@ main(void)
 		cmocka_unit_test(test_sanitise),
 		cmocka_unit_test(test_collisions),
 		cmocka_unit_test(test_bindings_apart),
+		cmocka_unit_test(test_io_out_of_arena),
 		cmocka_unit_test(test_collisions_across_plans),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_constants_blob),

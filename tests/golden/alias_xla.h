@@ -25,14 +25,17 @@
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
  *                            range of them
- *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
- *                            (a tuple's table at none): its buffer, offset
- *                            (only in an arena) and laid-out bytes
+ *                            (a tuple's table at none): its buffer, 1 when
+ *                            it is in an arena, its offset there (-1 when
+ *                            not: --io-out-of-arena, the caller's memory)
+ *                            and laid-out bytes
  *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
  *                            (0: donated by input_output_alias, or its
  *                            space reused: --reuse-params)
- *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
+ *                            the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
  *                            bounds their shape indices
@@ -40,7 +43,11 @@
  *                            its bytes are, laid out as in its buffer:
  *                            P_const_data[] (P_CONST_EMBEDDED 1), or the
  *                            file P_CONST_FILE from P_CONST_BASE on;
- *                            copy them in before the first step
+ *                            copy them in before the first step;
+ *                            P_CONST_IN_ARENA is 0: a constant's buffer
+ *                            lies in no arena (no P_BUF_<NAME>_OFFSET),
+ *                            it is memory of the runtime's own of its
+ *                            P_BUF_<NAME>_SIZE bytes
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -90,27 +97,44 @@
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
 
-/* Entry parameters and outputs, by number and shape index */
+/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
+ * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
 #define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_IN_ARENA 0
+#define HLOPLAN_GPU_PARAM_0_OFFSET -1
 #define HLOPLAN_GPU_PARAM_0_SIZE 1048576
 #define HLOPLAN_GPU_PARAM_0_SURVIVES 0
 #define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_IN_ARENA 0
+#define HLOPLAN_GPU_PARAM_1_OFFSET -1
 #define HLOPLAN_GPU_PARAM_1_SIZE 1048576
 #define HLOPLAN_GPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_2_BUF 2
+#define HLOPLAN_GPU_PARAM_2_IN_ARENA 0
+#define HLOPLAN_GPU_PARAM_2_OFFSET -1
 #define HLOPLAN_GPU_PARAM_2_SIZE 16384
 #define HLOPLAN_GPU_PARAM_2_SURVIVES 0
 #define HLOPLAN_GPU_PARAM_3_BUF 3
+#define HLOPLAN_GPU_PARAM_3_IN_ARENA 0
+#define HLOPLAN_GPU_PARAM_3_OFFSET -1
 #define HLOPLAN_GPU_PARAM_3_SIZE 2048
 #define HLOPLAN_GPU_PARAM_3_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_4_BUF 4
+#define HLOPLAN_GPU_PARAM_4_IN_ARENA 0
+#define HLOPLAN_GPU_PARAM_4_OFFSET -1
 #define HLOPLAN_GPU_PARAM_4_SIZE 256
 #define HLOPLAN_GPU_PARAM_4_SURVIVES 1
 #define HLOPLAN_GPU_OUTPUT_BUF 8
+#define HLOPLAN_GPU_OUTPUT_IN_ARENA 0
+#define HLOPLAN_GPU_OUTPUT_OFFSET -1
 #define HLOPLAN_GPU_OUTPUT_SIZE 256
 #define HLOPLAN_GPU_OUTPUT_0_BUF 0
+#define HLOPLAN_GPU_OUTPUT_0_IN_ARENA 0
+#define HLOPLAN_GPU_OUTPUT_0_OFFSET -1
 #define HLOPLAN_GPU_OUTPUT_0_SIZE 1048576
 #define HLOPLAN_GPU_OUTPUT_1_BUF 2
+#define HLOPLAN_GPU_OUTPUT_1_IN_ARENA 0
+#define HLOPLAN_GPU_OUTPUT_1_OFFSET -1
 #define HLOPLAN_GPU_OUTPUT_1_SIZE 16384
 
 /* w: param+output, S(0), live [0, 11], 1048576 bytes, not in an arena */
@@ -255,11 +279,11 @@ static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAM
 	__attribute__((unused))
 #endif
 	= {
-	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, -1, HLOPLAN_GPU_PARAM_0_SIZE, "f32[512,512]{1,0}"},
-	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, -1, HLOPLAN_GPU_PARAM_1_SIZE, "f32[512,512]{1,0}"},
-	{2, 0, {0}, HLOPLAN_GPU_PARAM_2_BUF, -1, HLOPLAN_GPU_PARAM_2_SIZE, "bf16[8,1024]{1,0}"},
-	{3, 0, {0}, HLOPLAN_GPU_PARAM_3_BUF, -1, HLOPLAN_GPU_PARAM_3_SIZE, "bf16[1,1024]{1,0}"},
-	{4, 0, {0}, HLOPLAN_GPU_PARAM_4_BUF, -1, HLOPLAN_GPU_PARAM_4_SIZE, "s32[]"},
+	{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, "f32[512,512]{1,0}"},
+	{1, 0, {0}, HLOPLAN_GPU_PARAM_1_BUF, HLOPLAN_GPU_PARAM_1_OFFSET, HLOPLAN_GPU_PARAM_1_SIZE, "f32[512,512]{1,0}"},
+	{2, 0, {0}, HLOPLAN_GPU_PARAM_2_BUF, HLOPLAN_GPU_PARAM_2_OFFSET, HLOPLAN_GPU_PARAM_2_SIZE, "bf16[8,1024]{1,0}"},
+	{3, 0, {0}, HLOPLAN_GPU_PARAM_3_BUF, HLOPLAN_GPU_PARAM_3_OFFSET, HLOPLAN_GPU_PARAM_3_SIZE, "bf16[1,1024]{1,0}"},
+	{4, 0, {0}, HLOPLAN_GPU_PARAM_4_BUF, HLOPLAN_GPU_PARAM_4_OFFSET, HLOPLAN_GPU_PARAM_4_SIZE, "s32[]"},
 };
 
 static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS]
@@ -267,9 +291,9 @@ static const struct HLOPLAN_GPU_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTP
 	__attribute__((unused))
 #endif
 	= {
-	{-1, 0, {0}, HLOPLAN_GPU_OUTPUT_BUF, -1, HLOPLAN_GPU_OUTPUT_SIZE, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})"},
-	{-1, 1, {0}, HLOPLAN_GPU_OUTPUT_0_BUF, -1, HLOPLAN_GPU_OUTPUT_0_SIZE, "f32[512,512]{1,0}"},
-	{-1, 1, {1}, HLOPLAN_GPU_OUTPUT_1_BUF, -1, HLOPLAN_GPU_OUTPUT_1_SIZE, "bf16[8,1024]{1,0}"},
+	{-1, 0, {0}, HLOPLAN_GPU_OUTPUT_BUF, HLOPLAN_GPU_OUTPUT_OFFSET, HLOPLAN_GPU_OUTPUT_SIZE, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})"},
+	{-1, 1, {0}, HLOPLAN_GPU_OUTPUT_0_BUF, HLOPLAN_GPU_OUTPUT_0_OFFSET, HLOPLAN_GPU_OUTPUT_0_SIZE, "f32[512,512]{1,0}"},
+	{-1, 1, {1}, HLOPLAN_GPU_OUTPUT_1_BUF, HLOPLAN_GPU_OUTPUT_1_OFFSET, HLOPLAN_GPU_OUTPUT_1_SIZE, "bf16[8,1024]{1,0}"},
 };
 
 struct HLOPLAN_GPU_copy {
@@ -308,6 +332,7 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_C
 	{7, "main", "z", 0, {0}, 256, 256, 1},
 };
 
+#define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
 #define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
 static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 #if defined(__GNUC__)

@@ -232,16 +232,7 @@ put_listed_json(FILE *out, const struct plan *pl, const struct peak_buf *e)
 	codegen_json_string(out, e->comp);
 	if (e->element)
 		fprintf(out, ", \"element\": \"%s\"", e->element);
-	if (e->src_file) {
-		fputs(", \"source_file\": ", out);
-		codegen_json_string(out, e->src_file);
-		if (e->src_line > 0)
-			fprintf(out, ", \"source_line\": %d", e->src_line);
-	}
-	if (e->op_name) {
-		fputs(", \"op_name\": ", out);
-		codegen_json_string(out, e->op_name);
-	}
+	codegen_json_source(out, e->src_file, e->src_line, e->op_name);
 	fputc('}', out);
 }
 

@@ -832,20 +832,29 @@ test_constants(void **state)
 	hloplan_free(r);
 }
 
-static void
-test_dump_ir(void **state)
+/* What --dump=stage prints for the sample; *r is the result, planned. */
+static char *
+dumped(const char *stage, struct hloplan_result **r)
 {
 	struct hloplan_options o = {0};
-	struct hloplan_result *r;
 	char *text = NULL;
 	size_t len = 0;
 
-	(void)state;
-	o.dump = "ir";
+	o.dump = stage;
 	o.dump_file = open_memstream(&text, &len);
-	r = plan(&o);
+	*r = plan(&o);
 	fclose(o.dump_file);
-	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
+	assert_int_equal(hloplan_status(*r), HLOPLAN_OK);
+	return text;
+}
+
+static void
+test_dump_ir(void **state)
+{
+	struct hloplan_result *r;
+	char *text = dumped("ir", &r);
+
+	(void)state;
 	assert_int_equal(hloplan_nplan(r), 0);
 	assert_non_null(strstr(text, "HloModule add"));
 	free(text);
@@ -857,19 +866,12 @@ test_dump_ir(void **state)
 static void
 test_dump_labels(void **state)
 {
-	struct hloplan_options o = {0};
-	struct hloplan_result *r;
 	static const char gpu[] = "== values HLOPLAN_GPU (module add, "
 				  "target gpu)\nv0 ";
-	char *text = NULL, *tpu;
-	size_t len = 0;
+	struct hloplan_result *r;
+	char *text = dumped("values", &r), *tpu;
 
 	(void)state;
-	o.dump = "values";
-	o.dump_file = open_memstream(&text, &len);
-	r = plan(&o);
-	fclose(o.dump_file);
-	assert_int_equal(hloplan_status(r), HLOPLAN_OK);
 	assert_int_equal(strncmp(text, gpu, sizeof gpu - 1), 0);
 	tpu = strstr(text, "\n== values HLOPLAN_TPU (module add, target "
 			   "tpu)\nv0 ");

@@ -19,6 +19,21 @@
 /* A temporary of 256 bytes at offset 256 * i, live [0, 1]. */
 #define TEMP(name, i) \
 	{name, 0, 0, 256, 256, 0, 1, 1, 0, 1, 256 * (i), NULL, NULL, 0, NULL}
+/* A parameter's or output's buffer of 256 bytes live [start, 2]. */
+#define IO(name, flags, start, in_arena, offset) \
+	{name, flags, 0, 256, 256, start, 2, 1, 0, in_arena, offset, NULL, \
+	 NULL, 0, NULL}
+/* The position of instruction i of computation "main", an f32 of 256
+ * bytes defined at step i into buffer b: parameter(param) when param >= 0,
+ * output index {index...} when out. */
+static const struct shape pos_f32 = {.type = DT_F32};
+#define POS(i, b, name, depth, index, param, out, survives) \
+	{0, i, 0, b, 1, -1, name, "main", depth, index, &pos_f32, param, out, \
+	 0, 256, i, survives}
+/* A plan of buffers b, arenas a and positions pos over three steps. */
+#define IO_PLAN(b, a, pos) \
+	{"m", TARGET_GPU, 256, 3, LEN(b), b, LEN(a), a, LEN(pos), pos, 0, \
+	 NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0}
 
 static char *
 emit_n(const struct plan *plans, const char *const *prefixes, int n,
@@ -303,24 +318,17 @@ static void
 test_bindings_apart(void **state)
 {
 	struct buffer b[] = {
-		{"param.2.0", BUF_PARAM, 0, 256, 256, 0, 2, 1, 0, 1, 0,
-		 NULL, NULL, 0, NULL},
+		IO("param.2.0", BUF_PARAM, 0, 1, 0),
 		TEMP("output.0", 1), TEMP("output", 2),
-		{"root", BUF_OUTPUT, 0, 256, 256, 1, 2, 1, 0, 1, 768,
-		 NULL, NULL, 0, NULL},
+		IO("root", BUF_OUTPUT, 1, 1, 768),
 	};
 	static const int none[1], zero[1] = {0};
-	static const struct shape f32 = {.type = DT_F32};
 	struct plan_pos pos[] = {
-		{0, 0, 0, 0, 1, -1, "param.2.0", "main", 0, none, &f32, 1, 0,
-		 0, 256, 0, 1},
-		{0, 1, 0, 3, 1, -1, "root", "main", 1, zero, &f32, -1, 1, 0,
-		 256, 1, 0},
+		POS(0, 0, "param.2.0", 0, none, 1, 0, 1),
+		POS(1, 3, "root", 1, zero, -1, 1, 0),
 	};
 	struct arena a[] = {{0, 1024, 1024, 4, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 3, LEN(b), b, LEN(a), a,
-			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0,
-			 NULL, 0, NULL, 0, NULL, 0};
+	struct plan p = IO_PLAN(b, a, pos);
 	char *t = emit(&p);
 
 	(void)state;
@@ -348,24 +356,16 @@ static void
 test_io_out_of_arena(void **state)
 {
 	struct buffer b[] = {
-		{"p", BUF_PARAM, 0, 256, 256, 0, 2, 1, 0, 0, -1,
-		 NULL, NULL, 0, NULL},
-		TEMP("t", 0),
-		{"r", BUF_OUTPUT, 0, 256, 256, 1, 2, 1, 0, 0, -1,
-		 NULL, NULL, 0, NULL},
+		IO("p", BUF_PARAM, 0, 0, -1), TEMP("t", 0),
+		IO("r", BUF_OUTPUT, 1, 0, -1),
 	};
 	static const int none[1];
-	static const struct shape f32 = {.type = DT_F32};
 	struct plan_pos pos[] = {
-		{0, 0, 0, 0, 1, -1, "p", "main", 0, none, &f32, 0, 0, 0, 256,
-		 0, 1},
-		{0, 2, 0, 2, 1, -1, "r", "main", 0, none, &f32, -1, 1, 0, 256,
-		 1, 0},
+		POS(0, 0, "p", 0, none, 0, 0, 1),
+		POS(1, 2, "r", 0, none, -1, 1, 0),
 	};
 	struct arena a[] = {{0, 256, 256, 1, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 3, LEN(b), b, LEN(a), a,
-			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0,
-			 NULL, 0, NULL, 0, NULL, 0};
+	struct plan p = IO_PLAN(b, a, pos);
 	char *t = emit(&p);
 
 	(void)state;

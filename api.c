@@ -297,10 +297,12 @@ plan_all(struct hloplan_result *r)
 			if (!(r->targets & (1 << t)))
 				continue;
 			o.target = t;
+			r->prefixes[n] = plan_prefix(r, i, t);
+			r->drv.label = r->prefixes[n];
 			if (plan_module(r->pool, &r->ds, &r->file->mods[i], &o,
 					&r->drv, &r->plans[n]) < 0)
 				return -1;
-			r->prefixes[n++] = plan_prefix(r, i, t);
+			n++;
 		}
 	r->set.nplan = n;
 	r->set.plans = r->plans;
@@ -804,7 +806,7 @@ static int
 verify_boxes(struct pool *pool, const struct boxes *bx, char *err, size_t n)
 {
 	struct plan pl = {0};
-	struct arena a = {0, bx->height, bx->lower, bx->n};
+	struct arena a = {0, bx->height, bx->lower, bx->n, NULL};
 	int32_t last = 0;
 
 	pl.align = 1;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "codegen/codegen.h"
 #include "driver.h"
 #include "passes/passes.h"
 
@@ -33,7 +34,10 @@ const char *const stage_names[NSTAGE] = {
 	"packing", "verify", "allocators", "codegen", "write", "other",
 };
 
-/* Prints a stage when it is the one asked for, timed as codegen. */
+/* Prints a stage when it is the one asked for, timed as codegen, after a
+ * line naming the stage and the plan ("== plan HLOPLAN_GPU (module m,
+ * target gpu)"; an HLO comment before the module --dump=hlo prints, so
+ * that it still parses). */
 static void
 dump(const struct driver_opts *d, const char *what, const struct prog *p,
      const struct plan *pl)
@@ -42,6 +46,10 @@ dump(const struct driver_opts *d, const char *what, const struct prog *p,
 
 	if (!d || !d->dump || strcmp(d->dump, what))
 		return;
+	fprintf(d->dumpf, "%s== %s %s (module %s, target %s)\n",
+		strcmp(what, "hlo") ? "" : "// ", what,
+		d->label ? d->label : "-", p->m->name,
+		codegen_target(p->opt.target));
 	if (!strcmp(what, "schedule"))
 		dump_schedule(d->dumpf, p);
 	else if (!strcmp(what, "hlo"))
@@ -90,6 +98,7 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	STAGE(st, ST_BUFFERS, list_constants(&p, pl));
 	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
 	dump(d, "plan", &p, pl);
+	STAGE(st, ST_PACKING, fill_peaks(&p, pl));
 	STAGE(st, ST_PACKING, over = check_capacity(&p, pl));
 	if (over < 0)
 		return -1;

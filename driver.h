@@ -39,6 +39,8 @@ void output_time_into(struct hloplan_output *o, double *ms);
 struct driver_opts {
 	const char *dump;	/* a stage to dump: schedule, hlo, values, plan */
 	FILE *dumpf;
+	const char *label;	/* the plan's name in a dump's first line (its
+				   header prefix), or NULL */
 	struct stats *stats;	/* NULL: no timing */
 	int keep_refused;	/* for the oracle: a plan that fails
 				   verification is still filled in, and

@@ -75,6 +75,10 @@ const char *codegen_target(int target);
 int codegen_classes(int flags, const char *names[4]);
 /* s as a JSON string, quotes included; bytes not UTF-8 become U+FFFD. */
 void codegen_json_string(FILE *out, const char *s);
+/* Where an instruction comes from, each key only when known:
+ * , "source_file": ..., "source_line": ..., "op_name": ... */
+void codegen_json_source(FILE *out, const char *file, int line,
+			 const char *op_name);
 
 /* Each writes only to out (the caller checks ferror) and gives the same
  * bytes for the same plans. */

@@ -224,3 +224,19 @@ codegen_json_string(FILE *out, const char *str)
 	}
 	fputc('"', out);
 }
+
+void
+codegen_json_source(FILE *out, const char *file, int line,
+		    const char *op_name)
+{
+	if (file) {
+		fputs(", \"source_file\": ", out);
+		codegen_json_string(out, file);
+		if (line > 0)
+			fprintf(out, ", \"source_line\": %d", line);
+	}
+	if (op_name) {
+		fputs(", \"op_name\": ", out);
+		codegen_json_string(out, op_name);
+	}
+}

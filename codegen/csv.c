@@ -1,6 +1,8 @@
 /* The plan as CSV, one row per buffer of every plan, XLA's columns first so
  * that tools reading XLA's buffer-assignment CSV (BufferAssignment::
- * BufferInfoString) read this one too; the columns are listed below. */
+ * BufferInfoString) read this one too; the columns are listed below.  The
+ * plans follow one another, each row naming its plan: buffer ids start at
+ * 0 in each. */
 #include <inttypes.h>
 
 #include "codegen/codegen.h"
@@ -21,7 +23,10 @@
  *   memory_space     n of S(n)
  *   slots, stride    double buffering: k slots stride bytes apart, or 1, 0
  *   class            temp, or param, output, const, table joined by '+'
- *   module, target   the plan: HLO module name, gpu or tpu
+ *   plan             the plan's header prefix (HLOPLAN_GPU), as the
+ *                    JSON's prefix: one per plan, where module and target
+ *                    may repeat (a file of two modules of one name)
+ *   module, target   the plan's HLO module name, gpu or tpu
  *   dtype, shape     the value it is named after, as laid out: element
  *                    type ("tuple" for a tuple), and shape as HLO text
  *   parameter, param_index, output_index
@@ -32,7 +37,7 @@
  *                    "computation/instruction{index}" joined by ';' */
 static const char columns[] =
 	"buffer_id,buffer_name,offset,size,definition_time,end_time,"
-	"unpadded_size,memory_space,slots,stride,class,module,target,"
+	"unpadded_size,memory_space,slots,stride,class,plan,module,target,"
 	"dtype,shape,parameter,param_index,output_index,values\n";
 
 /* s inside a quoted field: '"' doubled (RFC 4180). */
@@ -92,7 +97,7 @@ put_bindings(FILE *out, struct pool *pool, const struct plan *p,
 
 static void
 put_row(FILE *out, struct pool *pool, const struct plan *p,
-	const struct bindings *bd, int id)
+	const char *prefix, const struct bindings *bd, int id)
 {
 	const struct buffer *b = &p->bufs[id];
 	const char *cls[4];
@@ -106,7 +111,7 @@ put_row(FILE *out, struct pool *pool, const struct plan *p,
 		b->slots > 1 ? b->slots : 1, b->slots > 1 ? b->stride : 0);
 	for (int i = 0; i < n; i++)
 		fprintf(out, "%s%s", i ? "+" : "", cls[i]);
-	fputc(',', out);
+	fprintf(out, ",%s,", prefix);
 	put_quoted(out, p->module ? p->module : "");
 	fprintf(out, ",%s", codegen_target(p->target));
 	put_bindings(out, pool, p, bd, id);
@@ -123,7 +128,8 @@ codegen_csv(FILE *out, const struct plan_set *s)
 
 		codegen_bindings(pool, &s->plans[i], &bd);
 		for (int b = 0; b < s->plans[i].nbuf; b++)
-			put_row(out, pool, &s->plans[i], &bd, b);
+			put_row(out, pool, &s->plans[i],
+				s->prefixes ? s->prefixes[i] : "", &bd, b);
 		pool_free(pool);
 	}
 }

@@ -1,6 +1,8 @@
 /* The plan header: per plan, macros for arenas and buffers, a table of the
- * buffers and compile-time checks, all under the plan's prefix.  Names are
- * sanitised HLO names; a name already taken gets _2, _3, ... in buffer order. */
+ * buffers and compile-time checks, all under the plan's prefix.  Two
+ * namespaces that cannot meet: a runtime's bindings (P_PARAM_<n>...,
+ * P_OUTPUT...) and the buffers' macros (P_BUF_<NAME>...), where NAME is the
+ * sanitised HLO name, or NAME_<buffer id> when that is taken already. */
 #include <assert.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -30,15 +32,17 @@ static const char *const fixed_names[] = {
 	"CLASS_CONST", "CLASS_TABLE", "NUM_COPIES", "NUM_SLOT_USES",
 	"NUM_PARAMS", "NUM_OUTPUTS", "NUM_VALUES", "INDEX_MAX",
 	"NUM_CONSTANTS", "CONST_BYTES", "CONST_FILE", "CONST_BASE",
-	"CONST_EMBEDDED",
+	"CONST_EMBEDDED", "CONST_IN_ARENA",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
-/* The macros of a buffer named N: P_<before>N<after>.  All are reserved
- * for every buffer, so a name does not change with a buffer's class. */
-static const char *const forms[][2] = {
-	{"BUF_", ""}, {"", "_OFFSET"}, {"", "_SIZE"},
-	{"", "_SLOTS"}, {"", "_STRIDE"}, {"", "_SLOT_OFFSET"},
+/* The macros of a buffer whose C name is N (BUF_ and its sanitised HLO
+ * name): P_N<suffix>.  All are reserved for every buffer, so a name does not
+ * change with a buffer's class.  No fixed or binding macro starts with
+ * P_BUF_, so only buffers (and the guard, and other plans' macros under a
+ * prefix that extends this one) can take a buffer's name. */
+static const char *const forms[] = {
+	"", "_OFFSET", "_SIZE", "_SLOTS", "_STRIDE", "_SLOT_OFFSET",
 };
 enum { NFORMS = sizeof forms / sizeof *forms };
 
@@ -139,9 +143,9 @@ tmp_join(struct idset *set, const char *const *part, int n)
 static const char *
 form_tmp(struct idset *set, const char *pre, const char *name, int i)
 {
-	const char *part[] = {pre, "_", forms[i][0], name, forms[i][1]};
+	const char *part[] = {pre, "_", name, forms[i]};
 
-	return tmp_join(set, part, 5);
+	return tmp_join(set, part, 4);
 }
 
 static const char *
@@ -164,39 +168,19 @@ forms_free(struct idset *set, const char *pre, const char *name,
 	return 1;
 }
 
-/* a, b and c as one string in pool. */
+/* Buffer id's C name: BUF_<base>, or when one of its macros is taken,
+ * BUF_<base>_<id>, then BUF_<base>_<id>_<id>, ... (taken twice only when
+ * another buffer's HLO name spells the first): a name a reader predicts
+ * from the HLO name and the id the plan's table and JSON show. */
 static const char *
-cat(struct pool *pool, const char *a, const char *b, const char *c)
+pick_name(struct idset *set, const char *pre, const char *base, int id)
 {
-	size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
-	char *r = pool_alloc(pool, na + nb + nc + 1);
-
-	memcpy(r, a, na);
-	memcpy(r + na, b, nb);
-	memcpy(r + na + nb, c, nc + 1);
-	return r;
-}
-
-/* The first of base, base_2, base_3, ... whose macros are all free.
- * Names are only ever added, so the search for a base goes on from where
- * the last one for it stopped: linear in the buffers, however many share
- * a name (the key "prefix base" holds no macro: a name has no blank). */
-static const char *
-pick_name(struct idset *set, const char *pre, const char *base)
-{
-	const char *key = cat(set->pool, pre, " ", base);
-	const char **slot = idset_slot(set, key), *name = base;
 	const char **fs[NFORMS];
-	int i, k, *next = &set->val[slot - set->slot];
+	const char *name = pool_printf(set->pool, "BUF_%s", base);
+	int i;
 
-	if (!*slot)
-		*slot = key;
-	k = *next ? *next : 2;
-	if (*next)
-		name = pool_printf(set->pool, "%s_%d", base, k++);
-	for (; !forms_free(set, pre, name, fs); k++)
-		name = pool_printf(set->pool, "%s_%d", base, k);
-	*next = k;
+	while (!forms_free(set, pre, name, fs))
+		name = pool_printf(set->pool, "%s_%d", name, id);
 	for (i = 0; i < NFORMS; i++) {	/* two may have found one slot */
 		if (*fs[i])
 			idset_add(set, form(set, pre, name, i));
@@ -206,10 +190,11 @@ pick_name(struct idset *set, const char *pre, const char *base)
 	return name;
 }
 
-/* The macros of an entry parameter or output: P_<NAME>_BUF, _OFFSET and
- * _SIZE, where NAME is PARAM_<n> or OUTPUT, then _<i> per shape index. */
-static const char *const io_forms[] = {"_BUF", "_OFFSET", "_SIZE",
-				       "_SURVIVES"};
+/* The macros of an entry parameter or output: P_<NAME>_BUF, _IN_ARENA,
+ * _OFFSET and _SIZE (and a parameter's _SURVIVES), where NAME is
+ * PARAM_<n> or OUTPUT, then _<i> per shape index. */
+static const char *const io_forms[] = {"_BUF", "_IN_ARENA", "_OFFSET",
+				       "_SIZE", "_SURVIVES"};
 enum { NIO_FORMS = sizeof io_forms / sizeof *io_forms };
 
 static const char *
@@ -322,7 +307,7 @@ name_buffers(struct pool *keep, const struct plan *plans,
 
 	for (i = 0; i < nplan; i++)
 		n += NFIXED + 3 * (size_t)plans[i].narena +
-		     (NFORMS + 1) * (size_t)plans[i].nbuf +	/* + keys */
+		     NFORMS * (size_t)plans[i].nbuf +
 		     NIO_FORMS * (size_t)(b[i].npar + b[i].nout);
 	idset_init(&set, pool, n);
 	idset_add(&set, guard);
@@ -337,7 +322,8 @@ name_buffers(struct pool *keep, const struct plan *plans,
 			assert(plans[i].bufs[j].name);
 			names[i][j] = pick_name(&set, prefixes[i],
 						sanitise(pool,
-							 plans[i].bufs[j].name));
+							 plans[i].bufs[j].name),
+						j);
 		}
 	}
 	keep_names(keep, plans, b, nplan, names, io);
@@ -534,7 +520,7 @@ put_buffer_macros(struct hdr *h, int i)
 	FILE *out = h->out;
 
 	put_buffer_comment(h, b);
-	fprintf(out, "#define %s_BUF_%s %d\n", pre, n, i);
+	fprintf(out, "#define %s_%s %d\n", pre, n, i);
 	if (b->in_arena)
 		fprintf(out, "#define %s_%s_OFFSET %" PRId64 "\n", pre, n,
 			b->offset);
@@ -849,7 +835,7 @@ put_check(struct hdr *h, int *k)
 {
 	if (*k == 0)
 		fputs("\n/* Compile-time checks: arenas aligned; each buffer "
-		      "inside its arena and\n * aligned (P_<NAME>_fits), its "
+		      "inside its arena and\n * aligned (P_BUF_<NAME>_fits), its "
 		      "slots too (_slots).  A check that fails is\n * a "
 		      "bit-field of negative width: an error that names it. "
 		      "*/\n", h->out);
@@ -927,7 +913,7 @@ put_copies(struct hdr *h)
 	for (int k = 0; k < h->p->ncopy; k++) {
 		const struct plan_copy *c = &h->p->copies[k];
 
-		fprintf(out, "\t{%s_BUF_%s, %s_BUF_%s, %" PRId32 ", %d, %"
+		fprintf(out, "\t{%s_%s, %s_%s, %" PRId32 ", %d, %"
 			PRId64 "},\n", pre, h->name[c->src], pre,
 			h->name[c->dst], c->step, c->after, c->bytes);
 	}
@@ -951,7 +937,7 @@ put_values(struct hdr *h)
 		"\tint depth;\t\t/* its shape index: index[0 .. depth) */\n"
 		"\tint index[%s_INDEX_MAX];\n"
 		"\tint slot;\t\t/* its slot in a slotted buffer shared by "
-		"an unrolled loop; else -1 (%s_<NAME>_SLOT_OFFSET(i)) */\n"
+		"an unrolled loop; else -1 (%s_BUF_<NAME>_SLOT_OFFSET(i)) */\n"
 		"};\n\n"
 		"static const struct %s_value %s_values[%s%s]\n"
 		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
@@ -979,9 +965,12 @@ io_pos(const struct hdr *h, int k)
 					   h->b->out[k - h->b->npar]];
 }
 
-/* P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE and P_OUTPUT[_<i>...]_...:
- * where the runtime puts each argument and finds each result; a
- * parameter's _SURVIVES: 1 when the call leaves its bytes intact. */
+/* P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE and
+ * P_OUTPUT[_<i>...]_...: where the runtime puts each argument and finds
+ * each result; a parameter's _SURVIVES: 1 when the call leaves its bytes
+ * intact.  _OFFSET is -1 when not in an arena (--io-out-of-arena: memory
+ * of the caller's), as in the tables, so that one runtime compiles for
+ * both, choosing by _IN_ARENA. */
 static void
 put_io_macros(struct hdr *h)
 {
@@ -989,7 +978,9 @@ put_io_macros(struct hdr *h)
 
 	if (n)
 		fputs("\n/* Entry parameters and outputs, by number and shape "
-		      "index */\n", h->out);
+		      "index; _OFFSET is -1\n * where _IN_ARENA is 0 "
+		      "(--io-out-of-arena: memory of the caller's) */\n",
+		      h->out);
 	for (int k = 0; k < n; k++) {
 		const struct plan_pos *q = io_pos(h, k);
 		const struct buffer *b = &h->p->bufs[q->buf];
@@ -998,9 +989,10 @@ put_io_macros(struct hdr *h)
 			continue;
 		fprintf(h->out, "#define %s_%s_BUF %d\n", h->pre, h->io[k],
 			q->buf);
-		if (b->in_arena)
-			fprintf(h->out, "#define %s_%s_OFFSET %" PRId64 "\n",
-				h->pre, h->io[k], b->offset);
+		fprintf(h->out, "#define %s_%s_IN_ARENA %d\n", h->pre,
+			h->io[k], b->in_arena ? 1 : 0);
+		fprintf(h->out, "#define %s_%s_OFFSET %" PRId64 "\n", h->pre,
+			h->io[k], b->in_arena ? b->offset : -1);
 		fprintf(h->out, "#define %s_%s_SIZE %" PRId64 "\n", h->pre,
 			h->io[k], q->size);
 		if (k < h->b->npar && !shape_is_tuple(q->shape))
@@ -1024,7 +1016,7 @@ put_io_row(struct hdr *h, int k)
 		fprintf(out, ", %s_%s_BUF", pre, n);
 	else
 		fprintf(out, ", %d", q->buf);
-	if (n && b->in_arena)
+	if (n)
 		fprintf(out, ", %s_%s_OFFSET", pre, n);
 	else
 		fprintf(out, ", %" PRId64, b->in_arena ? b->offset : -1);
@@ -1123,7 +1115,10 @@ put_const_data(struct hdr *h)
 	const char *pre = h->pre;
 	FILE *out = h->out;
 
-	fprintf(out, "\n#define %s_CONST_EMBEDDED %d\t/* 1: %s_const_data[] "
+	fprintf(out, "\n#define %s_CONST_IN_ARENA 0\t/* constants live in no "
+		"arena: each one's buffer is memory of the runtime's own */\n",
+		pre);
+	fprintf(out, "#define %s_CONST_EMBEDDED %d\t/* 1: %s_const_data[] "
 		"holds the bytes */\n", pre, !h->blob && h->p->const_bytes,
 		pre);
 	if (h->blob) {
@@ -1180,7 +1175,7 @@ put_constants(struct hdr *h)
 }
 
 /* The iterations of an unrolled loop share one slotted buffer: which slot
- * each fetch writes (its offset is P_<NAME>_SLOT_OFFSET(slot)). */
+ * each fetch writes (its offset is P_BUF_<NAME>_SLOT_OFFSET(slot)). */
 static void
 put_slot_uses(struct hdr *h)
 {
@@ -1203,7 +1198,7 @@ put_slot_uses(struct hdr *h)
 
 		if (q->slot < 0 || !q->defines)
 			continue;
-		fprintf(out, "\t{%s_BUF_%s, ", pre, h->name[q->buf]);
+		fprintf(out, "\t{%s_%s, ", pre, h->name[q->buf]);
 		put_cstring(out, q->name ? q->name : "");
 		fprintf(out, ", %d},\n", q->slot);
 	}
@@ -1337,12 +1332,12 @@ static const char preamble[] =
 	"bytes\n"
 	" *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no "
 	"arena\n"
-	" *   P_BUF_<NAME>             a buffer's index in P_buffers[]\n"
-	" *   P_<NAME>_OFFSET          its offset in its space's arena; only "
+	" *   P_BUF_<NAME>             a buffer's id, its index in P_buffers[]\n"
+	" *   P_BUF_<NAME>_OFFSET      its offset in its space's arena; only "
 	"for\n"
 	" *                            buffers in an arena (-1 in the table)\n"
-	" *   P_<NAME>_SIZE            bytes reserved for it\n"
-	" *   P_<NAME>_SLOTS, P_<NAME>_STRIDE, P_<NAME>_SLOT_OFFSET(i)\n"
+	" *   P_BUF_<NAME>_SIZE        bytes reserved for it\n"
+	" *   P_BUF_<NAME>_SLOTS, _STRIDE, _SLOT_OFFSET(i)\n"
 	" *                            for a buffer of several slots: "
 	"iteration\n"
 	" *                            i >= 0 uses offset + (i % slots) * "
@@ -1364,20 +1359,27 @@ static const char preamble[] =
 	"\n"
 	" *                            first_value and .num_values give a "
 	"buffer's\n"
-	" *                            range of them\n"
-	" *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE\n"
+	" *                            range of them\n";
+
+/* The preamble goes on: C99 promises string literals of 4,095 bytes. */
+static const char preamble_io[] =
+	" *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE\n"
 	" *                            entry parameter(n), at shape index "
 	"{i,...}\n"
 	" *                            (a tuple's table at none): its buffer, "
-	"offset\n"
-	" *                            (only in an arena) and laid-out bytes\n"
+	"1 when\n"
+	" *                            it is in an arena, its offset there (-1 "
+	"when\n"
+	" *                            not: --io-out-of-arena, the caller's "
+	"memory)\n"
+	" *                            and laid-out bytes\n"
 	" *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes "
 	"intact\n"
 	" *                            (0: donated by input_output_alias, or "
 	"its\n"
 	" *                            space reused: --reuse-params)\n"
-	" *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output "
-	"index\n"
+	" *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE\n"
+	" *                            the same per output index\n"
 	" *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]\n"
 	" *                            the same as tables, for loops; "
 	"P_INDEX_MAX\n"
@@ -1390,7 +1392,14 @@ static const char preamble[] =
 	"or the\n"
 	" *                            file P_CONST_FILE from P_CONST_BASE "
 	"on;\n"
-	" *                            copy them in before the first step\n"
+	" *                            copy them in before the first step;\n"
+	" *                            P_CONST_IN_ARENA is 0: a constant's "
+	"buffer\n"
+	" *                            lies in no arena (no P_BUF_<NAME>_"
+	"OFFSET),\n"
+	" *                            it is memory of the runtime's own of "
+	"its\n"
+	" *                            P_BUF_<NAME>_SIZE bytes\n"
 	" *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches\n"
 	" *                            take turns in a slotted buffer: which\n"
 	" *                            instruction writes which slot\n"
@@ -1403,15 +1412,17 @@ static const char preamble[] =
 	" *                            two values that must share a buffer are\n"
 	" *                            live at once: src into dst, before or\n"
 	" *                            after a step (a placeholder when none)\n"
-	" * <NAME> is the HLO name in upper case, each run of other characters"
-	"\n"
-	" * than letters and digits made one '_'; a name already taken gets "
-	"_2,\n"
-	" * _3, ... in buffer order.  Upper-case names are macros; the others "
-	"have\n"
-	" * internal linkage, so any number of C or C++ translation units may "
-	"include\n"
-	" * this header.\n"
+	" * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two\n"
+	" * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.\n"
+	" * <NAME> is the HLO name in upper case, each run of other characters\n"
+	" * than letters and digits made one '_', none at either end (UNNAMED if\n"
+	" * nothing is left).  When a macro of that name is taken already (by a\n"
+	" * buffer before it in P_buffers[], the include guard, or a plan whose\n"
+	" * prefix extends P), the buffer's id is appended, <NAME>_<id>, and\n"
+	" * again while that is taken too.\n"
+	" * Upper-case names are macros; the others have internal linkage, so "
+	"any\n"
+	" * number of C or C++ translation units may include this header.\n"
 	" */\n";
 
 static void
@@ -1424,8 +1435,8 @@ put_preamble(FILE *out, const char *source, const char *guard)
 		fputs(" from ", out);
 		put_comment_text(out, slash ? slash + 1 : source);
 	}
-	fprintf(out, "; do not edit.\n%s#ifndef %s\n#define %s\n", preamble,
-		guard, guard);
+	fprintf(out, "; do not edit.\n%s%s#ifndef %s\n#define %s\n", preamble,
+		preamble_io, guard, guard);
 }
 
 void

@@ -17,23 +17,6 @@ put_key(FILE *out, const char *indent, const char *key)
 	fprintf(out, "%s\"%s\": ", indent, key);
 }
 
-/* Where the buffer's instruction comes from, each key only when known:
- * "source_file", "source_line", "op_name". */
-static void
-put_source(FILE *out, const struct buffer *b)
-{
-	if (b->src_file) {
-		fputs(", \"source_file\": ", out);
-		codegen_json_string(out, b->src_file);
-		if (b->src_line > 0)
-			fprintf(out, ", \"source_line\": %d", b->src_line);
-	}
-	if (b->op_name) {
-		fputs(", \"op_name\": ", out);
-		codegen_json_string(out, b->op_name);
-	}
-}
-
 /* The shape of the value it is named after, as laid out: "dtype", "dims",
  * "layout" ({"minor_to_major", "tiles"}, null for a tuple) and "shape". */
 static void
@@ -134,7 +117,7 @@ put_buffer(FILE *out, const struct plan *p, const struct bindings *bd,
 		b->slots > 1 ? b->stride : 0);
 	put_shape(out, pool, b->shape);
 	put_values(out, p, bd, id);
-	put_source(out, b);
+	codegen_json_source(out, b->src_file, b->src_line, b->op_name);
 	fprintf(out, "}%s\n", last ? "" : ",");
 }
 

@@ -3,6 +3,7 @@
  * total they add up to, as text lines prefixed with the plan's prefix, or
  * as JSON (--stats-json). */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
@@ -53,6 +54,23 @@ ratio(int64_t a, int64_t b)
 	return b ? (double)a / (double)b : 1.0;
 }
 
+/* What makes the arena's peak, as an over-capacity error reports it (the
+ * largest buffers live there), under the arena's line. */
+static void
+put_peak_text(FILE *out, const struct plan *pl, const struct arena *a,
+	      const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char *lead = malloc(n + 5);
+
+	if (!lead)
+		abort();	/* out of memory, as in the pool */
+	memcpy(lead, prefix, n);
+	memcpy(lead + n, ":   ", 5);
+	peak_report(out, pl, a->peak, lead);
+	free(lead);
+}
+
 static void
 put_plan(FILE *out, const struct plan *pl, const char *prefix)
 {
@@ -92,6 +110,7 @@ put_plan(FILE *out, const struct plan *pl, const char *prefix)
 			"schedule, not of every plan), arena/peak %.4f\n",
 			prefix, x->space, (long long)x->size,
 			(long long)x->lower, ratio(x->size, x->lower));
+		put_peak_text(out, pl, x, prefix);
 	}
 }
 
@@ -187,6 +206,60 @@ codegen_stats(FILE *out, const struct plan_set *s, const double *ms,
 	fprintf(out, " total %.2f ms\n", total);
 }
 
+/* A listed buffer of an arena's peak: the buffer, then the value it
+ * holds there and where that comes from (each source key when known). */
+static void
+put_listed_json(FILE *out, const struct plan *pl, const struct peak_buf *e)
+{
+	const struct buffer *b = &pl->bufs[e->buf];
+	const char *cls[4];
+	int n = codegen_classes(b->flags, cls);
+
+	fprintf(out, "        {\"buffer\": %d, \"name\": ", e->buf);
+	codegen_json_string(out, b->name);
+	fputs(", \"class\": [", out);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s\"%s\"", i ? ", " : "", cls[i]);
+	fprintf(out, "], \"size\": %" PRId64 ", \"bytes\": %" PRId64
+		", \"slots\": %d, \"shape\": ", b->size, b->bytes,
+		b->slots > 1 ? b->slots : 1);
+	codegen_json_string(out, e->shape);
+	if (e->tile)
+		fprintf(out, ", \"default_tile\": \"%s\"", e->tile);
+	fputs(", \"instruction\": ", out);
+	codegen_json_string(out, e->instr);
+	fprintf(out, ", \"opcode\": \"%s\", \"computation\": ", e->opcode);
+	codegen_json_string(out, e->comp);
+	if (e->element)
+		fprintf(out, ", \"element\": \"%s\"", e->element);
+	codegen_json_source(out, e->src_file, e->src_line, e->op_name);
+	fputc('}', out);
+}
+
+/* "peak": the step where the arena's buffers take the most bytes, how many
+ * are live there and their bytes, the largest of them, and the others'
+ * count and bytes; null when nothing is ever live. */
+static void
+put_peak_json(FILE *out, const struct plan *pl, const struct peak *k)
+{
+	if (!k || k->step < 0) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"step\": %d, \"instruction\": ", k->step);
+	codegen_json_string(out, k->instr);
+	fputs(", \"computation\": ", out);
+	codegen_json_string(out, k->comp);
+	fprintf(out, ", \"live\": %d, \"bytes\": %" PRId64 ", \"more\": %d"
+		", \"more_bytes\": %" PRId64 ",\n       \"largest\": [",
+		k->nlive, k->bytes, k->nlive - k->nlisted, k->rest);
+	for (int i = 0; i < k->nlisted; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		put_listed_json(out, pl, &k->listed[i]);
+	}
+	fputs("]}", out);
+}
+
 static void
 put_plan_json(FILE *out, const struct plan *pl, const char *prefix, int last)
 {
@@ -211,10 +284,12 @@ put_plan_json(FILE *out, const struct plan *pl, const char *prefix, int last)
 	for (int a = 0; a < pl->narena; a++) {
 		const struct arena *x = &pl->arenas[a];
 
-		fprintf(out, "%s{\"space\": %d, \"size\": %" PRId64
-			", \"lower_bound\": %" PRId64 ", \"ratio\": %.4f}",
-			a ? ", " : "", x->space, x->size, x->lower,
+		fprintf(out, "%s\n      {\"space\": %d, \"size\": %" PRId64
+			", \"lower_bound\": %" PRId64 ", \"ratio\": %.4f, "
+			"\"peak\": ", a ? "," : "", x->space, x->size, x->lower,
 			ratio(x->size, x->lower));
+		put_peak_json(out, pl, x->peak);
+		fputc('}', out);
 	}
 	fprintf(out, "]}%s\n", last ? "" : ",");
 }
@@ -223,7 +298,7 @@ void
 codegen_stats_json(FILE *out, const struct plan_set *s, const double *ms,
 		   const char *const *stages, int nstage, double total)
 {
-	fputs("{\n  \"schema\": \"hloplan.stats\",\n  \"version\": 2,\n"
+	fputs("{\n  \"schema\": \"hloplan.stats\",\n  \"version\": 3,\n"
 	      "  \"plans\": [\n", out);
 	for (int i = 0; i < s->nplan; i++)
 		put_plan_json(out, &s->plans[i], s->prefixes[i],

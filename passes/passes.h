@@ -327,8 +327,11 @@ void list_arenas(struct prog *p, struct plan *pl);
 void assign_offsets(struct prog *p, struct plan *pl);
 /* dbuf.c: streamed buffers get k slots, live over their loop. */
 void insert_double_buffers(struct prog *p, struct plan *pl);
+/* peak.c: each arena's peak, the buffers live there (plan.h, struct
+ * peak). */
+void fill_peaks(struct prog *p, struct plan *pl);
 /* assign.c: an arena over its space's capacity is an error naming the
- * buffers live at its peak; returns -1 then. */
+ * buffers live at its peak (fill_peaks first); returns -1 then. */
 int check_capacity(struct prog *p, const struct plan *pl);
 /* verify.c: an independent check from the IR and the plan alone (no
  * facts of the passes): 0 when sound, else 1 with a message. */

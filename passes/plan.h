@@ -4,6 +4,7 @@
 #define HLOPLAN_PLAN_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 struct shape;
 
@@ -51,11 +52,41 @@ struct buffer {
 	const struct shape *shape;
 };
 
+/* A buffer live at its arena's peak, and what it holds then: of its
+ * values live at that step, the one written last (XLA's out-of-memory
+ * report names the value, not the buffer). */
+struct peak_buf {
+	int buf;		/* index in plan.bufs */
+	const char *shape;	/* the value's shape as laid out, HLO text */
+	const char *tile;	/* "T(8,128)": the TPU's default tile that pads
+				   it, when its layout names none; or NULL */
+	const char *instr, *opcode, *comp;	/* what defines the value */
+	const char *element;	/* a tuple element's index, "{1,0}"; or NULL */
+	const char *src_file, *op_name;	/* where the instruction comes
+					   from: NULL and 0 when unknown */
+	int src_line;
+};
+
+/* What is live at the first step where an arena's buffers take the most
+ * bytes (passes/peak.c): the capacity error's report, and --stats'. */
+enum { PEAK_LISTED = 10 };
+struct peak {
+	int32_t step;		/* -1: no byte of the arena is ever live */
+	const char *instr, *comp;	/* the instruction of that step */
+	int nlive;		/* buffers live then */
+	int64_t bytes;		/* their bytes */
+	int nlisted;		/* the largest of them, at most PEAK_LISTED */
+	struct peak_buf *listed;	/* largest first, then by name */
+	int64_t rest;		/* the bytes of the others */
+};
+
 struct arena {
 	int space;		/* S(n) */
 	int64_t size;		/* bytes: the packed height, aligned */
 	int64_t lower;		/* peak of live bytes: the lower bound */
 	int nbuf;
+	const struct peak *peak;	/* what makes that peak; NULL when not
+					   known (a plan made by hand) */
 };
 
 /* Where each output node of each program instruction lives: for tools that
@@ -192,5 +223,12 @@ struct plan {
 	struct alloc_run *allocs;
 	int alloc_buffers;	/* buffers replayed (S(0), in the arena) */
 };
+
+/* peak.c: an arena's peak as text, each line after lead: the step, then per
+ * buffer listed its size, shape, unpadded size, instruction and source,
+ * then what the others add up to (nothing for a NULL peak, or when nothing
+ * is ever live). */
+void peak_report(FILE *out, const struct plan *pl, const struct peak *k,
+		 const char *lead);
 
 #endif

@@ -19,6 +19,21 @@
 /* A temporary of 256 bytes at offset 256 * i, live [0, 1]. */
 #define TEMP(name, i) \
 	{name, 0, 0, 256, 256, 0, 1, 1, 0, 1, 256 * (i), NULL, NULL, 0, NULL}
+/* A parameter's or output's buffer of 256 bytes live [start, 2]. */
+#define IO(name, flags, start, in_arena, offset) \
+	{name, flags, 0, 256, 256, start, 2, 1, 0, in_arena, offset, NULL, \
+	 NULL, 0, NULL}
+/* The position of instruction i of computation "main", an f32 of 256
+ * bytes defined at step i into buffer b: parameter(param) when param >= 0,
+ * output index {index...} when out. */
+static const struct shape pos_f32 = {.type = DT_F32};
+#define POS(i, b, name, depth, index, param, out, survives) \
+	{0, i, 0, b, 1, -1, name, "main", depth, index, &pos_f32, param, out, \
+	 0, 256, i, survives}
+/* A plan of buffers b, arenas a and positions pos over three steps. */
+#define IO_PLAN(b, a, pos) \
+	{"m", TARGET_GPU, 256, 3, LEN(b), b, LEN(a), a, LEN(pos), pos, 0, \
+	 NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0}
 
 static char *
 emit_n(const struct plan *plans, const char *const *prefixes, int n,
@@ -72,7 +87,7 @@ static struct buffer three_bufs[] = {
 	{"add.1", 0, 0, 512, 512, 1, 1, 1, 0, 1, 1024, NULL, NULL, 0, NULL},
 	{"out", BUF_OUTPUT, 0, 1024, 1024, 2, 3, 1, 0, 1, 1024, NULL, NULL, 0, NULL},
 };
-static struct arena three_arenas[] = {{0, 2048, 2048, 3}};
+static struct arena three_arenas[] = {{0, 2048, 2048, 3, NULL}};
 static const struct plan three = {"jit_f", TARGET_GPU, 256, 4, 3, three_bufs,
 				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 
@@ -104,30 +119,30 @@ test_layout(void **state)
 	       "#define HLOPLAN_GPU_ARENA_S0_LOWER 2048\n");
 	has(t, "\n/* add.1: temp, S(0), live [1, 1], 512 bytes */\n"
 	       "#define HLOPLAN_GPU_BUF_ADD_1 1\n"
-	       "#define HLOPLAN_GPU_ADD_1_OFFSET 1024\n"
-	       "#define HLOPLAN_GPU_ADD_1_SIZE 512\n\n");
+	       "#define HLOPLAN_GPU_BUF_ADD_1_OFFSET 1024\n"
+	       "#define HLOPLAN_GPU_BUF_ADD_1_SIZE 512\n\n");
 	has(t, "/* p0: param, S(0), live [0, 3], 1000 bytes */\n");
 	has(t, "/* out: output, S(0), live [2, 3], 1024 bytes */\n");
 	has(t, "#define HLOPLAN_GPU_CLASS_OUTPUT 2\n");
 	has(t, "static const struct HLOPLAN_GPU_buffer "
 	       "HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS]\n"
 	       "#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n");
-	has(t, "\t{\"p0\", HLOPLAN_GPU_P0_OFFSET, HLOPLAN_GPU_P0_SIZE, 1000, "
+	has(t, "\t{\"p0\", HLOPLAN_GPU_BUF_P0_OFFSET, HLOPLAN_GPU_BUF_P0_SIZE, 1000, "
 	       "0, 0, 3, 0, 1, 1, 1"
 	       NO_SHAPE
-	       "\t{\"add.1\", HLOPLAN_GPU_ADD_1_OFFSET, HLOPLAN_GPU_ADD_1_SIZE, "
+	       "\t{\"add.1\", HLOPLAN_GPU_BUF_ADD_1_OFFSET, HLOPLAN_GPU_BUF_ADD_1_SIZE, "
 	       "512, 0, 1, 1, 0, 0, 1, 1"
 	       NO_SHAPE
-	       "\t{\"out\", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 1024, "
+	       "\t{\"out\", HLOPLAN_GPU_BUF_OUT_OFFSET, HLOPLAN_GPU_BUF_OUT_SIZE, 1024, "
 	       "0, 2, 3, 0, 2, 1, 1"
 	       NO_SHAPE "};\n");
 	has(t, "struct HLOPLAN_GPU_checks_0 {\n"
 	       "\tunsigned HLOPLAN_GPU_arena_s0_aligned : "
 	       "HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : "
 	       "-1;\n");
-	has(t, "\tunsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= "
-	       "HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE && "
-	       "HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;\n"
+	has(t, "\tunsigned HLOPLAN_GPU_BUF_OUT_fits : HLOPLAN_GPU_BUF_OUT_OFFSET <= "
+	       "HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_OUT_SIZE && "
+	       "HLOPLAN_GPU_BUF_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;\n"
 	       "};\n");
 	lacks(t, "struct HLOPLAN_GPU_checks_1");
 	lacks(t, "_SLOTS ");
@@ -144,17 +159,17 @@ test_not_in_arena(void **state)
 		{"constant.7", BUF_CONST, 0, 64, 64, 0, 1, 1, 0, 0, -1,
 		 NULL, NULL, 0, NULL},
 	};
-	struct arena a[] = {{0, 256, 256, 1}};
+	struct arena a[] = {{0, 256, 256, 1, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
 	(void)state;
 	has(t, "/* constant.7: const, S(0), live [0, 1], 64 bytes, not in an "
 	       "arena */\n#define HLOPLAN_GPU_BUF_CONSTANT_7 1\n"
-	       "#define HLOPLAN_GPU_CONSTANT_7_SIZE 64\n\n");
+	       "#define HLOPLAN_GPU_BUF_CONSTANT_7_SIZE 64\n\n");
 	lacks(t, "CONSTANT_7_OFFSET");
 	lacks(t, "CONSTANT_7_fits");
-	has(t, "\t{\"constant.7\", -1, HLOPLAN_GPU_CONSTANT_7_SIZE, 64, 0, 0, "
+	has(t, "\t{\"constant.7\", -1, HLOPLAN_GPU_BUF_CONSTANT_7_SIZE, 64, 0, 0, "
 	       "1, 0, 4, 1, 0" NO_SHAPE);
 	free(t);
 }
@@ -164,7 +179,7 @@ static void
 test_copies(void **state)
 {
 	struct buffer b[] = {TEMP("s.1", 0), TEMP("root{1}", 1)};
-	struct arena a[] = {{0, 512, 512, 2}};
+	struct arena a[] = {{0, 512, 512, 2, NULL}};
 	struct plan_copy c[] = {{1, 0, 7, 1, 200, 0}};
 	struct plan p = {"m", TARGET_GPU, 256, 9, LEN(b), b, LEN(a), a, 0, NULL,
 			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
@@ -185,7 +200,7 @@ test_slotted(void **state)
 		{"dynamic-slice.3", 0, 1, 3000, 6144, 2, 9, 2, 3072, 1, 512,
 		 NULL, NULL, 0, NULL},
 	};
-	struct arena a[] = {{1, 6656, 6144, 1}};
+	struct arena a[] = {{1, 6656, 6144, 1, NULL}};
 	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
@@ -193,31 +208,31 @@ test_slotted(void **state)
 	has(t, "/* dynamic-slice.3: temp, S(1), live [2, 9], 3000 bytes, "
 	       "2 slots */\n"
 	       "#define HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3 0\n"
-	       "#define HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET 512\n"
-	       "#define HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE 6144\n"
-	       "#define HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS 2\n"
-	       "#define HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE 3072\n"
-	       "#define HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOT_OFFSET(i) "
-	       "(HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET + ((i) % "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS) * "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE)\n");
+	       "#define HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_OFFSET 512\n"
+	       "#define HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_SIZE 6144\n"
+	       "#define HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_SLOTS 2\n"
+	       "#define HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_STRIDE 3072\n"
+	       "#define HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_SLOT_OFFSET(i) "
+	       "(HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_OFFSET + ((i) % "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_SLOTS) * "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_STRIDE)\n");
 	has(t, "/* ---- HLOPLAN_GPU: module m, target tpu ---- */\n");
 	has(t, "#define HLOPLAN_GPU_ARENA_SIZE 0\n");
 	has(t, "#define HLOPLAN_GPU_ARENA_S1_SIZE 6656\n");
-	has(t, "\t{\"dynamic-slice.3\", HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET, "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE, 3000, "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE, 2, 9, 1, 0, "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS, 1" NO_SHAPE);
-	has(t, "\tunsigned HLOPLAN_GPU_DYNAMIC_SLICE_3_fits : "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET <= HLOPLAN_GPU_ARENA_S1_SIZE"
-	       " - HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE && "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1"
+	has(t, "\t{\"dynamic-slice.3\", HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_OFFSET, "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_SIZE, 3000, "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_STRIDE, 2, 9, 1, 0, "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_SLOTS, 1" NO_SHAPE);
+	has(t, "\tunsigned HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_fits : "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_OFFSET <= HLOPLAN_GPU_ARENA_S1_SIZE"
+	       " - HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_SIZE && "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1"
 	       " : -1;\n");
-	has(t, "\tunsigned HLOPLAN_GPU_DYNAMIC_SLICE_3_slots : "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE % HLOPLAN_GPU_ALIGN == 0 && "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_STRIDE <= "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SIZE / "
-	       "HLOPLAN_GPU_DYNAMIC_SLICE_3_SLOTS ? 1 : -1;\n");
+	has(t, "\tunsigned HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_slots : "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_STRIDE % HLOPLAN_GPU_ALIGN == 0 && "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_STRIDE <= "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_SIZE / "
+	       "HLOPLAN_GPU_BUF_DYNAMIC_SLICE_3_SLOTS ? 1 : -1;\n");
 	free(t);
 }
 
@@ -231,14 +246,14 @@ test_sanitise(void **state)
 		TEMP("1abc", 2), TEMP("", 3), TEMP("__x__", 4),
 		TEMP("na\xc3\xafve", 5), TEMP("a..b", 6), TEMP("MiXed", 7),
 	};
-	struct arena a[] = {{0, 2048, 2048, 8}};
+	struct arena a[] = {{0, 2048, 2048, 8, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t = emit(&p);
 
 	(void)state;
 	has(t, "#define HLOPLAN_GPU_BUF_FUSION_2 0\n");
 	has(t, "#define HLOPLAN_GPU_BUF_TUPLE_5_1_0 1\n");
-	has(t, "#define HLOPLAN_GPU_1ABC_OFFSET 512\n");
+	has(t, "#define HLOPLAN_GPU_BUF_1ABC_OFFSET 512\n");
 	has(t, "#define HLOPLAN_GPU_BUF_UNNAMED 3\n");
 	has(t, "#define HLOPLAN_GPU_BUF_X 4\n");
 	has(t, "#define HLOPLAN_GPU_BUF_NA_VE 5\n");
@@ -249,7 +264,9 @@ test_sanitise(void **state)
 	free(t);
 }
 
-/* Clashes between buffers, and with the fixed macros, in buffer order. */
+/* Clashes between buffers, and with the guard: the second takes its id as
+ * a suffix, twice when a name spells the first suffixed one.  The fixed
+ * and the binding macros are another namespace. */
 static void
 test_collisions(void **state)
 {
@@ -258,12 +275,13 @@ test_collisions(void **state)
 		TEMP("a{0}", 3), TEMP("a_0_", 4), TEMP("arena", 5),
 		TEMP("num.steps", 6), TEMP("x", 7), TEMP("x_slot", 8),
 		TEMP("buf_x", 9), TEMP("x_offset", 10), TEMP("add_1_2", 11),
-		TEMP("align", 12), TEMP("plan", 13),
+		TEMP("align", 12), TEMP("plan", 13), TEMP("add.1.15", 14),
+		TEMP("add.1", 15), TEMP("param.0", 16), TEMP("output", 17),
 	};
-	struct arena a[] = {{0, 256 * 14, 256 * 14, 14}};
+	struct arena a[] = {{0, 256 * 18, 256 * 18, 18, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
-	struct header_opts o = {"HLOPLAN_GPU_PLAN_SIZE", NULL, NULL};
+	struct header_opts o = {"HLOPLAN_GPU_BUF_PLAN_SIZE", NULL, NULL};
 	char *t = NULL;
 	size_t len;
 	FILE *f = open_memstream(&t, &len);
@@ -272,42 +290,130 @@ test_collisions(void **state)
 	codegen_header(f, &p, pre, 1, &o);
 	fclose(f);
 	has(t, "#define HLOPLAN_GPU_BUF_ADD_1 0\n");
-	has(t, "#define HLOPLAN_GPU_BUF_ADD_1_2 1\n");
-	has(t, "#define HLOPLAN_GPU_BUF_ADD_1_3 2\n");
+	has(t, "#define HLOPLAN_GPU_BUF_ADD_1_1 1\n");
+	has(t, "#define HLOPLAN_GPU_BUF_ADD_1_2 2\n");
 	has(t, "#define HLOPLAN_GPU_BUF_A_0 3\n");
-	has(t, "#define HLOPLAN_GPU_BUF_A_0_2 4\n");
-	has(t, "#define HLOPLAN_GPU_BUF_ARENA_2 5\n");	/* ARENA_SIZE */
+	has(t, "#define HLOPLAN_GPU_BUF_A_0_4 4\n");
+	has(t, "#define HLOPLAN_GPU_BUF_ARENA 5\n");	/* no clash */
 	has(t, "#define HLOPLAN_GPU_BUF_NUM_STEPS 6\n");	/* no clash */
 	has(t, "#define HLOPLAN_GPU_BUF_X 7\n");
-	has(t, "#define HLOPLAN_GPU_BUF_X_SLOT_2 8\n");	/* X_SLOT_OFFSET */
+	has(t, "#define HLOPLAN_GPU_BUF_X_SLOT_8 8\n");	/* X_SLOT_OFFSET */
 	has(t, "#define HLOPLAN_GPU_BUF_BUF_X 9\n");
-	has(t, "#define HLOPLAN_GPU_BUF_X_OFFSET_2 10\n"); /* BUF_X_OFFSET */
-	has(t, "#define HLOPLAN_GPU_BUF_ADD_1_2_2 11\n");
+	has(t, "#define HLOPLAN_GPU_BUF_X_OFFSET_10 10\n"); /* X's OFFSET */
+	has(t, "#define HLOPLAN_GPU_BUF_ADD_1_2_11 11\n");
 	has(t, "#define HLOPLAN_GPU_BUF_ALIGN 12\n");	/* no clash */
-	has(t, "#define HLOPLAN_GPU_BUF_PLAN_2 13\n");	/* the guard */
+	has(t, "#define HLOPLAN_GPU_BUF_PLAN_13 13\n");	/* the guard */
+	has(t, "#define HLOPLAN_GPU_BUF_ADD_1_15 14\n");
+	has(t, "#define HLOPLAN_GPU_BUF_ADD_1_15_15 15\n");
+	has(t, "#define HLOPLAN_GPU_BUF_PARAM_0 16\n");
+	has(t, "#define HLOPLAN_GPU_BUF_OUTPUT 17\n");
 	has(t, "/* Buffer plan generated by hloplan; do not edit.\n");
 	free(t);
 }
 
-/* Under two prefixes, one a prefix of the other. */
+/* Bindings and buffers never meet: a buffer named as a binding would be
+ * named (JAX's SPMD programs call parameter 1 param.2.0) keeps its name
+ * under P_BUF_, and the bindings keep theirs. */
+static void
+test_bindings_apart(void **state)
+{
+	struct buffer b[] = {
+		IO("param.2.0", BUF_PARAM, 0, 1, 0),
+		TEMP("output.0", 1), TEMP("output", 2),
+		IO("root", BUF_OUTPUT, 1, 1, 768),
+	};
+	static const int none[1], zero[1] = {0};
+	struct plan_pos pos[] = {
+		POS(0, 0, "param.2.0", 0, none, 1, 0, 1),
+		POS(1, 3, "root", 1, zero, -1, 1, 0),
+	};
+	struct arena a[] = {{0, 1024, 1024, 4, NULL}};
+	struct plan p = IO_PLAN(b, a, pos);
+	char *t = emit(&p);
+
+	(void)state;
+	has(t, "#define HLOPLAN_GPU_PARAM_1_BUF 0\n"
+	       "#define HLOPLAN_GPU_PARAM_1_IN_ARENA 1\n"
+	       "#define HLOPLAN_GPU_PARAM_1_OFFSET 0\n");
+	has(t, "#define HLOPLAN_GPU_OUTPUT_0_BUF 3\n"
+	       "#define HLOPLAN_GPU_OUTPUT_0_IN_ARENA 1\n"
+	       "#define HLOPLAN_GPU_OUTPUT_0_OFFSET 768\n");
+	has(t, "#define HLOPLAN_GPU_BUF_PARAM_2_0 0\n"
+	       "#define HLOPLAN_GPU_BUF_PARAM_2_0_OFFSET 0\n");
+	has(t, "#define HLOPLAN_GPU_BUF_OUTPUT_0 1\n"
+	       "#define HLOPLAN_GPU_BUF_OUTPUT_0_OFFSET 256\n");
+	has(t, "#define HLOPLAN_GPU_BUF_OUTPUT 2\n");
+	lacks(t, "HLOPLAN_GPU_PARAM_2");
+	lacks(t, "HLOPLAN_GPU_OUTPUT_0_2");
+	lacks(t, "HLOPLAN_GPU_OUTPUT_OFFSET");
+	free(t);
+}
+
+/* --io-out-of-arena: every binding's macros are there, _IN_ARENA 0 and
+ * _OFFSET -1 as in the tables, while the buffer has no offset macro; and
+ * constants say they live in no arena. */
+static void
+test_io_out_of_arena(void **state)
+{
+	struct buffer b[] = {
+		IO("p", BUF_PARAM, 0, 0, -1), TEMP("t", 0),
+		IO("r", BUF_OUTPUT, 1, 0, -1),
+	};
+	static const int none[1];
+	struct plan_pos pos[] = {
+		POS(0, 0, "p", 0, none, 0, 0, 1),
+		POS(1, 2, "r", 0, none, -1, 1, 0),
+	};
+	struct arena a[] = {{0, 256, 256, 1, NULL}};
+	struct plan p = IO_PLAN(b, a, pos);
+	char *t = emit(&p);
+
+	(void)state;
+	has(t, "#define HLOPLAN_GPU_PARAM_0_BUF 0\n"
+	       "#define HLOPLAN_GPU_PARAM_0_IN_ARENA 0\n"
+	       "#define HLOPLAN_GPU_PARAM_0_OFFSET -1\n"
+	       "#define HLOPLAN_GPU_PARAM_0_SIZE 256\n"
+	       "#define HLOPLAN_GPU_PARAM_0_SURVIVES 1\n");
+	has(t, "#define HLOPLAN_GPU_OUTPUT_BUF 2\n"
+	       "#define HLOPLAN_GPU_OUTPUT_IN_ARENA 0\n"
+	       "#define HLOPLAN_GPU_OUTPUT_OFFSET -1\n"
+	       "#define HLOPLAN_GPU_OUTPUT_SIZE 256\n");
+	lacks(t, "BUF_P_OFFSET");
+	lacks(t, "BUF_R_OFFSET");
+	has(t, "\t{0, 0, {0}, HLOPLAN_GPU_PARAM_0_BUF, "
+	       "HLOPLAN_GPU_PARAM_0_OFFSET, HLOPLAN_GPU_PARAM_0_SIZE, ");
+	has(t, "\n#define HLOPLAN_GPU_CONST_IN_ARENA 0\t");
+	free(t);
+}
+
+/* Under two prefixes, one a prefix of the other: apart, unless the longer
+ * one spells the shorter one's buffer namespace. */
 static void
 test_collisions_across_plans(void **state)
 {
 	struct buffer g[] = {TEMP("x", 0)};
-	struct buffer h[] = {TEMP("gpu_arena", 0), TEMP("gpu.x", 1)};
-	struct arena a[] = {{0, 512, 512, 2}};
+	struct buffer h[] = {TEMP("gpu_arena", 0), TEMP("gpu.x", 1),
+			     TEMP("buf.x", 2), TEMP("align", 3)};
+	struct arena a[] = {{0, 1024, 1024, 4, NULL}};
 	struct plan p[] = {
 		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
 		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN"};
-	char *t = emit_n(p, pre, 2, "m.hlo");
+	static const char *const nest[] = {"HLOPLAN_BUF", "HLOPLAN"};
+	char *t = emit_n(p, pre, 2, "m.hlo"), *u;
 
 	(void)state;
 	has(t, "#define HLOPLAN_GPU_BUF_X 0\n");
-	has(t, "#define HLOPLAN_BUF_GPU_ARENA_2 0\n");
-	has(t, "#define HLOPLAN_BUF_GPU_X_2 1\n");
+	has(t, "#define HLOPLAN_BUF_GPU_ARENA 0\n");
+	has(t, "#define HLOPLAN_BUF_GPU_X 1\n");
+	has(t, "#define HLOPLAN_BUF_BUF_X 2\n");
+	u = emit_n(p, nest, 2, "m.hlo");
+	has(u, "#define HLOPLAN_BUF_BUF_X 0\n");
+	has(u, "#define HLOPLAN_BUF_BUF_X_2 2\n");
+	has(u, "#define HLOPLAN_BUF_ALIGN_3 3\n");	/* HLOPLAN_BUF's own */
 	free(t);
+	free(u);
 }
 
 /* The schedule's names: chunks of NUL-terminated text no longer than C99
@@ -321,7 +427,7 @@ test_steps(void **state)
 	static char names[N][16];
 	const char *steps[N];
 	struct buffer b[] = {TEMP("x", 0)};
-	struct arena a[] = {{0, 256, 256, 1}};
+	struct arena a[] = {{0, 256, 256, 1, NULL}};
 	struct plan p[2] = {
 		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
 		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
@@ -362,7 +468,7 @@ test_shapes(void **state)
 	int64_t dims[] = {8, 128};
 	struct shape f = {0}, g = {0};
 	struct buffer b[] = {TEMP("x", 0), TEMP("y", 1), TEMP("z", 2)};
-	struct arena a[] = {{0, 768, 768, 3}};
+	struct arena a[] = {{0, 768, 768, 3, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	char *t;
 
@@ -383,9 +489,9 @@ test_shapes(void **state)
 	       "\"f32[8,128]\"},\n"
 	       "\t{\"bf16\", 2, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, \"\", "
 	       "\"bf16[8,128]\"},\n};\n");
-	has(t, "HLOPLAN_GPU_X_SIZE, 256, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0},\n");
-	has(t, "HLOPLAN_GPU_Y_SIZE, 256, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0},\n");
-	has(t, "HLOPLAN_GPU_Z_SIZE, 256, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0},\n");
+	has(t, "HLOPLAN_GPU_BUF_X_SIZE, 256, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0},\n");
+	has(t, "HLOPLAN_GPU_BUF_Y_SIZE, 256, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0},\n");
+	has(t, "HLOPLAN_GPU_BUF_Z_SIZE, 256, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0},\n");
 	free(t);
 }
 
@@ -396,15 +502,15 @@ test_escape(void **state)
 		TEMP("a\"b\\c?\n", 0), TEMP("x*/y", 1), TEMP("/*z", 2),
 		TEMP("?\?=", 3), TEMP("\xc3\xaf", 4),
 	};
-	struct arena a[] = {{0, 1280, 1280, 5}};
+	struct arena a[] = {{0, 1280, 1280, 5, NULL}};
 	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	char *t = emit_n(&p, pre, 1, "dir/we*/ird.hlo");
 
 	(void)state;
-	has(t, "\t{\"a\\\"b\\\\c\\?\\012\", HLOPLAN_GPU_A_B_C_OFFSET,");
-	has(t, "\t{\"\\?\\?=\", HLOPLAN_GPU_UNNAMED_OFFSET,");
-	has(t, "\t{\"\\303\\257\", HLOPLAN_GPU_UNNAMED_2_OFFSET,");
+	has(t, "\t{\"a\\\"b\\\\c\\?\\012\", HLOPLAN_GPU_BUF_A_B_C_OFFSET,");
+	has(t, "\t{\"\\?\\?=\", HLOPLAN_GPU_BUF_UNNAMED_OFFSET,");
+	has(t, "\t{\"\\303\\257\", HLOPLAN_GPU_BUF_UNNAMED_4_OFFSET,");
 	has(t, "/* a\"b_c__: temp");
 	has(t, "/* x__y: temp");
 	has(t, "/* __z: temp");
@@ -515,7 +621,7 @@ test_two_plans(void **state)
 		{"tuple.2", BUF_TABLE, 1, 16, 512, 1, 3, 1, 0, 1, 0,
 		 NULL, NULL, 0, NULL},
 	};
-	struct arena ta[] = {{0, 1024, 1024, 1}, {1, 512, 512, 1}};
+	struct arena ta[] = {{0, 1024, 1024, 1, NULL}, {1, 512, 512, 1, NULL}};
 	struct plan p[] = {three, {"jit_f", TARGET_TPU, 512, 4, LEN(tb), tb,
 				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0}};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
@@ -535,9 +641,9 @@ test_two_plans(void **state)
 	has(t, "#define HLOPLAN_TPU_ARENA_S1_ALIGN 512\n");
 	has(t, "struct HLOPLAN_GPU_buffer {\n");
 	has(t, "struct HLOPLAN_TPU_buffer {\n");
-	has(t, "\tunsigned HLOPLAN_TPU_TUPLE_2_fits : "
-	       "HLOPLAN_TPU_TUPLE_2_OFFSET <= HLOPLAN_TPU_ARENA_S1_SIZE - "
-	       "HLOPLAN_TPU_TUPLE_2_SIZE && HLOPLAN_TPU_TUPLE_2_OFFSET % "
+	has(t, "\tunsigned HLOPLAN_TPU_BUF_TUPLE_2_fits : "
+	       "HLOPLAN_TPU_BUF_TUPLE_2_OFFSET <= HLOPLAN_TPU_ARENA_S1_SIZE - "
+	       "HLOPLAN_TPU_BUF_TUPLE_2_SIZE && HLOPLAN_TPU_BUF_TUPLE_2_OFFSET % "
 	       "HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;\n");
 	has(t, "struct HLOPLAN_GPU_checks_0 {\n");
 	has(t, "struct HLOPLAN_TPU_checks_0 {\n");
@@ -571,7 +677,7 @@ test_many_checks(void **state)
 {
 	static char names[300][8];
 	struct buffer b[300];
-	struct arena a[] = {{0, 256 * 300, 256 * 300, 300}};
+	struct arena a[] = {{0, 256 * 300, 256 * 300, 300, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
 	const char *one, *two, *q;
 	char *t;
@@ -590,9 +696,9 @@ test_many_checks(void **state)
 	for (q = one; (q = strstr(q + 1, "\tunsigned ")) && q < two;)
 		n++;
 	assert_int_equal(n, 256);
-	has(t, "\tunsigned HLOPLAN_GPU_T299_fits : HLOPLAN_GPU_T299_OFFSET <= "
-	       "HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_T299_SIZE && "
-	       "HLOPLAN_GPU_T299_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;\n"
+	has(t, "\tunsigned HLOPLAN_GPU_BUF_T299_fits : HLOPLAN_GPU_BUF_T299_OFFSET <= "
+	       "HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_T299_SIZE && "
+	       "HLOPLAN_GPU_BUF_T299_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;\n"
 	       "};\n");
 	lacks(t, "checks_2");
 	free(t);
@@ -616,7 +722,7 @@ test_constants(void **state)
 	};
 	struct plan_const k[] = {{0, 0, 0, 4, 1}, {1, 1, 64, 2, 0}};
 	unsigned char data[128] = {1, 2, 3, 255};
-	struct arena a[] = {{0, 0, 0, 0}};
+	struct arena a[] = {{0, 0, 0, 0, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a,
 			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0,
 			 LEN(k), k, 128, data, 0, NULL, 0};
@@ -657,6 +763,8 @@ main(void)
 		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_sanitise),
 		cmocka_unit_test(test_collisions),
+		cmocka_unit_test(test_bindings_apart),
+		cmocka_unit_test(test_io_out_of_arena),
 		cmocka_unit_test(test_collisions_across_plans),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_constants_blob),

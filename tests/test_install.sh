@@ -56,6 +56,7 @@ model=$dir/src/samples/mlp.hlo
 step first
 planned || fail "the first build did not plan"
 "$b/app" | grep -q '^OK' || fail "app: $("$b/app")"
+"$b/app_io" | grep -q '^OK' || fail "app_io: $("$b/app_io")"
 "$b/embed" | grep -q '^OK' || fail "embed: $("$b/embed")"
 "$b/bind" | grep -q '^OK' || fail "bind: $("$b/bind")"
 

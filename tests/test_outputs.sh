@@ -48,10 +48,30 @@ done
 [ -f plan.bin ] || fail "plan.bin is missing"
 [ $(($(wc -c < plan.bin) % 64)) = 0 ] || fail "plan.bin: not 64-byte parts"
 [ ! -s stdout.$n ] || fail "something went to stdout"
-head -1 plan.csv | cmp -s - <<'END' || fail "CSV header: $(head -1 plan.csv)"
-buffer_id,buffer_name,offset,size,definition_time,end_time,unpadded_size,memory_space,slots,stride,class,module,target
-END
+head -1 plan.csv > csv_head.txt
+same csv_head.txt "buffer_id,buffer_name,offset,size,definition_time,end_time,unpadded_size,memory_space,slots,stride,class,plan,module,target,dtype,shape,parameter,param_index,output_index,values"
 [ "$(wc -l < plan.csv)" = 19 ] || fail "plan.csv: not 18 rows"
+# Each row names its plan: nine of the GPU's, then nine of the TPU's.
+cut -d, -f12,14 plan.csv | sed 1d | uniq -c | sed 's/^ *//' > csv_plans.txt
+same csv_plans.txt "9 HLOPLAN_GPU,gpu
+9 HLOPLAN_TPU,tpu"
+
+# Each plan's part of a dump starts with a line naming the stage and the
+# plan (an HLO comment in --dump=hlo); --dump=ir is of the file, before
+# any target, and has none.
+for stage in schedule values plan; do
+	run 0 m.hlo --dump=$stage
+	grep '^==' stdout.$n > labels.txt
+	same labels.txt "== $stage HLOPLAN_GPU (module mlp, target gpu)
+== $stage HLOPLAN_TPU (module mlp, target tpu)"
+	head -1 stdout.$n | grep -q '^== ' || fail "--dump=$stage: no label first"
+done
+run 0 m.hlo --dump=hlo --target=tpu
+head -1 stdout.$n > labels.txt
+same labels.txt "// == hlo HLOPLAN_TPU (module mlp, target tpu)"
+run 0 stdout.$n --target=tpu -o relabel.h
+run 0 m.hlo --dump=ir
+grep -q '==' stdout.$n && fail "--dump=ir has a label"
 if [ -n "$xmllint" ]; then
 	"$xmllint" --noout plan.svg || fail "plan.svg is not well-formed XML"
 fi

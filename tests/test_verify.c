@@ -17,7 +17,8 @@ enum { MAXBUF = 512, NTIME = 1000, ARENA = 1 << 20 };
 
 static struct buffer bufs[MAXBUF];
 static char names[MAXBUF][12];
-static struct arena arenas[2] = {{0, ARENA, 0, 0}, {1, ARENA, 0, 0}};
+static struct arena arenas[2] = {{0, ARENA, 0, 0, NULL},
+				 {1, ARENA, 0, 0, NULL}};
 static struct plan P;
 static char err[256];
 

@@ -1,7 +1,9 @@
 /* An AOT program's side of a plan: one arena allocated from the header's
  * size macro, every buffer at its offset from the table.  Walking the
  * schedule, each buffer is filled when it is defined and must still hold
- * its bytes at every step it is live; prints OK. */
+ * its bytes at every step it is live; prints OK.  The same source builds
+ * against a plan made with --io-out-of-arena (app_io): the output is then
+ * memory of the program's own. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +35,7 @@ main(void)
 {
 	unsigned char *arena = aligned_alloc(HLOPLAN_GPU_ARENA_ALIGN,
 					     HLOPLAN_GPU_ARENA_SIZE);
-	float *logits;
+	float *logits, *own = NULL;
 	int bad = 0;
 
 	if (!arena)
@@ -52,11 +54,24 @@ main(void)
 				bad = 1;
 			}
 		}
-	/* A buffer by name, as a runtime binds its output. */
-	logits = (float *)(arena + HLOPLAN_GPU_LOGITS_OFFSET);
-	for (int k = 0; k < HLOPLAN_GPU_LOGITS_SIZE / (int)sizeof *logits; k++)
+	/* The output by its binding, which is the buffer named logits: in
+	 * the arena, or out of it (_OFFSET -1) in memory of our own. */
+#if HLOPLAN_GPU_OUTPUT_BUF != HLOPLAN_GPU_BUF_LOGITS
+#error "the output is not in logits' buffer"
+#endif
+#if HLOPLAN_GPU_OUTPUT_IN_ARENA
+	logits = (float *)(arena + HLOPLAN_GPU_OUTPUT_OFFSET);
+#elif HLOPLAN_GPU_OUTPUT_OFFSET != -1
+#error "an output out of the arena with an offset"
+#else
+	if (!(logits = own = malloc(HLOPLAN_GPU_OUTPUT_SIZE)))
+		return 1;
+#endif
+	for (int k = 0; k < HLOPLAN_GPU_BUF_LOGITS_SIZE / (int)sizeof *logits;
+	     k++)
 		logits[k] = (float)k;
 	bad |= logits[9] != 9.0f;
+	free(own);
 	free(arena);
 	if (!bad)
 		printf("OK: %d buffers in an arena of %lld bytes\n", NBUF,

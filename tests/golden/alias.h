@@ -8,11 +8,11 @@
  *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);
  *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live bytes
  *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no arena
- *   P_BUF_<NAME>             a buffer's index in P_buffers[]
- *   P_<NAME>_OFFSET          its offset in its space's arena; only for
+ *   P_BUF_<NAME>             a buffer's id, its index in P_buffers[]
+ *   P_BUF_<NAME>_OFFSET      its offset in its space's arena; only for
  *                            buffers in an arena (-1 in the table)
- *   P_<NAME>_SIZE            bytes reserved for it
- *   P_<NAME>_SLOTS, P_<NAME>_STRIDE, P_<NAME>_SLOT_OFFSET(i)
+ *   P_BUF_<NAME>_SIZE        bytes reserved for it
+ *   P_BUF_<NAME>_SLOTS, _STRIDE, _SLOT_OFFSET(i)
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
@@ -25,14 +25,17 @@
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
  *                            range of them
- *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
- *                            (a tuple's table at none): its buffer, offset
- *                            (only in an arena) and laid-out bytes
+ *                            (a tuple's table at none): its buffer, 1 when
+ *                            it is in an arena, its offset there (-1 when
+ *                            not: --io-out-of-arena, the caller's memory)
+ *                            and laid-out bytes
  *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
  *                            (0: donated by input_output_alias, or its
  *                            space reused: --reuse-params)
- *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
+ *                            the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
  *                            bounds their shape indices
@@ -40,7 +43,11 @@
  *                            its bytes are, laid out as in its buffer:
  *                            P_const_data[] (P_CONST_EMBEDDED 1), or the
  *                            file P_CONST_FILE from P_CONST_BASE on;
- *                            copy them in before the first step
+ *                            copy them in before the first step;
+ *                            P_CONST_IN_ARENA is 0: a constant's buffer
+ *                            lies in no arena (no P_BUF_<NAME>_OFFSET),
+ *                            it is memory of the runtime's own of its
+ *                            P_BUF_<NAME>_SIZE bytes
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -53,11 +60,16 @@
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
  *                            after a step (a placeholder when none)
+ * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
+ * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
- * than letters and digits made one '_'; a name already taken gets _2,
- * _3, ... in buffer order.  Upper-case names are macros; the others have
- * internal linkage, so any number of C or C++ translation units may include
- * this header.
+ * than letters and digits made one '_', none at either end (UNNAMED if
+ * nothing is left).  When a macro of that name is taken already (by a
+ * buffer before it in P_buffers[], the include guard, or a plan whose
+ * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
+ * again while that is taken too.
+ * Upper-case names are macros; the others have internal linkage, so any
+ * number of C or C++ translation units may include this header.
  */
 #ifndef ALIAS_H
 #define ALIAS_H
@@ -85,79 +97,88 @@
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
 
-/* Entry parameters and outputs, by number and shape index */
+/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
+ * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
 #define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_0_OFFSET 0
 #define HLOPLAN_GPU_PARAM_0_SIZE 1048576
 #define HLOPLAN_GPU_PARAM_0_SURVIVES 0
 #define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_1_OFFSET 1048576
 #define HLOPLAN_GPU_PARAM_1_SIZE 1048576
 #define HLOPLAN_GPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_2_BUF 2
+#define HLOPLAN_GPU_PARAM_2_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_2_OFFSET 3145728
 #define HLOPLAN_GPU_PARAM_2_SIZE 16384
 #define HLOPLAN_GPU_PARAM_2_SURVIVES 0
 #define HLOPLAN_GPU_PARAM_3_BUF 3
+#define HLOPLAN_GPU_PARAM_3_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_3_OFFSET 3162112
 #define HLOPLAN_GPU_PARAM_3_SIZE 2048
 #define HLOPLAN_GPU_PARAM_3_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_4_BUF 4
+#define HLOPLAN_GPU_PARAM_4_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_4_OFFSET 3164160
 #define HLOPLAN_GPU_PARAM_4_SIZE 256
 #define HLOPLAN_GPU_PARAM_4_SURVIVES 1
 #define HLOPLAN_GPU_OUTPUT_BUF 8
+#define HLOPLAN_GPU_OUTPUT_IN_ARENA 1
 #define HLOPLAN_GPU_OUTPUT_OFFSET 2097152
 #define HLOPLAN_GPU_OUTPUT_SIZE 256
 #define HLOPLAN_GPU_OUTPUT_0_BUF 0
+#define HLOPLAN_GPU_OUTPUT_0_IN_ARENA 1
 #define HLOPLAN_GPU_OUTPUT_0_OFFSET 0
 #define HLOPLAN_GPU_OUTPUT_0_SIZE 1048576
 #define HLOPLAN_GPU_OUTPUT_1_BUF 2
+#define HLOPLAN_GPU_OUTPUT_1_IN_ARENA 1
 #define HLOPLAN_GPU_OUTPUT_1_OFFSET 3145728
 #define HLOPLAN_GPU_OUTPUT_1_SIZE 16384
 
 /* w: param+output, S(0), live [0, 11], 1048576 bytes */
 #define HLOPLAN_GPU_BUF_W 0
-#define HLOPLAN_GPU_W_OFFSET 0
-#define HLOPLAN_GPU_W_SIZE 1048576
+#define HLOPLAN_GPU_BUF_W_OFFSET 0
+#define HLOPLAN_GPU_BUF_W_SIZE 1048576
 
 /* g: param, S(0), live [0, 11], 1048576 bytes */
 #define HLOPLAN_GPU_BUF_G 1
-#define HLOPLAN_GPU_G_OFFSET 1048576
-#define HLOPLAN_GPU_G_SIZE 1048576
+#define HLOPLAN_GPU_BUF_G_OFFSET 1048576
+#define HLOPLAN_GPU_BUF_G_SIZE 1048576
 
 /* cache: param+output, S(0), live [0, 11], 16384 bytes */
 #define HLOPLAN_GPU_BUF_CACHE 2
-#define HLOPLAN_GPU_CACHE_OFFSET 3145728
-#define HLOPLAN_GPU_CACHE_SIZE 16384
+#define HLOPLAN_GPU_BUF_CACHE_OFFSET 3145728
+#define HLOPLAN_GPU_BUF_CACHE_SIZE 16384
 
 /* row: param, S(0), live [0, 11], 2048 bytes */
 #define HLOPLAN_GPU_BUF_ROW 3
-#define HLOPLAN_GPU_ROW_OFFSET 3162112
-#define HLOPLAN_GPU_ROW_SIZE 2048
+#define HLOPLAN_GPU_BUF_ROW_OFFSET 3162112
+#define HLOPLAN_GPU_BUF_ROW_SIZE 2048
 
 /* k: param, S(0), live [0, 11], 4 bytes */
 #define HLOPLAN_GPU_BUF_K 4
-#define HLOPLAN_GPU_K_OFFSET 3164160
-#define HLOPLAN_GPU_K_SIZE 256
+#define HLOPLAN_GPU_BUF_K_OFFSET 3164160
+#define HLOPLAN_GPU_BUF_K_SIZE 256
 
 /* lr: const, S(0), live [5, 6], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_LR 5
-#define HLOPLAN_GPU_LR_SIZE 256
+#define HLOPLAN_GPU_BUF_LR_SIZE 256
 
 /* lrb: temp, S(0), live [6, 8], 1048576 bytes */
 #define HLOPLAN_GPU_BUF_LRB 6
-#define HLOPLAN_GPU_LRB_OFFSET 2097152
-#define HLOPLAN_GPU_LRB_SIZE 1048576
+#define HLOPLAN_GPU_BUF_LRB_OFFSET 2097152
+#define HLOPLAN_GPU_BUF_LRB_SIZE 1048576
 
 /* z: const, S(0), live [9, 10], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_Z 7
-#define HLOPLAN_GPU_Z_SIZE 256
+#define HLOPLAN_GPU_BUF_Z_SIZE 256
 
 /* out: output+table, S(0), live [11, 11], 16 bytes */
 #define HLOPLAN_GPU_BUF_OUT 8
-#define HLOPLAN_GPU_OUT_OFFSET 2097152
-#define HLOPLAN_GPU_OUT_SIZE 256
+#define HLOPLAN_GPU_BUF_OUT_OFFSET 2097152
+#define HLOPLAN_GPU_BUF_OUT_SIZE 256
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -211,15 +232,15 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
-	{"g", HLOPLAN_GPU_G_OFFSET, HLOPLAN_GPU_G_SIZE, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
-	{"cache", HLOPLAN_GPU_CACHE_OFFSET, HLOPLAN_GPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
-	{"row", HLOPLAN_GPU_ROW_OFFSET, HLOPLAN_GPU_ROW_SIZE, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
-	{"k", HLOPLAN_GPU_K_OFFSET, HLOPLAN_GPU_K_SIZE, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
-	{"lr", -1, HLOPLAN_GPU_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
-	{"lrb", HLOPLAN_GPU_LRB_OFFSET, HLOPLAN_GPU_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
-	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
-	{"out", HLOPLAN_GPU_OUT_OFFSET, HLOPLAN_GPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
+	{"w", HLOPLAN_GPU_BUF_W_OFFSET, HLOPLAN_GPU_BUF_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
+	{"g", HLOPLAN_GPU_BUF_G_OFFSET, HLOPLAN_GPU_BUF_G_SIZE, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
+	{"cache", HLOPLAN_GPU_BUF_CACHE_OFFSET, HLOPLAN_GPU_BUF_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
+	{"row", HLOPLAN_GPU_BUF_ROW_OFFSET, HLOPLAN_GPU_BUF_ROW_SIZE, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
+	{"k", HLOPLAN_GPU_BUF_K_OFFSET, HLOPLAN_GPU_BUF_K_SIZE, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
+	{"lr", -1, HLOPLAN_GPU_BUF_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
+	{"lrb", HLOPLAN_GPU_BUF_LRB_OFFSET, HLOPLAN_GPU_BUF_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
+	{"z", -1, HLOPLAN_GPU_BUF_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
+	{"out", HLOPLAN_GPU_BUF_OUT_OFFSET, HLOPLAN_GPU_BUF_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
 };
 
 struct HLOPLAN_GPU_value {
@@ -227,7 +248,7 @@ struct HLOPLAN_GPU_value {
 	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
@@ -317,6 +338,7 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_C
 	{7, "main", "z", 0, {0}, 256, 256, 1},
 };
 
+#define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
 #define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
 static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 #if defined(__GNUC__)
@@ -392,17 +414,17 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE && HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_G_fits : HLOPLAN_GPU_G_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_G_SIZE && HLOPLAN_GPU_G_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_CACHE_fits : HLOPLAN_GPU_CACHE_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CACHE_SIZE && HLOPLAN_GPU_CACHE_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_ROW_fits : HLOPLAN_GPU_ROW_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_ROW_SIZE && HLOPLAN_GPU_ROW_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_K_fits : HLOPLAN_GPU_K_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_K_SIZE && HLOPLAN_GPU_K_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LRB_fits : HLOPLAN_GPU_LRB_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LRB_SIZE && HLOPLAN_GPU_LRB_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_OUT_fits : HLOPLAN_GPU_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_OUT_SIZE && HLOPLAN_GPU_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_W_fits : HLOPLAN_GPU_BUF_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_W_SIZE && HLOPLAN_GPU_BUF_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_G_fits : HLOPLAN_GPU_BUF_G_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_G_SIZE && HLOPLAN_GPU_BUF_G_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_CACHE_fits : HLOPLAN_GPU_BUF_CACHE_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_CACHE_SIZE && HLOPLAN_GPU_BUF_CACHE_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_ROW_fits : HLOPLAN_GPU_BUF_ROW_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_ROW_SIZE && HLOPLAN_GPU_BUF_ROW_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_K_fits : HLOPLAN_GPU_BUF_K_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_K_SIZE && HLOPLAN_GPU_BUF_K_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_LRB_fits : HLOPLAN_GPU_BUF_LRB_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_LRB_SIZE && HLOPLAN_GPU_BUF_LRB_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_OUT_fits : HLOPLAN_GPU_BUF_OUT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_OUT_SIZE && HLOPLAN_GPU_BUF_OUT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module alias, target tpu ---- */
@@ -428,79 +450,88 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
 
-/* Entry parameters and outputs, by number and shape index */
+/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
+ * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
 #define HLOPLAN_TPU_PARAM_0_BUF 0
+#define HLOPLAN_TPU_PARAM_0_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_0_OFFSET 0
 #define HLOPLAN_TPU_PARAM_0_SIZE 1048576
 #define HLOPLAN_TPU_PARAM_0_SURVIVES 0
 #define HLOPLAN_TPU_PARAM_1_BUF 1
+#define HLOPLAN_TPU_PARAM_1_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_1_OFFSET 1048576
 #define HLOPLAN_TPU_PARAM_1_SIZE 1048576
 #define HLOPLAN_TPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_2_BUF 2
+#define HLOPLAN_TPU_PARAM_2_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_2_OFFSET 3145728
 #define HLOPLAN_TPU_PARAM_2_SIZE 16384
 #define HLOPLAN_TPU_PARAM_2_SURVIVES 0
 #define HLOPLAN_TPU_PARAM_3_BUF 3
+#define HLOPLAN_TPU_PARAM_3_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_3_OFFSET 3162112
 #define HLOPLAN_TPU_PARAM_3_SIZE 16384
 #define HLOPLAN_TPU_PARAM_3_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_4_BUF 4
+#define HLOPLAN_TPU_PARAM_4_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_4_OFFSET 3178496
 #define HLOPLAN_TPU_PARAM_4_SIZE 512
 #define HLOPLAN_TPU_PARAM_4_SURVIVES 1
 #define HLOPLAN_TPU_OUTPUT_BUF 8
+#define HLOPLAN_TPU_OUTPUT_IN_ARENA 1
 #define HLOPLAN_TPU_OUTPUT_OFFSET 2097152
 #define HLOPLAN_TPU_OUTPUT_SIZE 256
 #define HLOPLAN_TPU_OUTPUT_0_BUF 0
+#define HLOPLAN_TPU_OUTPUT_0_IN_ARENA 1
 #define HLOPLAN_TPU_OUTPUT_0_OFFSET 0
 #define HLOPLAN_TPU_OUTPUT_0_SIZE 1048576
 #define HLOPLAN_TPU_OUTPUT_1_BUF 2
+#define HLOPLAN_TPU_OUTPUT_1_IN_ARENA 1
 #define HLOPLAN_TPU_OUTPUT_1_OFFSET 3145728
 #define HLOPLAN_TPU_OUTPUT_1_SIZE 16384
 
 /* w: param+output, S(0), live [0, 11], 1048576 bytes */
 #define HLOPLAN_TPU_BUF_W 0
-#define HLOPLAN_TPU_W_OFFSET 0
-#define HLOPLAN_TPU_W_SIZE 1048576
+#define HLOPLAN_TPU_BUF_W_OFFSET 0
+#define HLOPLAN_TPU_BUF_W_SIZE 1048576
 
 /* g: param, S(0), live [0, 11], 1048576 bytes */
 #define HLOPLAN_TPU_BUF_G 1
-#define HLOPLAN_TPU_G_OFFSET 1048576
-#define HLOPLAN_TPU_G_SIZE 1048576
+#define HLOPLAN_TPU_BUF_G_OFFSET 1048576
+#define HLOPLAN_TPU_BUF_G_SIZE 1048576
 
 /* cache: param+output, S(0), live [0, 11], 16384 bytes */
 #define HLOPLAN_TPU_BUF_CACHE 2
-#define HLOPLAN_TPU_CACHE_OFFSET 3145728
-#define HLOPLAN_TPU_CACHE_SIZE 16384
+#define HLOPLAN_TPU_BUF_CACHE_OFFSET 3145728
+#define HLOPLAN_TPU_BUF_CACHE_SIZE 16384
 
 /* row: param, S(0), live [0, 11], 2048 bytes */
 #define HLOPLAN_TPU_BUF_ROW 3
-#define HLOPLAN_TPU_ROW_OFFSET 3162112
-#define HLOPLAN_TPU_ROW_SIZE 16384
+#define HLOPLAN_TPU_BUF_ROW_OFFSET 3162112
+#define HLOPLAN_TPU_BUF_ROW_SIZE 16384
 
 /* k: param, S(0), live [0, 11], 4 bytes */
 #define HLOPLAN_TPU_BUF_K 4
-#define HLOPLAN_TPU_K_OFFSET 3178496
-#define HLOPLAN_TPU_K_SIZE 512
+#define HLOPLAN_TPU_BUF_K_OFFSET 3178496
+#define HLOPLAN_TPU_BUF_K_SIZE 512
 
 /* lr: const, S(0), live [5, 6], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_LR 5
-#define HLOPLAN_TPU_LR_SIZE 512
+#define HLOPLAN_TPU_BUF_LR_SIZE 512
 
 /* lrb: temp, S(0), live [6, 8], 1048576 bytes */
 #define HLOPLAN_TPU_BUF_LRB 6
-#define HLOPLAN_TPU_LRB_OFFSET 2097152
-#define HLOPLAN_TPU_LRB_SIZE 1048576
+#define HLOPLAN_TPU_BUF_LRB_OFFSET 2097152
+#define HLOPLAN_TPU_BUF_LRB_SIZE 1048576
 
 /* z: const, S(0), live [9, 10], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_Z 7
-#define HLOPLAN_TPU_Z_SIZE 512
+#define HLOPLAN_TPU_BUF_Z_SIZE 512
 
 /* out: output+table, S(0), live [11, 11], 16 bytes */
 #define HLOPLAN_TPU_BUF_OUT 8
-#define HLOPLAN_TPU_OUT_OFFSET 2097152
-#define HLOPLAN_TPU_OUT_SIZE 256
+#define HLOPLAN_TPU_BUF_OUT_OFFSET 2097152
+#define HLOPLAN_TPU_BUF_OUT_SIZE 256
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -554,15 +585,15 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
-	{"g", HLOPLAN_TPU_G_OFFSET, HLOPLAN_TPU_G_SIZE, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
-	{"cache", HLOPLAN_TPU_CACHE_OFFSET, HLOPLAN_TPU_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
-	{"row", HLOPLAN_TPU_ROW_OFFSET, HLOPLAN_TPU_ROW_SIZE, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
-	{"k", HLOPLAN_TPU_K_OFFSET, HLOPLAN_TPU_K_SIZE, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
-	{"lr", -1, HLOPLAN_TPU_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
-	{"lrb", HLOPLAN_TPU_LRB_OFFSET, HLOPLAN_TPU_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
-	{"z", -1, HLOPLAN_TPU_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
-	{"out", HLOPLAN_TPU_OUT_OFFSET, HLOPLAN_TPU_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
+	{"w", HLOPLAN_TPU_BUF_W_OFFSET, HLOPLAN_TPU_BUF_W_SIZE, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
+	{"g", HLOPLAN_TPU_BUF_G_OFFSET, HLOPLAN_TPU_BUF_G_SIZE, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
+	{"cache", HLOPLAN_TPU_BUF_CACHE_OFFSET, HLOPLAN_TPU_BUF_CACHE_SIZE, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
+	{"row", HLOPLAN_TPU_BUF_ROW_OFFSET, HLOPLAN_TPU_BUF_ROW_SIZE, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
+	{"k", HLOPLAN_TPU_BUF_K_OFFSET, HLOPLAN_TPU_BUF_K_SIZE, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
+	{"lr", -1, HLOPLAN_TPU_BUF_LR_SIZE, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
+	{"lrb", HLOPLAN_TPU_BUF_LRB_OFFSET, HLOPLAN_TPU_BUF_LRB_SIZE, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
+	{"z", -1, HLOPLAN_TPU_BUF_Z_SIZE, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
+	{"out", HLOPLAN_TPU_BUF_OUT_OFFSET, HLOPLAN_TPU_BUF_OUT_SIZE, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
 };
 
 struct HLOPLAN_TPU_value {
@@ -570,7 +601,7 @@ struct HLOPLAN_TPU_value {
 	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
@@ -660,6 +691,7 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_C
 	{7, "main", "z", 0, {0}, 512, 512, 1},
 };
 
+#define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
 #define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
 static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 #if defined(__GNUC__)
@@ -717,17 +749,17 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_W_fits : HLOPLAN_TPU_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W_SIZE && HLOPLAN_TPU_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_G_fits : HLOPLAN_TPU_G_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_G_SIZE && HLOPLAN_TPU_G_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_CACHE_fits : HLOPLAN_TPU_CACHE_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CACHE_SIZE && HLOPLAN_TPU_CACHE_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_ROW_fits : HLOPLAN_TPU_ROW_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_ROW_SIZE && HLOPLAN_TPU_ROW_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_K_fits : HLOPLAN_TPU_K_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_K_SIZE && HLOPLAN_TPU_K_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LRB_fits : HLOPLAN_TPU_LRB_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LRB_SIZE && HLOPLAN_TPU_LRB_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_OUT_fits : HLOPLAN_TPU_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_OUT_SIZE && HLOPLAN_TPU_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_W_fits : HLOPLAN_TPU_BUF_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_W_SIZE && HLOPLAN_TPU_BUF_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_G_fits : HLOPLAN_TPU_BUF_G_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_G_SIZE && HLOPLAN_TPU_BUF_G_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_CACHE_fits : HLOPLAN_TPU_BUF_CACHE_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_CACHE_SIZE && HLOPLAN_TPU_BUF_CACHE_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_ROW_fits : HLOPLAN_TPU_BUF_ROW_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_ROW_SIZE && HLOPLAN_TPU_BUF_ROW_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_K_fits : HLOPLAN_TPU_BUF_K_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_K_SIZE && HLOPLAN_TPU_BUF_K_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_LRB_fits : HLOPLAN_TPU_BUF_LRB_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_LRB_SIZE && HLOPLAN_TPU_BUF_LRB_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_OUT_fits : HLOPLAN_TPU_BUF_OUT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_OUT_SIZE && HLOPLAN_TPU_BUF_OUT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* ALIAS_H */

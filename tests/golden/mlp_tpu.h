@@ -8,11 +8,11 @@
  *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);
  *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live bytes
  *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no arena
- *   P_BUF_<NAME>             a buffer's index in P_buffers[]
- *   P_<NAME>_OFFSET          its offset in its space's arena; only for
+ *   P_BUF_<NAME>             a buffer's id, its index in P_buffers[]
+ *   P_BUF_<NAME>_OFFSET      its offset in its space's arena; only for
  *                            buffers in an arena (-1 in the table)
- *   P_<NAME>_SIZE            bytes reserved for it
- *   P_<NAME>_SLOTS, P_<NAME>_STRIDE, P_<NAME>_SLOT_OFFSET(i)
+ *   P_BUF_<NAME>_SIZE        bytes reserved for it
+ *   P_BUF_<NAME>_SLOTS, _STRIDE, _SLOT_OFFSET(i)
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
@@ -25,14 +25,17 @@
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
  *                            range of them
- *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
- *                            (a tuple's table at none): its buffer, offset
- *                            (only in an arena) and laid-out bytes
+ *                            (a tuple's table at none): its buffer, 1 when
+ *                            it is in an arena, its offset there (-1 when
+ *                            not: --io-out-of-arena, the caller's memory)
+ *                            and laid-out bytes
  *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
  *                            (0: donated by input_output_alias, or its
  *                            space reused: --reuse-params)
- *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
+ *                            the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
  *                            bounds their shape indices
@@ -40,7 +43,11 @@
  *                            its bytes are, laid out as in its buffer:
  *                            P_const_data[] (P_CONST_EMBEDDED 1), or the
  *                            file P_CONST_FILE from P_CONST_BASE on;
- *                            copy them in before the first step
+ *                            copy them in before the first step;
+ *                            P_CONST_IN_ARENA is 0: a constant's buffer
+ *                            lies in no arena (no P_BUF_<NAME>_OFFSET),
+ *                            it is memory of the runtime's own of its
+ *                            P_BUF_<NAME>_SIZE bytes
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -53,11 +60,16 @@
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
  *                            after a step (a placeholder when none)
+ * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
+ * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
- * than letters and digits made one '_'; a name already taken gets _2,
- * _3, ... in buffer order.  Upper-case names are macros; the others have
- * internal linkage, so any number of C or C++ translation units may include
- * this header.
+ * than letters and digits made one '_', none at either end (UNNAMED if
+ * nothing is left).  When a macro of that name is taken already (by a
+ * buffer before it in P_buffers[], the include guard, or a plan whose
+ * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
+ * again while that is taken too.
+ * Upper-case names are macros; the others have internal linkage, so any
+ * number of C or C++ translation units may include this header.
  */
 #ifndef MLP_TPU_H
 #define MLP_TPU_H
@@ -85,70 +97,76 @@
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
 
-/* Entry parameters and outputs, by number and shape index */
+/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
+ * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
 #define HLOPLAN_TPU_PARAM_0_BUF 0
+#define HLOPLAN_TPU_PARAM_0_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_0_OFFSET 401408
 #define HLOPLAN_TPU_PARAM_0_SIZE 114688
 #define HLOPLAN_TPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_1_BUF 1
+#define HLOPLAN_TPU_PARAM_1_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_1_OFFSET 0
 #define HLOPLAN_TPU_PARAM_1_SIZE 401408
 #define HLOPLAN_TPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_2_BUF 2
+#define HLOPLAN_TPU_PARAM_2_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_2_OFFSET 614400
 #define HLOPLAN_TPU_PARAM_2_SIZE 512
 #define HLOPLAN_TPU_PARAM_2_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_3_BUF 3
+#define HLOPLAN_TPU_PARAM_3_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_3_OFFSET 516096
 #define HLOPLAN_TPU_PARAM_3_SIZE 65536
 #define HLOPLAN_TPU_PARAM_3_SURVIVES 1
 #define HLOPLAN_TPU_OUTPUT_BUF 8
+#define HLOPLAN_TPU_OUTPUT_IN_ARENA 1
 #define HLOPLAN_TPU_OUTPUT_OFFSET 598016
 #define HLOPLAN_TPU_OUTPUT_SIZE 16384
 
 /* x: param, S(0), live [0, 10], 100352 bytes */
 #define HLOPLAN_TPU_BUF_X 0
-#define HLOPLAN_TPU_X_OFFSET 401408
-#define HLOPLAN_TPU_X_SIZE 114688
+#define HLOPLAN_TPU_BUF_X_OFFSET 401408
+#define HLOPLAN_TPU_BUF_X_SIZE 114688
 
 /* w1: param, S(0), live [0, 10], 401408 bytes */
 #define HLOPLAN_TPU_BUF_W1 1
-#define HLOPLAN_TPU_W1_OFFSET 0
-#define HLOPLAN_TPU_W1_SIZE 401408
+#define HLOPLAN_TPU_BUF_W1_OFFSET 0
+#define HLOPLAN_TPU_BUF_W1_SIZE 401408
 
 /* b1: param, S(0), live [0, 10], 512 bytes */
 #define HLOPLAN_TPU_BUF_B1 2
-#define HLOPLAN_TPU_B1_OFFSET 614400
-#define HLOPLAN_TPU_B1_SIZE 512
+#define HLOPLAN_TPU_BUF_B1_OFFSET 614400
+#define HLOPLAN_TPU_BUF_B1_SIZE 512
 
 /* w2: param, S(0), live [0, 10], 5120 bytes */
 #define HLOPLAN_TPU_BUF_W2 3
-#define HLOPLAN_TPU_W2_OFFSET 516096
-#define HLOPLAN_TPU_W2_SIZE 65536
+#define HLOPLAN_TPU_BUF_W2_OFFSET 516096
+#define HLOPLAN_TPU_BUF_W2_SIZE 65536
 
 /* h: temp, S(0), live [4, 10], 16384 bytes */
 #define HLOPLAN_TPU_BUF_H 4
-#define HLOPLAN_TPU_H_OFFSET 581632
-#define HLOPLAN_TPU_H_SIZE 16384
+#define HLOPLAN_TPU_BUF_H_OFFSET 581632
+#define HLOPLAN_TPU_BUF_H_SIZE 16384
 
 /* bb: temp, S(0), live [5, 6], 16384 bytes */
 #define HLOPLAN_TPU_BUF_BB 5
-#define HLOPLAN_TPU_BB_OFFSET 598016
-#define HLOPLAN_TPU_BB_SIZE 16384
+#define HLOPLAN_TPU_BUF_BB_OFFSET 598016
+#define HLOPLAN_TPU_BUF_BB_SIZE 16384
 
 /* zero: const, S(0), live [7, 8], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_ZERO 6
-#define HLOPLAN_TPU_ZERO_SIZE 512
+#define HLOPLAN_TPU_BUF_ZERO_SIZE 512
 
 /* zeros: temp, S(0), live [8, 9], 16384 bytes */
 #define HLOPLAN_TPU_BUF_ZEROS 7
-#define HLOPLAN_TPU_ZEROS_OFFSET 598016
-#define HLOPLAN_TPU_ZEROS_SIZE 16384
+#define HLOPLAN_TPU_BUF_ZEROS_OFFSET 598016
+#define HLOPLAN_TPU_BUF_ZEROS_SIZE 16384
 
 /* logits: output, S(0), live [10, 10], 1280 bytes */
 #define HLOPLAN_TPU_BUF_LOGITS 8
-#define HLOPLAN_TPU_LOGITS_OFFSET 598016
-#define HLOPLAN_TPU_LOGITS_SIZE 16384
+#define HLOPLAN_TPU_BUF_LOGITS_OFFSET 598016
+#define HLOPLAN_TPU_BUF_LOGITS_SIZE 16384
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -207,15 +225,15 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
-	{"w1", HLOPLAN_TPU_W1_OFFSET, HLOPLAN_TPU_W1_SIZE, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
-	{"b1", HLOPLAN_TPU_B1_OFFSET, HLOPLAN_TPU_B1_SIZE, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
-	{"w2", HLOPLAN_TPU_W2_OFFSET, HLOPLAN_TPU_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
-	{"h", HLOPLAN_TPU_H_OFFSET, HLOPLAN_TPU_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
-	{"bb", HLOPLAN_TPU_BB_OFFSET, HLOPLAN_TPU_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
-	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
-	{"zeros", HLOPLAN_TPU_ZEROS_OFFSET, HLOPLAN_TPU_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
-	{"logits", HLOPLAN_TPU_LOGITS_OFFSET, HLOPLAN_TPU_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
+	{"x", HLOPLAN_TPU_BUF_X_OFFSET, HLOPLAN_TPU_BUF_X_SIZE, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
+	{"w1", HLOPLAN_TPU_BUF_W1_OFFSET, HLOPLAN_TPU_BUF_W1_SIZE, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
+	{"b1", HLOPLAN_TPU_BUF_B1_OFFSET, HLOPLAN_TPU_BUF_B1_SIZE, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
+	{"w2", HLOPLAN_TPU_BUF_W2_OFFSET, HLOPLAN_TPU_BUF_W2_SIZE, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
+	{"h", HLOPLAN_TPU_BUF_H_OFFSET, HLOPLAN_TPU_BUF_H_SIZE, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
+	{"bb", HLOPLAN_TPU_BUF_BB_OFFSET, HLOPLAN_TPU_BUF_BB_SIZE, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
+	{"zero", -1, HLOPLAN_TPU_BUF_ZERO_SIZE, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
+	{"zeros", HLOPLAN_TPU_BUF_ZEROS_OFFSET, HLOPLAN_TPU_BUF_ZEROS_SIZE, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
+	{"logits", HLOPLAN_TPU_BUF_LOGITS_OFFSET, HLOPLAN_TPU_BUF_LOGITS_SIZE, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
 };
 
 struct HLOPLAN_TPU_value {
@@ -223,7 +241,7 @@ struct HLOPLAN_TPU_value {
 	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
@@ -308,6 +326,7 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_C
 	{6, "mlp", "zero", 0, {0}, 0, 512, 1},
 };
 
+#define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
 #define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
 static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 #if defined(__GNUC__)
@@ -381,18 +400,18 @@ static const int HLOPLAN_TPU_step_at[HLOPLAN_TPU_NUM_STEPS + 1]
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_W1_fits : HLOPLAN_TPU_W1_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W1_SIZE && HLOPLAN_TPU_W1_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_B1_fits : HLOPLAN_TPU_B1_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_B1_SIZE && HLOPLAN_TPU_B1_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_W2_fits : HLOPLAN_TPU_W2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W2_SIZE && HLOPLAN_TPU_W2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_H_fits : HLOPLAN_TPU_H_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_H_SIZE && HLOPLAN_TPU_H_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_BB_fits : HLOPLAN_TPU_BB_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BB_SIZE && HLOPLAN_TPU_BB_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_ZEROS_fits : HLOPLAN_TPU_ZEROS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_ZEROS_SIZE && HLOPLAN_TPU_ZEROS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOGITS_fits : HLOPLAN_TPU_LOGITS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOGITS_SIZE && HLOPLAN_TPU_LOGITS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_X_fits : HLOPLAN_TPU_BUF_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_X_SIZE && HLOPLAN_TPU_BUF_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_W1_fits : HLOPLAN_TPU_BUF_W1_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_W1_SIZE && HLOPLAN_TPU_BUF_W1_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_B1_fits : HLOPLAN_TPU_BUF_B1_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_B1_SIZE && HLOPLAN_TPU_BUF_B1_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_W2_fits : HLOPLAN_TPU_BUF_W2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_W2_SIZE && HLOPLAN_TPU_BUF_W2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_H_fits : HLOPLAN_TPU_BUF_H_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_H_SIZE && HLOPLAN_TPU_BUF_H_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_BB_fits : HLOPLAN_TPU_BUF_BB_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_BB_SIZE && HLOPLAN_TPU_BUF_BB_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_ZEROS_fits : HLOPLAN_TPU_BUF_ZEROS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_ZEROS_SIZE && HLOPLAN_TPU_BUF_ZEROS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_LOGITS_fits : HLOPLAN_TPU_BUF_LOGITS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_LOGITS_SIZE && HLOPLAN_TPU_BUF_LOGITS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* MLP_TPU_H */

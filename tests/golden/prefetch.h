@@ -8,11 +8,11 @@
  *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);
  *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live bytes
  *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no arena
- *   P_BUF_<NAME>             a buffer's index in P_buffers[]
- *   P_<NAME>_OFFSET          its offset in its space's arena; only for
+ *   P_BUF_<NAME>             a buffer's id, its index in P_buffers[]
+ *   P_BUF_<NAME>_OFFSET      its offset in its space's arena; only for
  *                            buffers in an arena (-1 in the table)
- *   P_<NAME>_SIZE            bytes reserved for it
- *   P_<NAME>_SLOTS, P_<NAME>_STRIDE, P_<NAME>_SLOT_OFFSET(i)
+ *   P_BUF_<NAME>_SIZE        bytes reserved for it
+ *   P_BUF_<NAME>_SLOTS, _STRIDE, _SLOT_OFFSET(i)
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
@@ -25,14 +25,17 @@
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
  *                            range of them
- *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
- *                            (a tuple's table at none): its buffer, offset
- *                            (only in an arena) and laid-out bytes
+ *                            (a tuple's table at none): its buffer, 1 when
+ *                            it is in an arena, its offset there (-1 when
+ *                            not: --io-out-of-arena, the caller's memory)
+ *                            and laid-out bytes
  *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
  *                            (0: donated by input_output_alias, or its
  *                            space reused: --reuse-params)
- *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
+ *                            the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
  *                            bounds their shape indices
@@ -40,7 +43,11 @@
  *                            its bytes are, laid out as in its buffer:
  *                            P_const_data[] (P_CONST_EMBEDDED 1), or the
  *                            file P_CONST_FILE from P_CONST_BASE on;
- *                            copy them in before the first step
+ *                            copy them in before the first step;
+ *                            P_CONST_IN_ARENA is 0: a constant's buffer
+ *                            lies in no arena (no P_BUF_<NAME>_OFFSET),
+ *                            it is memory of the runtime's own of its
+ *                            P_BUF_<NAME>_SIZE bytes
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -53,11 +60,16 @@
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
  *                            after a step (a placeholder when none)
+ * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
+ * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
- * than letters and digits made one '_'; a name already taken gets _2,
- * _3, ... in buffer order.  Upper-case names are macros; the others have
- * internal linkage, so any number of C or C++ translation units may include
- * this header.
+ * than letters and digits made one '_', none at either end (UNNAMED if
+ * nothing is left).  When a macro of that name is taken already (by a
+ * buffer before it in P_buffers[], the include guard, or a plan whose
+ * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
+ * again while that is taken too.
+ * Upper-case names are macros; the others have internal linkage, so any
+ * number of C or C++ translation units may include this header.
  */
 #ifndef PREFETCH_H
 #define PREFETCH_H
@@ -85,78 +97,82 @@
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
 
-/* Entry parameters and outputs, by number and shape index */
+/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
+ * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
 #define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_0_OFFSET 2048
 #define HLOPLAN_GPU_PARAM_0_SIZE 1024
 #define HLOPLAN_GPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_1_OFFSET 3072
 #define HLOPLAN_GPU_PARAM_1_SIZE 1024
 #define HLOPLAN_GPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_GPU_OUTPUT_BUF 5
+#define HLOPLAN_GPU_OUTPUT_IN_ARENA 1
 #define HLOPLAN_GPU_OUTPUT_OFFSET 4096
 #define HLOPLAN_GPU_OUTPUT_SIZE 1024
 
 /* x: param, S(0), live [0, 20], 1024 bytes */
 #define HLOPLAN_GPU_BUF_X 0
-#define HLOPLAN_GPU_X_OFFSET 2048
-#define HLOPLAN_GPU_X_SIZE 1024
+#define HLOPLAN_GPU_BUF_X_OFFSET 2048
+#define HLOPLAN_GPU_BUF_X_SIZE 1024
 
 /* a: param, S(0), live [0, 20], 1024 bytes */
 #define HLOPLAN_GPU_BUF_A 1
-#define HLOPLAN_GPU_A_OFFSET 3072
-#define HLOPLAN_GPU_A_SIZE 1024
+#define HLOPLAN_GPU_BUF_A_OFFSET 3072
+#define HLOPLAN_GPU_BUF_A_SIZE 1024
 
 /* zero: const, S(0), live [2, 4], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_ZERO 2
-#define HLOPLAN_GPU_ZERO_SIZE 256
+#define HLOPLAN_GPU_BUF_ZERO_SIZE 256
 
 /* init: table, S(0), live [3, 20], 24 bytes */
 #define HLOPLAN_GPU_BUF_INIT 3
-#define HLOPLAN_GPU_INIT_OFFSET 5120
-#define HLOPLAN_GPU_INIT_SIZE 256
+#define HLOPLAN_GPU_BUF_INIT_OFFSET 5120
+#define HLOPLAN_GPU_BUF_INIT_SIZE 256
 
 /* loop{0}: temp, S(0), live [4, 19], 4 bytes */
 #define HLOPLAN_GPU_BUF_LOOP_0 4
-#define HLOPLAN_GPU_LOOP_0_OFFSET 5376
-#define HLOPLAN_GPU_LOOP_0_SIZE 256
+#define HLOPLAN_GPU_BUF_LOOP_0_OFFSET 5376
+#define HLOPLAN_GPU_BUF_LOOP_0_SIZE 256
 
 /* loop{2}: output, S(0), live [4, 20], 1024 bytes */
 #define HLOPLAN_GPU_BUF_LOOP_2 5
-#define HLOPLAN_GPU_LOOP_2_OFFSET 4096
-#define HLOPLAN_GPU_LOOP_2_SIZE 1024
+#define HLOPLAN_GPU_BUF_LOOP_2_OFFSET 4096
+#define HLOPLAN_GPU_BUF_LOOP_2_SIZE 1024
 
 /* n: const, S(0), live [6, 7], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_N 6
-#define HLOPLAN_GPU_N_SIZE 256
+#define HLOPLAN_GPU_BUF_N_SIZE 256
 
 /* lt: temp, S(0), live [7, 7], 1 bytes */
 #define HLOPLAN_GPU_BUF_LT 7
-#define HLOPLAN_GPU_LT_OFFSET 5632
-#define HLOPLAN_GPU_LT_SIZE 256
+#define HLOPLAN_GPU_BUF_LT_OFFSET 5632
+#define HLOPLAN_GPU_BUF_LT_SIZE 256
 
 /* cs: table, S(0), live [12, 14], 24 bytes */
 #define HLOPLAN_GPU_BUF_CS 8
-#define HLOPLAN_GPU_CS_OFFSET 5632
-#define HLOPLAN_GPU_CS_SIZE 256
+#define HLOPLAN_GPU_BUF_CS_OFFSET 5632
+#define HLOPLAN_GPU_BUF_CS_SIZE 256
 
 /* cs{0}: temp, S(0), live [4, 19], 1024 bytes, 2 slots */
 #define HLOPLAN_GPU_BUF_CS_0 9
-#define HLOPLAN_GPU_CS_0_OFFSET 0
-#define HLOPLAN_GPU_CS_0_SIZE 2048
-#define HLOPLAN_GPU_CS_0_SLOTS 2
-#define HLOPLAN_GPU_CS_0_STRIDE 1024
-#define HLOPLAN_GPU_CS_0_SLOT_OFFSET(i) (HLOPLAN_GPU_CS_0_OFFSET + ((i) % HLOPLAN_GPU_CS_0_SLOTS) * HLOPLAN_GPU_CS_0_STRIDE)
+#define HLOPLAN_GPU_BUF_CS_0_OFFSET 0
+#define HLOPLAN_GPU_BUF_CS_0_SIZE 2048
+#define HLOPLAN_GPU_BUF_CS_0_SLOTS 2
+#define HLOPLAN_GPU_BUF_CS_0_STRIDE 1024
+#define HLOPLAN_GPU_BUF_CS_0_SLOT_OFFSET(i) (HLOPLAN_GPU_BUF_CS_0_OFFSET + ((i) % HLOPLAN_GPU_BUF_CS_0_SLOTS) * HLOPLAN_GPU_BUF_CS_0_STRIDE)
 
 /* cs{2}: temp, S(0), live [12, 14], 4 bytes */
 #define HLOPLAN_GPU_BUF_CS_2 10
-#define HLOPLAN_GPU_CS_2_OFFSET 5888
-#define HLOPLAN_GPU_CS_2_SIZE 256
+#define HLOPLAN_GPU_BUF_CS_2_OFFSET 5888
+#define HLOPLAN_GPU_BUF_CS_2_SIZE 256
 
 /* one: const, S(0), live [16, 17], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_ONE 11
-#define HLOPLAN_GPU_ONE_SIZE 256
+#define HLOPLAN_GPU_BUF_ONE_SIZE 256
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -208,18 +224,18 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 0, 2},
-	{"a", HLOPLAN_GPU_A_OFFSET, HLOPLAN_GPU_A_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 2, 1},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 1, 3, 1},
-	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1, 2, 4, 3},
-	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1, 1, 7, 2},
-	{"loop{2}", HLOPLAN_GPU_LOOP_2_OFFSET, HLOPLAN_GPU_LOOP_2_SIZE, 1024, 0, 4, 20, 0, 2, 1, 1, 0, 9, 3},
-	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 1, 12, 1},
-	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 3, 13, 1},
-	{"cs", HLOPLAN_GPU_CS_OFFSET, HLOPLAN_GPU_CS_SIZE, 24, 0, 12, 14, 0, 8, 1, 1, 4, 14, 1},
-	{"cs{0}", HLOPLAN_GPU_CS_0_OFFSET, HLOPLAN_GPU_CS_0_SIZE, 1024, HLOPLAN_GPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_GPU_CS_0_SLOTS, 1, 0, 15, 1},
-	{"cs{2}", HLOPLAN_GPU_CS_2_OFFSET, HLOPLAN_GPU_CS_2_SIZE, 4, 0, 12, 14, 0, 0, 1, 1, 5, 16, 1},
-	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 16, 17, 0, 4, 1, 0, 1, 17, 1},
+	{"x", HLOPLAN_GPU_BUF_X_OFFSET, HLOPLAN_GPU_BUF_X_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 0, 2},
+	{"a", HLOPLAN_GPU_BUF_A_OFFSET, HLOPLAN_GPU_BUF_A_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 2, 1},
+	{"zero", -1, HLOPLAN_GPU_BUF_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 1, 3, 1},
+	{"init", HLOPLAN_GPU_BUF_INIT_OFFSET, HLOPLAN_GPU_BUF_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1, 2, 4, 3},
+	{"loop{0}", HLOPLAN_GPU_BUF_LOOP_0_OFFSET, HLOPLAN_GPU_BUF_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1, 1, 7, 2},
+	{"loop{2}", HLOPLAN_GPU_BUF_LOOP_2_OFFSET, HLOPLAN_GPU_BUF_LOOP_2_SIZE, 1024, 0, 4, 20, 0, 2, 1, 1, 0, 9, 3},
+	{"n", -1, HLOPLAN_GPU_BUF_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 1, 12, 1},
+	{"lt", HLOPLAN_GPU_BUF_LT_OFFSET, HLOPLAN_GPU_BUF_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 3, 13, 1},
+	{"cs", HLOPLAN_GPU_BUF_CS_OFFSET, HLOPLAN_GPU_BUF_CS_SIZE, 24, 0, 12, 14, 0, 8, 1, 1, 4, 14, 1},
+	{"cs{0}", HLOPLAN_GPU_BUF_CS_0_OFFSET, HLOPLAN_GPU_BUF_CS_0_SIZE, 1024, HLOPLAN_GPU_BUF_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_GPU_BUF_CS_0_SLOTS, 1, 0, 15, 1},
+	{"cs{2}", HLOPLAN_GPU_BUF_CS_2_OFFSET, HLOPLAN_GPU_BUF_CS_2_SIZE, 4, 0, 12, 14, 0, 0, 1, 1, 5, 16, 1},
+	{"one", -1, HLOPLAN_GPU_BUF_ONE_SIZE, 4, 0, 16, 17, 0, 4, 1, 0, 1, 17, 1},
 };
 
 struct HLOPLAN_GPU_value {
@@ -227,7 +243,7 @@ struct HLOPLAN_GPU_value {
 	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
@@ -319,6 +335,7 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_C
 	{11, "body", "one", 0, {0}, 512, 256, 1},
 };
 
+#define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
 #define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
 static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 #if defined(__GNUC__)
@@ -422,20 +439,20 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_A_fits : HLOPLAN_GPU_A_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_A_SIZE && HLOPLAN_GPU_A_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE && HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE && HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LOOP_2_fits : HLOPLAN_GPU_LOOP_2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_2_SIZE && HLOPLAN_GPU_LOOP_2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE && HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_CS_fits : HLOPLAN_GPU_CS_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_SIZE && HLOPLAN_GPU_CS_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_CS_0_fits : HLOPLAN_GPU_CS_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_0_SIZE && HLOPLAN_GPU_CS_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_CS_0_slots : HLOPLAN_GPU_CS_0_STRIDE % HLOPLAN_GPU_ALIGN == 0 && HLOPLAN_GPU_CS_0_STRIDE <= HLOPLAN_GPU_CS_0_SIZE / HLOPLAN_GPU_CS_0_SLOTS ? 1 : -1;
-	unsigned HLOPLAN_GPU_CS_2_fits : HLOPLAN_GPU_CS_2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_CS_2_SIZE && HLOPLAN_GPU_CS_2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_X_fits : HLOPLAN_GPU_BUF_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_X_SIZE && HLOPLAN_GPU_BUF_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_A_fits : HLOPLAN_GPU_BUF_A_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_A_SIZE && HLOPLAN_GPU_BUF_A_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_INIT_fits : HLOPLAN_GPU_BUF_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_INIT_SIZE && HLOPLAN_GPU_BUF_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_LOOP_0_fits : HLOPLAN_GPU_BUF_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_LOOP_0_SIZE && HLOPLAN_GPU_BUF_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_LOOP_2_fits : HLOPLAN_GPU_BUF_LOOP_2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_LOOP_2_SIZE && HLOPLAN_GPU_BUF_LOOP_2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_LT_fits : HLOPLAN_GPU_BUF_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_LT_SIZE && HLOPLAN_GPU_BUF_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_CS_fits : HLOPLAN_GPU_BUF_CS_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_CS_SIZE && HLOPLAN_GPU_BUF_CS_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_CS_0_fits : HLOPLAN_GPU_BUF_CS_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_CS_0_SIZE && HLOPLAN_GPU_BUF_CS_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_CS_0_slots : HLOPLAN_GPU_BUF_CS_0_STRIDE % HLOPLAN_GPU_ALIGN == 0 && HLOPLAN_GPU_BUF_CS_0_STRIDE <= HLOPLAN_GPU_BUF_CS_0_SIZE / HLOPLAN_GPU_BUF_CS_0_SLOTS ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_CS_2_fits : HLOPLAN_GPU_BUF_CS_2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_CS_2_SIZE && HLOPLAN_GPU_BUF_CS_2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module prefetch, target tpu ---- */
@@ -461,78 +478,82 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
 
-/* Entry parameters and outputs, by number and shape index */
+/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
+ * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
 #define HLOPLAN_TPU_PARAM_0_BUF 0
+#define HLOPLAN_TPU_PARAM_0_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_0_OFFSET 2048
 #define HLOPLAN_TPU_PARAM_0_SIZE 1024
 #define HLOPLAN_TPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_1_BUF 1
+#define HLOPLAN_TPU_PARAM_1_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_1_OFFSET 3072
 #define HLOPLAN_TPU_PARAM_1_SIZE 1024
 #define HLOPLAN_TPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_TPU_OUTPUT_BUF 5
+#define HLOPLAN_TPU_OUTPUT_IN_ARENA 1
 #define HLOPLAN_TPU_OUTPUT_OFFSET 4096
 #define HLOPLAN_TPU_OUTPUT_SIZE 1024
 
 /* x: param, S(0), live [0, 20], 1024 bytes */
 #define HLOPLAN_TPU_BUF_X 0
-#define HLOPLAN_TPU_X_OFFSET 2048
-#define HLOPLAN_TPU_X_SIZE 1024
+#define HLOPLAN_TPU_BUF_X_OFFSET 2048
+#define HLOPLAN_TPU_BUF_X_SIZE 1024
 
 /* a: param, S(0), live [0, 20], 1024 bytes */
 #define HLOPLAN_TPU_BUF_A 1
-#define HLOPLAN_TPU_A_OFFSET 3072
-#define HLOPLAN_TPU_A_SIZE 1024
+#define HLOPLAN_TPU_BUF_A_OFFSET 3072
+#define HLOPLAN_TPU_BUF_A_SIZE 1024
 
 /* zero: const, S(0), live [2, 4], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_ZERO 2
-#define HLOPLAN_TPU_ZERO_SIZE 512
+#define HLOPLAN_TPU_BUF_ZERO_SIZE 512
 
 /* init: table, S(0), live [3, 20], 24 bytes */
 #define HLOPLAN_TPU_BUF_INIT 3
-#define HLOPLAN_TPU_INIT_OFFSET 6144
-#define HLOPLAN_TPU_INIT_SIZE 256
+#define HLOPLAN_TPU_BUF_INIT_OFFSET 6144
+#define HLOPLAN_TPU_BUF_INIT_SIZE 256
 
 /* loop{0}: temp, S(0), live [4, 19], 4 bytes */
 #define HLOPLAN_TPU_BUF_LOOP_0 4
-#define HLOPLAN_TPU_LOOP_0_OFFSET 5120
-#define HLOPLAN_TPU_LOOP_0_SIZE 512
+#define HLOPLAN_TPU_BUF_LOOP_0_OFFSET 5120
+#define HLOPLAN_TPU_BUF_LOOP_0_SIZE 512
 
 /* loop{2}: output, S(0), live [4, 20], 1024 bytes */
 #define HLOPLAN_TPU_BUF_LOOP_2 5
-#define HLOPLAN_TPU_LOOP_2_OFFSET 4096
-#define HLOPLAN_TPU_LOOP_2_SIZE 1024
+#define HLOPLAN_TPU_BUF_LOOP_2_OFFSET 4096
+#define HLOPLAN_TPU_BUF_LOOP_2_SIZE 1024
 
 /* n: const, S(0), live [6, 7], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_N 6
-#define HLOPLAN_TPU_N_SIZE 512
+#define HLOPLAN_TPU_BUF_N_SIZE 512
 
 /* lt: temp, S(0), live [7, 7], 1 bytes */
 #define HLOPLAN_TPU_BUF_LT 7
-#define HLOPLAN_TPU_LT_OFFSET 5632
-#define HLOPLAN_TPU_LT_SIZE 512
+#define HLOPLAN_TPU_BUF_LT_OFFSET 5632
+#define HLOPLAN_TPU_BUF_LT_SIZE 512
 
 /* cs: table, S(0), live [12, 14], 24 bytes */
 #define HLOPLAN_TPU_BUF_CS 8
-#define HLOPLAN_TPU_CS_OFFSET 6400
-#define HLOPLAN_TPU_CS_SIZE 256
+#define HLOPLAN_TPU_BUF_CS_OFFSET 6400
+#define HLOPLAN_TPU_BUF_CS_SIZE 256
 
 /* cs{0}: temp, S(0), live [4, 19], 1024 bytes, 2 slots */
 #define HLOPLAN_TPU_BUF_CS_0 9
-#define HLOPLAN_TPU_CS_0_OFFSET 0
-#define HLOPLAN_TPU_CS_0_SIZE 2048
-#define HLOPLAN_TPU_CS_0_SLOTS 2
-#define HLOPLAN_TPU_CS_0_STRIDE 1024
-#define HLOPLAN_TPU_CS_0_SLOT_OFFSET(i) (HLOPLAN_TPU_CS_0_OFFSET + ((i) % HLOPLAN_TPU_CS_0_SLOTS) * HLOPLAN_TPU_CS_0_STRIDE)
+#define HLOPLAN_TPU_BUF_CS_0_OFFSET 0
+#define HLOPLAN_TPU_BUF_CS_0_SIZE 2048
+#define HLOPLAN_TPU_BUF_CS_0_SLOTS 2
+#define HLOPLAN_TPU_BUF_CS_0_STRIDE 1024
+#define HLOPLAN_TPU_BUF_CS_0_SLOT_OFFSET(i) (HLOPLAN_TPU_BUF_CS_0_OFFSET + ((i) % HLOPLAN_TPU_BUF_CS_0_SLOTS) * HLOPLAN_TPU_BUF_CS_0_STRIDE)
 
 /* cs{2}: temp, S(0), live [12, 14], 4 bytes */
 #define HLOPLAN_TPU_BUF_CS_2 10
-#define HLOPLAN_TPU_CS_2_OFFSET 5632
-#define HLOPLAN_TPU_CS_2_SIZE 512
+#define HLOPLAN_TPU_BUF_CS_2_OFFSET 5632
+#define HLOPLAN_TPU_BUF_CS_2_SIZE 512
 
 /* one: const, S(0), live [16, 17], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_ONE 11
-#define HLOPLAN_TPU_ONE_SIZE 512
+#define HLOPLAN_TPU_BUF_ONE_SIZE 512
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -584,18 +605,18 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 0, 2},
-	{"a", HLOPLAN_TPU_A_OFFSET, HLOPLAN_TPU_A_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 2, 1},
-	{"zero", -1, HLOPLAN_TPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 1, 3, 1},
-	{"init", HLOPLAN_TPU_INIT_OFFSET, HLOPLAN_TPU_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1, 2, 4, 3},
-	{"loop{0}", HLOPLAN_TPU_LOOP_0_OFFSET, HLOPLAN_TPU_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1, 1, 7, 2},
-	{"loop{2}", HLOPLAN_TPU_LOOP_2_OFFSET, HLOPLAN_TPU_LOOP_2_SIZE, 1024, 0, 4, 20, 0, 2, 1, 1, 0, 9, 3},
-	{"n", -1, HLOPLAN_TPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 1, 12, 1},
-	{"lt", HLOPLAN_TPU_LT_OFFSET, HLOPLAN_TPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 3, 13, 1},
-	{"cs", HLOPLAN_TPU_CS_OFFSET, HLOPLAN_TPU_CS_SIZE, 24, 0, 12, 14, 0, 8, 1, 1, 4, 14, 1},
-	{"cs{0}", HLOPLAN_TPU_CS_0_OFFSET, HLOPLAN_TPU_CS_0_SIZE, 1024, HLOPLAN_TPU_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_TPU_CS_0_SLOTS, 1, 0, 15, 1},
-	{"cs{2}", HLOPLAN_TPU_CS_2_OFFSET, HLOPLAN_TPU_CS_2_SIZE, 4, 0, 12, 14, 0, 0, 1, 1, 5, 16, 1},
-	{"one", -1, HLOPLAN_TPU_ONE_SIZE, 4, 0, 16, 17, 0, 4, 1, 0, 1, 17, 1},
+	{"x", HLOPLAN_TPU_BUF_X_OFFSET, HLOPLAN_TPU_BUF_X_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 0, 2},
+	{"a", HLOPLAN_TPU_BUF_A_OFFSET, HLOPLAN_TPU_BUF_A_SIZE, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 2, 1},
+	{"zero", -1, HLOPLAN_TPU_BUF_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 1, 3, 1},
+	{"init", HLOPLAN_TPU_BUF_INIT_OFFSET, HLOPLAN_TPU_BUF_INIT_SIZE, 24, 0, 3, 20, 0, 8, 1, 1, 2, 4, 3},
+	{"loop{0}", HLOPLAN_TPU_BUF_LOOP_0_OFFSET, HLOPLAN_TPU_BUF_LOOP_0_SIZE, 4, 0, 4, 19, 0, 0, 1, 1, 1, 7, 2},
+	{"loop{2}", HLOPLAN_TPU_BUF_LOOP_2_OFFSET, HLOPLAN_TPU_BUF_LOOP_2_SIZE, 1024, 0, 4, 20, 0, 2, 1, 1, 0, 9, 3},
+	{"n", -1, HLOPLAN_TPU_BUF_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 1, 12, 1},
+	{"lt", HLOPLAN_TPU_BUF_LT_OFFSET, HLOPLAN_TPU_BUF_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 3, 13, 1},
+	{"cs", HLOPLAN_TPU_BUF_CS_OFFSET, HLOPLAN_TPU_BUF_CS_SIZE, 24, 0, 12, 14, 0, 8, 1, 1, 4, 14, 1},
+	{"cs{0}", HLOPLAN_TPU_BUF_CS_0_OFFSET, HLOPLAN_TPU_BUF_CS_0_SIZE, 1024, HLOPLAN_TPU_BUF_CS_0_STRIDE, 4, 19, 0, 0, HLOPLAN_TPU_BUF_CS_0_SLOTS, 1, 0, 15, 1},
+	{"cs{2}", HLOPLAN_TPU_BUF_CS_2_OFFSET, HLOPLAN_TPU_BUF_CS_2_SIZE, 4, 0, 12, 14, 0, 0, 1, 1, 5, 16, 1},
+	{"one", -1, HLOPLAN_TPU_BUF_ONE_SIZE, 4, 0, 16, 17, 0, 4, 1, 0, 1, 17, 1},
 };
 
 struct HLOPLAN_TPU_value {
@@ -603,7 +624,7 @@ struct HLOPLAN_TPU_value {
 	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
@@ -695,6 +716,7 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_C
 	{11, "body", "one", 0, {0}, 1024, 512, 1},
 };
 
+#define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
 #define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
 static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 #if defined(__GNUC__)
@@ -773,20 +795,20 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_A_fits : HLOPLAN_TPU_A_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_A_SIZE && HLOPLAN_TPU_A_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_INIT_fits : HLOPLAN_TPU_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_INIT_SIZE && HLOPLAN_TPU_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOOP_0_fits : HLOPLAN_TPU_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_0_SIZE && HLOPLAN_TPU_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LOOP_2_fits : HLOPLAN_TPU_LOOP_2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LOOP_2_SIZE && HLOPLAN_TPU_LOOP_2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_LT_fits : HLOPLAN_TPU_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_LT_SIZE && HLOPLAN_TPU_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_CS_fits : HLOPLAN_TPU_CS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_SIZE && HLOPLAN_TPU_CS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_CS_0_fits : HLOPLAN_TPU_CS_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_0_SIZE && HLOPLAN_TPU_CS_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_CS_0_slots : HLOPLAN_TPU_CS_0_STRIDE % HLOPLAN_TPU_ALIGN == 0 && HLOPLAN_TPU_CS_0_STRIDE <= HLOPLAN_TPU_CS_0_SIZE / HLOPLAN_TPU_CS_0_SLOTS ? 1 : -1;
-	unsigned HLOPLAN_TPU_CS_2_fits : HLOPLAN_TPU_CS_2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_CS_2_SIZE && HLOPLAN_TPU_CS_2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_X_fits : HLOPLAN_TPU_BUF_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_X_SIZE && HLOPLAN_TPU_BUF_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_A_fits : HLOPLAN_TPU_BUF_A_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_A_SIZE && HLOPLAN_TPU_BUF_A_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_INIT_fits : HLOPLAN_TPU_BUF_INIT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_INIT_SIZE && HLOPLAN_TPU_BUF_INIT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_LOOP_0_fits : HLOPLAN_TPU_BUF_LOOP_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_LOOP_0_SIZE && HLOPLAN_TPU_BUF_LOOP_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_LOOP_2_fits : HLOPLAN_TPU_BUF_LOOP_2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_LOOP_2_SIZE && HLOPLAN_TPU_BUF_LOOP_2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_LT_fits : HLOPLAN_TPU_BUF_LT_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_LT_SIZE && HLOPLAN_TPU_BUF_LT_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_CS_fits : HLOPLAN_TPU_BUF_CS_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_CS_SIZE && HLOPLAN_TPU_BUF_CS_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_CS_0_fits : HLOPLAN_TPU_BUF_CS_0_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_CS_0_SIZE && HLOPLAN_TPU_BUF_CS_0_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_CS_0_slots : HLOPLAN_TPU_BUF_CS_0_STRIDE % HLOPLAN_TPU_ALIGN == 0 && HLOPLAN_TPU_BUF_CS_0_STRIDE <= HLOPLAN_TPU_BUF_CS_0_SIZE / HLOPLAN_TPU_BUF_CS_0_SLOTS ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_CS_2_fits : HLOPLAN_TPU_BUF_CS_2_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_CS_2_SIZE && HLOPLAN_TPU_BUF_CS_2_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* PREFETCH_H */

@@ -8,11 +8,11 @@
  *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);
  *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live bytes
  *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no arena
- *   P_BUF_<NAME>             a buffer's index in P_buffers[]
- *   P_<NAME>_OFFSET          its offset in its space's arena; only for
+ *   P_BUF_<NAME>             a buffer's id, its index in P_buffers[]
+ *   P_BUF_<NAME>_OFFSET      its offset in its space's arena; only for
  *                            buffers in an arena (-1 in the table)
- *   P_<NAME>_SIZE            bytes reserved for it
- *   P_<NAME>_SLOTS, P_<NAME>_STRIDE, P_<NAME>_SLOT_OFFSET(i)
+ *   P_BUF_<NAME>_SIZE        bytes reserved for it
+ *   P_BUF_<NAME>_SLOTS, _STRIDE, _SLOT_OFFSET(i)
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
@@ -25,14 +25,17 @@
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
  *                            range of them
- *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
- *                            (a tuple's table at none): its buffer, offset
- *                            (only in an arena) and laid-out bytes
+ *                            (a tuple's table at none): its buffer, 1 when
+ *                            it is in an arena, its offset there (-1 when
+ *                            not: --io-out-of-arena, the caller's memory)
+ *                            and laid-out bytes
  *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
  *                            (0: donated by input_output_alias, or its
  *                            space reused: --reuse-params)
- *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
+ *                            the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
  *                            bounds their shape indices
@@ -40,7 +43,11 @@
  *                            its bytes are, laid out as in its buffer:
  *                            P_const_data[] (P_CONST_EMBEDDED 1), or the
  *                            file P_CONST_FILE from P_CONST_BASE on;
- *                            copy them in before the first step
+ *                            copy them in before the first step;
+ *                            P_CONST_IN_ARENA is 0: a constant's buffer
+ *                            lies in no arena (no P_BUF_<NAME>_OFFSET),
+ *                            it is memory of the runtime's own of its
+ *                            P_BUF_<NAME>_SIZE bytes
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -53,11 +60,16 @@
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
  *                            after a step (a placeholder when none)
+ * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
+ * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
- * than letters and digits made one '_'; a name already taken gets _2,
- * _3, ... in buffer order.  Upper-case names are macros; the others have
- * internal linkage, so any number of C or C++ translation units may include
- * this header.
+ * than letters and digits made one '_', none at either end (UNNAMED if
+ * nothing is left).  When a macro of that name is taken already (by a
+ * buffer before it in P_buffers[], the include guard, or a plan whose
+ * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
+ * again while that is taken too.
+ * Upper-case names are macros; the others have internal linkage, so any
+ * number of C or C++ translation units may include this header.
  */
 #ifndef SCAN_LAYERS_3_H
 #define SCAN_LAYERS_3_H
@@ -85,82 +97,86 @@
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
 
-/* Entry parameters and outputs, by number and shape index */
+/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
+ * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
 #define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_0_OFFSET 131072
 #define HLOPLAN_GPU_PARAM_0_SIZE 2048
 #define HLOPLAN_GPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_1_OFFSET 0
 #define HLOPLAN_GPU_PARAM_1_SIZE 65536
 #define HLOPLAN_GPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_GPU_OUTPUT_BUF 5
+#define HLOPLAN_GPU_OUTPUT_IN_ARENA 1
 #define HLOPLAN_GPU_OUTPUT_OFFSET 133120
 #define HLOPLAN_GPU_OUTPUT_SIZE 2048
 
 /* x: param, S(0), live [0, 21], 2048 bytes */
 #define HLOPLAN_GPU_BUF_X 0
-#define HLOPLAN_GPU_X_OFFSET 131072
-#define HLOPLAN_GPU_X_SIZE 2048
+#define HLOPLAN_GPU_BUF_X_OFFSET 131072
+#define HLOPLAN_GPU_BUF_X_SIZE 2048
 
 /* ws: param, S(0), live [0, 21], 65536 bytes */
 #define HLOPLAN_GPU_BUF_WS 1
-#define HLOPLAN_GPU_WS_OFFSET 0
-#define HLOPLAN_GPU_WS_SIZE 65536
+#define HLOPLAN_GPU_BUF_WS_OFFSET 0
+#define HLOPLAN_GPU_BUF_WS_SIZE 65536
 
 /* zero: const, S(0), live [2, 4], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_ZERO 2
-#define HLOPLAN_GPU_ZERO_SIZE 256
+#define HLOPLAN_GPU_BUF_ZERO_SIZE 256
 
 /* init: table, S(0), live [3, 21], 24 bytes */
 #define HLOPLAN_GPU_BUF_INIT 3
-#define HLOPLAN_GPU_INIT_OFFSET 137216
-#define HLOPLAN_GPU_INIT_SIZE 256
+#define HLOPLAN_GPU_BUF_INIT_OFFSET 137216
+#define HLOPLAN_GPU_BUF_INIT_SIZE 256
 
 /* loop{0}: temp, S(0), live [4, 20], 4 bytes */
 #define HLOPLAN_GPU_BUF_LOOP_0 4
-#define HLOPLAN_GPU_LOOP_0_OFFSET 137472
-#define HLOPLAN_GPU_LOOP_0_SIZE 256
+#define HLOPLAN_GPU_BUF_LOOP_0_OFFSET 137472
+#define HLOPLAN_GPU_BUF_LOOP_0_SIZE 256
 
 /* loop{1}: output, S(0), live [4, 21], 2048 bytes */
 #define HLOPLAN_GPU_BUF_LOOP_1 5
-#define HLOPLAN_GPU_LOOP_1_OFFSET 133120
-#define HLOPLAN_GPU_LOOP_1_SIZE 2048
+#define HLOPLAN_GPU_BUF_LOOP_1_OFFSET 133120
+#define HLOPLAN_GPU_BUF_LOOP_1_SIZE 2048
 
 /* n: const, S(0), live [6, 7], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_N 6
-#define HLOPLAN_GPU_N_SIZE 256
+#define HLOPLAN_GPU_BUF_N_SIZE 256
 
 /* lt: temp, S(0), live [7, 7], 1 bytes */
 #define HLOPLAN_GPU_BUF_LT 7
-#define HLOPLAN_GPU_LT_OFFSET 135168
-#define HLOPLAN_GPU_LT_SIZE 256
+#define HLOPLAN_GPU_BUF_LT_OFFSET 135168
+#define HLOPLAN_GPU_BUF_LT_SIZE 256
 
 /* z: const, S(0), live [12, 13], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_Z 8
-#define HLOPLAN_GPU_Z_SIZE 256
+#define HLOPLAN_GPU_BUF_Z_SIZE 256
 
 /* w: temp, S(0), live [4, 20], 16384 bytes, 3 slots */
 #define HLOPLAN_GPU_BUF_W 9
-#define HLOPLAN_GPU_W_OFFSET 65536
-#define HLOPLAN_GPU_W_SIZE 49152
-#define HLOPLAN_GPU_W_SLOTS 3
-#define HLOPLAN_GPU_W_STRIDE 16384
-#define HLOPLAN_GPU_W_SLOT_OFFSET(i) (HLOPLAN_GPU_W_OFFSET + ((i) % HLOPLAN_GPU_W_SLOTS) * HLOPLAN_GPU_W_STRIDE)
+#define HLOPLAN_GPU_BUF_W_OFFSET 65536
+#define HLOPLAN_GPU_BUF_W_SIZE 49152
+#define HLOPLAN_GPU_BUF_W_SLOTS 3
+#define HLOPLAN_GPU_BUF_W_STRIDE 16384
+#define HLOPLAN_GPU_BUF_W_SLOT_OFFSET(i) (HLOPLAN_GPU_BUF_W_OFFSET + ((i) % HLOPLAN_GPU_BUF_W_SLOTS) * HLOPLAN_GPU_BUF_W_STRIDE)
 
 /* w2: temp, S(0), live [14, 15], 16384 bytes */
 #define HLOPLAN_GPU_BUF_W2 10
-#define HLOPLAN_GPU_W2_OFFSET 114688
-#define HLOPLAN_GPU_W2_SIZE 16384
+#define HLOPLAN_GPU_BUF_W2_OFFSET 114688
+#define HLOPLAN_GPU_BUF_W2_SIZE 16384
 
 /* d: temp, S(0), live [15, 16], 2048 bytes */
 #define HLOPLAN_GPU_BUF_D 11
-#define HLOPLAN_GPU_D_OFFSET 135168
-#define HLOPLAN_GPU_D_SIZE 2048
+#define HLOPLAN_GPU_BUF_D_OFFSET 135168
+#define HLOPLAN_GPU_BUF_D_SIZE 2048
 
 /* one: const, S(0), live [17, 18], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_ONE 12
-#define HLOPLAN_GPU_ONE_SIZE 256
+#define HLOPLAN_GPU_BUF_ONE_SIZE 256
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -217,19 +233,19 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
-	{"ws", HLOPLAN_GPU_WS_OFFSET, HLOPLAN_GPU_WS_SIZE, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
-	{"zero", -1, HLOPLAN_GPU_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
-	{"init", HLOPLAN_GPU_INIT_OFFSET, HLOPLAN_GPU_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
-	{"loop{0}", HLOPLAN_GPU_LOOP_0_OFFSET, HLOPLAN_GPU_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1, 2, 7, 2},
-	{"loop{1}", HLOPLAN_GPU_LOOP_1_OFFSET, HLOPLAN_GPU_LOOP_1_SIZE, 2048, 0, 4, 21, 0, 2, 1, 1, 0, 9, 2},
-	{"n", -1, HLOPLAN_GPU_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
-	{"lt", HLOPLAN_GPU_LT_OFFSET, HLOPLAN_GPU_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
-	{"z", -1, HLOPLAN_GPU_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 16384, HLOPLAN_GPU_W_STRIDE, 4, 20, 0, 0, HLOPLAN_GPU_W_SLOTS, 1, 5, 14, 1},
-	{"w2", HLOPLAN_GPU_W2_OFFSET, HLOPLAN_GPU_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
-	{"d", HLOPLAN_GPU_D_OFFSET, HLOPLAN_GPU_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
-	{"one", -1, HLOPLAN_GPU_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
+	{"x", HLOPLAN_GPU_BUF_X_OFFSET, HLOPLAN_GPU_BUF_X_SIZE, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
+	{"ws", HLOPLAN_GPU_BUF_WS_OFFSET, HLOPLAN_GPU_BUF_WS_SIZE, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
+	{"zero", -1, HLOPLAN_GPU_BUF_ZERO_SIZE, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
+	{"init", HLOPLAN_GPU_BUF_INIT_OFFSET, HLOPLAN_GPU_BUF_INIT_SIZE, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
+	{"loop{0}", HLOPLAN_GPU_BUF_LOOP_0_OFFSET, HLOPLAN_GPU_BUF_LOOP_0_SIZE, 4, 0, 4, 20, 0, 0, 1, 1, 2, 7, 2},
+	{"loop{1}", HLOPLAN_GPU_BUF_LOOP_1_OFFSET, HLOPLAN_GPU_BUF_LOOP_1_SIZE, 2048, 0, 4, 21, 0, 2, 1, 1, 0, 9, 2},
+	{"n", -1, HLOPLAN_GPU_BUF_N_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
+	{"lt", HLOPLAN_GPU_BUF_LT_OFFSET, HLOPLAN_GPU_BUF_LT_SIZE, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
+	{"z", -1, HLOPLAN_GPU_BUF_Z_SIZE, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
+	{"w", HLOPLAN_GPU_BUF_W_OFFSET, HLOPLAN_GPU_BUF_W_SIZE, 16384, HLOPLAN_GPU_BUF_W_STRIDE, 4, 20, 0, 0, HLOPLAN_GPU_BUF_W_SLOTS, 1, 5, 14, 1},
+	{"w2", HLOPLAN_GPU_BUF_W2_OFFSET, HLOPLAN_GPU_BUF_W2_SIZE, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
+	{"d", HLOPLAN_GPU_BUF_D_OFFSET, HLOPLAN_GPU_BUF_D_SIZE, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
+	{"one", -1, HLOPLAN_GPU_BUF_ONE_SIZE, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
 };
 
 struct HLOPLAN_GPU_value {
@@ -237,7 +253,7 @@ struct HLOPLAN_GPU_value {
 	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
@@ -330,6 +346,7 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_C
 	{12, "body", "one", 0, {0}, 768, 256, 1},
 };
 
+#define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
 #define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
 static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 #if defined(__GNUC__)
@@ -446,20 +463,20 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_WS_fits : HLOPLAN_GPU_WS_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_WS_SIZE && HLOPLAN_GPU_WS_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_INIT_fits : HLOPLAN_GPU_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_INIT_SIZE && HLOPLAN_GPU_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LOOP_0_fits : HLOPLAN_GPU_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_0_SIZE && HLOPLAN_GPU_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LOOP_1_fits : HLOPLAN_GPU_LOOP_1_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LOOP_1_SIZE && HLOPLAN_GPU_LOOP_1_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_LT_fits : HLOPLAN_GPU_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_LT_SIZE && HLOPLAN_GPU_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE && HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_slots : HLOPLAN_GPU_W_STRIDE % HLOPLAN_GPU_ALIGN == 0 && HLOPLAN_GPU_W_STRIDE <= HLOPLAN_GPU_W_SIZE / HLOPLAN_GPU_W_SLOTS ? 1 : -1;
-	unsigned HLOPLAN_GPU_W2_fits : HLOPLAN_GPU_W2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W2_SIZE && HLOPLAN_GPU_W2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_D_fits : HLOPLAN_GPU_D_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_D_SIZE && HLOPLAN_GPU_D_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_X_fits : HLOPLAN_GPU_BUF_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_X_SIZE && HLOPLAN_GPU_BUF_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_WS_fits : HLOPLAN_GPU_BUF_WS_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_WS_SIZE && HLOPLAN_GPU_BUF_WS_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_INIT_fits : HLOPLAN_GPU_BUF_INIT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_INIT_SIZE && HLOPLAN_GPU_BUF_INIT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_LOOP_0_fits : HLOPLAN_GPU_BUF_LOOP_0_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_LOOP_0_SIZE && HLOPLAN_GPU_BUF_LOOP_0_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_LOOP_1_fits : HLOPLAN_GPU_BUF_LOOP_1_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_LOOP_1_SIZE && HLOPLAN_GPU_BUF_LOOP_1_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_LT_fits : HLOPLAN_GPU_BUF_LT_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_LT_SIZE && HLOPLAN_GPU_BUF_LT_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_W_fits : HLOPLAN_GPU_BUF_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_W_SIZE && HLOPLAN_GPU_BUF_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_W_slots : HLOPLAN_GPU_BUF_W_STRIDE % HLOPLAN_GPU_ALIGN == 0 && HLOPLAN_GPU_BUF_W_STRIDE <= HLOPLAN_GPU_BUF_W_SIZE / HLOPLAN_GPU_BUF_W_SLOTS ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_W2_fits : HLOPLAN_GPU_BUF_W2_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_W2_SIZE && HLOPLAN_GPU_BUF_W2_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_D_fits : HLOPLAN_GPU_BUF_D_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_D_SIZE && HLOPLAN_GPU_BUF_D_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* SCAN_LAYERS_3_H */

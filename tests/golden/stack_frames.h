@@ -8,11 +8,11 @@
  *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);
  *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live bytes
  *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no arena
- *   P_BUF_<NAME>             a buffer's index in P_buffers[]
- *   P_<NAME>_OFFSET          its offset in its space's arena; only for
+ *   P_BUF_<NAME>             a buffer's id, its index in P_buffers[]
+ *   P_BUF_<NAME>_OFFSET      its offset in its space's arena; only for
  *                            buffers in an arena (-1 in the table)
- *   P_<NAME>_SIZE            bytes reserved for it
- *   P_<NAME>_SLOTS, P_<NAME>_STRIDE, P_<NAME>_SLOT_OFFSET(i)
+ *   P_BUF_<NAME>_SIZE        bytes reserved for it
+ *   P_BUF_<NAME>_SLOTS, _STRIDE, _SLOT_OFFSET(i)
  *                            for a buffer of several slots: iteration
  *                            i >= 0 uses offset + (i % slots) * stride
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
@@ -25,14 +25,17 @@
  *                            instruction), shape index; P_buffers[].
  *                            first_value and .num_values give a buffer's
  *                            range of them
- *   P_PARAM_<n>[_<i>...]_BUF, _OFFSET, _SIZE
+ *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
  *                            entry parameter(n), at shape index {i,...}
- *                            (a tuple's table at none): its buffer, offset
- *                            (only in an arena) and laid-out bytes
+ *                            (a tuple's table at none): its buffer, 1 when
+ *                            it is in an arena, its offset there (-1 when
+ *                            not: --io-out-of-arena, the caller's memory)
+ *                            and laid-out bytes
  *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
  *                            (0: donated by input_output_alias, or its
  *                            space reused: --reuse-params)
- *   P_OUTPUT[_<i>...]_BUF, _OFFSET, _SIZE   the same per output index
+ *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE
+ *                            the same per output index
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
  *                            the same as tables, for loops; P_INDEX_MAX
  *                            bounds their shape indices
@@ -40,7 +43,11 @@
  *                            its bytes are, laid out as in its buffer:
  *                            P_const_data[] (P_CONST_EMBEDDED 1), or the
  *                            file P_CONST_FILE from P_CONST_BASE on;
- *                            copy them in before the first step
+ *                            copy them in before the first step;
+ *                            P_CONST_IN_ARENA is 0: a constant's buffer
+ *                            lies in no arena (no P_BUF_<NAME>_OFFSET),
+ *                            it is memory of the runtime's own of its
+ *                            P_BUF_<NAME>_SIZE bytes
  *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches
  *                            take turns in a slotted buffer: which
  *                            instruction writes which slot
@@ -53,11 +60,16 @@
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
  *                            after a step (a placeholder when none)
+ * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
+ * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
- * than letters and digits made one '_'; a name already taken gets _2,
- * _3, ... in buffer order.  Upper-case names are macros; the others have
- * internal linkage, so any number of C or C++ translation units may include
- * this header.
+ * than letters and digits made one '_', none at either end (UNNAMED if
+ * nothing is left).  When a macro of that name is taken already (by a
+ * buffer before it in P_buffers[], the include guard, or a plan whose
+ * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
+ * again while that is taken too.
+ * Upper-case names are macros; the others have internal linkage, so any
+ * number of C or C++ translation units may include this header.
  */
 #ifndef STACK_FRAMES_H
 #define STACK_FRAMES_H
@@ -85,56 +97,61 @@
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
 
-/* Entry parameters and outputs, by number and shape index */
+/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
+ * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
 #define HLOPLAN_GPU_PARAM_0_BUF 0
+#define HLOPLAN_GPU_PARAM_0_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_0_OFFSET 589824
 #define HLOPLAN_GPU_PARAM_0_SIZE 16384
 #define HLOPLAN_GPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_1_BUF 1
+#define HLOPLAN_GPU_PARAM_1_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_1_OFFSET 0
 #define HLOPLAN_GPU_PARAM_1_SIZE 524288
 #define HLOPLAN_GPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_GPU_PARAM_2_BUF 2
+#define HLOPLAN_GPU_PARAM_2_IN_ARENA 1
 #define HLOPLAN_GPU_PARAM_2_OFFSET 606208
 #define HLOPLAN_GPU_PARAM_2_SIZE 2048
 #define HLOPLAN_GPU_PARAM_2_SURVIVES 1
 #define HLOPLAN_GPU_OUTPUT_BUF 3
+#define HLOPLAN_GPU_OUTPUT_IN_ARENA 1
 #define HLOPLAN_GPU_OUTPUT_OFFSET 524288
 #define HLOPLAN_GPU_OUTPUT_SIZE 32768
 
 /* x: param, S(0), live [0, 8], 16384 bytes */
 #define HLOPLAN_GPU_BUF_X 0
-#define HLOPLAN_GPU_X_OFFSET 589824
-#define HLOPLAN_GPU_X_SIZE 16384
+#define HLOPLAN_GPU_BUF_X_OFFSET 589824
+#define HLOPLAN_GPU_BUF_X_SIZE 16384
 
 /* w: param, S(0), live [0, 8], 524288 bytes */
 #define HLOPLAN_GPU_BUF_W 1
-#define HLOPLAN_GPU_W_OFFSET 0
-#define HLOPLAN_GPU_W_SIZE 524288
+#define HLOPLAN_GPU_BUF_W_OFFSET 0
+#define HLOPLAN_GPU_BUF_W_SIZE 524288
 
 /* b: param, S(0), live [0, 8], 2048 bytes */
 #define HLOPLAN_GPU_BUF_B 2
-#define HLOPLAN_GPU_B_OFFSET 606208
-#define HLOPLAN_GPU_B_SIZE 2048
+#define HLOPLAN_GPU_BUF_B_OFFSET 606208
+#define HLOPLAN_GPU_BUF_B_SIZE 2048
 
 /* dot.4: output, S(0), live [3, 8], 32768 bytes */
 #define HLOPLAN_GPU_BUF_DOT_4 3
-#define HLOPLAN_GPU_DOT_4_OFFSET 524288
-#define HLOPLAN_GPU_DOT_4_SIZE 32768
+#define HLOPLAN_GPU_BUF_DOT_4_OFFSET 524288
+#define HLOPLAN_GPU_BUF_DOT_4_SIZE 32768
 
 /* broadcast.5: temp, S(0), live [4, 5], 32768 bytes */
 #define HLOPLAN_GPU_BUF_BROADCAST_5 4
-#define HLOPLAN_GPU_BROADCAST_5_OFFSET 557056
-#define HLOPLAN_GPU_BROADCAST_5_SIZE 32768
+#define HLOPLAN_GPU_BUF_BROADCAST_5_OFFSET 557056
+#define HLOPLAN_GPU_BUF_BROADCAST_5_SIZE 32768
 
 /* constant.2: const, S(0), live [6, 7], 4 bytes, not in an arena */
 #define HLOPLAN_GPU_BUF_CONSTANT_2 5
-#define HLOPLAN_GPU_CONSTANT_2_SIZE 256
+#define HLOPLAN_GPU_BUF_CONSTANT_2_SIZE 256
 
 /* broadcast.3: temp, S(0), live [7, 8], 32768 bytes */
 #define HLOPLAN_GPU_BUF_BROADCAST_3 6
-#define HLOPLAN_GPU_BROADCAST_3_OFFSET 557056
-#define HLOPLAN_GPU_BROADCAST_3_SIZE 32768
+#define HLOPLAN_GPU_BUF_BROADCAST_3_OFFSET 557056
+#define HLOPLAN_GPU_BUF_BROADCAST_3_SIZE 32768
 
 struct HLOPLAN_GPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -189,13 +206,13 @@ static const struct HLOPLAN_GPU_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_GPU_X_OFFSET, HLOPLAN_GPU_X_SIZE, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{"w", HLOPLAN_GPU_W_OFFSET, HLOPLAN_GPU_W_SIZE, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{"b", HLOPLAN_GPU_B_OFFSET, HLOPLAN_GPU_B_SIZE, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
-	{"dot.4", HLOPLAN_GPU_DOT_4_OFFSET, HLOPLAN_GPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
-	{"broadcast.5", HLOPLAN_GPU_BROADCAST_5_OFFSET, HLOPLAN_GPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
-	{"constant.2", -1, HLOPLAN_GPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
-	{"broadcast.3", HLOPLAN_GPU_BROADCAST_3_OFFSET, HLOPLAN_GPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
+	{"x", HLOPLAN_GPU_BUF_X_OFFSET, HLOPLAN_GPU_BUF_X_SIZE, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{"w", HLOPLAN_GPU_BUF_W_OFFSET, HLOPLAN_GPU_BUF_W_SIZE, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{"b", HLOPLAN_GPU_BUF_B_OFFSET, HLOPLAN_GPU_BUF_B_SIZE, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
+	{"dot.4", HLOPLAN_GPU_BUF_DOT_4_OFFSET, HLOPLAN_GPU_BUF_DOT_4_SIZE, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
+	{"broadcast.5", HLOPLAN_GPU_BUF_BROADCAST_5_OFFSET, HLOPLAN_GPU_BUF_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
+	{"constant.2", -1, HLOPLAN_GPU_BUF_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
+	{"broadcast.3", HLOPLAN_GPU_BUF_BROADCAST_3_OFFSET, HLOPLAN_GPU_BUF_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
 };
 
 struct HLOPLAN_GPU_value {
@@ -203,7 +220,7 @@ struct HLOPLAN_GPU_value {
 	int step;		/* where it is defined: HLOPLAN_GPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_GPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_GPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_GPU_value HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES]
@@ -285,6 +302,7 @@ static const struct HLOPLAN_GPU_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_C
 	{5, "main.8", "constant.2", 0, {0}, 0, 256, 1},
 };
 
+#define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
 #define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
 static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES]
 #if defined(__GNUC__)
@@ -343,16 +361,16 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1]
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_GPU_checks_0 {
 	unsigned HLOPLAN_GPU_arena_s0_aligned : HLOPLAN_GPU_ARENA_S0_SIZE % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_X_fits : HLOPLAN_GPU_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_X_SIZE && HLOPLAN_GPU_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_W_fits : HLOPLAN_GPU_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_W_SIZE && HLOPLAN_GPU_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_B_fits : HLOPLAN_GPU_B_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_B_SIZE && HLOPLAN_GPU_B_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_DOT_4_fits : HLOPLAN_GPU_DOT_4_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_DOT_4_SIZE && HLOPLAN_GPU_DOT_4_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_BROADCAST_5_fits : HLOPLAN_GPU_BROADCAST_5_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BROADCAST_5_SIZE && HLOPLAN_GPU_BROADCAST_5_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_GPU_BROADCAST_3_fits : HLOPLAN_GPU_BROADCAST_3_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BROADCAST_3_SIZE && HLOPLAN_GPU_BROADCAST_3_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_X_fits : HLOPLAN_GPU_BUF_X_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_X_SIZE && HLOPLAN_GPU_BUF_X_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_W_fits : HLOPLAN_GPU_BUF_W_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_W_SIZE && HLOPLAN_GPU_BUF_W_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_B_fits : HLOPLAN_GPU_BUF_B_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_B_SIZE && HLOPLAN_GPU_BUF_B_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_DOT_4_fits : HLOPLAN_GPU_BUF_DOT_4_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_DOT_4_SIZE && HLOPLAN_GPU_BUF_DOT_4_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_BROADCAST_5_fits : HLOPLAN_GPU_BUF_BROADCAST_5_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_BROADCAST_5_SIZE && HLOPLAN_GPU_BUF_BROADCAST_5_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_GPU_BUF_BROADCAST_3_fits : HLOPLAN_GPU_BUF_BROADCAST_3_OFFSET <= HLOPLAN_GPU_ARENA_S0_SIZE - HLOPLAN_GPU_BUF_BROADCAST_3_SIZE && HLOPLAN_GPU_BUF_BROADCAST_3_OFFSET % HLOPLAN_GPU_ALIGN == 0 ? 1 : -1;
 };
 
 /* ---- HLOPLAN_TPU: module jit_dense, target tpu ---- */
@@ -378,56 +396,61 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
 
-/* Entry parameters and outputs, by number and shape index */
+/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
+ * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
 #define HLOPLAN_TPU_PARAM_0_BUF 0
+#define HLOPLAN_TPU_PARAM_0_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_0_OFFSET 589824
 #define HLOPLAN_TPU_PARAM_0_SIZE 16384
 #define HLOPLAN_TPU_PARAM_0_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_1_BUF 1
+#define HLOPLAN_TPU_PARAM_1_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_1_OFFSET 0
 #define HLOPLAN_TPU_PARAM_1_SIZE 524288
 #define HLOPLAN_TPU_PARAM_1_SURVIVES 1
 #define HLOPLAN_TPU_PARAM_2_BUF 2
+#define HLOPLAN_TPU_PARAM_2_IN_ARENA 1
 #define HLOPLAN_TPU_PARAM_2_OFFSET 606208
 #define HLOPLAN_TPU_PARAM_2_SIZE 2048
 #define HLOPLAN_TPU_PARAM_2_SURVIVES 1
 #define HLOPLAN_TPU_OUTPUT_BUF 3
+#define HLOPLAN_TPU_OUTPUT_IN_ARENA 1
 #define HLOPLAN_TPU_OUTPUT_OFFSET 524288
 #define HLOPLAN_TPU_OUTPUT_SIZE 32768
 
 /* x: param, S(0), live [0, 8], 16384 bytes */
 #define HLOPLAN_TPU_BUF_X 0
-#define HLOPLAN_TPU_X_OFFSET 589824
-#define HLOPLAN_TPU_X_SIZE 16384
+#define HLOPLAN_TPU_BUF_X_OFFSET 589824
+#define HLOPLAN_TPU_BUF_X_SIZE 16384
 
 /* w: param, S(0), live [0, 8], 524288 bytes */
 #define HLOPLAN_TPU_BUF_W 1
-#define HLOPLAN_TPU_W_OFFSET 0
-#define HLOPLAN_TPU_W_SIZE 524288
+#define HLOPLAN_TPU_BUF_W_OFFSET 0
+#define HLOPLAN_TPU_BUF_W_SIZE 524288
 
 /* b: param, S(0), live [0, 8], 2048 bytes */
 #define HLOPLAN_TPU_BUF_B 2
-#define HLOPLAN_TPU_B_OFFSET 606208
-#define HLOPLAN_TPU_B_SIZE 2048
+#define HLOPLAN_TPU_BUF_B_OFFSET 606208
+#define HLOPLAN_TPU_BUF_B_SIZE 2048
 
 /* dot.4: output, S(0), live [3, 8], 32768 bytes */
 #define HLOPLAN_TPU_BUF_DOT_4 3
-#define HLOPLAN_TPU_DOT_4_OFFSET 524288
-#define HLOPLAN_TPU_DOT_4_SIZE 32768
+#define HLOPLAN_TPU_BUF_DOT_4_OFFSET 524288
+#define HLOPLAN_TPU_BUF_DOT_4_SIZE 32768
 
 /* broadcast.5: temp, S(0), live [4, 5], 32768 bytes */
 #define HLOPLAN_TPU_BUF_BROADCAST_5 4
-#define HLOPLAN_TPU_BROADCAST_5_OFFSET 557056
-#define HLOPLAN_TPU_BROADCAST_5_SIZE 32768
+#define HLOPLAN_TPU_BUF_BROADCAST_5_OFFSET 557056
+#define HLOPLAN_TPU_BUF_BROADCAST_5_SIZE 32768
 
 /* constant.2: const, S(0), live [6, 7], 4 bytes, not in an arena */
 #define HLOPLAN_TPU_BUF_CONSTANT_2 5
-#define HLOPLAN_TPU_CONSTANT_2_SIZE 512
+#define HLOPLAN_TPU_BUF_CONSTANT_2_SIZE 512
 
 /* broadcast.3: temp, S(0), live [7, 8], 32768 bytes */
 #define HLOPLAN_TPU_BUF_BROADCAST_3 6
-#define HLOPLAN_TPU_BROADCAST_3_OFFSET 557056
-#define HLOPLAN_TPU_BROADCAST_3_SIZE 32768
+#define HLOPLAN_TPU_BUF_BROADCAST_3_OFFSET 557056
+#define HLOPLAN_TPU_BUF_BROADCAST_3_SIZE 32768
 
 struct HLOPLAN_TPU_shape {
 	const char *dtype;	/* element type ("f32"), or "tuple" */
@@ -482,13 +505,13 @@ static const struct HLOPLAN_TPU_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFE
 	= {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{"x", HLOPLAN_TPU_X_OFFSET, HLOPLAN_TPU_X_SIZE, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{"w", HLOPLAN_TPU_W_OFFSET, HLOPLAN_TPU_W_SIZE, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{"b", HLOPLAN_TPU_B_OFFSET, HLOPLAN_TPU_B_SIZE, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
-	{"dot.4", HLOPLAN_TPU_DOT_4_OFFSET, HLOPLAN_TPU_DOT_4_SIZE, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
-	{"broadcast.5", HLOPLAN_TPU_BROADCAST_5_OFFSET, HLOPLAN_TPU_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
-	{"constant.2", -1, HLOPLAN_TPU_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
-	{"broadcast.3", HLOPLAN_TPU_BROADCAST_3_OFFSET, HLOPLAN_TPU_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
+	{"x", HLOPLAN_TPU_BUF_X_OFFSET, HLOPLAN_TPU_BUF_X_SIZE, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{"w", HLOPLAN_TPU_BUF_W_OFFSET, HLOPLAN_TPU_BUF_W_SIZE, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{"b", HLOPLAN_TPU_BUF_B_OFFSET, HLOPLAN_TPU_BUF_B_SIZE, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
+	{"dot.4", HLOPLAN_TPU_BUF_DOT_4_OFFSET, HLOPLAN_TPU_BUF_DOT_4_SIZE, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
+	{"broadcast.5", HLOPLAN_TPU_BUF_BROADCAST_5_OFFSET, HLOPLAN_TPU_BUF_BROADCAST_5_SIZE, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
+	{"constant.2", -1, HLOPLAN_TPU_BUF_CONSTANT_2_SIZE, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
+	{"broadcast.3", HLOPLAN_TPU_BUF_BROADCAST_3_OFFSET, HLOPLAN_TPU_BUF_BROADCAST_3_SIZE, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
 };
 
 struct HLOPLAN_TPU_value {
@@ -496,7 +519,7 @@ struct HLOPLAN_TPU_value {
 	int step;		/* where it is defined: HLOPLAN_TPU_STEP_NAME(step) is "computation/instruction" */
 	int depth;		/* its shape index: index[0 .. depth) */
 	int index[HLOPLAN_TPU_INDEX_MAX];
-	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_<NAME>_SLOT_OFFSET(i)) */
+	int slot;		/* its slot in a slotted buffer shared by an unrolled loop; else -1 (HLOPLAN_TPU_BUF_<NAME>_SLOT_OFFSET(i)) */
 };
 
 static const struct HLOPLAN_TPU_value HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES]
@@ -578,6 +601,7 @@ static const struct HLOPLAN_TPU_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_C
 	{5, "main.8", "constant.2", 0, {0}, 0, 512, 1},
 };
 
+#define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
 #define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
 static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 #if defined(__GNUC__)
@@ -614,16 +638,16 @@ static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES]
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Compile-time checks: arenas aligned; each buffer inside its arena and
- * aligned (P_<NAME>_fits), its slots too (_slots).  A check that fails is
+ * aligned (P_BUF_<NAME>_fits), its slots too (_slots).  A check that fails is
  * a bit-field of negative width: an error that names it. */
 struct HLOPLAN_TPU_checks_0 {
 	unsigned HLOPLAN_TPU_arena_s0_aligned : HLOPLAN_TPU_ARENA_S0_SIZE % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_X_fits : HLOPLAN_TPU_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_X_SIZE && HLOPLAN_TPU_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_W_fits : HLOPLAN_TPU_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_W_SIZE && HLOPLAN_TPU_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_B_fits : HLOPLAN_TPU_B_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_B_SIZE && HLOPLAN_TPU_B_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_DOT_4_fits : HLOPLAN_TPU_DOT_4_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_DOT_4_SIZE && HLOPLAN_TPU_DOT_4_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_BROADCAST_5_fits : HLOPLAN_TPU_BROADCAST_5_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BROADCAST_5_SIZE && HLOPLAN_TPU_BROADCAST_5_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
-	unsigned HLOPLAN_TPU_BROADCAST_3_fits : HLOPLAN_TPU_BROADCAST_3_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BROADCAST_3_SIZE && HLOPLAN_TPU_BROADCAST_3_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_X_fits : HLOPLAN_TPU_BUF_X_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_X_SIZE && HLOPLAN_TPU_BUF_X_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_W_fits : HLOPLAN_TPU_BUF_W_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_W_SIZE && HLOPLAN_TPU_BUF_W_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_B_fits : HLOPLAN_TPU_BUF_B_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_B_SIZE && HLOPLAN_TPU_BUF_B_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_DOT_4_fits : HLOPLAN_TPU_BUF_DOT_4_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_DOT_4_SIZE && HLOPLAN_TPU_BUF_DOT_4_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_BROADCAST_5_fits : HLOPLAN_TPU_BUF_BROADCAST_5_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_BROADCAST_5_SIZE && HLOPLAN_TPU_BUF_BROADCAST_5_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
+	unsigned HLOPLAN_TPU_BUF_BROADCAST_3_fits : HLOPLAN_TPU_BUF_BROADCAST_3_OFFSET <= HLOPLAN_TPU_ARENA_S0_SIZE - HLOPLAN_TPU_BUF_BROADCAST_3_SIZE && HLOPLAN_TPU_BUF_BROADCAST_3_OFFSET % HLOPLAN_TPU_ALIGN == 0 ? 1 : -1;
 };
 
 #endif /* STACK_FRAMES_H */

@@ -20,7 +20,7 @@ static struct buffer small_bufs[] = {
 	{"tuple.5{1}", O, 0, 256, 256, 4, 5, 1, 0, 1, 1536, NULL, NULL, 0, NULL},
 	{"out", O, 0, 1024, 1024, 2, 5, 1, 0, 1, 2048, NULL, NULL, 0, NULL},
 };
-static struct arena small_arenas[] = {{0, 3072, 2816, 5}};
+static struct arena small_arenas[] = {{0, 3072, 2816, 5, NULL}};
 
 static struct buffer tpu_bufs[] = {
 	{"param.0", P | O, 0, 4096, 4096, 0, 7, 1, 0, 1, 0, NULL, NULL, 0, NULL},
@@ -30,7 +30,8 @@ static struct buffer tpu_bufs[] = {
 	{"fusion.3", 0, 1, 1024, 1024, 2, 5, 1, 0, 1, 6144, NULL, NULL, 0, NULL},
 	{"weights", C, 0, 8192, 8192, 0, 7, 1, 0, 0, -1, NULL, NULL, 0, NULL},
 };
-static struct arena tpu_arenas[] = {{0, 4608, 4608, 2}, {1, 7168, 7168, 2}};
+static struct arena tpu_arenas[] = {{0, 4608, 4608, 2, NULL},
+				     {1, 7168, 7168, 2, NULL}};
 
 /* Names that clash with each other and with the fixed macros. */
 static struct buffer gen_bufs[] = {
@@ -38,7 +39,7 @@ static struct buffer gen_bufs[] = {
 	{"gpu.x", 0, 0, 100, 256, 0, 1, 1, 0, 1, 256, NULL, NULL, 0, NULL},
 	{"x", 0, 0, 100, 256, 0, 1, 1, 0, 1, 512, NULL, NULL, 0, NULL},
 };
-static struct arena gen_arenas[] = {{0, 768, 768, 3}};
+static struct arena gen_arenas[] = {{0, 768, 768, 3, NULL}};
 
 /* All live at once, side by side: the checker sees every pattern. */
 static struct buffer name_bufs[] = {
@@ -60,14 +61,14 @@ static struct buffer name_bufs[] = {
 	{"x_offset", 0, 0, 8, 16, 0, 3, 1, 0, 1, 256, NULL, NULL, 0, NULL},
 	{"__cplusplus", 0, 0, 8, 16, 0, 3, 1, 0, 1, 272, NULL, NULL, 0, NULL},
 };
-static struct arena name_arenas[] = {{0, 288, 288, 17}};
+static struct arena name_arenas[] = {{0, 288, 288, 17, NULL}};
 
 /* "right" is written at step 2 over half of "left", still live. */
 static struct buffer broken_bufs[] = {
 	{"left", 0, 0, 512, 512, 0, 3, 1, 0, 1, 0, NULL, NULL, 0, NULL},
 	{"right", 0, 0, 512, 512, 2, 5, 1, 0, 1, 256, NULL, NULL, 0, NULL},
 };
-static struct arena broken_arenas[] = {{0, 768, 1024, 2}};
+static struct arena broken_arenas[] = {{0, 768, 1024, 2, NULL}};
 
 /* "tmp" sits on slot 1 of the double buffer "fetch" while the loop still
  * fetches into it: iteration 1's bytes are overwritten at step 3. */
@@ -75,13 +76,13 @@ static struct buffer slots_bufs[] = {
 	{"fetch", 0, 0, 256, 512, 1, 6, 2, 256, 1, 0, NULL, NULL, 0, NULL},
 	{"tmp", 0, 0, 256, 256, 3, 4, 1, 0, 1, 256, NULL, NULL, 0, NULL},
 };
-static struct arena slots_arenas[] = {{0, 512, 768, 2}};
+static struct arena slots_arenas[] = {{0, 512, 768, 2, NULL}};
 
 static struct buffer misfit_bufs[] = {
 	{"fine", 0, 0, 256, 256, 0, 1, 1, 0, 1, 0, NULL, NULL, 0, NULL},
 	{"overrun", 0, 0, 512, 512, 0, 1, 1, 0, 1, 256, NULL, NULL, 0, NULL},
 };
-static struct arena misfit_arenas[] = {{0, 512, 768, 2}};
+static struct arena misfit_arenas[] = {{0, 512, 768, 2, NULL}};
 
 #define PLAN(mod, tgt, al, nt, b, a) \
 	{mod, tgt, al, nt, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0}

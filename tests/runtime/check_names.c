@@ -1,0 +1,68 @@
+/* Bindings and buffers are two namespaces (tests/golden/names.hlo): the
+ * buffer of parameter 1, named param.2.0, is P_BUF_PARAM_2_0 and no
+ * P_PARAM_2_* exists; the temporary output.0 is P_BUF_OUTPUT_0, apart from
+ * output {0}, P_OUTPUT_0_*.  Compiles only if the header says so, and runs
+ * to check that the tables agree with the macros. */
+#include <stdio.h>
+#include <string.h>
+
+#include "names.h"
+
+#if defined(HLOPLAN_GPU_PARAM_2_BUF) || defined(HLOPLAN_GPU_PARAM_2_0_BUF) ||  \
+	defined(HLOPLAN_GPU_PARAM_2_0_OFFSET) ||                               \
+	defined(HLOPLAN_TPU_PARAM_2_0_OFFSET) ||                               \
+	defined(HLOPLAN_GPU_OUTPUT_2_OFFSET) || defined(HLOPLAN_GPU_OUTPUT_0_2_BUF)
+#error "a buffer's macro reads as a binding"
+#endif
+#if HLOPLAN_GPU_PARAM_0_BUF != HLOPLAN_GPU_BUF_PARAM_1_0 ||                    \
+	HLOPLAN_GPU_PARAM_1_BUF != HLOPLAN_GPU_BUF_PARAM_2_0 ||                \
+	HLOPLAN_GPU_OUTPUT_0_BUF != HLOPLAN_GPU_BUF_OUTPUT_1 ||                \
+	HLOPLAN_GPU_OUTPUT_1_BUF != HLOPLAN_GPU_BUF_OUTPUT ||                  \
+	HLOPLAN_GPU_OUTPUT_BUF != HLOPLAN_GPU_BUF_TUPLE_6
+#error "GPU: a binding names the wrong buffer"
+#endif
+#if HLOPLAN_TPU_PARAM_1_BUF != HLOPLAN_TPU_BUF_PARAM_2_0 ||                    \
+	HLOPLAN_TPU_OUTPUT_0_BUF != HLOPLAN_TPU_BUF_OUTPUT_1 ||                \
+	HLOPLAN_TPU_PARAM_1_OFFSET != HLOPLAN_TPU_BUF_PARAM_2_0_OFFSET ||      \
+	HLOPLAN_TPU_OUTPUT_0_OFFSET != HLOPLAN_TPU_BUF_OUTPUT_1_OFFSET
+#error "TPU: a binding names the wrong buffer"
+#endif
+
+static int bad;
+
+static void
+check(int ok, const char *what)
+{
+	if (!ok) {
+		printf("check_names: %s\n", what);
+		bad = 1;
+	}
+}
+
+/* The tables of plan P say what its macros say. */
+#define CHECK_PLAN(P)                                                          \
+	do {                                                                   \
+		check(!strcmp(P##_buffers[P##_BUF_OUTPUT_0].name, "output.0"), \
+		      #P ": P_BUF_OUTPUT_0 is output.0");                      \
+		check(P##_buffers[P##_BUF_OUTPUT_0].flags == P##_CLASS_TEMP,   \
+		      #P ": output.0 is a temporary");                         \
+		check(P##_params[1].parameter == 1 &&                          \
+			      P##_params[1].buffer == P##_BUF_PARAM_2_0,       \
+		      #P ": P_params[1] is param.2.0's buffer");               \
+		check(P##_outputs[1].depth == 1 &&                             \
+			      P##_outputs[1].index[0] == 0 &&                  \
+			      P##_outputs[1].offset == P##_OUTPUT_0_OFFSET,    \
+		      #P ": P_outputs[1] is output {0}");                      \
+		check(P##_BUF_OUTPUT_0_OFFSET != P##_OUTPUT_0_OFFSET,          \
+		      #P ": output.0 lies apart from output {0}");             \
+	} while (0)
+
+int
+main(void)
+{
+	CHECK_PLAN(HLOPLAN_GPU);
+	CHECK_PLAN(HLOPLAN_TPU);
+	if (!bad)
+		printf("check_names: OK\n");
+	return bad;
+}

@@ -97,6 +97,8 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 		return -1;
 	STAGE(st, ST_BUFFERS, list_constants(&p, pl));
 	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
+	if (check_heights(&p, pl))
+		return -1;
 	dump(d, "plan", &p, pl);
 	STAGE(st, ST_PACKING, fill_peaks(&p, pl));
 	STAGE(st, ST_PACKING, over = check_capacity(&p, pl));

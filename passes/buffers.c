@@ -541,7 +541,8 @@ cmp_space_buf(const void *a, const void *b)
 /* The buffers of each arena together, each buffer within the limit: an
  * error at the largest of a space whose sum passes it. */
 static void
-check_arenas(struct prog *p, const struct plan *pl, const int *largest)
+check_arenas(struct prog *p, const struct plan *pl, const int *largest,
+	     int packed)
 {
 	int *sb = pool_alloc(p->pool, sizeof(int) * 2 * (size_t)(pl->nbuf + 1));
 	int n = 0;
@@ -564,7 +565,10 @@ check_arenas(struct prog *p, const struct plan *pl, const int *largest)
 			if (x->size > pl->bufs[big].size)
 				big = sb[2 * j + 1];
 		}
-		if (total > PLAN_MAX_BYTES)
+		for (int a = 0; packed && a < pl->narena; a++)
+			if (pl->arenas[a].space == sb[2 * i])
+				total = pl->arenas[a].size;
+		if (total > (packed ? PLAN_MAX_BYTES : PLAN_MAX_SUM))
 			diag_error(p->ds, node_loc(p, pl, largest[big]),
 				   "the buffers of memory space S(%d) need %s "
 				   "together for %s (the largest: %s, %lld "
@@ -583,6 +587,15 @@ check_sizes(struct prog *p, const struct plan *pl)
 	for (int b = 0; b < pl->nbuf; b++)
 		if (pl->bufs[b].size > PLAN_MAX_BYTES)
 			buffer_too_large(p, pl, b, largest[b]);
-	check_arenas(p, pl, largest);
+	check_arenas(p, pl, largest, 0);
+	return p->ds->n - n;
+}
+
+int
+check_heights(struct prog *p, const struct plan *pl)
+{
+	int n = p->ds->n;
+
+	check_arenas(p, pl, largest_nodes(p, pl), 1);
 	return p->ds->n - n;
 }

@@ -296,12 +296,15 @@ int same_layout(const struct shape *a, const struct shape *b);
 /* buffers.c: buffers from the sets of values that share, sized for the
  * target (sizing.c), in the plan. */
 void build_buffers(struct prog *p, struct plan *pl);
-/* buffers.c: every buffer as laid out, slots included, and the buffers of
- * each arena together within PLAN_MAX_BYTES, else an error at the
- * instruction whose shape takes the most; the one check of what a plan can
- * address, made when sizes are final and before packing adds them up.
- * Returns the number of errors. */
+/* buffers.c: every buffer as laid out, slots included, within
+ * PLAN_MAX_BYTES, and the buffers of each arena together within
+ * PLAN_MAX_SUM, else an error at the instruction whose shape takes the
+ * most; made when sizes are final, before packing adds them up.  Returns
+ * the number of errors. */
 int check_sizes(struct prog *p, const struct plan *pl);
+/* buffers.c: after packing, each arena within PLAN_MAX_BYTES, with the
+ * same error.  Returns the number of errors. */
+int check_heights(struct prog *p, const struct plan *pl);
 /* A value's name: its instruction's for node 0, else "name{i,j}" with the
  * node's shape index. */
 const char *value_name(struct prog *p, const struct value *v);

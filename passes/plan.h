@@ -14,9 +14,14 @@ enum target { TARGET_GPU, TARGET_TPU };
  * included), and the buffers of one arena together: 2^42 - 1 (4 TiB).  The
  * verifier keeps an address as a region in the top 22 bits and an offset
  * in the low 42 (passes/verifier.h), so it follows a buffer only where
- * offset + size < 2^42; a packing is never higher than its sizes' sum.
- * check_sizes (buffers.c) holds every plan to it (README "Sizes"). */
+ * offset + size < 2^42.  check_sizes (buffers.c) holds every buffer to
+ * it, and check_heights every packed arena (README "Sizes"). */
 #define PLAN_MAX_BYTES ((INT64_C(1) << 42) - 1)
+/* Before packing, the sizes of one arena's buffers may add up to more (the
+ * packing shares bytes among buffers not live at once), up to where the
+ * packer's sums stay far from overflow; the packed arena is then held to
+ * PLAN_MAX_BYTES (check_heights). */
+#define PLAN_MAX_SUM (INT64_MAX / 128)
 
 enum {
 	BUF_PARAM = 1,		/* holds an entry parameter */

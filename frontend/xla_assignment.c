@@ -77,7 +77,8 @@ number(const char *s, const char *end, const char **after)
 	return v;
 }
 
-static void
+/* "allocation N: size S, <kinds>:": its kind summed; returns N. */
+static int
 allocation(struct reader *rd, struct xla_assignment *x, const char *s,
 	   const char *end)
 {
@@ -86,7 +87,7 @@ allocation(struct reader *rd, struct xla_assignment *x, const char *s,
 	int64_t size;
 
 	if (!starts(p, end, ": size "))
-		return;
+		return id;
 	size = number(p + strlen(": size "), end, &p);
 	x->nalloc++;
 	x->total += size;
@@ -107,6 +108,7 @@ allocation(struct reader *rd, struct xla_assignment *x, const char *s,
 		x->outputs += size;
 	else
 		x->temps += size;
+	return id;
 }
 
 /* " value: <id name @n> (size=S,offset=O): ..." of allocation alloc. */
@@ -360,10 +362,7 @@ xla_assignment_read(const char *text, size_t len, struct xla_assignment *x,
 		if (ranges && !starts(s, e, "    "))
 			ranges = 0;
 		if (starts(s, e, "allocation ")) {
-			const char *p;
-
-			alloc = (int)number(s + strlen("allocation "), e, &p);
-			allocation(&rd, x, s, e);
+			alloc = allocation(&rd, x, s, e);
 		} else if (alloc >= 0 && starts(s, e, " value: <")) {
 			r = value(&rd, alloc, s, e);
 		} else if (starts(s, e, "  BufferLiveRange:")) {

@@ -245,11 +245,19 @@ pk_threads(const struct packer *P)
 /* ---- twins: pieces that are copies of one another, shifted in time ----- */
 
 static uint64_t
-mix(uint64_t h, int64_t v)
+mix(uint64_t h, uint64_t v)
 {
-	h ^= (uint64_t)v;
+	h ^= v;
 	h *= UINT64_C(0x100000001b3);
 	return h ^ (h >> 29);
+}
+
+/* How long after t0 (a piece's first start, so never later) time t is:
+ * exact in 64 unsigned bits even when the span passes INT64_MAX. */
+static uint64_t
+since(int64_t t, int64_t t0)
+{
+	return (uint64_t)t - (uint64_t)t0;
 }
 
 /* A piece's boxes, times taken from its first start. */
@@ -257,14 +265,14 @@ static uint64_t
 piece_hash(const struct packer *P, const struct piece *p)
 {
 	int64_t t0 = P->start[p->first];
-	uint64_t h = mix(UINT64_C(0xcbf29ce484222325), p->n);
+	uint64_t h = mix(UINT64_C(0xcbf29ce484222325), (uint64_t)p->n);
 
 	for (int r = p->first; r < p->first + p->n; r++) {
-		h = mix(h, P->start[r] - t0);
-		h = mix(h, P->end[r] - t0);
-		h = mix(h, P->size[r]);
-		h = mix(h, P->align[r]);
-		h = mix(h, P->pin[r]);
+		h = mix(h, since(P->start[r], t0));
+		h = mix(h, since(P->end[r], t0));
+		h = mix(h, (uint64_t)P->size[r]);
+		h = mix(h, (uint64_t)P->align[r]);
+		h = mix(h, (uint64_t)P->pin[r]);
 	}
 	return h;
 }
@@ -280,8 +288,8 @@ same_piece(const struct packer *P, const struct piece *a,
 	for (int k = 0; k < a->n; k++) {
 		int i = a->first + k, j = b->first + k;
 
-		if (P->start[i] - ta != P->start[j] - tb ||
-		    P->end[i] - ta != P->end[j] - tb ||
+		if (since(P->start[i], ta) != since(P->start[j], tb) ||
+		    since(P->end[i], ta) != since(P->end[j], tb) ||
 		    P->size[i] != P->size[j] || P->align[i] != P->align[j] ||
 		    P->pin[i] != P->pin[j])
 			return 0;

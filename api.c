@@ -31,6 +31,7 @@ struct hloplan_result {
 	struct hlofile *file;
 	const char *constants;	/* options.constants, or NULL */
 	struct plan_set set;	/* the plans, for the writers */
+	struct xla_figures xla;	/* set.xla points here when given */
 	struct plan *plans;
 	const char **prefixes;
 	struct hloplan_plan *pub;	/* made on the first hloplan_get_plan:
@@ -350,6 +351,7 @@ export_arrays(struct pool *pool, struct hloplan_plan *d, const struct plan *p)
 	struct hloplan_buffer *bufs;
 	struct hloplan_arena *arenas;
 	struct hloplan_copy *copies;
+	struct hloplan_loop *loops;
 
 	bufs = pool_alloc(pool, sizeof *bufs * (size_t)(p->nbuf + 1));
 	for (int i = 0; i < p->nbuf; i++)
@@ -363,7 +365,16 @@ export_arrays(struct pool *pool, struct hloplan_plan *d, const struct plan *p)
 	for (int i = 0; i < p->ncopy; i++)
 		copies[i] = (struct hloplan_copy){
 			p->copies[i].src, p->copies[i].dst, p->copies[i].step,
-			p->copies[i].after, p->copies[i].bytes};
+			p->copies[i].after, p->copies[i].bytes,
+			p->copies[i].loop};
+	loops = pool_alloc(pool, sizeof *loops * (size_t)(p->nloop + 1));
+	for (int i = 0; i < p->nloop; i++)
+		loops[i] = (struct hloplan_loop){
+			p->loops[i].first, p->loops[i].cond_last,
+			p->loops[i].step, p->loops[i].parent,
+			p->loops[i].trips, p->loops[i].trips_from};
+	d->loops = loops;
+	d->nloop = p->nloop;
 	d->buffers = bufs;
 	d->nbuffer = p->nbuf;
 	d->arenas = arenas;
@@ -469,6 +480,14 @@ run(struct hloplan_result *r, size_t len, const struct hloplan_options *o)
 		return finish(r, HLOPLAN_ERR_OPTIONS);
 	}
 	set_options(r, o);
+	if (o->xla) {
+		r->xla = (struct xla_figures){
+			o->xla->nalloc, o->xla->total, o->xla->params,
+			o->xla->outputs, o->xla->constants,
+			o->xla->thread_local, o->xla->temps,
+			o->xla->temp_size, o->xla->temp_peak};
+		r->set.xla = &r->xla;
+	}
 	r->ds.src = r->text;
 	r->ds.srclen = len;
 	t0 = stats_now();

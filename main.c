@@ -96,7 +96,8 @@ usage(FILE *out)
 	      "                     before after_optimizations sets the "
 	      "target\n"
 	      "  --xla-assignment FILE  XLA's buffer assignment of the module, "
-	      "in --stats\n"
+	      "in --stats,\n"
+	      "                     --json and --svg beside the plan\n"
 	      "                     (found beside a dump's module without "
 	      "it)\n"
 	      "Depfiles, as GCC writes them:\n"
@@ -549,6 +550,13 @@ settle_survey(struct cli *c)
 	return 0;
 }
 
+/* The outputs that show XLA's assignment beside the plan. */
+static int
+shows_xla(const struct cli *c)
+{
+	return c->stats || c->out[OUT_JSON] || c->out[OUT_SVG];
+}
+
 /* Checks what the flags say together; the header goes to stdout when no
  * output is named. */
 static int
@@ -563,11 +571,11 @@ settle(struct cli *c)
 	c->survey = c->ninput > 1 || survey_is_dir(c->input);
 	if (c->survey)
 		return settle_survey(c);
-	if (c->xla && (c->intervals || !c->stats)) {
+	if (c->xla && (c->intervals || !shows_xla(c))) {
 		fputs(c->intervals ? "hloplan: --xla-assignment compares an "
 		      "HLO module's plan; drop --intervals\n" :
-		      "hloplan: --xla-assignment reports in --stats; add "
-		      "--stats\n", stderr);
+		      "hloplan: --xla-assignment reports in --stats, --json "
+		      "and --svg; add one\n", stderr);
 		return 1;
 	}
 	for (int k = OUT_JSON; k < OUT_DEP; k++)
@@ -741,13 +749,15 @@ run_survey(struct cli *c)
 	return code ? EXIT_INPUT : 0;
 }
 
-/* XLA's assignment for --stats: the file named, or the one a dump wrote
- * beside the module; read before planning, so that a bad one leaves no
- * output.  Returns -1 (none), 0 (read into x) or an exit code. */
+/* XLA's assignment for --stats, --json and --svg: the file named, or the
+ * one a dump wrote beside the module; read before planning, so that a bad
+ * one leaves no output.  Returns -1 (none), 0 (read into x) or an exit
+ * code. */
 static int
 xla_read(const struct cli *c, struct hloplan_xla *x)
 {
-	char *beside = c->xla || !c->stats ? NULL : survey_beside(c->input);
+	char *beside = c->xla || !shows_xla(c) ? NULL :
+		       survey_beside(c->input);
 	const char *path = c->xla ? c->xla : beside;
 	char why[256];
 	int s;
@@ -776,6 +786,7 @@ run(struct cli *c)
 
 	if (xla > 0)
 		return xla;
+	c->opt.xla = xla ? NULL : &x;
 	if (c->opt.dump && !(mem = open_memstream(&text, &len)))
 		return io_error(c->out[OUT_HEADER]);
 	c->opt.dump_file = mem;

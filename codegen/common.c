@@ -240,3 +240,16 @@ codegen_json_source(FILE *out, const char *file, int line,
 		codegen_json_string(out, op_name);
 	}
 }
+
+int64_t
+codegen_total(const struct plan *p)
+{
+	int64_t t = 0;
+
+	for (int k = 0; k < p->narena; k++)
+		t += p->arenas[k].size;
+	for (int b = 0; b < p->nbuf; b++)
+		if (p->bufs[b].flags & BUF_CONST)
+			t += p->bufs[b].bytes;
+	return t;
+}

@@ -32,7 +32,8 @@ static const char *const fixed_names[] = {
 	"CLASS_CONST", "CLASS_TABLE", "NUM_COPIES", "NUM_SLOT_USES",
 	"NUM_PARAMS", "NUM_OUTPUTS", "NUM_VALUES", "INDEX_MAX",
 	"NUM_CONSTANTS", "CONST_BYTES", "CONST_FILE", "CONST_BASE",
-	"CONST_EMBEDDED", "CONST_IN_ARENA",
+	"CONST_EMBEDDED", "CONST_IN_ARENA", "NUM_LOOPS",
+	"TABLES_FILLED_BY_RUNTIME", "TABLE_POINTER_BYTES",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
@@ -475,6 +476,7 @@ put_plan_macros(struct hdr *h)
 	define(h, "NUM_STEPS", p->ntime);
 	define(h, "NUM_ARENAS", p->narena);
 	define(h, "NUM_COPIES", p->ncopy);
+	define(h, "NUM_LOOPS", p->nloop);
 	define(h, "NUM_VALUES", h->b->nval);
 	define(h, "NUM_PARAMS", h->b->npar);
 	define(h, "NUM_OUTPUTS", h->b->nout);
@@ -492,6 +494,13 @@ put_plan_macros(struct hdr *h)
 	define(h, "CLASS_OUTPUT", BUF_OUTPUT);
 	define(h, "CLASS_CONST", BUF_CONST);
 	define(h, "CLASS_TABLE", BUF_TABLE);
+	fprintf(h->out, "/* A table (P_CLASS_TABLE) is a tuple's index table: "
+		"a pointer per element to\n * the element's buffer.  The plan "
+		"only reserves its bytes; the runtime fills\n * it in at the "
+		"step that defines it (as XLA's tuple thunk and kernels with\n"
+		" * a tuple result do), from the elements' places. */\n");
+	define(h, "TABLES_FILLED_BY_RUNTIME", 1);
+	define(h, "TABLE_POINTER_BYTES", 8);
 }
 
 static void
@@ -902,20 +911,63 @@ put_copies(struct hdr *h)
 		"\tint step;\t\t/* at this step, */\n"
 		"\tint after;\t\t/* before it runs (0) or after (1) */\n"
 		"\tlong long bytes;\t/* bytes to copy */\n"
+		"\tint loop;\t\t/* -1: made once per run; else in every "
+		"iteration of\n\t\t\t\t   %s_loops[loop] (each time "
+		"the step runs) */\n"
 		"};\n"
 		"\nstatic const struct %s_copy %s_copies[%s%s]\n"
 		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-		"\t= {\n", pre, pre, pre, pre, h->p->ncopy ? pre : "1",
+		"\t= {\n", pre, pre, pre, pre, pre, h->p->ncopy ? pre : "1",
 		h->p->ncopy ? "_NUM_COPIES" : "");
 	if (!h->p->ncopy)
 		fputs("\t/* no copies: a placeholder */\n"
-		      "\t{-1, -1, 0, 0, 0},\n", out);
+		      "\t{-1, -1, 0, 0, 0, -1},\n", out);
 	for (int k = 0; k < h->p->ncopy; k++) {
 		const struct plan_copy *c = &h->p->copies[k];
 
 		fprintf(out, "\t{%s_%s, %s_%s, %" PRId32 ", %d, %"
-			PRId64 "},\n", pre, h->name[c->src], pre,
-			h->name[c->dst], c->step, c->after, c->bytes);
+			PRId64 ", %d},\n", pre, h->name[c->src], pre,
+			h->name[c->dst], c->step, c->after, c->bytes, c->loop);
+	}
+	fputs("};\n", out);
+}
+
+/* The while loops, for a runtime that runs the schedule itself:
+ * P_loops[], as each closes (inner before outer). */
+static void
+put_loops(struct hdr *h)
+{
+	const char *pre = h->pre;
+	FILE *out = h->out;
+
+	fprintf(out,
+		"\nstruct %s_loop {\n"
+		"\tint first;\t\t/* its first step: the condition's first */\n"
+		"\tint cond_last;\t\t/* the condition's last step; the body "
+		"runs from\n\t\t\t\t   cond_last + 1 to step - 1 (-1: "
+		"not laid out here) */\n"
+		"\tint step;\t\t/* the while: runs once the condition is "
+		"false */\n"
+		"\tint parent;\t\t/* the enclosing loop's index, or -1 */\n"
+		"\tlong long trips;\t/* the body's runs; -1: not known before "
+		"the\n\t\t\t\t   condition says (it runs trips + 1 "
+		"times) */\n"
+		"\tconst char *trips_from;\t/* \"backend_config\" (XLA's "
+		"known_trip_count), or \"\" */\n"
+		"};\n"
+		"\nstatic const struct %s_loop %s_loops[%s%s]\n"
+		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
+		"\t= {\n", pre, pre, pre, h->p->nloop ? pre : "1",
+		h->p->nloop ? "_NUM_LOOPS" : "");
+	if (!h->p->nloop)
+		fputs("\t/* no loops: a placeholder */\n"
+		      "\t{-1, -1, -1, -1, -1, \"\"},\n", out);
+	for (int k = 0; k < h->p->nloop; k++) {
+		const struct plan_loop *l = &h->p->loops[k];
+
+		fprintf(out, "\t{%" PRId32 ", %" PRId32 ", %" PRId32 ", %d, %"
+			PRId64 ", \"%s\"},\n", l->first, l->cond_last, l->step,
+			l->parent, l->trips, l->trips_from);
 	}
 	fputs("};\n", out);
 }
@@ -1289,6 +1341,7 @@ put_plan(struct hdr *h)
 	put_values(h);
 	put_io_tables(h);
 	put_copies(h);
+	put_loops(h);
 	put_slot_uses(h);
 	put_constants(h);
 	put_steps(h);
@@ -1411,7 +1464,18 @@ static const char preamble_io[] =
 	" *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where\n"
 	" *                            two values that must share a buffer are\n"
 	" *                            live at once: src into dst, before or\n"
-	" *                            after a step (a placeholder when none)\n"
+	" *                            after a step (a placeholder when none);\n"
+	" *                            .loop: -1 once per run, else made in\n"
+	" *                            every iteration of P_loops[.loop]\n"
+	" *   P_NUM_LOOPS, P_loops[]   the while loops: the condition's steps,\n"
+	" *                            the body's, the while's step, the\n"
+	" *                            enclosing loop, the trip count and where\n"
+	" *                            it comes from (-1, \"\": the condition\n"
+	" *                            decides at run time)\n"
+	" *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_\n"
+	" *                            TABLE) holds P_TABLE_POINTER_BYTES per\n"
+	" *                            element; the runtime writes them at the\n"
+	" *                            step defining the table\n"
 	" * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two\n"
 	" * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.\n"
 	" * <NAME> is the HLO name in upper case, each run of other characters\n"
@@ -1447,7 +1511,7 @@ codegen_header(FILE *out, const struct plan *plans,
 	const char *guard = o && o->guard ? o->guard : "HLOPLAN_PLAN_H";
 	struct pool *pool = pool_new();
 	const char ***names, ***io;
-	const struct plan_set set = {plans, prefixes, nplan, NULL};
+	const struct plan_set set = {plans, prefixes, nplan, NULL, NULL};
 	struct bindings *b;
 	struct hdr h;
 	int i, j;

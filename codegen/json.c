@@ -1,6 +1,6 @@
 /* The plan as JSON for other tools: every plan of the run with its arenas,
  * buffers, copies and schedule, keys in a fixed order, one buffer a line.
- * The schema ("hloplan.plan", version 3) is described in README.md. */
+ * The schema ("hloplan.plan", version 4) is described in README.md. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -8,8 +8,11 @@
 
 /* 2: buffers may carry source_file, source_line and op_name.
  * 3: buffers carry dtype, dims, layout, shape and values, and parameter,
- *    param_index and output_index when they hold one. */
-enum { JSON_VERSION = 3 };
+ *    param_index and output_index when they hold one.
+ * 4: plans carry loops (a runtime's while loops, their trip counts) and
+ *    copies the loop in every iteration of which each is made; with
+ *    XLA's assignment given, each plan carries "xla" beside it. */
+enum { JSON_VERSION = 4 };
 
 static void
 put_key(FILE *out, const char *indent, const char *key)
@@ -172,11 +175,50 @@ put_copies(FILE *out, const struct plan *p)
 
 		fprintf(out, "        {\"src\": %d, \"dst\": %d, \"step\": %"
 			PRId32 ", \"when\": \"%s\", \"bytes\": %" PRId64
-			"}%s\n", c->src, c->dst, c->step,
-			c->after ? "after" : "before", c->bytes,
+			", \"loop\": %d}%s\n", c->src, c->dst, c->step,
+			c->after ? "after" : "before", c->bytes, c->loop,
 			i + 1 < p->ncopy ? "," : "");
 	}
 	fputs(p->ncopy ? "      ],\n" : "],\n", out);
+}
+
+/* The while loops as a runtime runs the steps: condition first .. cond_last,
+ * body to step - 1, the while at step; trips -1 when the HLO does not say. */
+static void
+put_loops(FILE *out, const struct plan *p)
+{
+	put_key(out, "      ", "loops");
+	fputs(p->nloop ? "[\n" : "[", out);
+	for (int i = 0; i < p->nloop; i++) {
+		const struct plan_loop *l = &p->loops[i];
+
+		fprintf(out, "        {\"first\": %" PRId32 ", \"cond_last\": "
+			"%" PRId32 ", \"step\": %" PRId32 ", \"parent\": %d, "
+			"\"trips\": %" PRId64 ", \"trips_from\": \"%s\"}%s\n",
+			l->first, l->cond_last, l->step, l->parent, l->trips,
+			l->trips_from, i + 1 < p->nloop ? "," : "");
+	}
+	fputs(p->nloop ? "      ],\n" : "],\n", out);
+}
+
+/* XLA's assignment of the module beside this plan: its allocations by
+ * kind, its temporary allocation against the most of it live at once, and
+ * what this plan (arenas and constants) saves against XLA's total. */
+static void
+put_xla(FILE *out, const struct plan *p, const struct xla_figures *x)
+{
+	int64_t t = codegen_total(p);
+
+	if (!x)
+		return;
+	fprintf(out, "      \"xla\": {\"allocations\": %d, \"total\": %"
+		PRId64 ", \"parameters\": %" PRId64 ", \"outputs\": %" PRId64
+		", \"constants\": %" PRId64 ", \"thread_local\": %" PRId64
+		", \"temporaries\": %" PRId64 ", \"temp_size\": %" PRId64
+		", \"temp_peak\": %" PRId64 ", \"plan_total\": %" PRId64
+		", \"saved\": %" PRId64 "},\n", x->nalloc, x->total,
+		x->params, x->outputs, x->constants, x->thread_local,
+		x->temps, x->temp_size, x->temp_peak, t, x->total - t);
 }
 
 /* Where each constant's bytes are in the header's P_const_data[] or the
@@ -225,7 +267,7 @@ put_schedule(FILE *out, const struct plan *p)
 
 static void
 put_plan(FILE *out, struct pool *pool, const struct plan *p,
-	 const char *prefix, int last)
+	 const char *prefix, const struct xla_figures *xla, int last)
 {
 	struct bindings bd;
 
@@ -243,6 +285,8 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	put_arenas(out, p);
 	put_allocators(out, p);
 	put_copies(out, p);
+	put_loops(out, p);
+	put_xla(out, p, xla);
 	put_constants(out, p);
 	put_key(out, "      ", "buffers");
 	fputs(p->nbuf ? "[\n" : "[", out);
@@ -265,7 +309,7 @@ codegen_json(FILE *out, const struct plan_set *s)
 	for (int i = 0; i < s->nplan; i++) {
 		struct pool *pool = pool_new();
 
-		put_plan(out, pool, &s->plans[i], s->prefixes[i],
+		put_plan(out, pool, &s->plans[i], s->prefixes[i], s->xla,
 			 i + 1 == s->nplan);
 		pool_free(pool);
 	}

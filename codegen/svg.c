@@ -15,6 +15,7 @@ enum {
 	LEFT = 84,		/* room for the offset labels */
 	RIGHT = 24,
 	HEAD = 58,		/* the heading and the legend */
+	XLA_LINE = 18,		/* XLA's assignment below them, when given */
 	TITLE = 58,		/* a panel's two title lines */
 	BOXES = 320,		/* the box plot's height */
 	GAP = 16,		/* between box plot and curve */
@@ -637,6 +638,33 @@ count_panels(const struct plan_set *s)
 	return n;
 }
 
+/* XLA's assignment beside the plans, right of the title: its total, its
+ * temporary allocation against the most of it live at once, and each
+ * plan's total (arenas and constants) against it. */
+static void
+put_xla(FILE *out, const struct plan_set *s)
+{
+	const struct xla_figures *x = s->xla;
+
+	fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"#444\">XLA's "
+		"assignment ", LEFT, HEAD + 8);
+	put_count(out, x->total);
+	fputs(" bytes (temporaries ", out);
+	put_count(out, x->temp_size);
+	fputs(", at most ", out);
+	put_count(out, x->temp_peak);
+	fputs(" live)", out);
+	for (int i = 0; i < s->nplan; i++) {
+		int64_t t = codegen_total(&s->plans[i]);
+
+		fprintf(out, "; %s ", codegen_target(s->plans[i].target));
+		put_count(out, t);
+		fprintf(out, ", ratio %.4f", x->total ? (double)t /
+			(double)x->total : 1.0);
+	}
+	fputs("</text>\n", out);
+}
+
 static void
 put_head(FILE *out, const struct plan_set *s, int height)
 {
@@ -699,25 +727,28 @@ void
 codegen_svg(FILE *out, const struct plan_set *s)
 {
 	int npanel = count_panels(s), k = 0;
-	int height = HEAD + (npanel ? npanel : 1) * PANEL;
+	int head = HEAD + (s->xla ? XLA_LINE : 0);
+	int height = head + (npanel ? npanel : 1) * PANEL;
 
 	put_head(out, s, height);
 	put_legend(out);
+	if (s->xla)
+		put_xla(out, s);
 	for (int i = 0; i < s->nplan; i++) {
 		const struct plan *p = &s->plans[i];
 
 		for (int a = 0; a < p->narena; a++) {
 			put_panel(out, p, s->prefixes[i], &p->arenas[a],
-				  HEAD + (double)k++ * PANEL);
+				  head + (double)k++ * PANEL);
 			for (int x = 0; p->arenas[a].space == 0 &&
 					x < p->nalloc; x++)
 				put_alloc_panel(out, p, s->prefixes[i],
 						&p->arenas[a], &p->allocs[x],
-						HEAD + (double)k++ * PANEL);
+						head + (double)k++ * PANEL);
 		}
 	}
 	if (!npanel)
 		fprintf(out, "<text x=\"%d\" y=\"%d\">no buffers in an arena"
-			"</text>\n", LEFT, HEAD + 20);
+			"</text>\n", LEFT, head + 20);
 	fputs("</svg>\n", out);
 }

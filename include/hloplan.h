@@ -34,6 +34,19 @@ struct hloplan_capacity {
 	int64_t bytes;		/* its arena may hold at most this much */
 };
 
+/* XLA's own buffer assignment of a module, from the text XLA's dump
+ * writes beside it (`<module>-buffer-assignment.txt`): its allocations
+ * summed by kind, exact bytes, and how much of its temporary allocation
+ * is live at once by XLA's own live ranges (values that share bytes count
+ * once): temp_size - temp_peak is what its packing leaves unused there. */
+struct hloplan_xla {
+	int nalloc;
+	int64_t total;		/* every allocation */
+	int64_t params, outputs, constants, thread_local, temps;
+	int64_t temp_size;	/* its temporary allocation */
+	int64_t temp_peak;	/* the most of that live at once */
+};
+
 struct hloplan_options {
 	int targets;		/* HLOPLAN_TARGET_* bits; 0: GPU and TPU */
 	int64_t align;		/* offset alignment, a power of two up to
@@ -78,6 +91,10 @@ struct hloplan_options {
 				   copies its inputs in on every call; 0:
 				   every parameter not donated by
 				   input_output_alias survives the call */
+	const struct hloplan_xla *xla;	/* XLA's assignment of the module
+				   (hloplan_read_xla_assignment): the JSON
+				   and the SVG show it beside each plan;
+				   NULL: none */
 };
 
 enum { HLOPLAN_THREADS_MAX = 64 };
@@ -95,19 +112,6 @@ struct hloplan_pack_stats {
 	 * rounded to the gcd of their alignments); else lower. */
 	int64_t bound;
 	double ms;		/* wall time of the packing (for reports) */
-};
-
-/* XLA's own buffer assignment of a module, from the text XLA's dump
- * writes beside it (`<module>-buffer-assignment.txt`): its allocations
- * summed by kind, exact bytes, and how much of its temporary allocation
- * is live at once by XLA's own live ranges (values that share bytes count
- * once): temp_size - temp_peak is what its packing leaves unused there. */
-struct hloplan_xla {
-	int nalloc;
-	int64_t total;		/* every allocation */
-	int64_t params, outputs, constants, thread_local, temps;
-	int64_t temp_size;	/* its temporary allocation */
-	int64_t temp_peak;	/* the most of that live at once */
 };
 
 /* Reads the file at path into x.  Returns HLOPLAN_OK, HLOPLAN_ERR_IO (with
@@ -208,6 +212,22 @@ struct hloplan_copy {
 	int32_t step;
 	int after;		/* 0: before the step runs; 1: after it */
 	int64_t bytes;
+	int loop;		/* -1: made once per run; else in every
+				   iteration of loops[loop] */
+};
+
+/* A while loop as a runtime runs the steps: the condition is steps first
+ * .. cond_last, the body cond_last + 1 .. step - 1 (both with what they
+ * call), step the while itself, run once the condition is false. */
+struct hloplan_loop {
+	int32_t first;
+	int32_t cond_last;	/* -1: the condition or body runs from another
+				   site (not laid out as a loop here) */
+	int32_t step;
+	int parent;		/* the enclosing loop, or -1 */
+	int64_t trips;		/* the body's runs; -1: the HLO does not say */
+	const char *trips_from;	/* "backend_config" (XLA's
+				   known_trip_count), or "" */
 };
 
 /* Where one node of one instruction's result lives: what a runtime binds
@@ -270,6 +290,9 @@ struct hloplan_plan {
 	int nallocator;		/* with options.allocators: 6, else 0 */
 	const struct hloplan_allocator *allocators;
 	int allocator_buffers;	/* buffers replayed */
+	int nloop;
+	const struct hloplan_loop *loops;	/* as each closes: inner
+						   before outer */
 };
 
 /* Plans in the order module by module, GPU before TPU; 0 unless OK. */

@@ -328,37 +328,89 @@ list_positions(struct prog *p, struct plan *pl)
 	}
 }
 
-/* Per step: inside[t], some loop runs it (start < t < end); at[t], some
- * loop starts there (start == t < end).  A copy after a loop's start step
- * runs in every iteration, one before it as the loop is entered. */
-static void
-loop_steps(struct prog *p, char **inside, char **at)
+/* XLA's known_trip_count in a while's backend_config, {"n":"N"} (quoted
+ * or not, its quotes escaped or not); -1 when it is not there. */
+static int64_t
+known_trips(const struct instr *in)
 {
-	int *depth = pool_alloc(p->pool, sizeof(int) * (size_t)(p->ntime + 2));
+	static const char key[] = "known_trip_count";
+	const struct attr *a = instr_attr(in, "backend_config");
+	const char *s, *e;
+	int64_t n = 0;
 
-	*inside = pool_alloc(p->pool, (size_t)p->ntime + 2);
-	*at = pool_alloc(p->pool, (size_t)p->ntime + 2);
-	for (int l = 0; l < p->nloop; l++) {
+	if (!a)
+		return -1;
+	e = a->val + a->vlen;
+	for (s = a->val; s + sizeof key - 1 <= e; s++)
+		if (!memcmp(s, key, sizeof key - 1))
+			break;
+	if (s + sizeof key - 1 > e)
+		return -1;
+	for (s += sizeof key - 1; s < e && *s && strchr("\\\" :{", *s); s++)
+		;
+	if (s == e || *s++ != 'n')
+		return -1;
+	while (s < e && *s && strchr("\\\" :", *s))
+		s++;
+	if (s == e || *s < '0' || *s > '9')
+		return -1;
+	for (; s < e && *s >= '0' && *s <= '9'; s++) {
+		if (n > (INT64_MAX - 9) / 10)
+			return -1;
+		n = n * 10 + (*s - '0');
+	}
+	return s < e && *s && strchr("\\\"}, ", *s) ? n : -1;
+}
+
+/* The loops as a runtime runs them, and per step the innermost loop
+ * whose iterations run it (inside[t]: start < t < end) and the innermost
+ * that starts there (at[t]).  A copy after a loop's start step is made in
+ * every iteration, one before it as the loop is entered. */
+static void
+list_loops(struct prog *p, struct plan *pl, int **inside, int **at)
+{
+	size_t n = (size_t)p->ntime + 2;
+
+	*inside = pool_alloc(p->pool, sizeof(int) * n);
+	*at = pool_alloc(p->pool, sizeof(int) * n);
+	memset(*inside, -1, sizeof(int) * n);
+	memset(*at, -1, sizeof(int) * n);
+	pl->nloop = 0;
+	pl->loops = pool_alloc(p->pool, sizeof(struct plan_loop) *
+					(size_t)(p->nloop + 1));
+	/* Loops close inner before outer: painted from the last, an inner
+	 * loop's steps are painted after its enclosing loop's. */
+	for (int l = p->nloop - 1; l >= 0; l--) {
 		const struct loop *lp = &p->loops[l];
 
 		if (lp->start >= lp->end)
 			continue;
-		(*at)[lp->start] = 1;
-		depth[lp->start + 1]++;
-		depth[lp->end]--;
+		if ((*at)[lp->start] < 0 ||
+		    p->loops[(*at)[lp->start]].end > lp->end)
+			(*at)[lp->start] = l;
+		for (int32_t t = lp->start + 1; t < lp->end; t++)
+			(*inside)[t] = l;
 	}
-	for (int32_t t = 0, d = 0; t < p->ntime; t++) {
-		d += depth[t];
-		(*inside)[t] = d > 0;
+	for (int l = 0; l < p->nloop; l++) {
+		const struct loop *lp = &p->loops[l];
+		const struct step *w = &p->steps[lp->end];
+		struct plan_loop *q = &pl->loops[pl->nloop++];
+
+		q->first = lp->start;
+		q->cond_last = lp->cond_last;
+		q->step = lp->end;
+		q->parent = lp->parent;
+		q->trips = known_trips(&p->m->comps[w->comp].instrs[w->instr]);
+		q->trips_from = q->trips >= 0 ? "backend_config" : "";
 	}
 }
 
 static void
 list_copies(struct prog *p, struct plan *pl)
 {
-	char *inside, *at;
+	int *inside, *at;
 
-	loop_steps(p, &inside, &at);
+	list_loops(p, pl, &inside, &at);
 	pl->ncopy = p->ncopy;
 	pl->copies = pool_alloc(p->pool, sizeof(struct plan_copy) *
 						 (size_t)(p->ncopy + 1));
@@ -370,7 +422,9 @@ list_copies(struct prog *p, struct plan *pl)
 		pc->dst = p->buf_of[c->dst];
 		pc->step = c->step;
 		pc->after = c->after;
-		pc->per_iter = inside[c->step] || (c->after && at[c->step]);
+		pc->loop = c->after && at[c->step] >= 0 ? at[c->step]
+							: inside[c->step];
+		pc->per_iter = pc->loop >= 0;
 		/* The data: no more than either side holds (a TPU layout
 		 * may pad the two differently). */
 		pc->bytes = target_bytes(&p->opt, p->values[c->src].shape);

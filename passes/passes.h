@@ -128,7 +128,9 @@ struct step {
 
 /* A while loop's span of steps: its condition and body, then itself. */
 struct loop {
-	int32_t start, end;
+	int32_t start, end;	/* its first step; the while's step */
+	int32_t cond_last;	/* the condition's last step; -1 when the
+				   condition or body runs from another site */
 	int parent;		/* the enclosing loop, or -1 */
 	int body;		/* the body computation */
 };

@@ -134,6 +134,25 @@ struct plan_copy {
 	int64_t bytes;
 	int per_iter;		/* inside a loop: made in every iteration
 				   (else once per run) */
+	int loop;		/* the innermost loop in every iteration of
+				   which it is made: index in plan.loops[];
+				   -1: once per run (per_iter is loop >= 0) */
+};
+
+/* A while loop as a runtime runs the flattened schedule: steps first ..
+ * cond_last are the condition, cond_last + 1 .. step - 1 the body (both
+ * with what they call), step the while instruction itself, run once the
+ * condition is false.  An iteration is the condition then the body; after
+ * the last, the condition runs once more. */
+struct plan_loop {
+	int32_t first;		/* its first step: the condition's first */
+	int32_t cond_last;	/* the condition's last step */
+	int32_t step;		/* the while instruction's step */
+	int parent;		/* the enclosing loop, or -1 */
+	int64_t trips;		/* iterations (the body's runs), or -1 when
+				   the HLO does not say */
+	const char *trips_from;	/* where trips comes from: "backend_config"
+				   (XLA's known_trip_count), or "" */
 };
 
 /* A constant's bytes as a runtime places them in its buffer: laid out as
@@ -227,6 +246,9 @@ struct plan {
 	int nalloc;		/* --allocators: NALLOC replays, else 0 */
 	struct alloc_run *allocs;
 	int alloc_buffers;	/* buffers replayed (S(0), in the arena) */
+	int nloop;
+	struct plan_loop *loops;	/* as each closes (by step), inner
+					   before outer */
 };
 
 /* peak.c: an arena's peak as text, each line after lead: the step, then per

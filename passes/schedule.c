@@ -73,15 +73,38 @@ layout_callees(struct prog *p, int c, int i, int depth)
 	}
 }
 
-static void
-add_loop(struct prog *p, int32_t start, int body)
+/* The last step of computation d's layout, when it was laid out from
+ * instruction i of c; else -1. */
+static int32_t
+laid_out_last(const struct prog *p, int d, int c, int i)
 {
-	struct loop *l = VEC_PUSH(p->pool, p->loops, p->nloop, p->loopcap);
+	int32_t last = -1;
 
-	l->body = body;
+	if (d < 0 || p->site_comp[d] != c || p->site_instr[d] != i)
+		return -1;
+	for (int k = 0; k < p->m->comps[d].ninstr; k++)
+		if (p->time[d][k] > last)
+			last = p->time[d][k];
+	return last;
+}
+
+/* The while instruction i of c, its condition and body laid out from
+ * start on; its own step comes next. */
+static void
+add_loop(struct prog *p, int32_t start, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	struct loop *l = VEC_PUSH(p->pool, p->loops, p->nloop, p->loopcap);
+	int cond = called_comp(p->m, in, "condition");
+
+	l->body = called_comp(p->m, in, "body");
 	l->start = start;
 	l->end = p->ntime;
 	l->parent = -1;
+	l->cond_last = laid_out_last(p, cond, c, i);
+	if (l->cond_last < start ||
+	    (l->body >= 0 && laid_out_last(p, l->body, c, i) < 0))
+		l->cond_last = -1;
 }
 
 static void
@@ -102,8 +125,7 @@ layout(struct prog *p, int c, int depth)
 
 		layout_callees(p, c, i, depth);
 		if (cp->instrs[i].op && cp->instrs[i].op->op == OP_WHILE)
-			add_loop(p, start, called_comp(p->m, &cp->instrs[i],
-						      "body"));
+			add_loop(p, start, c, i);
 		p->time[c][i] = p->ntime;
 		s = VEC_PUSH(p->pool, p->steps, p->ntime, p->stepcap);
 		s->comp = c;

@@ -90,8 +90,16 @@ print_plan(const struct hloplan_plan *p)
 	for (int i = 0; i < p->ncopy; i++) {
 		const struct hloplan_copy *c = &p->copies[i];
 
-		printf("copy\t%s\t%d\t%d\t%d\t%d\t%lld\n", t, c->src, c->dst,
-		       (int)c->step, c->after, (long long)c->bytes);
+		printf("copy\t%s\t%d\t%d\t%d\t%d\t%lld\t%d\n", t, c->src,
+		       c->dst, (int)c->step, c->after, (long long)c->bytes,
+		       c->loop);
+	}
+	for (int i = 0; i < p->nloop; i++) {
+		const struct hloplan_loop *l = &p->loops[i];
+
+		printf("loop\t%s\t%d\t%d\t%d\t%d\t%lld\t%s\n", t,
+		       (int)l->first, (int)l->cond_last, (int)l->step,
+		       l->parent, (long long)l->trips, l->trips_from);
 	}
 }
 

@@ -33,7 +33,7 @@ static const struct shape pos_f32 = {.type = DT_F32};
 /* A plan of buffers b, arenas a and positions pos over three steps. */
 #define IO_PLAN(b, a, pos) \
 	{"m", TARGET_GPU, 256, 3, LEN(b), b, LEN(a), a, LEN(pos), pos, 0, \
-	 NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0}
+	 NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL}
 
 static char *
 emit_n(const struct plan *plans, const char *const *prefixes, int n,
@@ -89,7 +89,7 @@ static struct buffer three_bufs[] = {
 };
 static struct arena three_arenas[] = {{0, 2048, 2048, 3, NULL}};
 static const struct plan three = {"jit_f", TARGET_GPU, 256, 4, 3, three_bufs,
-				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
+				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 
 static void
 test_layout(void **state)
@@ -106,6 +106,7 @@ test_layout(void **state)
 	       "#define HLOPLAN_GPU_NUM_STEPS 4\n"
 	       "#define HLOPLAN_GPU_NUM_ARENAS 1\n"
 	       "#define HLOPLAN_GPU_NUM_COPIES 0\n"
+	       "#define HLOPLAN_GPU_NUM_LOOPS 0\n"
 	       "#define HLOPLAN_GPU_NUM_VALUES 0\n"
 	       "#define HLOPLAN_GPU_NUM_PARAMS 0\n"
 	       "#define HLOPLAN_GPU_NUM_OUTPUTS 0\n"
@@ -160,7 +161,7 @@ test_not_in_arena(void **state)
 		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{0, 256, 256, 1, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -180,16 +181,16 @@ test_copies(void **state)
 {
 	struct buffer b[] = {TEMP("s.1", 0), TEMP("root{1}", 1)};
 	struct arena a[] = {{0, 512, 512, 2, NULL}};
-	struct plan_copy c[] = {{1, 0, 7, 1, 200, 0}};
+	struct plan_copy c[] = {{1, 0, 7, 1, 200, 0, -1}};
 	struct plan p = {"m", TARGET_GPU, 256, 9, LEN(b), b, LEN(a), a, 0, NULL,
-			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
+			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
 	has(t, "#define HLOPLAN_GPU_NUM_COPIES 1\n");
 	has(t, "static const struct HLOPLAN_GPU_copy "
 	       "HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES]\n");
-	has(t, "\t{HLOPLAN_GPU_BUF_ROOT_1, HLOPLAN_GPU_BUF_S_1, 7, 1, 200},\n");
+	has(t, "\t{HLOPLAN_GPU_BUF_ROOT_1, HLOPLAN_GPU_BUF_S_1, 7, 1, 200, -1},\n");
 	free(t);
 }
 
@@ -201,7 +202,7 @@ test_slotted(void **state)
 		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{1, 6656, 6144, 1, NULL}};
-	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
+	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -247,7 +248,7 @@ test_sanitise(void **state)
 		TEMP("na\xc3\xafve", 5), TEMP("a..b", 6), TEMP("MiXed", 7),
 	};
 	struct arena a[] = {{0, 2048, 2048, 8, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -279,7 +280,7 @@ test_collisions(void **state)
 		TEMP("add.1", 15), TEMP("param.0", 16), TEMP("output", 17),
 	};
 	struct arena a[] = {{0, 256 * 18, 256 * 18, 18, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"HLOPLAN_GPU_BUF_PLAN_SIZE", NULL, NULL};
 	char *t = NULL;
@@ -396,8 +397,8 @@ test_collisions_across_plans(void **state)
 			     TEMP("buf.x", 2), TEMP("align", 3)};
 	struct arena a[] = {{0, 1024, 1024, 4, NULL}};
 	struct plan p[] = {
-		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
-		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
+		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL},
+		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN"};
 	static const char *const nest[] = {"HLOPLAN_BUF", "HLOPLAN"};
@@ -429,8 +430,8 @@ test_steps(void **state)
 	struct buffer b[] = {TEMP("x", 0)};
 	struct arena a[] = {{0, 256, 256, 1, NULL}};
 	struct plan p[2] = {
-		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
-		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0},
+		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL},
+		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
 	char *t;
@@ -469,7 +470,7 @@ test_shapes(void **state)
 	struct shape f = {0}, g = {0};
 	struct buffer b[] = {TEMP("x", 0), TEMP("y", 1), TEMP("z", 2)};
 	struct arena a[] = {{0, 768, 768, 3, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 	char *t;
 
 	(void)state;
@@ -503,7 +504,7 @@ test_escape(void **state)
 		TEMP("?\?=", 3), TEMP("\xc3\xaf", 4),
 	};
 	struct arena a[] = {{0, 1280, 1280, 5, NULL}};
-	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
+	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	char *t = emit_n(&p, pre, 1, "dir/we*/ird.hlo");
 
@@ -533,7 +534,7 @@ test_constants_blob(void **state)
 	struct plan_const c0[] = {{0, 0, 0, 3, 1}, {1, 1, 64, 5, 1}};
 	struct plan_const c2[] = {{0, 0, 0, 10, 1}};
 	struct plan p[3] = {{0}, {0}, {0}};
-	struct plan_set s = {p, NULL, 3, "m.hlo"};
+	struct plan_set s = {p, NULL, 3, "m.hlo", NULL};
 	unsigned char want[192] = {0};
 	char *blob = NULL;
 	size_t len = 0;
@@ -568,7 +569,7 @@ test_constants_blob(void **state)
 static void
 test_constants_none(void **state)
 {
-	struct plan_set s = {&three, NULL, 1, "m.hlo"};
+	struct plan_set s = {&three, NULL, 1, "m.hlo", NULL};
 	char *blob = NULL;
 	size_t len = 1;
 	FILE *f = open_memstream(&blob, &len);
@@ -623,7 +624,7 @@ test_two_plans(void **state)
 	};
 	struct arena ta[] = {{0, 1024, 1024, 1, NULL}, {1, 512, 512, 1, NULL}};
 	struct plan p[] = {three, {"jit_f", TARGET_TPU, 512, 4, LEN(tb), tb,
-				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0}};
+				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL}};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
 	char *t = emit_n(p, pre, 2, "m.hlo");
 
@@ -653,7 +654,7 @@ test_two_plans(void **state)
 static void
 test_empty(void **state)
 {
-	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
+	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -678,7 +679,7 @@ test_many_checks(void **state)
 	static char names[300][8];
 	struct buffer b[300];
 	struct arena a[] = {{0, 256 * 300, 256 * 300, 300, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 	const char *one, *two, *q;
 	char *t;
 	int i, n = 0;
@@ -725,7 +726,7 @@ test_constants(void **state)
 	struct arena a[] = {{0, 0, 0, 0, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a,
 			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0,
-			 LEN(k), k, 128, data, 0, NULL, 0};
+			 LEN(k), k, 128, data, 0, NULL, 0, 0, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"H", NULL, "m.bin"};
 	char *t = emit(&p), *u;

@@ -47,7 +47,8 @@ if command -v pkg-config > /dev/null; then
 fi
 
 # samples/aot, with the model beside it as in the source tree.
-cp -r "$src/samples/aot" "$src/samples/mlp.hlo" "$dir/src/samples/" || exit 1
+cp -r "$src/samples/aot" "$src/samples/mlp.hlo" "$src/samples/while_loop.hlo" \
+	"$dir/src/samples/" || exit 1
 model=$dir/src/samples/mlp.hlo
 "$cmake" -S "$dir/src/samples/aot" -B "$b" -G "$gen" \
 	-DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
@@ -58,6 +59,8 @@ planned || fail "the first build did not plan"
 "$b/app" | grep -q '^OK' || fail "app: $("$b/app")"
 "$b/app_io" | grep -q '^OK' || fail "app_io: $("$b/app_io")"
 "$b/embed" | grep -q '^OK' || fail "embed: $("$b/embed")"
+"$b/run" | grep -q '^OK' || fail "run: $("$b/run")"
+"$b/run_io" | grep -q '^OK' || fail "run_io: $("$b/run_io")"
 "$b/bind" | grep -q '^OK' || fail "bind: $("$b/bind")"
 
 step noop

@@ -14,7 +14,7 @@ name=$(basename "$input" .hlo)_$target
 json=$outdir/$name.json
 mkdir -p "$outdir" && rm -f "$json" || exit 1
 "$hloplan" "$input" --target="$target" --json "$json" || exit 1
-"$jq" -e '.schema == "hloplan.plan" and .version == 3 and
+"$jq" -e '.schema == "hloplan.plan" and .version == 4 and
 	  (.plans | length) > 0' "$json" >/dev/null ||
 	{ echo "FAIL: schema or version of $json"; exit 1; }
 "$jq" -r '.plans[] as $p | $p.target as $t |
@@ -31,7 +31,9 @@ mkdir -p "$outdir" && rm -f "$json" || exit 1
 	   (select(has("output_index")) | ["output", $t, $id,
 	    (.output_index | map(tostring) | join(","))] | @tsv))),
 	($p.copies[] | ["copy", $t, .src, .dst, .step,
-	  (if .when == "after" then 1 else 0 end), .bytes] | @tsv)' \
+	  (if .when == "after" then 1 else 0 end), .bytes, .loop] | @tsv),
+	($p.loops[] | ["loop", $t, .first, .cond_last, .step, .parent,
+	  .trips, .trips_from] | @tsv)' \
 	"$json" > "$outdir/$name.jq.tsv" || exit 1
 if [ "$target" = all ]; then
 	"$tsv" "$input" > "$outdir/$name.api.tsv" || exit 1

@@ -71,7 +71,7 @@ grep -q "HLOPLAN_TPU" stderr.5 && fail "the GPU dump's file name did not set the
 # Misuses: refused, nothing written.
 rm -f out.h
 run 2 "$a.txt" --xla-assignment "$a-buffer-assignment.txt" -o out.h
-has stderr.6 "--xla-assignment reports in --stats"
+has stderr.6 "--xla-assignment reports in --stats, --json and --svg"
 run 1 "$a.txt" --stats --xla-assignment missing.txt -o out.h
 has stderr.7 "missing.txt: error:"
 run 1 "$a.txt" --stats --xla-assignment "$b.txt" -o out.h
@@ -84,4 +84,15 @@ has stderr.10 "drop --dump"
 [ -e out.json ] && fail "a refused run wrote out.json"
 run 1 dump missing_dir_or_file
 has stdout.11 "1 refused"
+# XLA's figures in the JSON (each plan's "xla") and the SVG, named or found
+# beside the module; none without an assignment.
+run 0 "$a.txt" --json x.json --svg x.svg -o x.h
+has x.json '"xla": {"allocations": 5, "total": 4632, "parameters": 1024, "outputs": 512, "constants": 16, "thread_local": 8, "temporaries": 3072, "temp_size": 3072, "temp_peak": 2064, "plan_total": '"$total"', "saved": '"$((4632 - total))"'},'
+has x.svg "XLA's assignment 4,632 bytes (temporaries 3,072, at most 2,064 live); gpu "
+run 0 "$src/samples/mlp.hlo" --target=gpu --json y.json \
+	--xla-assignment "$a-buffer-assignment.txt" -o y.h
+has y.json '"temp_peak": 2064'
+run 0 "$b.txt" --json z.json --svg z.svg -o z.h
+grep -q '"xla"' z.json && fail "an \"xla\" key without XLA's assignment"
+grep -q "XLA's" z.svg && fail "XLA's line in the SVG without its assignment"
 echo "ok: $n runs"

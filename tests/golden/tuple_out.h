@@ -59,7 +59,18 @@
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where
  *                            two values that must share a buffer are
  *                            live at once: src into dst, before or
- *                            after a step (a placeholder when none)
+ *                            after a step (a placeholder when none);
+ *                            .loop: -1 once per run, else made in
+ *                            every iteration of P_loops[.loop]
+ *   P_NUM_LOOPS, P_loops[]   the while loops: the condition's steps,
+ *                            the body's, the while's step, the
+ *                            enclosing loop, the trip count and where
+ *                            it comes from (-1, "": the condition
+ *                            decides at run time)
+ *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
+ *                            TABLE) holds P_TABLE_POINTER_BYTES per
+ *                            element; the runtime writes them at the
+ *                            step defining the table
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -80,6 +91,7 @@
 #define HLOPLAN_GPU_NUM_STEPS 6
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_COPIES 0
+#define HLOPLAN_GPU_NUM_LOOPS 0
 #define HLOPLAN_GPU_NUM_VALUES 6
 #define HLOPLAN_GPU_NUM_PARAMS 2
 #define HLOPLAN_GPU_NUM_OUTPUTS 4
@@ -96,6 +108,12 @@
 #define HLOPLAN_GPU_CLASS_OUTPUT 2
 #define HLOPLAN_GPU_CLASS_CONST 4
 #define HLOPLAN_GPU_CLASS_TABLE 8
+/* A table (P_CLASS_TABLE) is a tuple's index table: a pointer per element to
+ * the element's buffer.  The plan only reserves its bytes; the runtime fills
+ * it in at the step that defines it (as XLA's tuple thunk and kernels with
+ * a tuple result do), from the elements' places. */
+#define HLOPLAN_GPU_TABLES_FILLED_BY_RUNTIME 1
+#define HLOPLAN_GPU_TABLE_POINTER_BYTES 8
 
 /* Entry parameters and outputs, by number and shape index; _OFFSET is -1
  * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
@@ -266,6 +284,8 @@ struct HLOPLAN_GPU_copy {
 	int step;		/* at this step, */
 	int after;		/* before it runs (0) or after (1) */
 	long long bytes;	/* bytes to copy */
+	int loop;		/* -1: made once per run; else in every iteration of
+				   HLOPLAN_GPU_loops[loop] (each time the step runs) */
 };
 
 static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
@@ -274,7 +294,27 @@ static const struct HLOPLAN_GPU_copy HLOPLAN_GPU_copies[1]
 #endif
 	= {
 	/* no copies: a placeholder */
-	{-1, -1, 0, 0, 0},
+	{-1, -1, 0, 0, 0, -1},
+};
+
+struct HLOPLAN_GPU_loop {
+	int first;		/* its first step: the condition's first */
+	int cond_last;		/* the condition's last step; the body runs from
+				   cond_last + 1 to step - 1 (-1: not laid out here) */
+	int step;		/* the while: runs once the condition is false */
+	int parent;		/* the enclosing loop's index, or -1 */
+	long long trips;	/* the body's runs; -1: not known before the
+				   condition says (it runs trips + 1 times) */
+	const char *trips_from;	/* "backend_config" (XLA's known_trip_count), or "" */
+};
+
+static const struct HLOPLAN_GPU_loop HLOPLAN_GPU_loops[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no loops: a placeholder */
+	{-1, -1, -1, -1, -1, ""},
 };
 
 struct HLOPLAN_GPU_constant {
@@ -351,6 +391,7 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_NUM_STEPS 6
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_COPIES 0
+#define HLOPLAN_TPU_NUM_LOOPS 0
 #define HLOPLAN_TPU_NUM_VALUES 6
 #define HLOPLAN_TPU_NUM_PARAMS 2
 #define HLOPLAN_TPU_NUM_OUTPUTS 4
@@ -367,6 +408,12 @@ struct HLOPLAN_GPU_checks_0 {
 #define HLOPLAN_TPU_CLASS_OUTPUT 2
 #define HLOPLAN_TPU_CLASS_CONST 4
 #define HLOPLAN_TPU_CLASS_TABLE 8
+/* A table (P_CLASS_TABLE) is a tuple's index table: a pointer per element to
+ * the element's buffer.  The plan only reserves its bytes; the runtime fills
+ * it in at the step that defines it (as XLA's tuple thunk and kernels with
+ * a tuple result do), from the elements' places. */
+#define HLOPLAN_TPU_TABLES_FILLED_BY_RUNTIME 1
+#define HLOPLAN_TPU_TABLE_POINTER_BYTES 8
 
 /* Entry parameters and outputs, by number and shape index; _OFFSET is -1
  * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's) */
@@ -537,6 +584,8 @@ struct HLOPLAN_TPU_copy {
 	int step;		/* at this step, */
 	int after;		/* before it runs (0) or after (1) */
 	long long bytes;	/* bytes to copy */
+	int loop;		/* -1: made once per run; else in every iteration of
+				   HLOPLAN_TPU_loops[loop] (each time the step runs) */
 };
 
 static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[1]
@@ -545,7 +594,27 @@ static const struct HLOPLAN_TPU_copy HLOPLAN_TPU_copies[1]
 #endif
 	= {
 	/* no copies: a placeholder */
-	{-1, -1, 0, 0, 0},
+	{-1, -1, 0, 0, 0, -1},
+};
+
+struct HLOPLAN_TPU_loop {
+	int first;		/* its first step: the condition's first */
+	int cond_last;		/* the condition's last step; the body runs from
+				   cond_last + 1 to step - 1 (-1: not laid out here) */
+	int step;		/* the while: runs once the condition is false */
+	int parent;		/* the enclosing loop's index, or -1 */
+	long long trips;	/* the body's runs; -1: not known before the
+				   condition says (it runs trips + 1 times) */
+	const char *trips_from;	/* "backend_config" (XLA's known_trip_count), or "" */
+};
+
+static const struct HLOPLAN_TPU_loop HLOPLAN_TPU_loops[1]
+#if defined(__GNUC__)
+	__attribute__((unused))
+#endif
+	= {
+	/* no loops: a placeholder */
+	{-1, -1, -1, -1, -1, ""},
 };
 
 struct HLOPLAN_TPU_constant {

@@ -1,0 +1,283 @@
+/* A runtime that runs a plan's schedule from its header alone: no HLO is
+ * read and no library linked.  It reserves each arena, binds the entry's
+ * parameters, then runs the steps in order, each while loop's condition
+ * and body P_loops[].trips times (twice where the header says the
+ * condition decides at run time), writes each value at the step that
+ * defines it, and makes each copy where P_copies[] says: before or after
+ * its step, once per run or in every iteration of its loop.
+ *
+ * What it checks, with the header's facts only: no write lands on bytes of
+ * another buffer that is live at that step (the arena is tracked in units
+ * of P_ALIGN, each unit owned by the buffer that last wrote it); a copy
+ * reads a buffer that has been written and is live, and fits both sides;
+ * each output still holds its own bytes at the end.  Prints what it ran,
+ * then OK.
+ *
+ * Built for any header: -DPLAN_HEADER='"plan.h"' -DPLAN_PREFIX=HLOPLAN_TPU;
+ * `run` takes no argument. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PLAN_HEADER
+#define PLAN_HEADER "loop_plan.h"
+#endif
+#ifndef PLAN_PREFIX
+#define PLAN_PREFIX HLOPLAN_GPU
+#endif
+#include PLAN_HEADER
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define P(x) CAT(PLAN_PREFIX, x)
+
+enum { MAX_SPACE = 64, UNKNOWN_TRIPS = 2 };
+
+#define NBUF P(_NUM_BUFFERS)
+#define NSTEP P(_NUM_STEPS)
+#define NLOOP P(_NUM_LOOPS)
+#define NCOPY P(_NUM_COPIES)
+#define NVALUE P(_NUM_VALUES)
+#define ALIGN ((long long)P(_ALIGN))
+
+/* Each space's arena in units of P_ALIGN: the buffer whose bytes a unit
+ * holds, -1 for none yet. */
+static int *owner[MAX_SPACE];
+static long long units[MAX_SPACE];
+static int written[NBUF > 0 ? NBUF : 1];
+static long long steps_run, copies_made, values_written, iterations;
+static int failures;
+
+static void
+fail(const char *what, int t, int b, int other)
+{
+	if (failures++ < 20)
+		printf("FAIL at step %d (%s): %s '%s'%s%s%s\n", t,
+		       t >= 0 && t < NSTEP ? P(_STEP_NAME)(t) : "-", what,
+		       P(_buffers)[b].name, other >= 0 ? " over '" : "",
+		       other >= 0 ? P(_buffers)[other].name : "",
+		       other >= 0 ? "'" : "");
+}
+
+static int
+live_at(int b, int t)
+{
+	return P(_buffers)[b].start <= t && t <= P(_buffers)[b].end;
+}
+
+/* Buffer b written at step t: every unit it spans becomes its own; a unit
+ * of another buffer live at t is a clobber. */
+static void
+write_buffer(int b, int t)
+{
+	const struct P(_buffer) *x = &P(_buffers)[b];
+	long long u, end;
+	int said = 0;
+
+	written[b] = 1;
+	if (!x->in_arena || x->size <= 0)
+		return;	/* memory of its own: a constant, or the caller's */
+	u = x->offset / ALIGN;
+	end = (x->offset + x->size + ALIGN - 1) / ALIGN;
+	if (x->space < 0 || x->space >= MAX_SPACE || end > units[x->space]) {
+		fail("outside its arena:", t, b, -1);
+		return;
+	}
+	for (; u < end; u++) {
+		int o = owner[x->space][u];
+
+		if (o >= 0 && o != b && live_at(o, t) && !said++)
+			fail("write of", t, b, o);
+		owner[x->space][u] = b;
+	}
+}
+
+/* b still holds its own bytes: every unit is its. */
+static int
+holds_own(int b)
+{
+	const struct P(_buffer) *x = &P(_buffers)[b];
+
+	if (!x->in_arena || x->size <= 0)
+		return written[b];
+	for (long long u = x->offset / ALIGN;
+	     u < (x->offset + x->size + ALIGN - 1) / ALIGN; u++)
+		if (owner[x->space][u] != b)
+			return 0;
+	return written[b];
+}
+
+/* The copies of step t on one side; at a loop's first step in a later
+ * iteration (again), those made as the loop is entered are not made. */
+static void
+copies_at(int t, int after, int again)
+{
+	for (int k = 0; k < NCOPY; k++) {
+		const struct P(_copy) *c = &P(_copies)[k];
+
+		if (c->src < 0 || c->step != t || c->after != after)
+			continue;
+		if (again >= 0 && !after && c->loop != again)
+			continue;
+		if (!written[c->src] || !live_at(c->src, t))
+			fail("copy from a buffer not written or not live:",
+			     t, c->src, -1);
+		else if (!holds_own(c->src))
+			fail("copy from a buffer overwritten:", t, c->src,
+			     -1);
+		if (c->bytes > P(_buffers)[c->src].size ||
+		    c->bytes > P(_buffers)[c->dst].size)
+			fail("copy larger than a side:", t, c->dst, -1);
+		write_buffer(c->dst, t);
+		copies_made++;
+	}
+}
+
+/* Values by defining step: first_at[t] .. first_at[t + 1] of by_step[]. */
+static int first_at[NSTEP + 2];
+static int by_step[NVALUE > 0 ? NVALUE : 1];
+
+static void
+index_values(void)
+{
+	int fill[NSTEP + 1];
+
+	for (int v = 0; v < NVALUE; v++)
+		if (P(_values)[v].step >= 0 && P(_values)[v].step < NSTEP)
+			first_at[P(_values)[v].step + 1]++;
+	for (int t = 0; t < NSTEP; t++)
+		first_at[t + 1] += first_at[t];
+	memcpy(fill, first_at, sizeof fill);
+	for (int v = 0; v < NVALUE; v++)
+		if (P(_values)[v].step >= 0 && P(_values)[v].step < NSTEP)
+			by_step[fill[P(_values)[v].step]++] = v;
+}
+
+/* Step t: its copies before, its values, its copies after.  again: the
+ * loop in a later iteration of which t is that loop's first step, or -1. */
+static void
+run_step(int t, int again)
+{
+	copies_at(t, 0, again);
+	for (int k = first_at[t]; k < first_at[t + 1]; k++) {
+		int b = P(_values)[by_step[k]].buffer;
+
+		/* a value of a tuple's table, or of an in-place kernel,
+		 * writes its buffer once per step */
+		if (k > first_at[t] &&
+		    P(_values)[by_step[k - 1]].buffer == b)
+			continue;
+		write_buffer(b, t);
+		values_written++;
+	}
+	copies_at(t, 1, -1);
+	steps_run++;
+}
+
+static void run_range(int lo, int hi);
+
+/* The outermost loop starting at t, or -1. */
+static int
+loop_at(int t)
+{
+	int best = -1;
+
+	for (int l = 0; NLOOP > 0 && l < NLOOP; l++)
+		if (P(_loops)[l].first == t && P(_loops)[l].first >= 0 &&
+		    (best < 0 || P(_loops)[l].step > P(_loops)[best].step))
+			best = l;
+	return best;
+}
+
+/* Loop l: the condition, then the body, trips times; the condition once
+ * more; the caller runs the while's own step. */
+static void
+run_loop(int l)
+{
+	const struct P(_loop) *L = &P(_loops)[l];
+	long long trips = L->trips >= 0 ? L->trips : UNKNOWN_TRIPS;
+
+	if (L->cond_last < 0) {	/* not laid out as a loop here */
+		run_range(L->first, L->step - 1);
+		return;
+	}
+	for (long long i = 0;; i++) {
+		run_step(L->first, i ? l : -1);
+		run_range(L->first + 1, L->cond_last);
+		if (i == trips)
+			break;
+		run_range(L->cond_last + 1, L->step - 1);
+		iterations++;
+	}
+}
+
+/* Steps lo .. hi, each loop that starts there run whole. */
+static void
+run_range(int lo, int hi)
+{
+	for (int t = lo; t <= hi && failures < 20; t++) {
+		int l = loop_at(t);
+
+		if (l >= 0 && P(_loops)[l].step <= hi) {
+			run_loop(l);
+			t = P(_loops)[l].step - 1;
+			continue;
+		}
+		run_step(t, -1);
+	}
+}
+
+int
+main(void)
+{
+	int bound = 0;
+
+	/* Each arena's size from its buffers: the header's tables alone. */
+	for (int b = 0; b < NBUF; b++) {
+		const struct P(_buffer) *x = &P(_buffers)[b];
+		long long end = (x->offset + x->size + ALIGN - 1) / ALIGN;
+
+		if (x->in_arena && x->space >= 0 && x->space < MAX_SPACE &&
+		    end > units[x->space])
+			units[x->space] = end;
+	}
+	if (P(_ARENA_SIZE) / ALIGN < units[0]) {
+		printf("FAIL: a buffer ends past P_ARENA_SIZE\n");
+		return 1;
+	}
+	for (int s = 0; s < MAX_SPACE; s++) {
+		owner[s] = malloc(sizeof(int) * (size_t)(units[s] + 1));
+		if (!owner[s]) {
+			printf("FAIL: no memory for %lld units\n", units[s]);
+			return 1;
+		}
+		memset(owner[s], -1, sizeof(int) * (size_t)(units[s] + 1));
+	}
+	/* The caller's arguments, then constants' bytes: before step 0. */
+	for (int k = 0; k < P(_NUM_PARAMS); k++)
+		if (P(_params)[k].buffer >= 0) {
+			write_buffer(P(_params)[k].buffer, 0);
+			bound++;
+		}
+	for (int k = 0; k < P(_NUM_CONSTANTS); k++)
+		if (P(_constants)[k].buffer >= 0)
+			write_buffer(P(_constants)[k].buffer, 0);
+	index_values();
+	run_range(0, NSTEP - 1);
+	for (int k = 0; k < P(_NUM_OUTPUTS); k++) {
+		int b = P(_outputs)[k].buffer;
+
+		if (b >= 0 && !holds_own(b))
+			fail("output not held at the end:", NSTEP - 1, b, -1);
+	}
+	printf("%d parameters bound; %lld steps run, %d loops, %lld "
+	       "iterations, %lld values written, %lld copies made\n",
+	       bound, steps_run, NLOOP, iterations, values_written,
+	       copies_made);
+	for (int s = 0; s < MAX_SPACE; s++)
+		free(owner[s]);
+	if (failures)
+		return 1;
+	puts("OK");
+	return 0;
+}

@@ -180,7 +180,8 @@ struct prog {
 				   plan no positions or step names */
 };
 
-/* Number of nodes of a shape in preorder (1 for an array). */
+/* prog.c: the nodes of a shape, and values in struct prog.
+ * Number of nodes of a shape in preorder (1 for an array). */
 int shape_nodes(const struct shape *s);
 /* The node index of element i of the tuple at node n of shape s. */
 int shape_child(const struct shape *s, int i);

@@ -797,6 +797,23 @@ hloplan_output_open_timed(const char *path, const struct hloplan_result *r)
 	return o;
 }
 
+/* One output file, written whole or not at all (output.c): its opening and
+ * commit timed as the write stage, its bytes as codegen. */
+int
+hloplan_write_file(const struct hloplan_result *r, int format,
+		   const char *path)
+{
+	struct hloplan_output *o = hloplan_output_open_timed(path, r);
+
+	if (!o)
+		return -1;
+	if (hloplan_write(r, format, hloplan_output_stream(o), path) < 0) {
+		hloplan_output_abort(o);
+		return -1;
+	}
+	return hloplan_output_commit(o);
+}
+
 /* ---- raw packing problems ------------------------------------------------ */
 
 /* The packed boxes as a plan, for the HLO path's layout verifier: one

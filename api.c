@@ -16,7 +16,7 @@
 #include "frontend/frontend.h"
 #include "frontend/intervals.h"
 #include "frontend/xla_assignment.h"
-#include "passes/pack.h"
+#include "packer/pack.h"
 
 struct hloplan_result {
 	struct pool *pool;	/* owns everything below but text */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "hloplan.h"
+#include "checker/verify.h"
 #include "codegen/codegen.h"
 #include "driver.h"
 #include "frontend/frontend.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "checker/verify.h"
 #include "codegen/codegen.h"
 #include "driver.h"
 #include "passes/passes.h"

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "passes/passes.h"
+#include "checker/verify.h"
 #include "splitmix.h"
 
 enum { MAXBUF = 512, NTIME = 1000, ARENA = 1 << 20 };

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
+#include "checker/verifier.h"
 #include "driver.h"
 #include "frontend/frontend.h"
-#include "passes/verifier.h"
 
 static struct {
 	struct pool *pool;

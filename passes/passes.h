@@ -308,26 +308,6 @@ void fill_peaks(struct prog *p, struct plan *pl);
  * buffers live at its peak (fill_peaks first); returns -1 then. */
 int check_capacity(struct prog *p, const struct plan *pl);
 
-/* allocators.c: --allocators; the plan's buffers of S(0) replayed through
- * models of the allocators runtimes use (pl->allocs, NALLOC of them). */
-void replay_allocators(struct prog *p, struct plan *pl);
-/* One replay of requests: each allocated at step start, freed after step
- * end (at a step, allocations in request order, then frees in request
- * order); a request of 0 bytes is not made.  limit: the device's capacity,
- * or -1.  The results are in pool. */
-struct alloc_req {
-	int64_t size;
-	int32_t start, end;
-	int buf;		/* what the places name it by */
-};
-int alloc_replay(struct pool *pool, int kind, const struct alloc_req *req,
-		 int n, int64_t limit, struct alloc_run *run);
-const char *alloc_name(int kind);
-/* alloc_bfc.c: the BFC bin of a chunk size; alloc_torch.c: the segment
- * PyTorch's allocator asks cudaMalloc for, for a rounded request. */
-int bfc_bin(int64_t n);
-int64_t torch_segment_size(int64_t size);
-
 /* Dumps for debugging a stage (--dump=schedule, values, live, plan). */
 void dump_schedule(FILE *out, const struct prog *p);
 void dump_values(FILE *out, const struct prog *p);

@@ -12,7 +12,8 @@
 
 #include <cmocka.h>
 
-#include "passes/passes.h"
+#include "allocators/allocators.h"
+#include "ir/ir.h"
 #include "splitmix.h"
 
 enum { KiB = 1 << 10, MiB = 1 << 20 };

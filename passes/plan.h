@@ -189,7 +189,7 @@ struct plan_const {
 };
 
 /* --allocators: the plan's device-arena buffers replayed through the
- * allocators runtimes use (passes/allocators.c). */
+ * allocators runtimes use (allocators/allocators.c). */
 enum {
 	ALLOC_BFC,		/* XLA/TSL BFC, one preallocated region */
 	ALLOC_BFC_GROWTH,	/* ... allow_growth: regions doubling */

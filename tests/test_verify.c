@@ -1,4 +1,4 @@
-/* The plan verifier's overlap check (passes/verify.c, verify_layout) on
+/* The plan verifier's overlap check (checker/verify.c, verify_layout) on
  * plans built by hand, and on random plans against the obvious check of
  * every pair.  Alignment 1; buffers are named b0, b1, ... by index. */
 #include <setjmp.h>

@@ -2,10 +2,11 @@
 # Calls flow one way too: from the library's object files, which file
 # defines each external symbol and which files use it; fails, naming the
 # cycle, when a folder calls into a folder that calls it back, or a file
-# into one that calls it back.  A folder named with -u is one unit inside
-# (its files may call each other both ways), not to the rest.  Objects of
-# generated sources (not in SRC) belong to the folder named with -g.
-# Usage: call_cycles.sh NM SRC [-g FOLDER] [-u FOLDER]... OBJECT...
+# into one that calls it back.  The files or folders named together with -u
+# (a comma-separated list) are one unit: they may call each other both
+# ways, not the rest.  Objects of generated sources (not in SRC) belong to
+# the folder named with -g.
+# Usage: call_cycles.sh NM SRC [-g FOLDER] [-u FILE,...]... OBJECT...
 # (an OBJECT argument may be a CMake list: paths separated by ';').
 set -eu
 nm=$1 src=$2
@@ -61,13 +62,23 @@ END {
 }' "$tmp.syms" | LC_ALL=C sort -u >"$tmp.edges"
 
 status=0
-# Files: those of a -u folder count as that folder.
+# Files: those of a -u list count as the list.
 awk -v units="$units" '
+BEGIN {
+	ngroup = split(units, group, " ")
+	for (g = 1; g <= ngroup; g++) {
+		n = split(group[g], m, ",")
+		for (i = 1; i <= n; i++)
+			unit_of[m[i]] = "{" group[g] "}"
+	}
+}
 function unit(f,    d) {
+	if (f in unit_of)
+		return unit_of[f]
 	d = f
 	if (!sub(/\/[^\/]*$/, "", d))
 		d = "."
-	return index(units, " " d " ") ? d "/" : f
+	return d in unit_of ? unit_of[d] : f
 }
 { print unit($1), unit($2) }' "$tmp.edges" |
 	awk -v prefix="call_cycles: file " -f "$here/cycles.awk" || status=1

@@ -12,9 +12,9 @@ tmp=${TMPDIR:-/tmp}/include_cycles.$$
 trap 'rm -f "$tmp".*' EXIT INT TERM
 
 cd "$src"
-# Every source file, without tests/, the build trees (a CMakeCache.txt)
-# and .git.
-find . \( -name .git -o -path ./tests -o \
+# Every source file, without tests/, the build trees (build*/, as
+# .gitignore has them, or any folder with a CMakeCache.txt) and .git.
+find . \( -name .git -o -path ./tests -o -path './build*' -o \
 	-type d -exec test -e '{}/CMakeCache.txt' \; \) \
 	-prune -o -type f \( -name '*.c' -o -name '*.h' \) -print |
 	sed 's|^\./||' | LC_ALL=C sort >"$tmp.files"

@@ -15,7 +15,7 @@ cd "$src"
 # Every source file, without tests/, the build trees (build*/, as
 # .gitignore has them, or any folder with a CMakeCache.txt) and .git.
 find . \( -name .git -o -path ./tests -o -path './build*' -o \
-	-type d -exec test -e '{}/CMakeCache.txt' \; \) \
+	-type d -exec sh -c 'test -e "$1/CMakeCache.txt"' sh {} \; \) \
 	-prune -o -type f \( -name '*.c' -o -name '*.h' \) -print |
 	sed 's|^\./||' | LC_ALL=C sort >"$tmp.files"
 

@@ -11,12 +11,13 @@
 #include <sys/stat.h>
 
 #include "hloplan.h"
+#include "checker/verify.h"
 #include "codegen/codegen.h"
 #include "driver.h"
 #include "frontend/frontend.h"
 #include "frontend/intervals.h"
 #include "frontend/xla_assignment.h"
-#include "passes/pack.h"
+#include "packer/pack.h"
 
 struct hloplan_result {
 	struct pool *pool;	/* owns everything below but text */
@@ -814,6 +815,23 @@ hloplan_output_open_timed(const char *path, const struct hloplan_result *r)
 		add_time(r, ST_WRITE, t0);
 	}
 	return o;
+}
+
+/* One output file, written whole or not at all (output.c): its opening and
+ * commit timed as the write stage, its bytes as codegen. */
+int
+hloplan_write_file(const struct hloplan_result *r, int format,
+		   const char *path)
+{
+	struct hloplan_output *o = hloplan_output_open_timed(path, r);
+
+	if (!o)
+		return -1;
+	if (hloplan_write(r, format, hloplan_output_stream(o), path) < 0) {
+		hloplan_output_abort(o);
+		return -1;
+	}
+	return hloplan_output_commit(o);
 }
 
 /* ---- raw packing problems ------------------------------------------------ */

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "allocators/allocators.h"
+#include "checker/verify.h"
 #include "codegen/codegen.h"
 #include "driver.h"
 #include "passes/passes.h"
@@ -111,6 +113,6 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 		return d && d->keep_refused ? 1 : -1;
 	}
 	if (o->allocators)
-		STAGE(st, ST_ALLOCATORS, replay_allocators(&p, pl));
+		STAGE(st, ST_ALLOCATORS, replay_allocators(p.pool, &p.opt, pl));
 	return 0;
 }

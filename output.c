@@ -291,18 +291,3 @@ hloplan_output_abort(struct hloplan_output *o)
 		*ms += stats_now() - t0;
 	errno = err;
 }
-
-int
-hloplan_write_file(const struct hloplan_result *r, int format,
-		   const char *path)
-{
-	struct hloplan_output *o = hloplan_output_open_timed(path, r);
-
-	if (!o)
-		return -1;
-	if (hloplan_write(r, format, hloplan_output_stream(o), path) < 0) {
-		hloplan_output_abort(o);
-		return -1;
-	}
-	return hloplan_output_commit(o);
-}

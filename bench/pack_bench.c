@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "passes/pack.h"
+#include "packer/pack.h"
 #include "problems.h"
 
 enum { MAXREPEAT = 1000, MAXBOXES = 100000000 };

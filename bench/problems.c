@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "frontend/intervals.h"
-#include "passes/pack.h"
+#include "packer/pack.h"
 #include "problems.h"
 
 /* The traces a tiled problem is made of: minimalloc's A-K, chosen to be

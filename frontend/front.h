@@ -3,7 +3,7 @@
 #ifndef HLOPLAN_FRONT_H
 #define HLOPLAN_FRONT_H
 
-#include "frontend/frontend.h"
+#include "ir/ir.h"
 
 
 /* A source span, [first_off, last_off) in bytes: lex_loc makes a line
@@ -108,9 +108,6 @@ enum {
 	IBUF_RESERVE = 2 << 20,		/* bytes from which ibuf is reserved */
 	IBUF_MAX_RESERVE = 256 << 20	/* and up to which */
 };
-
-/* The largest input: columns and a token's length are ints. */
-#define MAX_INPUT FRONTEND_MAX_INPUT
 
 struct parser {
 	struct hlofile *file;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "frontend/front.h"
+#include "frontend/frontend.h"
 #define YYSTYPE union hloval
 #define YYLTYPE struct span
 #include "lexer.h"
@@ -437,7 +438,7 @@ parse(struct pool *pool, const char *text, size_t len, struct diags *ds,
 	int first = ds->n;
 
 	f->pool = pool;
-	if (len > MAX_INPUT) {	/* before reading any of it */
+	if (len > FRONTEND_MAX_INPUT) {	/* before reading any of it */
 		diag_error(ds, (struct loc){0, 0}, "input larger than 1 GiB");
 		return f;
 	}

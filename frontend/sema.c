@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "frontend/front.h"
+#include "frontend/frontend.h"
 
 /* ---- a string -> index table, open addressing ------------------------- */
 

@@ -1,5 +1,5 @@
 /* Offsets: the in-arena buffers of each memory space become one packing
- * problem (passes/pack.c); its height, aligned, is that space's arena.  An
+ * problem (packer/pack.h); its height, aligned, is that space's arena.  An
  * arena over its capacity is reported as XLA reports running out of
  * memory: the largest buffers live at the peak (passes/peak.c). */
 #define _POSIX_C_SOURCE 200809L
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes/pack.h"
+#include "packer/pack.h"
 #include "passes/passes.h"
 
 static int

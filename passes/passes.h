@@ -7,36 +7,6 @@
 #include "ir/ir.h"
 #include "passes/plan.h"
 
-struct options {
-	int target;		/* enum target */
-	int64_t align;		/* GPU offset alignment; 0: the default */
-	int reuse;		/* an elementwise output may take a dying
-				   operand's buffer */
-	int io_in_arena;	/* entry parameters and outputs in the arena */
-	int reuse_params;	/* a parameter not donated may be overwritten
-				   after its last read; 0: it survives the
-				   call */
-	int tpu_tile[2];	/* default TPU tile (rows, columns) */
-	long effort;		/* packer work budget; 0: the default */
-	int threads;		/* packer threads; 0: one per processor */
-	int schedule;		/* SCHED_AUTO, SCHED_TEXT, SCHED_MEM */
-	int double_buffer;	/* give streamed buffers slots */
-	int slots;		/* k: slots per streamed buffer */
-	int nname;		/* --double-buffer=NAME */
-	const char **names;
-	int allocators;		/* --allocators: replay the plan through the
-				   runtimes' allocators */
-	int ncap;		/* --capacity=SPACE:BYTES limits */
-	struct {
-		int space;
-		int64_t bytes;
-	} cap[16];
-};
-
-enum { SCHED_AUTO, SCHED_TEXT, SCHED_MEM };
-
-void options_default(struct options *o);
-
 enum { COMP_UNUSED, COMP_PROGRAM, COMP_KERNEL };
 
 /* The fine timeline that live ranges are measured on: step t has five
@@ -182,7 +152,8 @@ struct prog {
 				   plan no positions or step names */
 };
 
-/* Number of nodes of a shape in preorder (1 for an array). */
+/* prog.c: the nodes of a shape, and values in struct prog.
+ * Number of nodes of a shape in preorder (1 for an array). */
 int shape_nodes(const struct shape *s);
 /* The node index of element i of the tuple at node n of shape s. */
 int shape_child(const struct shape *s, int i);
@@ -338,60 +309,6 @@ void fill_peaks(struct prog *p, struct plan *pl);
 /* assign.c: an arena over its space's capacity is an error naming the
  * buffers live at its peak (fill_peaks first); returns -1 then. */
 int check_capacity(struct prog *p, const struct plan *pl);
-/* verify.c: an independent check from the IR and the plan alone (no
- * facts of the passes): 0 when sound, else 1 with a message. */
-int verify_plan(const struct module *m, const struct options *o,
-		const struct plan *pl, char *err, size_t errlen);
-/* For tests (verify_mutate): where and when each value the verifier
- * follows is intact, in the order of its symbolic run's reads and writes;
- * *spans (malloc'ed, one per tag) is the caller's to free. */
-struct verify_span {
-	int buf;		/* its buffer, or -1: not a value */
-	int64_t at, bytes;	/* where in the buffer (its slot included) */
-	int64_t first, last;	/* its write and its last read; last < 0:
-				   never read */
-	int path;		/* the branch it was written in: 0, the
-				   whole run, or a run of one branch */
-	int closed;		/* written there again (by a copy): later
-				   reads there are of the copy */
-};
-
-/* The spans, and the branch each branch's run is inside (parent[0] is
- * -1): two spans can be intact at once only when one's path holds the
- * other's. */
-struct verify_trace {
-	int n, npath;
-	struct verify_span *span;
-	int *parent;
-};
-
-int verify_spans(const struct module *m, const struct options *o,
-		 const struct plan *pl, struct verify_trace *tr, char *err,
-		 size_t errlen);
-void verify_trace_free(struct verify_trace *tr);
-/* The part of verify_plan that needs only the plan: bounds, alignment,
- * overlap and copies (also the check of --intervals mode). */
-int verify_layout(const struct plan *pl, char *err, size_t errlen);
-
-/* allocators.c: --allocators; the plan's buffers of S(0) replayed through
- * models of the allocators runtimes use (pl->allocs, NALLOC of them). */
-void replay_allocators(struct prog *p, struct plan *pl);
-/* One replay of requests: each allocated at step start, freed after step
- * end (at a step, allocations in request order, then frees in request
- * order); a request of 0 bytes is not made.  limit: the device's capacity,
- * or -1.  The results are in pool. */
-struct alloc_req {
-	int64_t size;
-	int32_t start, end;
-	int buf;		/* what the places name it by */
-};
-int alloc_replay(struct pool *pool, int kind, const struct alloc_req *req,
-		 int n, int64_t limit, struct alloc_run *run);
-const char *alloc_name(int kind);
-/* alloc_bfc.c: the BFC bin of a chunk size; alloc_torch.c: the segment
- * PyTorch's allocator asks cudaMalloc for, for a rounded request. */
-int bfc_bin(int64_t n);
-int64_t torch_segment_size(int64_t size);
 
 /* Dumps for debugging a stage (--dump=schedule, values, live, plan). */
 void dump_schedule(FILE *out, const struct prog *p);

@@ -10,10 +10,43 @@ struct shape;
 
 enum target { TARGET_GPU, TARGET_TPU };
 
+/* What a plan is made for: the options of the passes, which the checker
+ * reads too (the target, its tiles, whether parameters survive). */
+struct options {
+	int target;		/* enum target */
+	int64_t align;		/* GPU offset alignment; 0: the default */
+	int reuse;		/* an elementwise output may take a dying
+				   operand's buffer */
+	int io_in_arena;	/* entry parameters and outputs in the arena */
+	int reuse_params;	/* a parameter not donated may be overwritten
+				   after its last read; 0: it survives the
+				   call */
+	int tpu_tile[2];	/* default TPU tile (rows, columns) */
+	long effort;		/* packer work budget; 0: the default */
+	int threads;		/* packer threads; 0: one per processor */
+	int schedule;		/* SCHED_AUTO, SCHED_TEXT, SCHED_MEM */
+	int double_buffer;	/* give streamed buffers slots */
+	int slots;		/* k: slots per streamed buffer */
+	int nname;		/* --double-buffer=NAME */
+	const char **names;
+	int allocators;		/* --allocators: replay the plan through the
+				   runtimes' allocators */
+	int ncap;		/* --capacity=SPACE:BYTES limits */
+	struct {
+		int space;
+		int64_t bytes;
+	} cap[16];
+};
+
+enum { SCHED_AUTO, SCHED_TEXT, SCHED_MEM };
+
+/* sizing.c: the defaults, as the command line has them. */
+void options_default(struct options *o);
+
 /* The most bytes a buffer may take as the target lays it out (slots
  * included), and the buffers of one arena together: 2^42 - 1 (4 TiB).  The
  * verifier keeps an address as a region in the top 22 bits and an offset
- * in the low 42 (passes/verifier.h), so it follows a buffer only where
+ * in the low 42 (checker/verifier.h), so it follows a buffer only where
  * offset + size < 2^42.  check_sizes (buffers.c) holds every buffer to
  * it, and check_heights every packed arena (README "Sizes"). */
 #define PLAN_MAX_BYTES ((INT64_C(1) << 42) - 1)
@@ -175,7 +208,7 @@ struct plan_const {
 };
 
 /* --allocators: the plan's device-arena buffers replayed through the
- * allocators runtimes use (passes/allocators.c). */
+ * allocators runtimes use (allocators/allocators.c). */
 enum {
 	ALLOC_BFC,		/* XLA/TSL BFC, one preallocated region */
 	ALLOC_BFC_GROWTH,	/* ... allow_growth: regions doubling */

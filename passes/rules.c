@@ -545,6 +545,33 @@ fusion_may(struct pool *pool, const struct module *m, const struct comp *c,
 	return ok;
 }
 
+/* The k-th minor dimension (a missing layout is the default one). */
+static int
+minor(const struct shape *s, int k)
+{
+	return s->has_layout ? s->m2m[k] : s->rank - 1 - k;
+}
+
+int
+same_layout(const struct shape *a, const struct shape *b)
+{
+	if (a->type != b->type || a->rank != b->rank || a->space != b->space ||
+	    a->elem_bits != b->elem_bits || a->ntile != b->ntile ||
+	    a->tail_pad != b->tail_pad || a->meta_bytes != b->meta_bytes)
+		return 0;
+	for (int k = 0; k < a->rank; k++)
+		if (a->dims[k] != b->dims[k] || minor(a, k) != minor(b, k))
+			return 0;
+	for (int t = 0; t < a->ntile; t++) {
+		if (a->tiles[t].n != b->tiles[t].n)
+			return 0;
+		for (int k = 0; k < a->tiles[t].n; k++)
+			if (a->tiles[t].d[k] != b->tiles[t].d[k])
+				return 0;
+	}
+	return 1;
+}
+
 /* ---- the in-place table ------------------------------------------------- */
 
 /* The must pairs (XLA's GetInPlaceInputOutputPairs). */

@@ -1,5 +1,5 @@
-/* Unit tests of the allocator models of --allocators (passes/alloc_*.c,
- * passes/allocators.c): one rule each, on a sequence worked out by hand in
+/* Unit tests of the allocator models of --allocators (allocators/alloc_*.c,
+ * allocators/allocators.c): one rule each, on a sequence worked out by hand in
  * the comment above it; then every model on random sequences: the same
  * places twice, and no two live blocks sharing a byte. */
 #include <setjmp.h>
@@ -12,7 +12,8 @@
 
 #include <cmocka.h>
 
-#include "passes/passes.h"
+#include "allocators/allocators.h"
+#include "ir/ir.h"
 #include "splitmix.h"
 
 enum { KiB = 1 << 10, MiB = 1 << 20 };

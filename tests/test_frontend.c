@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "frontend/front.h"
+#include "frontend/frontend.h"
 
 /* One parse: the pool that owns it, its diagnostics, and the file. */
 struct fx {

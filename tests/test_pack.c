@@ -1,5 +1,5 @@
-/* Unit tests of the packer (passes/pack.c, passes/interfere.c) and of the
- * CSV reader and writer for raw packing problems (frontend/intervals.c). */
+/* Unit tests of the packer (packer/) and of the CSV reader and writer for
+ * raw packing problems (frontend/intervals.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "frontend/intervals.h"
-#include "passes/pack.h"
-#include "passes/packer.h"
+#include "packer/pack.h"
+#include "packer/packer.h"
 #include "splitmix.h"
 
 /* ---- helpers ------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* The plan verifier's overlap check (passes/verify.c, verify_layout) on
+/* The plan verifier's overlap check (checker/verify.c, verify_layout) on
  * plans built by hand, and on random plans against the obvious check of
  * every pair.  Alignment 1; buffers are named b0, b1, ... by index. */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "passes/passes.h"
+#include "checker/verify.h"
 #include "splitmix.h"
 
 enum { MAXBUF = 512, NTIME = 1000, ARENA = 1 << 20 };

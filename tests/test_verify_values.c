@@ -1,4 +1,4 @@
-/* The verifier by value (passes/verify_run.c) on small modules: each is
+/* The verifier by value (checker/verify_run.c) on small modules: each is
  * planned, then its plan is broken on purpose (a buffer moved over
  * another, a copy dropped, a slot changed) and verify_plan must refuse it
  * with a message that names the value, or accept it where the change is
@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
+#include "checker/verifier.h"
 #include "driver.h"
 #include "frontend/frontend.h"
-#include "passes/verifier.h"
 
 static struct {
 	struct pool *pool;
@@ -384,7 +384,7 @@ test_done_writes_nothing(void **state)
 }
 
 /* A buffer with fewer bytes than XLA lays its value out in is refused
- * (verify's own sizes, passes/verify_size.c): an s4 array tiled without
+ * (verify's own sizes, checker/verify_size.c): an s4 array tiled without
  * E(4) takes a byte per element, a dynamic one its sizes too. */
 static void
 test_laid_out_bytes(void **state)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checker/verify.h"
 #include "driver.h"
 #include "frontend/frontend.h"
 #include "tests/oracle/interp.h"

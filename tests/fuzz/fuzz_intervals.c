@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "frontend/intervals.h"
-#include "passes/pack.h"
+#include "packer/pack.h"
 #include "tests/fuzz/fuzz.h"
 
 enum { EFFORT = 100000, MAXBOX = 2000 };

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "passes/packer.h"
+#include "packer/packer.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes/verifier.h"
+#include "checker/verifier.h"
 
 struct seg {
 	uint64_t lo, hi;

@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes/passes.h"
-#include "passes/verifier.h"
+#include "checker/verifier.h"
+#include "checker/verify.h"
+#include "ir/ir.h"
 
 /* The planner refuses exactly what this run cannot follow (plan.h). */
 _Static_assert(PLAN_MAX_BYTES == (int64_t)VM_MAX_OFFSET - 1,

@@ -5,7 +5,7 @@
  * cudaMalloc'd segments are laid out one after another from address 0; the
  * expandable segment of a pool reserves a huge range (of which only the
  * mapped part counts as reserved), the small pool's first. */
-#include "passes/alloc.h"
+#include "allocators/alloc.h"
 
 static const int64_t min_block = 512;		/* kMinBlockSize */
 static const int64_t small_size = 1 << 20;	/* kSmallSize */

@@ -1,8 +1,9 @@
 /* The bytes a plan must hold for one shape, worked out again for verify
  * from XLA's rules (README "Sizes") and sharing no code with the passes:
  * a plan that holds fewer bytes than XLA lays out is refused. */
-#include "passes/passes.h"
-#include "passes/verifier.h"
+#include "checker/verifier.h"
+#include "checker/verify.h"
+#include "ir/ir.h"
 
 /* a * b, or -1 when either is -1 or the product overflows. */
 static int64_t

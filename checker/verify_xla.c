@@ -7,8 +7,9 @@
  * rules.c, from XLA's alias_info.cc and gpu/alias_info.cc. */
 #include <string.h>
 
-#include "passes/passes.h"
-#include "passes/verifier.h"
+#include "checker/verifier.h"
+#include "checker/verify.h"
+#include "ir/ir.h"
 
 static int
 op_of(const struct instr *in)

@@ -15,7 +15,7 @@
  * of the live boxes, stale entries dropped when they reach the top. */
 #include <stdlib.h>
 
-#include "passes/packer.h"
+#include "packer/packer.h"
 
 struct slack {
 	int64_t v;

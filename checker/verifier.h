@@ -1,5 +1,5 @@
-/* The verifier's private header (verify.c, verify_run.c, verify_map.c).
- * Nothing here is shared with the passes it checks. */
+/* The checker's private header, shared by its files (verify.c, verify_run.c,
+ * verify_map.c, verify_size.c, verify_xla.c) and by nothing it checks. */
 #ifndef HLOPLAN_VERIFIER_H
 #define HLOPLAN_VERIFIER_H
 

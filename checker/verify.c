@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes/passes.h"
-#include "passes/verifier.h"
+#include "checker/verifier.h"
+#include "checker/verify.h"
+#include "ir/ir.h"
 
 static int
 fail(char *err, size_t n, const char *fmt, ...)

@@ -1,4 +1,4 @@
-/* What the allocator models share (passes/alloc_*.c, allocators.c): an
+/* What the allocator models share (alloc_*.c, model.c, allocators.c): an
  * ordered set of free blocks, the blocks themselves linked by address, and
  * a model's state.  Internal to the replay of --allocators. */
 #ifndef HLOPLAN_ALLOC_H

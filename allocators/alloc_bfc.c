@@ -3,7 +3,7 @@
  * partitioning, no timestamped chunks, no garbage collection, regions never
  * coalesced (the GPU sub-allocator does not support it).  Regions are laid
  * out one after another from address 0, in the order they are made. */
-#include "passes/alloc.h"
+#include "allocators/alloc.h"
 
 enum {
 	MIN_ALLOC = 256,		/* kMinAllocationSize */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes/packer.h"
+#include "packer/packer.h"
 
 #define SEARCH_GRAPH_LIMIT 20000000L
 

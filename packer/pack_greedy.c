@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes/packer.h"
+#include "packer/packer.h"
 
 /* A run or box read by best fit (listed, sorted, scanned) is worth about
  * four units of search bookkeeping: steps are weighted so. */

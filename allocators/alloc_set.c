@@ -4,7 +4,7 @@
  * come from a fixed xorshift seed: the same operations give the same tree. */
 #include <stdlib.h>
 
-#include "passes/alloc.h"
+#include "allocators/alloc.h"
 
 void
 oset_init(struct oset *s)

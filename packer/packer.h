@@ -1,12 +1,12 @@
 /* The packer's insides, shared by its files and by no other pass:
- * pack.c (pieces, phases, the entry point), pack_greedy.c (best fit and
+ * packer.c (pieces, phases, the entry point), pack_greedy.c (best fit and
  * the iterated greedy) and pack_search.c (the branch and bound). */
 #ifndef HLOPLAN_PACKER_H
 #define HLOPLAN_PACKER_H
 
 #include <stdint.h>
 
-#include "passes/pack.h"
+#include "packer/pack.h"
 
 /* Boxes sorted by start; a piece is a slice [first, first + n). */
 struct packer {

@@ -4,7 +4,7 @@
  * hole that reaches the top gives its bytes back to the top.  First fit
  * takes the lowest hole with room (holes keyed by address, each subtree
  * knowing its largest hole); best fit the smallest, lowest on ties. */
-#include "passes/alloc.h"
+#include "allocators/alloc.h"
 
 static int
 first_fit(const struct model *m)

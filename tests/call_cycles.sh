@@ -83,14 +83,8 @@ function unit(f,    d) {
 { print unit($1), unit($2) }' "$tmp.edges" |
 	awk -v prefix="call_cycles: file " -f "$here/cycles.awk" || status=1
 # Folders: the top of the tree is ".".
-awk '{
-	for (i = 1; i <= 2; i++)
-		if (!sub(/\/[^\/]*$/, "", $i))
-			$i = "."
-	print
-}' "$tmp.edges" |
-	awk -v prefix="call_cycles: folder " -f "$here/cycles.awk" ||
-	status=1
+awk -v folders=1 -v prefix="call_cycles: folder " -f "$here/cycles.awk" \
+	"$tmp.edges" || status=1
 [ "$status" -eq 0 ] && echo "call_cycles: $n objects, $(wc -l <"$tmp.edges" |
 	tr -d ' ') calls from file to file, no cycle"
 exit "$status"

@@ -2,7 +2,12 @@
 # component of more than one node) as "a -> b -> ... -> a", and exits 1 if
 # there is one.  Tarjan's algorithm; then a shortest path back to its start.
 # POSIX awk: tests/include_cycles.sh and tests/call_cycles.sh share it.
+# With -v folders=1 each end is its folder (the top of the tree is ".").
 {
+	if (folders)
+		for (i = 1; i <= 2; i++)
+			if (!sub(/\/[^\/]*$/, "", $i))
+				$i = "."
 	if ($1 == $2) next
 	if (!(($1, $2) in edge)) {
 		edge[$1, $2] = 1

@@ -51,14 +51,8 @@ status=0
 sed 's/\.[ch]\( \)/\1/; s/\.[ch]$//' "$tmp.edges" |
 	awk -v prefix="include_cycles: file " -f "$here/cycles.awk" || status=1
 # Folders: the top of the tree is ".".
-awk '{
-	for (i = 1; i <= 2; i++)
-		if (!sub(/\/[^\/]*$/, "", $i))
-			$i = "."
-	print
-}' "$tmp.edges" |
-	awk -v prefix="include_cycles: folder " -f "$here/cycles.awk" ||
-	status=1
+awk -v folders=1 -v prefix="include_cycles: folder " -f "$here/cycles.awk" \
+	"$tmp.edges" || status=1
 [ "$status" -eq 0 ] && echo "include_cycles: $(wc -l <"$tmp.files" |
 	tr -d ' ') files, $(wc -l <"$tmp.edges" | tr -d ' ') includes, no cycle"
 exit "$status"

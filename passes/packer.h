@@ -151,7 +151,7 @@ int pk_gaps_query(struct gaps *g, int k, const int64_t *off,
 
 /* pack_greedy.c: a piece's first plan, order 0 by best fit.  Orders are
  * 0 .. PK_NORDER - 1, each placing boxes by best fit or first fit. */
-enum { PK_NORDER = 10 };
+enum { PK_NORDER = 11 };
 void pk_greedy_first(struct packer *P, struct piece *p);
 /* Every other order and fit on a piece, on pk_threads(P) threads; keeps
  * the lowest plan when lower than the piece's. */

@@ -32,6 +32,7 @@ struct greedy {
 	int *lo, *hi;		/* see rank_bounds */
 	int64_t *off;		/* offsets of this pass; -1 if unplaced */
 	int first_fit;		/* place by first fit, else best fit */
+	int64_t stop;		/* a pass gives up at this height */
 	long steps;
 };
 
@@ -191,7 +192,7 @@ greedy_pass(struct greedy *G, const int *order, int norder)
 		place(G, k, L->pin[k]);
 		h = max64(h, L->pin[k] + L->size[k]);
 	}
-	for (int q = 0; q < norder; q++) {
+	for (int q = 0; q < norder && h < G->stop; q++) {
 		int k = order[q];
 
 		place(G, k, fit(G, k));
@@ -353,6 +354,7 @@ greedy_init(struct greedy *G, const struct local *L)
 
 	memset(G, 0, sizeof *G);
 	G->L = L;
+	G->stop = INT64_MAX;
 	G->sp = pack_xmalloc(n * sizeof *G->sp);
 	G->tmp = pack_xmalloc(n * sizeof *G->tmp);
 	G->lo = pack_xmalloc(n * sizeof *G->lo);
@@ -376,10 +378,12 @@ greedy_free(struct greedy *G)
 }
 
 /* One pass: order `which`, placed by first fit or best fit, its plan in
- * off; returns its height and adds its steps to *steps. */
+ * off; returns its height and adds its steps to *steps.  It gives up
+ * (and returns a height >= stop, its plan partial) once as high as
+ * stop. */
 static int64_t
-one_pass(const struct local *L, int which, int first, int64_t *off,
-	 long *steps)
+one_pass(const struct local *L, int which, int first, int64_t stop,
+	 int64_t *off, long *steps)
 {
 	struct greedy G;
 	int *order = pack_xmalloc((size_t)L->n * sizeof *order);
@@ -389,6 +393,7 @@ one_pass(const struct local *L, int which, int first, int64_t *off,
 
 	greedy_init(&G, L);
 	G.first_fit = first;
+	G.stop = stop;
 	h = greedy_pass(&G, order, m);
 	memcpy(off, G.off, (size_t)L->n * sizeof *off);
 	*steps += G.steps;
@@ -404,7 +409,7 @@ pk_greedy_first(struct packer *P, struct piece *p)
 {
 	struct local L = pk_local_of(P, p);
 
-	p->height = one_pass(&L, 0, 0, L.off, &P->steps);
+	p->height = one_pass(&L, 0, 0, INT64_MAX, L.off, &P->steps);
 	p->order = p->bf_order = p->first_fit = 0;
 }
 
@@ -427,6 +432,7 @@ struct portfolio {
 	const struct local *L;
 	atomic_int next;
 	int npass;
+	int64_t stop;		/* one_pass's */
 };
 
 /* Whether pass w of height h beats pass w2 of height h2: lower, or as
@@ -444,7 +450,8 @@ portfolio_work(void *arg)
 	int w;
 
 	while ((w = atomic_fetch_add(&k->pf->next, 1)) < k->pf->npass) {
-		int64_t h = one_pass(k->pf->L, w / 2, w % 2, k->off, &k->steps);
+		int64_t h = one_pass(k->pf->L, w / 2, w % 2, k->pf->stop,
+				     k->off, &k->steps);
 
 		if (w % 2 == 0 && beats(h, w, k->bf_h, k->bf_w)) {
 			k->bf_h = h;
@@ -469,15 +476,18 @@ void
 pk_greedy_portfolio(struct packer *P, struct piece *p)
 {
 	struct local L = pk_local_of(P, p);
-	struct portfolio pf = {&L, 0, 2 * PK_NORDER};
-	int64_t bf_h = p->height;	/* pass 0's, the lowest by best fit */
+	/* pass 0 ran already, unless the piece was cut; then a pass can
+	 * stop as high as the windows' plan, which it cannot beat */
+	struct portfolio pf = {&L, 0, 2 * PK_NORDER,
+			       p->cut ? p->height : INT64_MAX};
+	int64_t bf_h = p->cut ? INT64_MAX : p->height;
 	int bf_w = 0;
 	int nt = L.n < PORTFOLIO_THREADED ? 1 : pk_threads(P);
 	struct worker k[PK_THREADS_MAX];
 	pthread_t t[PK_THREADS_MAX];
 	int started = 0, b = 0;
 
-	atomic_init(&pf.next, 1);	/* pass 0 ran already */
+	atomic_init(&pf.next, p->cut ? 0 : 1);
 	for (int i = 0; i < nt; i++)
 		k[i] = (struct worker){&pf,
 			pack_xmalloc((size_t)L.n * sizeof(int64_t)),

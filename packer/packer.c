@@ -373,7 +373,9 @@ pk_local_of(struct packer *P, const struct piece *p)
  * no higher than what the portfolio made of those before it: it and the
  * rest cannot set the height, and the portfolio could only lower them.
  * (On 10^6 boxes of 186 hard pieces, the portfolio on every one took 17
- * s.)  Cut pieces are done already, and count. */
+ * s.)  Cut pieces are packed already, window by window: the portfolio
+ * runs on them whole all the same, as no window sees a whole-piece
+ * greedy order, and their windows' plan stays unless it is higher. */
 static void
 greedy(struct packer *P)
 {
@@ -392,9 +394,7 @@ greedy(struct packer *P)
 	for (int i = 0; i < P->npiece; i++) {
 		struct piece *p = &P->piece[i];
 
-		if (p->cut)
-			top = max64(top, p->height);
-		else if (!p->twin && p->height > P->target)
+		if (!p->twin && p->height > P->target)
 			by[n++] = (struct pack_kv){-p->height, i};
 	}
 	pack_sort_kv(by, n);

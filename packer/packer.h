@@ -151,9 +151,10 @@ int pk_gaps_query(struct gaps *g, int k, const int64_t *off,
 
 /* pack_greedy.c: a piece's first plan, order 0 by best fit.  Orders are
  * 0 .. PK_NORDER - 1, each placing boxes by best fit or first fit. */
-enum { PK_NORDER = 10 };
+enum { PK_NORDER = 11 };
 void pk_greedy_first(struct packer *P, struct piece *p);
-/* Every other order and fit on a piece, on pk_threads(P) threads; keeps
+/* Every other order and fit on a piece (every one on a piece cut into
+ * windows, whose plan is pack_cut.c's), on pk_threads(P) threads; keeps
  * the lowest plan when lower than the piece's. */
 void pk_greedy_portfolio(struct packer *P, struct piece *p);
 /* Squeaky-wheel iterated greedy on a piece within budget steps, in order

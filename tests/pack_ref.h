@@ -1,7 +1,7 @@
 /* The greedy packers the packer promises never to be above, written apart
  * from it for test_pack_promise.c: first fit and best fit over the placed
  * boxes live at some time of a box's life, in each of the eleven orders
- * that passes/pack_greedy.c lists, with sort keys of their own; and a
+ * that packer/pack_greedy.c lists, with sort keys of their own; and a
  * check of a packing that shares nothing with pack_check.  Simple, not
  * fast: the neighbours of a box are found by a scan over a window of
  * start times, and sorted. */

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "pack_ref.h"
-#include "passes/pack.h"
+#include "packer/pack.h"
 #include "splitmix.h"
 
 /* Larger problems are held to the promise on their first REF_MAX boxes

@@ -1,7 +1,5 @@
-/* Packing: offsets for boxes (size x closed time interval) in a strip of
- * least height -- offline dynamic storage allocation.  Greedy best fit in
- * several orders, then an improvement phase (iterated greedy, minimalloc's
- * branch and bound) bounded by work done, never by time. */
+/* The packer: boxes (size x closed time interval) in, offsets out, in a
+ * strip of least height; greedy portfolio, then search bounded by work. */
 #ifndef HLOPLAN_PACK_H
 #define HLOPLAN_PACK_H
 

@@ -1,6 +1,8 @@
 /* The bytes a plan must hold for one shape, worked out again for verify
  * from XLA's rules (README "Sizes") and sharing no code with the passes:
  * a plan that holds fewer bytes than XLA lays out is refused. */
+#include <string.h>
+
 #include "checker/verifier.h"
 #include "checker/verify.h"
 #include "ir/ir.h"
@@ -127,6 +129,24 @@ vs_nodes(const struct shape *s)
 	return n;
 }
 
+/* The kernels write an output as its instruction's shape says; the entry
+ * layout's result only lays out one with no tiles of its own, or the same
+ * tiles (XLA's verifier compares the two ignoring tiles). */
+static int
+tiled_otherwise(const struct shape *s, const struct shape *r)
+{
+	if (!s->ntile)
+		return 0;
+	if (s->ntile != r->ntile)
+		return 1;
+	for (int t = 0; t < s->ntile; t++)
+		if (s->tiles[t].n != r->tiles[t].n ||
+		    memcmp(s->tiles[t].d, r->tiles[t].d,
+			   sizeof(int64_t) * (size_t)s->tiles[t].n))
+			return 1;
+	return 0;
+}
+
 const struct shape *
 vs_result(const struct module *m, int node, const struct shape *s)
 {
@@ -137,5 +157,5 @@ vs_result(const struct module *m, int node, const struct shape *s)
 	for (int k = 0; k < s->rank; k++)
 		if (r->dims[k] != s->dims[k])
 			return NULL;
-	return r;
+	return tiled_otherwise(s, r) ? NULL : r;
 }

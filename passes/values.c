@@ -592,10 +592,28 @@ param_survives(const struct prog *p, int v)
 	return 1;
 }
 
+/* 1 when a and b are tiled alike (no tiles at all is alike too). */
+static int
+same_tiles(const struct shape *a, const struct shape *b)
+{
+	if (a->ntile != b->ntile)
+		return 0;
+	for (int t = 0; t < a->ntile; t++) {
+		if (a->tiles[t].n != b->tiles[t].n)
+			return 0;
+		for (int i = 0; i < a->tiles[t].n; i++)
+			if (a->tiles[t].d[i] != b->tiles[t].d[i])
+				return 0;
+	}
+	return 1;
+}
+
 /* The shape entry_computation_layout gives output node `node` when it is
  * an array like s (type and dimensions): its tiles, padding and memory
  * space are the output buffer's, as XLA's layout assignment makes the
- * root's; else s. */
+ * root's; else s.  A value tiled otherwise keeps its own shape: its
+ * kernels write it so, and XLA's verifier compares the two ignoring
+ * tiles, sizing buffers by the instructions' shapes. */
 static const struct shape *
 result_shape(const struct module *m, int node, const struct shape *s)
 {
@@ -606,6 +624,8 @@ result_shape(const struct module *m, int node, const struct shape *s)
 	for (int i = 0; i < s->rank; i++)
 		if (r->dims[i] != s->dims[i])
 			return s;
+	if (s->ntile && !same_tiles(s, r))
+		return s;
 	return r;
 }
 

@@ -54,9 +54,10 @@ struct shape;
 int64_t vs_bytes(const struct options *o, const struct shape *s);
 int vs_nodes(const struct shape *s);	/* s and every subshape */
 /* The shape entry_computation_layout gives the entry's output at preorder
- * node `node`, when it is an array like s (type, dimensions); else NULL. */
-const struct shape *vs_result(const struct module *m, int node,
-			      const struct shape *s);
+ * node `node`, when it is an array like s (type, dimensions) and does not
+ * lay it out in fewer bytes with other tiles; else NULL. */
+const struct shape *vs_result(const struct module *m, const struct options *o,
+			      int node, const struct shape *s);
 
 /* ---- verify_xla.c: XLA's kernel contract ---------------------------------
  * May output node `node` of in lie exactly over node `knode` of operand k,

@@ -1535,7 +1535,7 @@ result_of(const struct vr *v, int k)
 	r = &e->instrs[e->root];
 	if (r->op && (r->op->op == OP_PARAMETER || r->op->op == OP_CONSTANT))
 		return NULL;
-	return vs_result(v->m, v->pl->pos[k].node, v->nshape[k]);
+	return vs_result(v->m, v->o, v->pl->pos[k].node, v->nshape[k]);
 }
 
 /* An entry output lies in the memory space its result layout names and

@@ -129,9 +129,8 @@ vs_nodes(const struct shape *s)
 	return n;
 }
 
-/* The kernels write an output as its instruction's shape says; the entry
- * layout's result only lays out one with no tiles of its own, or the same
- * tiles (XLA's verifier compares the two ignoring tiles). */
+/* s has tiles of its own and r others (XLA's verifier compares the root
+ * with the entry layout ignoring tiles). */
 static int
 tiled_otherwise(const struct shape *s, const struct shape *r)
 {
@@ -147,8 +146,12 @@ tiled_otherwise(const struct shape *s, const struct shape *r)
 	return 0;
 }
 
+/* The entry layout's result for an output whose own shape is s; NULL when
+ * it names none, or when it is tiled otherwise in fewer bytes: the kernels
+ * write s's bytes, and a layout does not shrink what they write. */
 const struct shape *
-vs_result(const struct module *m, int node, const struct shape *s)
+vs_result(const struct module *m, const struct options *o, int node,
+	  const struct shape *s)
 {
 	const struct shape *r = m->result ? node_at(m->result, node) : NULL;
 
@@ -157,5 +160,6 @@ vs_result(const struct module *m, int node, const struct shape *s)
 	for (int k = 0; k < s->rank; k++)
 		if (r->dims[k] != s->dims[k])
 			return NULL;
-	return tiled_otherwise(s, r) ? NULL : r;
+	return tiled_otherwise(s, r) && vs_bytes(o, r) < vs_bytes(o, s) ? NULL
+								      : r;
 }

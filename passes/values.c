@@ -611,12 +611,14 @@ same_tiles(const struct shape *a, const struct shape *b)
 /* The shape entry_computation_layout gives output node `node` when it is
  * an array like s (type and dimensions): its tiles, padding and memory
  * space are the output buffer's, as XLA's layout assignment makes the
- * root's; else s.  A value tiled otherwise keeps its own shape: its
- * kernels write it so, and XLA's verifier compares the two ignoring
- * tiles, sizing buffers by the instructions' shapes. */
+ * root's; else s.  But a layout tiled otherwise that takes fewer bytes
+ * than s does not shrink the value: its kernels write s's bytes, into a
+ * buffer it may share (a loop's state), and XLA's verifier compares the
+ * two ignoring tiles. */
 static const struct shape *
-result_shape(const struct module *m, int node, const struct shape *s)
+result_shape(const struct prog *p, int node, const struct shape *s)
 {
+	const struct module *m = p->m;
 	const struct shape *r = m->result ? shape_array_at(m->result, node) : NULL;
 
 	if (!r || r->type != s->type || r->rank != s->rank)
@@ -624,7 +626,8 @@ result_shape(const struct module *m, int node, const struct shape *s)
 	for (int i = 0; i < s->rank; i++)
 		if (r->dims[i] != s->dims[i])
 			return s;
-	if (s->ntile && !same_tiles(s, r))
+	if (s->ntile && !same_tiles(s, r) &&
+	    target_bytes(&p->opt, r) < target_bytes(&p->opt, s))
 		return s;
 	return r;
 }
@@ -663,10 +666,10 @@ own_outputs(struct prog *p)
 				  aliased_output(p, node, v))) {
 			seen[rv] = 1;
 			if (!(p->values[v].flags & BUF_PARAM))
-				p->values[v].shape = result_shape(m, node, s);
+				p->values[v].shape = result_shape(p, node, s);
 			continue;
 		}
-		s = result_shape(m, node, s);
+		s = result_shape(p, node, s);
 		t = prog_new_value(p, m->entry, e->root, node, s, VAL_COPY);
 		p->nodeval[base + node] = t;
 		add_join(p, J_OUTPUT, v, t, m->entry, e->root, -1);

@@ -32,7 +32,7 @@ struct hloplan_result {
 	struct hlofile *file;
 	const char *constants;	/* options.constants, or NULL */
 	struct plan_set set;	/* the plans, for the writers */
-	struct xla_figures xla;	/* set.xla points here when given */
+	struct xla_assignment xla;	/* set.xla points here when given */
 	struct plan *plans;
 	const char **prefixes;
 	struct hloplan_plan *pub;	/* made on the first hloplan_get_plan:
@@ -482,11 +482,13 @@ run(struct hloplan_result *r, size_t len, const struct hloplan_options *o)
 	}
 	set_options(r, o);
 	if (o->xla) {
-		r->xla = (struct xla_figures){
-			o->xla->nalloc, o->xla->total, o->xla->params,
-			o->xla->outputs, o->xla->constants,
-			o->xla->thread_local, o->xla->temps,
-			o->xla->temp_size, o->xla->temp_peak};
+		r->xla = (struct xla_assignment){
+			.nalloc = o->xla->nalloc, .total = o->xla->total,
+			.params = o->xla->params, .outputs = o->xla->outputs,
+			.constants = o->xla->constants,
+			.thread_local = o->xla->thread_local,
+			.temps = o->xla->temps, .temp_size = o->xla->temp_size,
+			.temp_peak = o->xla->temp_peak};
 		r->set.xla = &r->xla;
 	}
 	r->ds.src = r->text;

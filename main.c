@@ -808,11 +808,8 @@ run(struct cli *c)
 	}
 	if (!code)
 		code = write_outputs(c, r, dump);
-	if (!code && c->stats) {
+	if (!code && c->stats)
 		hloplan_write(r, HLOPLAN_FORMAT_STATS, stderr, NULL);
-		if (!xla)
-			survey_print_stats(stderr, r, &x);
-	}
 	else if (!code && c->opt.allocators)
 		hloplan_write(r, HLOPLAN_FORMAT_ALLOCATORS, stderr, NULL);
 	free(text);

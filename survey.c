@@ -78,33 +78,6 @@ target_name(int t)
 	return t == HLOPLAN_TARGET_TPU ? "tpu" : "gpu";
 }
 
-void
-survey_print_stats(FILE *f, const struct hloplan_result *r,
-		   const struct hloplan_xla *x)
-{
-	for (int i = 0; i < hloplan_nplan(r); i++) {
-		const struct hloplan_plan *p = hloplan_get_plan(r, i);
-		int64_t t = plan_total(p);
-
-		fprintf(f, "%s:   XLA's assignment: %" PRId64 " bytes in %d "
-			"allocations: parameters %" PRId64 ", outputs %"
-			PRId64 ", constants %" PRId64 ", thread-local %"
-			PRId64 ", temporaries %" PRId64 "\n", p->prefix,
-			x->total, x->nalloc, x->params, x->outputs,
-			x->constants, x->thread_local, x->temps);
-		fprintf(f, "%s:   XLA's temporary allocation %" PRId64
-			" bytes, at most %" PRId64 " of them live at once: "
-			"%" PRId64 " unused at its peak\n", p->prefix,
-			x->temp_size, x->temp_peak,
-			x->temp_size - x->temp_peak);
-		fprintf(f, "%s:   this plan %" PRId64 " bytes (arenas and "
-			"constants): %" PRId64 " %s than XLA's, ratio %.4f\n",
-			p->prefix, t, t <= x->total ? x->total - t :
-			t - x->total, t <= x->total ? "fewer" : "more",
-			x->total ? (double)t / (double)x->total : 1.0);
-	}
-}
-
 static int
 cmp_str(const void *a, const void *b)
 {

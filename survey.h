@@ -19,10 +19,6 @@ char *survey_beside(const char *path);
 /* Is path a directory? */
 int survey_is_dir(const char *path);
 
-/* XLA's figures beside the plan's, for --stats: one block per plan. */
-void survey_print_stats(FILE *f, const struct hloplan_result *r,
-			const struct hloplan_xla *x);
-
 /* Plans every input (a directory: each "*after_optimizations.txt" in it,
  * by name) and writes a table to out, one row per module: XLA's
  * allocations (when its buffer assignment lies beside the module), the

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "frontend/xla_assignment.h"
 #include "ir/ir.h"
 #include "passes/plan.h"
 
@@ -28,20 +29,13 @@ void codegen_header(FILE *out, const struct plan *plans,
 		    const struct header_opts *o);
 
 /* The plans of one run, for the writers beside the header. */
-/* XLA's own assignment of the module, from its dump, to show beside the
- * plans (frontend/xla_assignment.h reads it; the same figures). */
-struct xla_figures {
-	int nalloc;
-	int64_t total, params, outputs, constants, thread_local, temps;
-	int64_t temp_size, temp_peak;
-};
-
 struct plan_set {
 	const struct plan *plans;
 	const char *const *prefixes;	/* each plan's header prefix */
 	int nplan;
 	const char *source;	/* the input's base name, or "<stdin>" */
-	const struct xla_figures *xla;	/* or NULL */
+	const struct xla_assignment *xla;	/* XLA's own assignment of the
+						   module, or NULL */
 };
 
 /* A plan's total as XLA's is counted: its arenas and its constants. */

@@ -205,7 +205,7 @@ put_loops(FILE *out, const struct plan *p)
  * kind, its temporary allocation against the most of it live at once, and
  * what this plan (arenas and constants) saves against XLA's total. */
 static void
-put_xla(FILE *out, const struct plan *p, const struct xla_figures *x)
+put_xla(FILE *out, const struct plan *p, const struct xla_assignment *x)
 {
 	int64_t t = codegen_total(p);
 
@@ -267,7 +267,7 @@ put_schedule(FILE *out, const struct plan *p)
 
 static void
 put_plan(FILE *out, struct pool *pool, const struct plan *p,
-	 const char *prefix, const struct xla_figures *xla, int last)
+	 const char *prefix, const struct xla_assignment *xla, int last)
 {
 	struct bindings bd;
 

@@ -38,7 +38,7 @@ count(const struct plan *pl)
 	for (int k = 0; k < pl->ncopy; k++) {
 		const struct plan_copy *c = &pl->copies[k];
 
-		if (c->per_iter) {
+		if (c->loop >= 0) {
 			f.ncopy_iter++;
 			f.copied_iter += c->bytes;
 		} else {
@@ -190,6 +190,32 @@ put_replay_share(FILE *out, const struct plan_set *s, const double *ms,
 		plan > 0 ? 100.0 * replay / plan : 0.0, plan);
 }
 
+/* XLA's assignment of the module beside the plan: its allocations by
+ * kind, its temporary allocation against the most of it live at once, and
+ * this plan's total (arenas and constants) against XLA's. */
+static void
+put_xla(FILE *out, const struct plan *p, const char *prefix,
+	const struct xla_assignment *x)
+{
+	int64_t t = codegen_total(p);
+
+	fprintf(out, "%s:   XLA's assignment: %" PRId64 " bytes in %d "
+		"allocations: parameters %" PRId64 ", outputs %" PRId64
+		", constants %" PRId64 ", thread-local %" PRId64
+		", temporaries %" PRId64 "\n", prefix, x->total, x->nalloc,
+		x->params, x->outputs, x->constants, x->thread_local,
+		x->temps);
+	fprintf(out, "%s:   XLA's temporary allocation %" PRId64 " bytes, at "
+		"most %" PRId64 " of them live at once: %" PRId64 " unused "
+		"at its peak\n", prefix, x->temp_size, x->temp_peak,
+		x->temp_size - x->temp_peak);
+	fprintf(out, "%s:   this plan %" PRId64 " bytes (arenas and "
+		"constants): %" PRId64 " %s than XLA's, ratio %.4f\n", prefix,
+		t, t <= x->total ? x->total - t : t - x->total,
+		t <= x->total ? "fewer" : "more",
+		x->total ? (double)t / (double)x->total : 1.0);
+}
+
 void
 codegen_stats(FILE *out, const struct plan_set *s, const double *ms,
 	      const char *const *stages, int nstage, double total)
@@ -197,6 +223,8 @@ codegen_stats(FILE *out, const struct plan_set *s, const double *ms,
 	for (int i = 0; i < s->nplan; i++) {
 		put_plan(out, &s->plans[i], s->prefixes[i]);
 		put_allocators(out, &s->plans[i], s->prefixes[i], 1);
+		if (s->xla)
+			put_xla(out, &s->plans[i], s->prefixes[i], s->xla);
 	}
 	put_replay_share(out, s, ms, stages, nstage);
 	fputs("hloplan: time", out);

@@ -644,7 +644,7 @@ count_panels(const struct plan_set *s)
 static void
 put_xla(FILE *out, const struct plan_set *s)
 {
-	const struct xla_figures *x = s->xla;
+	const struct xla_assignment *x = s->xla;
 
 	fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"#444\">XLA's "
 		"assignment ", LEFT, HEAD + 8);

@@ -92,9 +92,9 @@ struct hloplan_options {
 				   every parameter not donated by
 				   input_output_alias survives the call */
 	const struct hloplan_xla *xla;	/* XLA's assignment of the module
-				   (hloplan_read_xla_assignment): the JSON
-				   and the SVG show it beside each plan;
-				   NULL: none */
+				   (hloplan_read_xla_assignment): the
+				   stats, the JSON and the SVG show it
+				   beside each plan; NULL: none */
 };
 
 enum { HLOPLAN_THREADS_MAX = 64 };

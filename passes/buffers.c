@@ -424,7 +424,6 @@ list_copies(struct prog *p, struct plan *pl)
 		pc->after = c->after;
 		pc->loop = c->after && at[c->step] >= 0 ? at[c->step]
 							: inside[c->step];
-		pc->per_iter = pc->loop >= 0;
 		/* The data: no more than either side holds (a TPU layout
 		 * may pad the two differently). */
 		pc->bytes = target_bytes(&p->opt, p->values[c->src].shape);

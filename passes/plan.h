@@ -165,11 +165,9 @@ struct plan_copy {
 	int32_t step;
 	int after;
 	int64_t bytes;
-	int per_iter;		/* inside a loop: made in every iteration
-				   (else once per run) */
 	int loop;		/* the innermost loop in every iteration of
 				   which it is made: index in plan.loops[];
-				   -1: once per run (per_iter is loop >= 0) */
+				   -1: once per run */
 };
 
 /* A while loop as a runtime runs the flattened schedule: steps first ..

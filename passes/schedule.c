@@ -73,19 +73,14 @@ layout_callees(struct prog *p, int c, int i, int depth)
 	}
 }
 
-/* The last step of computation d's layout, when it was laid out from
- * instruction i of c; else -1. */
+/* The last step of computation d's layout (its hi before widen() runs)
+ * when it was laid out from instruction i of c; else -1. */
 static int32_t
 laid_out_last(const struct prog *p, int d, int c, int i)
 {
-	int32_t last = -1;
-
 	if (d < 0 || p->site_comp[d] != c || p->site_instr[d] != i)
 		return -1;
-	for (int k = 0; k < p->m->comps[d].ninstr; k++)
-		if (p->time[d][k] > last)
-			last = p->time[d][k];
-	return last;
+	return p->hi[d];
 }
 
 /* The while instruction i of c, its condition and body laid out from

@@ -181,7 +181,7 @@ test_copies(void **state)
 {
 	struct buffer b[] = {TEMP("s.1", 0), TEMP("root{1}", 1)};
 	struct arena a[] = {{0, 512, 512, 2, NULL}};
-	struct plan_copy c[] = {{1, 0, 7, 1, 200, 0, -1}};
+	struct plan_copy c[] = {{1, 0, 7, 1, 200, -1}};
 	struct plan p = {"m", TARGET_GPU, 256, 9, LEN(b), b, LEN(a), a, 0, NULL,
 			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
 	char *t = emit(&p);

@@ -827,6 +827,8 @@ on_signal(int sig)
 	raise(sig);
 }
 
+int main_programs(int argc, char **argv);	/* main_joint.c */
+
 int
 main(int argc, char **argv)
 {
@@ -835,6 +837,9 @@ main(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--programs", 10))
+			return main_programs(argc, argv);
 	code = parse_args(argc, argv, &c);
 
 	if (!code)

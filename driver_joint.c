@@ -2,6 +2,7 @@
  * module parsed and checked against it, each program planned alone, then
  * the joint plan, every program's plan verified again and the joint plan
  * checked apart (issue 41; doc/joint.md). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,9 +26,11 @@ new_diags(struct joint_run *r, const char *file, const char *src, size_t len)
 	return ds;
 }
 
-/* A whole file into the pool, or NULL (r->status 2). */
+/* A whole file into the pool, or NULL (r->status 2, and an error at loc
+ * in ds when there is one). */
 static char *
-read_file(struct joint_run *r, const char *path, size_t *len)
+read_file(struct joint_run *r, const char *path, size_t *len,
+	  struct diags *ds, struct loc loc)
 {
 	FILE *f = fopen(path, "rb");
 	size_t cap = 1 << 16, n = 0, k;
@@ -56,7 +59,12 @@ read_file(struct joint_run *r, const char *path, size_t *len)
 	return buf;
 fail:
 	r->status = 2;
-	r->io_error = pool_printf(r->pool, "cannot read '%s'", path);
+	if (ds)
+		diag_error(ds, loc, "cannot read '%s': %s", path,
+			   strerror(errno));
+	else
+		r->io_error = pool_printf(r->pool, "cannot read '%s': %s",
+					  path, strerror(errno));
 	return NULL;
 }
 
@@ -81,7 +89,7 @@ parse_programs(struct joint_run *r, const char *decl, struct diags *dd)
 	for (int k = 0; k < d->nprog; k++) {
 		const char *path = beside(r->pool, decl, d->prog[k].path);
 		size_t len;
-		char *text = read_file(r, path, &len);
+		char *text = read_file(r, path, &len, dd, d->prog[k].loc);
 		struct hlofile *f;
 		struct diags *ds;
 
@@ -216,7 +224,7 @@ plan_programs(struct joint_run *r, const char *decl, const struct options *o,
 	struct diags *dd;
 
 	r->pool = pool_new();
-	if (!(text = read_file(r, decl, &len)))
+	if (!(text = read_file(r, decl, &len, NULL, (struct loc){0, 0})))
 		return;
 	dd = new_diags(r, decl, text, len);
 	if (joint_read(r->pool, dd, text, len, &r->decl) ||

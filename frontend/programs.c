@@ -506,11 +506,10 @@ check_shape(struct diags *ds, const struct joint_decl *d,
 	}
 	if (shape_equal(a->shape, s) && a->shape->ntile == s->ntile)
 		return 0;
-	diag_error(ds, at, "shared array '%s' is %s as program '%s''s %s, "
+	diag_error(ds, at, "shared array '%s' is %s at %s of program '%s', "
 		   "but %s where first named (an array keeps one shape and "
-		   "layout)", a->name, ir_shape_string(ds->pool, s),
-		   d->prog[u->prog].name, what,
-		   ir_shape_string(ds->pool, a->shape));
+		   "layout)", a->name, ir_shape_string(ds->pool, s), what,
+		   d->prog[u->prog].name, ir_shape_string(ds->pool, a->shape));
 	return -1;
 }
 

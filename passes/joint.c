@@ -2,9 +2,10 @@
  * program's own buffers packed around them, as one packing problem over
  * the programs' timelines laid end to end.  Phase 1 gives each array one
  * box over the whole line (live across every call) and packs it all; phase
- * 2 pins the arrays where phase 1 put them, as boxes only where each
- * program needs them (an output of A read by B holds nothing in A before A
- * writes it), and packs the programs' buffers again; the lower is kept. */
+ * 2 pins the arrays, as boxes only where each program needs them (an
+ * output of A read by B holds nothing in A before A writes it), where
+ * phase 1 put them and again laid end to end from 0, and packs the
+ * programs' buffers around them; the lowest of the three is kept. */
 #include <string.h>
 
 #include "packer/pack.h"
@@ -265,30 +266,65 @@ apply(struct joint_plan *jp, const struct boxes *bx, const int64_t *off)
 				jp->plans[k].arenas[a].size = jp->arena;
 }
 
+/* Phase 2 with the arrays at off[]: keeps it in *best when lower. */
+static void
+try_pinned(struct joint_plan *jp, const struct joint_decl *d,
+	   const int64_t *t0, const int64_t *off, const struct pack_opts *po,
+	   struct boxes *bx, struct boxes *best, int64_t *best_off)
+{
+	phase2(jp, d, t0, off, bx);
+	pack(bx, po);
+	if (bx->lower > jp->lower)
+		jp->lower = bx->lower;
+	if (best->n && bx->height >= best->height)
+		return;
+	memcpy(best->b, bx->b, sizeof *bx->b * (size_t)bx->n);
+	best->n = bx->n;
+	best->height = bx->height;
+	memcpy(best_off, off, sizeof *off * (size_t)jp->narray);
+	jp->phase = 2;
+}
+
+/* Three candidates, the lowest kept: phase 1; phase 2 with the arrays
+ * where phase 1 put them; phase 2 with the arrays laid end to end from 0
+ * (ExecuTorch's state arena, every program's buffers packed around it). */
 static void
 pack_joint(struct pool *pool, const struct joint_decl *d,
 	   const struct options *o, struct joint_plan *jp)
 {
 	struct pack_opts po = {.effort = o->effort, .threads = o->threads};
+	size_t na = (size_t)(jp->narray + 1), nb = (size_t)nbox_max(jp);
 	int64_t *t0 = pool_alloc(pool, sizeof *t0 * (size_t)(jp->nprog + 1));
-	int64_t *off = pool_alloc(pool, sizeof *off * (size_t)(jp->narray + 1));
-	struct boxes b1 = {0}, b2 = {0};
+	int64_t *off = pool_alloc(pool, sizeof *off * na);
+	int64_t *best_off = pool_alloc(pool, sizeof *off * na);
+	struct boxes b1 = {0}, b2 = {0}, best = {0};
 
 	for (int k = 0; k < jp->nprog; k++)
 		t0[k + 1] = t0[k] + (jp->plans[k].ntime > 0 ?
 				     jp->plans[k].ntime : 1);
-	b1.b = pool_alloc(pool, sizeof *b1.b * (size_t)nbox_max(jp));
-	b2.b = pool_alloc(pool, sizeof *b2.b * (size_t)nbox_max(jp));
+	b1.b = pool_alloc(pool, sizeof *b1.b * nb);
+	b2.b = pool_alloc(pool, sizeof *b2.b * nb);
+	best.b = pool_alloc(pool, sizeof *best.b * nb);
 	phase1(jp, t0, t0[jp->nprog], &b1);
 	pack(&b1, &po);
 	for (int i = 0; i < b1.n; i++)
 		if (b1.b[i].id < 0)
 			off[-1 - b1.b[i].id] = b1.b[i].offset;
-	phase2(jp, d, t0, off, &b2);
-	pack(&b2, &po);
-	jp->lower = b2.lower > jp->persistent ? b2.lower : jp->persistent;
-	jp->phase = b2.height <= b1.height ? 2 : 1;
-	apply(jp, jp->phase == 2 ? &b2 : &b1, off);
+	memcpy(best.b, b1.b, sizeof *b1.b * (size_t)b1.n);
+	best.n = b1.n;
+	best.height = b1.height;
+	memcpy(best_off, off, sizeof *off * na);
+	jp->phase = 1;
+	jp->lower = jp->persistent;
+	try_pinned(jp, d, t0, off, &po, &b2, &best, best_off);
+	for (int a = 0; a < jp->narray; a++) {
+		int64_t end = a ? off[a - 1] + jp->size[a - 1] : 0;
+		int64_t al = jp->plans[0].align;
+
+		off[a] = (end + al - 1) / al * al;
+	}
+	try_pinned(jp, d, t0, off, &po, &b2, &best, best_off);
+	apply(jp, &best, best_off);
 }
 
 int

@@ -5,16 +5,20 @@
  * program over an array's bytes while the array must keep them: all the
  * call when the program reads it or leaves it alone, until its first write
  * when the program only writes it.  Within a call verify_plan holds. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "checker/verify_joint.h"
 
 static int
-fail(char *err, size_t n, const char *fmt, const char *a, const char *b,
-     const char *c)
+fail(char *err, size_t n, const char *fmt, ...)
 {
-	snprintf(err, n, fmt, a, b, c);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
 	return 1;
 }
 
@@ -69,29 +73,26 @@ check_arrays(const struct joint_decl *d, const struct joint_plan *jp,
 	for (int k = 0; k < jp->nprog; k++)
 		if (arena0(&jp->plans[k]) != jp->arena)
 			return fail(err, n, "program '%s': its arena is not "
-				    "the joint one%s%s", d->prog[k].name, "",
-				    "");
+				    "the joint one", d->prog[k].name);
 	for (int a = 0; a < jp->narray; a++) {
 		if (jp->offset[a] < 0 || jp->offset[a] % al ||
 		    jp->offset[a] + jp->size[a] > jp->arena)
 			return fail(err, n, "shared array '%s' is not aligned "
-				    "inside the arena%s%s", d->arr[a].name, "",
-				    "");
+				    "inside the arena", d->arr[a].name);
 		for (int b = 0; b < a; b++)
 			if (jp->size[a] && jp->size[b] &&
 			    jp->offset[a] < jp->offset[b] + jp->size[b] &&
 			    jp->offset[b] < jp->offset[a] + jp->size[a])
 				return fail(err, n, "shared arrays '%s' and "
-					    "'%s' share bytes%s",
-					    d->arr[a].name, d->arr[b].name,
-					    "");
+					    "'%s' share bytes",
+					    d->arr[a].name, d->arr[b].name);
 	}
 	return 0;
 }
 
 /* Marks in hold[] the buffers that bind u's nodes; each must sit at the
- * array's offset with room for it.  The first step that writes into them
- * when the program only writes the array, in *first. */
+ * array's offset, no larger than it, and a parameter only read must
+ * survive the call. */
 static int
 check_binding(const struct joint_decl *d, const struct joint_plan *jp, int a,
 	      const struct joint_use *u, char *hold, char *err, size_t n)
@@ -118,14 +119,13 @@ check_binding(const struct joint_decl *d, const struct joint_plan *jp, int a,
 		if (is_param && !u->out && !q->survives)
 			return fail(err, n, "program '%s' reads shared array "
 				    "'%s' but its parameter does not survive "
-				    "the call%s", d->prog[u->prog].name,
-				    d->arr[a].name, "");
+				    "the call", d->prog[u->prog].name,
+				    d->arr[a].name);
 		hold[q->buf] = 1;
 	}
 	if (found != (u->param >= 0) + 2 * u->out)
 		return fail(err, n, "program '%s' has no node for shared array "
-			    "'%s'%s", d->prog[u->prog].name, d->arr[a].name,
-			    "");
+			    "'%s'", d->prog[u->prog].name, d->arr[a].name);
 	return 0;
 }
 
@@ -138,12 +138,12 @@ check_alias(const struct joint_decl *d, const struct joint_use *u,
 
 	if (u->param >= 0 && u->out && !donates(m, u, 1))
 		return fail(err, n, "program '%s' writes shared array '%s' "
-			    "without donating it%s", d->prog[u->prog].name,
-			    name, "");
+			    "without donating it", d->prog[u->prog].name,
+			    name);
 	if (u->param >= 0 && !u->out && donates(m, u, 0))
 		return fail(err, n, "program '%s' donates shared array '%s' "
-			    "and does not write it back%s",
-			    d->prog[u->prog].name, name, "");
+			    "and does not write it back",
+			    d->prog[u->prog].name, name);
 	return 0;
 }
 

@@ -155,13 +155,12 @@ find_prog(const struct joint_decl *d, struct tok t)
 }
 
 static int
-unknown_prog(struct lexer *lx, const struct joint_decl *d, struct tok t)
+unknown_prog(struct lexer *lx, struct tok t)
 {
 	diag_error(lx->ds, t.loc, "no program named '%.*s' (declare it "
 		   "first: 'program %.*s FILE')", (int)t.n, t.s, (int)t.n,
 		   t.s);
 	lx->bad = 1;
-	(void)d;
 	return -1;
 }
 
@@ -205,7 +204,7 @@ use(struct lexer *lx, struct joint_decl *d, struct joint_array *a)
 	if (!is_name(t))
 		return error_at(lx, t, "a program's name"), -1;
 	if ((u.prog = find_prog(d, t)) < 0)
-		return unknown_prog(lx, d, t);
+		return unknown_prog(lx, t);
 	u.loc = t.loc;
 	for (int k = 0; k < a->nuse; k++)
 		if (a->use[k].prog == u.prog) {
@@ -284,7 +283,7 @@ calls_line(struct lexer *lx, struct joint_decl *d, struct tok kw)
 		if (!is_name(t))
 			return error_at(lx, t, "a program's name");
 		if ((k = find_prog(d, t)) < 0) {
-			return unknown_prog(lx, d, t);
+			return unknown_prog(lx, t);
 		}
 		*VEC_PUSH(lx->pool, d->call, d->ncall, d->capcall) = k;
 	}

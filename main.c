@@ -71,6 +71,9 @@ usage(FILE *out)
 	      "their peaks on\n"
 	      "                     stderr, in --json, --svg and --stats\n"
 	      "  --stats-json FILE  the same figures as JSON\n"
+	      "  --programs DECL    several programs in one arena, sharing the "
+	      "arrays DECL\n"
+	      "                     names (doc/joint.md); no FILE\n"
 	      "  --intervals        FILE is a packing problem in minimalloc's "
 	      "CSV\n"
 	      "                     (id,lower,upper,size[,alignment][,offset];"
@@ -827,6 +830,8 @@ on_signal(int sig)
 	raise(sig);
 }
 
+int main_programs(int argc, char **argv);	/* main_joint.c */
+
 int
 main(int argc, char **argv)
 {
@@ -835,6 +840,9 @@ main(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--programs", 10))
+			return main_programs(argc, argv);
 	code = parse_args(argc, argv, &c);
 
 	if (!code)

@@ -42,6 +42,7 @@ struct interp {
 	const struct module *m;
 	const struct plan *pl;
 	int mode, fill_elided, data_only, branch, params_survive;
+	struct interp_opts o;	/* as given: arena0 and param */
 	uint64_t *param_hash;	/* per entry parameter: its bytes' hash */
 	FILE *trace;
 	int64_t work, budget;
@@ -1286,7 +1287,8 @@ setup_arenas(struct interp *st)
 	st->own = st_alloc(st, sizeof(void *) * (size_t)(pl->nbuf + 1));
 	st->bufarena = st_alloc(st, sizeof(int) * (size_t)(pl->nbuf + 1));
 	for (int a = 0; a < pl->narena; a++)
-		st->arena[a] = poisoned(st, pl->arenas[a].size);
+		st->arena[a] = st->o.arena0 && pl->arenas[a].space == 0 ?
+			       st->o.arena0 : poisoned(st, pl->arenas[a].size);
 	for (int b = 0; b < pl->nbuf; b++) {
 		const struct buffer *bf = &pl->bufs[b];
 		int a = arena_of(pl, bf->space);
@@ -1407,7 +1409,8 @@ fill_params(struct interp *st)
 
 			if (shape_is_tuple(ns))
 				write_table(p, ns);
-			else
+			else if (!st->o.param || !st->o.param(st->o.param_ctx,
+					k, node, p, node_bytes(ns)))
 				fill_random(st, ns, p);
 		}
 	}
@@ -1513,6 +1516,7 @@ interp_run(const struct module *m, const struct plan *pl,
 	st->trace = o->trace;
 	st->branch = o->branch;
 	st->params_survive = o->params_survive;
+	st->o = *o;
 	st->msg = msg;
 	st->msglen = n;
 	msg[0] = 0;

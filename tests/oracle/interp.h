@@ -42,6 +42,14 @@ struct interp_opts {
 				   where each of n branches takes branch
 				   min(j, n-1) (a predicate: 0 true, 1
 				   false) */
+	/* A call of a sequence (calls.c): the planned run takes arena0 as
+	 * S(0)'s arena as it is, and param() fills each entry parameter's
+	 * array nodes (1: filled, or left as the arena holds it; 0: random
+	 * data).  NULL: a fresh poisoned arena, random parameters. */
+	unsigned char *arena0;
+	int (*param)(void *ctx, int k, int node, unsigned char *p,
+		     int64_t bytes);
+	void *param_ctx;
 };
 
 /* One array of the entry's result, copied out of the run. */

@@ -388,7 +388,9 @@ pk_greedy_first(struct packer *P, struct piece *p)
  * number of threads. */
 struct worker {
 	struct portfolio *pf;
-	int64_t *off, *best;	/* scratch, and its best plan */
+	struct greedy G;	/* kept from pass to pass */
+	int *order, m, which;	/* the last order made; which -1 before */
+	int64_t *best;		/* its best plan */
 	int64_t h;		/* of best; INT64_MAX before any */
 	int w;
 	int64_t bf_h;		/* its lowest pass by best fit */
@@ -423,6 +425,29 @@ reached_floor(struct portfolio *pf, int w)
 		;
 }
 
+/* Pass w on k's greedy state, its plan in k->G.off; returns its height.
+ * The two passes of an order share the order when k runs both. */
+static int64_t
+worker_pass(struct worker *k, int w)
+{
+	const struct local *L = k->pf->L;
+	int64_t h;
+
+	if (k->which != w / 2) {
+		int64_t *data = order_data(L, w / 2);
+
+		k->m = make_order(L, data, w / 2, k->order);
+		k->which = w / 2;
+		free(data);
+	}
+	k->G.first_fit = w % 2;
+	k->G.stop = k->pf->stop;
+	k->G.steps = 0;
+	h = greedy_pass(&k->G, k->order, k->m);
+	k->pf->steps[w] = k->G.steps;
+	return h;
+}
+
 static void *
 portfolio_work(void *arg)
 {
@@ -430,10 +455,12 @@ portfolio_work(void *arg)
 	struct portfolio *pf = k->pf;
 	int w;
 
+	greedy_init(&k->G, pf->L);
+	k->order = pack_xmalloc((size_t)pf->L->n * sizeof *k->order);
+	k->best = pack_xmalloc((size_t)pf->L->n * sizeof *k->best);
 	while ((w = atomic_fetch_add(&pf->next, 1)) < pf->npass &&
 	       w <= atomic_load(&pf->last)) {
-		int64_t h = one_pass(pf->L, w / 2, w % 2, pf->stop, k->off,
-				     &pf->steps[w]);
+		int64_t h = worker_pass(k, w);
 
 		if (h <= pf->floor)
 			reached_floor(pf, w);
@@ -444,12 +471,14 @@ portfolio_work(void *arg)
 		if (beats(h, w, k->h, k->w)) {
 			int64_t *t = k->best;
 
-			k->best = k->off;
-			k->off = t;
+			k->best = k->G.off;
+			k->G.off = t;
 			k->h = h;
 			k->w = w;
 		}
 	}
+	greedy_free(&k->G);
+	free(k->order);
 	return NULL;
 }
 
@@ -486,10 +515,8 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 	atomic_init(&pf.next, p->cut ? 0 : 1);
 	atomic_init(&pf.last, pf.npass);
 	for (int i = 0; i < nt; i++)
-		k[i] = (struct worker){&pf,
-			pack_xmalloc((size_t)L.n * sizeof(int64_t)),
-			pack_xmalloc((size_t)L.n * sizeof(int64_t)),
-			INT64_MAX, 0, INT64_MAX, 0};
+		k[i] = (struct worker){.pf = &pf, .which = -1,
+				       .h = INT64_MAX, .bf_h = INT64_MAX};
 	for (int i = 1; i < nt; i++)
 		if (pthread_create(&t[started], NULL, portfolio_work,
 				   &k[i]) == 0)
@@ -514,10 +541,8 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 		p->first_fit = k[b].w % 2;
 		memcpy(L.off, k[b].best, (size_t)L.n * sizeof *L.off);
 	}
-	for (int i = 0; i < nt; i++) {
-		free(k[i].off);
+	for (int i = 0; i < nt; i++)
 		free(k[i].best);
-	}
 }
 
 /* ---- improvement: iterated greedy -------------------------------------- */

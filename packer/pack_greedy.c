@@ -31,7 +31,14 @@ struct greedy {
 	int first_fit;		/* place by first fit, else best fit */
 	int64_t stop;		/* a pass gives up at this height */
 	long steps;
+	/* A portfolio's pass w gives up (returning INT64_MAX) once another
+	 * pass before it has made it needless: when *last < w. */
+	atomic_int *last;
+	int w;
 };
+
+/* Boxes placed between two looks at *last. */
+enum { LAST_EVERY = 64 };
 
 /* Merges a[lo..mid) and a[mid..hi), each sorted by lo, into out[lo..hi). */
 static void
@@ -159,6 +166,11 @@ greedy_pass(struct greedy *G, const int *order, int norder)
 	for (int q = 0; q < norder && h < G->stop; q++) {
 		int k = order[q];
 
+		if (G->last && q % LAST_EVERY == 0 &&
+		    atomic_load_explicit(G->last, memory_order_relaxed) < G->w) {
+			h = INT64_MAX;
+			break;
+		}
 		place(G, k, fit(G, k));
 		h = max64(h, G->off[k] + L->size[k]);
 	}
@@ -442,6 +454,8 @@ worker_pass(struct worker *k, int w)
 	}
 	k->G.first_fit = w % 2;
 	k->G.stop = k->pf->stop;
+	k->G.last = &k->pf->last;
+	k->G.w = w;
 	k->G.steps = 0;
 	h = greedy_pass(&k->G, k->order, k->m);
 	k->pf->steps[w] = k->G.steps;

@@ -1,6 +1,7 @@
 /* One pool owns the IR: allocations are bumped out of large blocks and freed
  * all at once (QBE's pool, Lua's single allocation seam). */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -18,7 +19,8 @@
 enum {
 	BLOCK = 64 << 10,	/* a shared block, while the pool is small */
 	HUGE = 2 << 20,		/* a huge page: 512 faults become one */
-	HUGE_AFTER = 64 << 10	/* pool bytes from which blocks are huge */
+	HUGE_AFTER = 64 << 10,	/* pool bytes from which blocks are huge */
+	SPARE_MAX = 64		/* huge pages kept for reuse once freed */
 };
 
 struct block {
@@ -49,6 +51,44 @@ pool_new(void)
 	if (!p)
 		oom();
 	return p;
+}
+
+/* Freed huge pages kept, backed, for the next pool: the kernel zeroes
+ * each huge page it hands out (a third of a run on L14, where the
+ * schedule's trials and the header each take fresh ones), so a page used
+ * again costs only the memset of what is handed out of it. */
+static struct {
+	pthread_mutex_t lock;
+	int n;
+	struct block *b[SPARE_MAX];
+} spare = {PTHREAD_MUTEX_INITIALIZER, 0, {0}};
+
+/* A spare huge page, or NULL. */
+static struct block *
+spare_take(void)
+{
+	struct block *b = NULL;
+
+	pthread_mutex_lock(&spare.lock);
+	if (spare.n > 0)
+		b = spare.b[--spare.n];
+	pthread_mutex_unlock(&spare.lock);
+	return b;
+}
+
+/* Keeps b, a huge page of its own mapping, if there is room. */
+static int
+spare_put(struct block *b)
+{
+	int kept = 0;
+
+	pthread_mutex_lock(&spare.lock);
+	if (spare.n < SPARE_MAX) {
+		spare.b[spare.n++] = b;
+		kept = 1;
+	}
+	pthread_mutex_unlock(&spare.lock);
+	return kept;
 }
 
 /* A first touch of a page costs a fault, and on the machines we run on a
@@ -93,6 +133,13 @@ block_new(struct pool *p, size_t cap, int big)
 	size_t bytes = sizeof(struct block) + cap;
 	struct block *b = NULL;
 
+	if (bytes == HUGE && (b = spare_take())) {
+		b->used = 0;
+		b->cap = cap;
+		b->zeroed = 0;
+		p->bytes += bytes;
+		return b;
+	}
 	if (bytes >= HUGE)
 		b = map_huge(bytes);
 	if (b)
@@ -113,7 +160,8 @@ block_free(struct block *b)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 	if (b->mapped) {
-		munmap(b, b->mapped);
+		if (b->mapped != HUGE || !spare_put(b))
+			munmap(b, b->mapped);
 		return;
 	}
 #endif

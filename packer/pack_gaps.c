@@ -135,12 +135,35 @@ pk_gaps_place(struct gaps *g, int j, int64_t off)
 		g->steps += runs_add(nd[i], off, top);
 }
 
+/* Ends the list that out[..c) closes, unless it is empty. */
+static void
+end_seg(struct gaps *g, int c)
+{
+	if (c > (g->nseg ? g->seg[g->nseg - 1] : 0))
+		g->seg[g->nseg++] = c;
+}
+
 static int
-append(struct span *out, int c, const struct runs *r)
+append(struct gaps *g, struct span *out, int c, const struct runs *r)
 {
 	if (r->n)	/* an empty node has no array yet */
 		memcpy(out + c, r->v, (size_t)r->n * sizeof *r->v);
+	end_seg(g, c + r->n);
 	return c + r->n;
+}
+
+/* Sorts out[a..c) by lo: a narrow node's few boxes. */
+static void
+sort_few(struct span *out, int a, int c)
+{
+	for (int i = a + 1; i < c; i++) {
+		struct span t = out[i];
+		int j = i;
+
+		for (; j > a && out[j - 1].lo > t.lo; j--)
+			out[j] = out[j - 1];
+		out[j] = t;
+	}
 }
 
 /* The runs of node v (2^h ranks wide) of "below", or, when it is narrow,
@@ -149,18 +172,20 @@ static int
 take(struct gaps *g, int v, int h, const int64_t *off, struct span *out,
      int c)
 {
-	int j = (v << h) - g->leaves, end = ((v + 1) << h) - g->leaves;
+	int j = (v << h) - g->leaves, end = ((v + 1) << h) - g->leaves, a;
 
 	if (h >= GAPS_SHIFT) {
 		g->steps += 1 + 2L * g->below[v].n;
-		return append(out, c, &g->below[v]);
+		return append(g, out, c, &g->below[v]);
 	}
 	g->steps += end - j;
-	for (; j < end; j++)
+	for (a = c; j < end; j++)
 		if (off[j] >= 0) {
 			out[c].lo = off[j];
 			out[c++].hi = off[j] + g->size[j];
 		}
+	sort_few(out, a, c);
+	end_seg(g, c);
 	return c;
 }
 
@@ -169,9 +194,10 @@ pk_gaps_query(struct gaps *g, int k, const int64_t *off, struct span *out)
 {
 	int c = 0;
 
+	g->nseg = 0;
 	for (int v = g->lo[k] + g->leaves; v > 0; v /= 2) {
 		g->steps += 1 + 2L * g->cover[v].n;
-		c = append(out, c, &g->cover[v]);
+		c = append(g, out, c, &g->cover[v]);
 	}
 	for (int l = g->lo[k] + g->leaves, r = g->hi[k] + g->leaves, h = 0;
 	     l < r; l /= 2, r /= 2, h++) {

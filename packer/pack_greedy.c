@@ -20,9 +20,6 @@ enum {
 	BY_SIZE, BY_SIZE_CLASS, BY_AREA, BY_DURATION, BY_START, BY_PEAK,
 	BY_PEAK_AREA, BY_INPUT, BY_DEGREE, BY_DEGREE_SIZE, BY_SIZE_INPUT
 };
-/* Up to this many spans are sorted by buckets, more by radix. */
-enum { SORT_BUCKETS = 256 };
-
 /* ---- greedy: best fit in one order --------------------------------------- */
 
 struct greedy {
@@ -34,78 +31,52 @@ struct greedy {
 	int first_fit;		/* place by first fit, else best fit */
 	int64_t stop;		/* a pass gives up at this height */
 	long steps;
+	/* A portfolio's pass w gives up (returning INT64_MAX) once another
+	 * pass before it has made it needless: when *last < w. */
+	atomic_int *last;
+	int w;
 };
 
+/* Boxes placed between two looks at *last. */
+enum { LAST_EVERY = 64 };
+
+/* Merges a[lo..mid) and a[mid..hi), each sorted by lo, into out[lo..hi). */
 static void
-insertion_sort(struct span *a, int n)
+merge2(const struct span *a, int lo, int mid, int hi, struct span *out)
 {
-	for (int i = 1; i < n; i++) {
-		struct span t = a[i];
-		int j = i;
+	int i = lo, j = mid, o = lo;
 
-		for (; j > 0 && a[j - 1].lo > t.lo; j--)
-			a[j] = a[j - 1];
-		a[j] = t;
-	}
+	while (i < mid && j < hi)
+		out[o++] = a[j].lo < a[i].lo ? a[j++] : a[i++];
+	while (i < mid)
+		out[o++] = a[i++];
+	while (j < hi)
+		out[o++] = a[j++];
 }
 
-/* Few spans: into about n buckets by the high bits of lo - min, then an
- * insertion sort, which has little left to do.  tmp holds n spans. */
+/* The n spans of a, nseg lists sorted by lo (list i ending at seg[i]),
+ * sorted by lo: merged pairwise, log2(nseg) rounds.  seg is overwritten;
+ * tmp holds n spans; the result is in a or tmp, whichever is returned. */
 static struct span *
-sort_buckets(struct span *a, int n, struct span *tmp)
+merge_lists(struct span *a, int *seg, int nseg, struct span *tmp)
 {
-	int64_t min = a[0].lo, max = a[0].lo;
-	int cnt[SORT_BUCKETS + 1], nb = 1, sh = 0;
-
-	for (int i = 1; i < n; i++) {
-		min = a[i].lo < min ? a[i].lo : min;
-		max = a[i].lo > max ? a[i].lo : max;
-	}
-	while (nb < n)
-		nb *= 2;
-	while (((uint64_t)(max - min) >> sh) >= (uint64_t)nb)
-		sh++;
-	memset(cnt, 0, (size_t)(nb + 1) * sizeof *cnt);
-	for (int i = 0; i < n; i++)
-		cnt[((uint64_t)(a[i].lo - min) >> sh) + 1]++;
-	for (int d = 0; d < nb; d++)
-		cnt[d + 1] += cnt[d];
-	for (int i = 0; i < n; i++)
-		tmp[cnt[(uint64_t)(a[i].lo - min) >> sh]++] = a[i];
-	insertion_sort(tmp, n);
-	return tmp;
-}
-
-/* Spans by lo (offsets are >= 0): bucketed when few, else an LSD radix
- * sort on bytes, skipping bytes all spans share.  tmp holds n spans; the
- * result is in a or tmp, whichever is returned. */
-static struct span *
-sort_spans(struct span *a, int n, struct span *tmp)
-{
-	uint64_t or = 0, and = UINT64_MAX;
-
-	if (n < 16) {
-		insertion_sort(a, n);
-		return a;
-	}
-	if (n <= SORT_BUCKETS)
-		return sort_buckets(a, n, tmp);
-	for (int i = 0; i < n; i++) {
-		or |= (uint64_t)a[i].lo;
-		and &= (uint64_t)a[i].lo;
-	}
-	for (int sh = 0; sh < 64 && (or >> sh); sh += 8) {
-		int cnt[257] = { 0 };
+	while (nseg > 1) {
+		int m = 0;
 		struct span *t;
 
-		if ((((or ^ and) >> sh) & 0xff) == 0)
-			continue;
-		for (int i = 0; i < n; i++)
-			cnt[(((uint64_t)a[i].lo >> sh) & 0xff) + 1]++;
-		for (int d = 0; d < 256; d++)
-			cnt[d + 1] += cnt[d];
-		for (int i = 0; i < n; i++)
-			tmp[cnt[((uint64_t)a[i].lo >> sh) & 0xff]++] = a[i];
+		for (int i = 0; i < nseg; i += 2) {
+			int lo = i ? seg[i - 1] : 0;
+
+			if (i + 1 < nseg) {
+				merge2(a, lo, seg[i], seg[i + 1], tmp);
+				seg[m++] = seg[i + 1];
+			} else {
+				memcpy(tmp + lo, a + lo,
+				       (size_t)(seg[i] - lo) * sizeof *a);
+				seg[m++] = seg[i];
+			}
+		}
+		nseg = m;
 		t = a;
 		a = tmp;
 		tmp = t;
@@ -157,7 +128,7 @@ static struct span *
 neighbours(struct greedy *G, int k, int *m)
 {
 	*m = pk_gaps_query(&G->gaps, k, G->off, G->sp);
-	return sort_spans(G->sp, *m, G->tmp);
+	return merge_lists(G->sp, G->gaps.seg, G->gaps.nseg, G->tmp);
 }
 
 static int64_t
@@ -195,6 +166,11 @@ greedy_pass(struct greedy *G, const int *order, int norder)
 	for (int q = 0; q < norder && h < G->stop; q++) {
 		int k = order[q];
 
+		if (G->last && q % LAST_EVERY == 0 &&
+		    atomic_load_explicit(G->last, memory_order_relaxed) < G->w) {
+			h = INT64_MAX;
+			break;
+		}
 		place(G, k, fit(G, k));
 		h = max64(h, G->off[k] + L->size[k]);
 	}
@@ -417,22 +393,30 @@ pk_greedy_first(struct packer *P, struct piece *p)
 
 /* Pass w is order w / 2, by first fit when w is odd.  Each worker takes
  * passes in turn and keeps its lowest (the lower pass number on a tie),
- * so the plan kept does not depend on how many run or which takes what. */
+ * so the plan kept does not depend on how many run or which takes what.
+ * A pass as low as the piece's peak of live bytes cannot be beaten by a
+ * later one: no pass after it is handed out, and only the steps of the
+ * passes up to it count, so that the steps too are the same for any
+ * number of threads. */
 struct worker {
 	struct portfolio *pf;
-	int64_t *off, *best;	/* scratch, and its best plan */
+	struct greedy G;	/* kept from pass to pass */
+	int *order, m, which;	/* the last order made; which -1 before */
+	int64_t *best;		/* its best plan */
 	int64_t h;		/* of best; INT64_MAX before any */
 	int w;
 	int64_t bf_h;		/* its lowest pass by best fit */
 	int bf_w;
-	long steps;
 };
 
 struct portfolio {
 	const struct local *L;
 	atomic_int next;
+	atomic_int last;	/* no pass after it is needed */
 	int npass;
 	int64_t stop;		/* one_pass's */
+	int64_t floor;		/* the piece's peak of live bytes */
+	long steps[2 * PK_NORDER];	/* of each pass */
 };
 
 /* Whether pass w of height h beats pass w2 of height h2: lower, or as
@@ -443,16 +427,57 @@ beats(int64_t h, int w, int64_t h2, int w2)
 	return h < h2 || (h == h2 && w < w2);
 }
 
+/* Pass w reached the floor: passes after it are not needed. */
+static void
+reached_floor(struct portfolio *pf, int w)
+{
+	int last = atomic_load(&pf->last);
+
+	while (w < last && !atomic_compare_exchange_weak(&pf->last, &last, w))
+		;
+}
+
+/* Pass w on k's greedy state, its plan in k->G.off; returns its height.
+ * The two passes of an order share the order when k runs both. */
+static int64_t
+worker_pass(struct worker *k, int w)
+{
+	const struct local *L = k->pf->L;
+	int64_t h;
+
+	if (k->which != w / 2) {
+		int64_t *data = order_data(L, w / 2);
+
+		k->m = make_order(L, data, w / 2, k->order);
+		k->which = w / 2;
+		free(data);
+	}
+	k->G.first_fit = w % 2;
+	k->G.stop = k->pf->stop;
+	k->G.last = &k->pf->last;
+	k->G.w = w;
+	k->G.steps = 0;
+	h = greedy_pass(&k->G, k->order, k->m);
+	k->pf->steps[w] = k->G.steps;
+	return h;
+}
+
 static void *
 portfolio_work(void *arg)
 {
 	struct worker *k = arg;
+	struct portfolio *pf = k->pf;
 	int w;
 
-	while ((w = atomic_fetch_add(&k->pf->next, 1)) < k->pf->npass) {
-		int64_t h = one_pass(k->pf->L, w / 2, w % 2, k->pf->stop,
-				     k->off, &k->steps);
+	greedy_init(&k->G, pf->L);
+	k->order = pack_xmalloc((size_t)pf->L->n * sizeof *k->order);
+	k->best = pack_xmalloc((size_t)pf->L->n * sizeof *k->best);
+	while ((w = atomic_fetch_add(&pf->next, 1)) < pf->npass &&
+	       w <= atomic_load(&pf->last)) {
+		int64_t h = worker_pass(k, w);
 
+		if (h <= pf->floor)
+			reached_floor(pf, w);
 		if (w % 2 == 0 && beats(h, w, k->bf_h, k->bf_w)) {
 			k->bf_h = h;
 			k->bf_w = w;
@@ -460,17 +485,30 @@ portfolio_work(void *arg)
 		if (beats(h, w, k->h, k->w)) {
 			int64_t *t = k->best;
 
-			k->best = k->off;
-			k->off = t;
+			k->best = k->G.off;
+			k->G.off = t;
 			k->h = h;
 			k->w = w;
 		}
 	}
+	greedy_free(&k->G);
+	free(k->order);
 	return NULL;
 }
 
 /* Pieces smaller than this run the portfolio on the calling thread. */
-enum { PORTFOLIO_THREADED = 2048 };
+enum { PORTFOLIO_THREADED = 256 };
+
+/* The most bytes live at one time in the piece: no plan is lower. */
+static int64_t
+piece_peak(const struct local *L)
+{
+	int64_t m = 0;
+
+	for (int k = 0; k < L->n; k++)
+		m = max64(m, L->live[k]);
+	return m;
+}
 
 void
 pk_greedy_portfolio(struct packer *P, struct piece *p)
@@ -478,8 +516,9 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 	struct local L = pk_local_of(P, p);
 	/* pass 0 ran already, unless the piece was cut; then a pass can
 	 * stop as high as the windows' plan, which it cannot beat */
-	struct portfolio pf = {&L, 0, 2 * PK_NORDER,
-			       p->cut ? p->height : INT64_MAX};
+	struct portfolio pf = {.L = &L, .npass = 2 * PK_NORDER,
+			       .stop = p->cut ? p->height : INT64_MAX,
+			       .floor = piece_peak(&L)};
 	int64_t bf_h = p->cut ? INT64_MAX : p->height;
 	int bf_w = 0;
 	int nt = L.n < PORTFOLIO_THREADED ? 1 : pk_threads(P);
@@ -488,11 +527,10 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 	int started = 0, b = 0;
 
 	atomic_init(&pf.next, p->cut ? 0 : 1);
+	atomic_init(&pf.last, pf.npass);
 	for (int i = 0; i < nt; i++)
-		k[i] = (struct worker){&pf,
-			pack_xmalloc((size_t)L.n * sizeof(int64_t)),
-			pack_xmalloc((size_t)L.n * sizeof(int64_t)),
-			INT64_MAX, 0, INT64_MAX, 0, 0};
+		k[i] = (struct worker){.pf = &pf, .which = -1,
+				       .h = INT64_MAX, .bf_h = INT64_MAX};
 	for (int i = 1; i < nt; i++)
 		if (pthread_create(&t[started], NULL, portfolio_work,
 				   &k[i]) == 0)
@@ -500,8 +538,9 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 	portfolio_work(&k[0]);
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
+	for (int w = 0; w < pf.npass && w <= atomic_load(&pf.last); w++)
+		P->steps += pf.steps[w];
 	for (int i = 0; i < nt; i++) {
-		P->steps += k[i].steps;
 		if (beats(k[i].h, k[i].w, k[b].h, k[b].w))
 			b = i;
 		if (beats(k[i].bf_h, k[i].bf_w, bf_h, bf_w)) {
@@ -516,10 +555,8 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 		p->first_fit = k[b].w % 2;
 		memcpy(L.off, k[b].best, (size_t)L.n * sizeof *L.off);
 	}
-	for (int i = 0; i < nt; i++) {
-		free(k[i].off);
+	for (int i = 0; i < nt; i++)
 		free(k[i].best);
-	}
 }
 
 /* ---- improvement: iterated greedy -------------------------------------- */

@@ -128,6 +128,10 @@ struct runs {			/* sorted, disjoint, not touching */
 	int n, cap;
 };
 
+/* Most sorted lists a query returns: 2 per level of "cover" and of the
+ * ranks' nodes, 64 levels at most. */
+enum { GAPS_SEG_MAX = 192 };
+
 struct gaps {
 	int leaves;		/* a power of two >= n */
 	const int *lo, *hi;
@@ -136,6 +140,8 @@ struct gaps {
 	struct runs *below;	/* node v: boxes starting at one of them
 				 * (wide nodes only, see pack_gaps.c) */
 	long steps;		/* runs and ranks read or moved */
+	int nseg;		/* the last query's out[] is nseg lists, */
+	int seg[GAPS_SEG_MAX];	/* each sorted by lo, list i ending at seg[i] */
 };
 
 void pk_gaps_init(struct gaps *g, int n, const int *lo, const int *hi,
@@ -144,8 +150,9 @@ void pk_gaps_clear(struct gaps *g);	/* unplaces every box */
 void pk_gaps_free(struct gaps *g);
 void pk_gaps_place(struct gaps *g, int j, int64_t off);
 /* Writes to out the occupied bytes of unplaced k's placed neighbours
- * (off[j] >= 0) as spans, unsorted and possibly overlapping (their union
- * is exact), and returns how many; out must hold n spans. */
+ * (off[j] >= 0) as spans, possibly overlapping (their union is exact), and
+ * returns how many; out must hold n spans.  They come as g->nseg lists,
+ * each sorted by lo (see struct gaps), for a merge. */
 int pk_gaps_query(struct gaps *g, int k, const int64_t *off,
 		  struct span *out);
 

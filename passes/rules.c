@@ -80,7 +80,9 @@ node_path(const struct shape *s, int node, int64_t *idx, int *depth)
 		int at = 1, e;
 
 		for (e = 0; e < s->nelem; e++) {
-			int n = shape_nodes(&s->elems[e]);
+			/* (an array is one node: no call for it) */
+			int n = s->elems[e].nelem ? shape_nodes(&s->elems[e])
+						  : 1;
 
 			if (node < at + n)
 				break;

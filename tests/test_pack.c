@@ -414,6 +414,69 @@ test_deterministic(void **state)
 	free(b.b);
 }
 
+/* n boxes like a model's tensors: per of them start at each step and live
+ * 1 to span steps; sizes 1 to 32, powers of two. */
+static struct boxes
+tensor_boxes(int n, int per, int span, uint64_t seed)
+{
+	struct boxes bx = { n, calloc((size_t)n + 1, sizeof(struct box)), 0,
+			    0 };
+
+	for (int i = 0; i < n; i++) {
+		struct box *b = &bx.b[i];
+
+		b->start = i / per;
+		b->end = b->start + 1 +
+			 (int64_t)(next_rand(&seed) % (uint64_t)span);
+		b->size = (int64_t)1 << (next_rand(&seed) % 6);
+		b->align = 1;
+		b->pin = -1;
+		b->id = i;
+	}
+	return bx;
+}
+
+/* The greedy portfolio on threads (pieces of 256 boxes and more): the
+ * same plan and the same steps on 1, 2 and 5 threads, though a pass as low
+ * as the piece's peak stops the passes after it, whichever thread runs
+ * them (here some do); then the search from there, also the same. */
+static void
+test_portfolio_threads(void **state)
+{
+	int at_bound = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		int per = seed % 2 ? 1 : 4, span = seed % 3 ? 40 : 10;
+		struct boxes a = tensor_boxes(600, per, span, seed);
+		struct pack_stats sa, sb;
+
+		for (int greedy = 1; greedy >= 0; greedy--) {
+			pack(&a, &(struct pack_opts){ .effort = 5000000,
+				.greedy_only = greedy, .threads = 1,
+				.stats = &sa });
+			assert_valid(&a);
+			at_bound += greedy && a.height == a.lower;
+			for (int t = 2; t <= 5; t += 3) {
+				struct boxes b = tensor_boxes(600, per, span,
+							      seed);
+
+				pack(&b, &(struct pack_opts){ .effort = 5000000,
+					.greedy_only = greedy, .threads = t,
+					.stats = &sb });
+				assert_int_equal(a.height, b.height);
+				assert_int_equal(sa.steps, sb.steps);
+				for (int i = 0; i < a.n; i++)
+					assert_int_equal(a.b[i].offset,
+							 b.b[i].offset);
+				free(b.b);
+			}
+		}
+		free(a.b);
+	}
+	assert_true(at_bound > 0);
+}
+
 /* More effort never hurts here, and the search stops at the bound. */
 static void
 test_effort(void **state)
@@ -1403,6 +1466,7 @@ main(void)
 		cmocka_unit_test(test_hand_optimum),
 		cmocka_unit_test(test_best_fit_gap),
 		cmocka_unit_test(test_pinned),
+		cmocka_unit_test(test_portfolio_threads),
 		cmocka_unit_test(test_cut_windows),
 		cmocka_unit_test(test_cut_low_pins),
 		cmocka_unit_test(test_cut_random),

@@ -945,17 +945,18 @@ hloplan_read_xla_assignment(const char *path, struct hloplan_xla *x,
 	struct xla_assignment xa;
 	size_t len;
 	char *owned, *text = read_all(pool, path, &len, FRONTEND_MAX_INPUT,
-				      &owned);
+				      &owned), why[512];
 	int r = HLOPLAN_OK;
 
 	memset(x, 0, sizeof *x);
 	if (!text && errno == EFBIG) {
-		snprintf(err, errlen, "larger than 1 GiB");
+		snprintf(err, errlen, "%s: error: larger than 1 GiB", path);
 		r = HLOPLAN_ERR_INPUT;
 	} else if (!text) {
-		snprintf(err, errlen, "%s", strerror(errno));
+		snprintf(err, errlen, "%s: error: %s", path, strerror(errno));
 		r = HLOPLAN_ERR_IO;
-	} else if (xla_assignment_read(text, len, &xa, err, errlen)) {
+	} else if (xla_assignment_read(text, len, &xa, why, sizeof why)) {
+		snprintf(err, errlen, "%s:%s", path, why);
 		r = HLOPLAN_ERR_INPUT;
 	} else {
 		*x = (struct hloplan_xla){

@@ -334,7 +334,8 @@ temp_peak(struct reader *rd, struct xla_assignment *x)
 	cnt = calloc((size_t)(n + 1), sizeof *cnt);
 	if (!ev || !offs || !slot || !base || !cnt)
 		goto out;
-	qsort(rd->r, (size_t)rd->nr, sizeof *rd->r, cmp_range);
+	if (rd->nr)	/* no range: rd->r is NULL, which qsort may not take */
+		qsort(rd->r, (size_t)rd->nr, sizeof *rd->r, cmp_range);
 	for (int k = 0; k < rd->nv; k++) {
 		struct xval *v = &rd->v[k];
 		const struct xrange *rg;
@@ -377,6 +378,10 @@ temp_peak(struct reader *rd, struct xla_assignment *x)
 					}
 			}
 			live += largest(a, cnt[o]);
+			if (live > x->temp_size) {
+				r = -2;	/* values live at once overlap */
+				goto out;
+			}
 		}
 		if (live > x->temp_peak)
 			x->temp_peak = live;
@@ -550,9 +555,11 @@ xla_assignment_read(const char *text, size_t len, struct xla_assignment *x,
 
 	memset(x, 0, sizeof *x);
 	r = read_lines(&rd, x, text, len);
-	if (!r && rd.temp_alloc >= 0 && temp_peak(&rd, x)) {
+	if (!r && rd.temp_alloc >= 0 && (r = temp_peak(&rd, x))) {
 		rd.line = 0;
-		r = bad(&rd, "out of memory");
+		r = bad(&rd, r == -2 ? "values live at once overlap in the "
+			"temporary allocation (by its live ranges)" :
+			"out of memory");
 	}
 	free(rd.v);
 	free(rd.r);

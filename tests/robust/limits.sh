@@ -102,9 +102,9 @@ generated_repeat|generated_unique)
 	rm -f in.hlo out.h ;;
 long_name)
 	# A 4 MiB name: refused where it stands (names are at most 4096
-	# bytes, README, Limits), with a short message, in linear time (a
-	# lexer that rescans a long token for every piece it reads, as flex
-	# did every 8 KiB, is quadratic in its length).
+	# bytes: README, The command line), with a short message, in linear
+	# time (a lexer that rescans a long token for every piece it reads,
+	# as flex did every 8 KiB, is quadratic in its length).
 	name=$(repeat 4194304 x)
 	printf 'HloModule m\nENTRY e {\n  %s = f32[8] parameter(0)\n  ROOT b = f32[8] negate(%s)\n}\n' \
 		"$name" "$name" >in.hlo

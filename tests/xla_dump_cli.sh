@@ -120,6 +120,12 @@ has stderr.$n "past.txt:14:1: error: a value past the end of its allocation"
 sed '/Live ranges at/,$d' "$ba" > noranges.txt
 run 1 "$a.txt" --stats --xla-assignment noranges.txt -o out.h
 has stderr.$n "error: ends before its 'Live ranges at N (peak):' line: cut short"
+# Values XLA prints as '<id name (phi) @n>' count (they were skipped): in
+# this loop, init{} 16 bytes, w{0} 4 and w{1} 64 live at step 3.
+run 0 "$src/samples/mlp.hlo" --target=gpu --stats -o out.h \
+	--xla-assignment "$src/tests/fuzz/seeds/xla_assignment/phi_loop.txt"
+has stderr.$n "XLA's temporary allocation 384 bytes, at most 84 of them live at once: 300 unused at its peak"
+rm -f out.h
 run 2 "$a.txt" --stats --xla-assignment bad -o out.h
 has stderr.$n "bad: error:"
 [ -e out.h ] && fail "a refused run wrote out.h"

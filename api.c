@@ -21,7 +21,8 @@
 
 struct hloplan_result {
 	struct pool *pool;	/* owns everything below but text */
-	char *text;		/* the input, in pool */
+	char *text;		/* the input, in pool or owned */
+	char *owned;		/* the input read from a stream, malloc'd */
 	const char *dep;	/* the input's path for depfiles, or NULL */
 	struct diags ds;
 	int status;		/* enum hloplan_status */
@@ -192,60 +193,104 @@ set_options(struct hloplan_result *r, const struct hloplan_options *o)
 
 /* ---- planning ----------------------------------------------------------- */
 
-/* Reads a whole file (or stdin for "-") into the pool, NUL-terminated;
- * NULL with errno on failure.  A regular file is read into a buffer of its
- * size (from the pool, whose big blocks fault in huge pages: a 4 MB module
- * took 15 ms to read through doubling mallocs); a pipe, or a file that
- * grows meanwhile, into doubling buffers.  A regular file of more than
- * limit bytes is not read (EFBIG, its size in *len); from anything else
- * no more than limit + 1 bytes are read, for the caller to refuse. */
+/* Reads what is left of stream f after the n bytes of head into a
+ * buffer that realloc grows (past glibc's mmap threshold it moves pages,
+ * not bytes: the input is never held twice), NUL-terminated, malloc'd.
+ * The reading stops at the first byte past limit (EFBIG).  NULL with
+ * errno on failure. */
 static char *
-read_all(struct pool *pool, const char *path, size_t *len, size_t limit)
+read_stream(FILE *f, const char *head, size_t n, size_t limit, size_t *len)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	size_t cap = 1 << 16, n = 0, r;
-	struct stat st;
-	char *buf, *nb;
-	int err = 0;
+	size_t cap = n > (1 << 16) ? n * 2 : 1 << 16, r;
+	char *buf = malloc(cap + 1), *nb;
 
-	if (!f)
+	if (!buf)
 		return NULL;
-	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
-	    (uintmax_t)st.st_size > limit) {
-		if (f != stdin)
-			fclose(f);
-		*len = (uintmax_t)st.st_size < SIZE_MAX ? (size_t)st.st_size :
-							  SIZE_MAX;
-		errno = EFBIG;
-		return NULL;
-	}
-	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uintmax_t)st.st_size < SIZE_MAX / 4)
-		cap = (size_t)st.st_size + 1;	/* + 1: the EOF is seen */
-	buf = pool_alloc(pool, cap + 1);
-	while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
+	if (n)
+		memcpy(buf, head, n);	/* a regular file that grew */
+	while (n <= limit && (r = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += r;
-		if (n > limit)
-			break;	/* left to the frontend's limit */
-		if (n == cap) {
-			if (cap > SIZE_MAX / 4)
-				break;
-			nb = pool_alloc(pool, 2 * cap + 1);
-			memcpy(nb, buf, n);
+		if (n <= limit && n == cap) {
+			cap = cap > limit / 2 ? limit + 1 : cap * 2;
+			if (!(nb = realloc(buf, cap + 1))) {
+				free(buf);
+				return NULL;
+			}
 			buf = nb;
-			cap *= 2;
 		}
 	}
-	if (ferror(f)) {
-		err = errno ? errno : EIO;
-		buf = NULL;
+	if (n > limit || ferror(f)) {
+		int err = n > limit ? EFBIG : errno ? errno : EIO;
+
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* Reads a whole file (or stdin for "-"), NUL-terminated; NULL with errno
+ * on failure.  Nothing past limit bytes is kept: a regular file larger
+ * than that is refused from its size before any of it is read (EFBIG, its
+ * size in *len), anything else as soon as a byte past the limit arrives
+ * (EFBIG, *len 0).  A regular file is read into a buffer of its size in
+ * the pool (whose big blocks fault in huge pages: a 4 MB module took 15 ms
+ * to read through doubling mallocs); a pipe, or a file that grows
+ * meanwhile, into a malloc'd buffer, *owned, for the caller to free. */
+static char *
+read_all(struct pool *pool, const char *path, size_t *len, size_t limit,
+	 char **owned)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	size_t cap = 0, n = 0;
+	struct stat st;
+	char *buf = NULL;
+	int err = 0;
+
+	*owned = NULL;
+	*len = 0;
+	if (!f)
+		return NULL;
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode)) {
+		if ((uintmax_t)st.st_size > limit) {
+			*len = (uintmax_t)st.st_size < SIZE_MAX ?
+			       (size_t)st.st_size : SIZE_MAX;
+			err = EFBIG;
+		} else {
+			cap = (size_t)st.st_size + 1;	/* + 1: EOF is seen */
+			buf = pool_alloc(pool, cap + 1);
+			n = fread(buf, 1, cap, f);
+			err = ferror(f) ? (errno ? errno : EIO) : 0;
+		}
+	}
+	if (!err && n == cap) {		/* not a regular file, or it grew */
+		buf = *owned = read_stream(f, buf, n, limit, &n);
+		err = buf ? 0 : errno;
 	}
 	if (f != stdin)
 		fclose(f);
-	if (err)
+	if (err) {
 		errno = err;
+		return NULL;
+	}
+	buf[n] = 0;
 	*len = n;
 	return buf;
+}
+
+/* read_all's EFBIG as a message: the size, when it was known before
+ * reading. */
+static void
+too_big(struct diags *ds, size_t len)
+{
+	if (len)
+		diag_error(ds, noloc, "input larger than 1 GiB (%zu bytes)",
+			   len);
+	else
+		diag_error(ds, noloc, "input larger than 1 GiB (read no "
+			   "further than %zu bytes)", FRONTEND_MAX_INPUT + 1);
 }
 
 /* An upper-case C identifier made from s (for guards and prefixes). */
@@ -526,11 +571,11 @@ hloplan_plan_file(const char *path, const struct hloplan_options *o)
 	if (!from_stdin)
 		r->dep = r->ds.file;
 	t0 = stats_now();
-	r->text = read_all(r->pool, path, &len, FRONTEND_MAX_INPUT);
+	r->text = read_all(r->pool, path, &len, FRONTEND_MAX_INPUT,
+			   &r->owned);
 	r->st.ms[ST_READ] += stats_now() - t0;
 	if (!r->text && errno == EFBIG) {	/* the frontend's message */
-		diag_error(&r->ds, noloc, "input larger than 1 GiB (%zu bytes)",
-			   len);
+		too_big(&r->ds, len);
 		return finish(r, HLOPLAN_ERR_INPUT);
 	}
 	if (!r->text) {
@@ -563,6 +608,7 @@ hloplan_free(struct hloplan_result *r)
 	if (!r)
 		return;
 	pool_free(r->pool);
+	free(r->owned);
 	pthread_mutex_destroy(&r->pub_lock);
 	free(r);
 }
@@ -898,14 +944,19 @@ hloplan_read_xla_assignment(const char *path, struct hloplan_xla *x,
 	struct pool *pool = pool_new();
 	struct xla_assignment xa;
 	size_t len;
-	char *text = read_all(pool, path, &len, SIZE_MAX - 1);
+	char *owned, *text = read_all(pool, path, &len, FRONTEND_MAX_INPUT,
+				      &owned), why[512];
 	int r = HLOPLAN_OK;
 
 	memset(x, 0, sizeof *x);
-	if (!text) {
-		snprintf(err, errlen, "%s", strerror(errno));
+	if (!text && errno == EFBIG) {
+		snprintf(err, errlen, "%s: error: larger than 1 GiB", path);
+		r = HLOPLAN_ERR_INPUT;
+	} else if (!text) {
+		snprintf(err, errlen, "%s: error: %s", path, strerror(errno));
 		r = HLOPLAN_ERR_IO;
-	} else if (xla_assignment_read(text, len, &xa, err, errlen)) {
+	} else if (xla_assignment_read(text, len, &xa, why, sizeof why)) {
+		snprintf(err, errlen, "%s:%s", path, why);
 		r = HLOPLAN_ERR_INPUT;
 	} else {
 		*x = (struct hloplan_xla){
@@ -916,6 +967,7 @@ hloplan_read_xla_assignment(const char *path, struct hloplan_xla *x,
 			.temp_size = xa.temp_size, .temp_peak = xa.temp_peak,
 		};
 	}
+	free(owned);
 	pool_free(pool);
 	return r;
 }
@@ -933,14 +985,21 @@ hloplan_pack_csv(const char *path, const struct hloplan_options *o,
 	struct intervals iv;
 	char err[512];
 	size_t len;
-	char *text = read_all(pool, path, &len, SIZE_MAX - 1);
+	char *owned, *text = read_all(pool, path, &len, FRONTEND_MAX_INPUT,
+				      &owned);
 	int status = HLOPLAN_OK;
 	double t0;
 
 	if (!text) {
-		fprintf(diag, "%s: error: %s\n", ds.file, strerror(errno));
+		int big = errno == EFBIG;
+
+		if (big)
+			too_big(&ds, len);
+		else
+			diag_error(&ds, noloc, "%s", strerror(errno));
+		diag_print(&ds, diag);
 		pool_free(pool);
-		return HLOPLAN_ERR_IO;
+		return big ? HLOPLAN_ERR_INPUT : HLOPLAN_ERR_IO;
 	}
 	ds.src = text;
 	ds.srclen = len;
@@ -975,6 +1034,7 @@ hloplan_pack_csv(const char *path, const struct hloplan_options *o,
 			status = HLOPLAN_ERR_IO;
 		}
 	}
+	free(owned);
 	pool_free(pool);
 	return status;
 }

@@ -118,12 +118,11 @@ usage(FILE *out)
 	      "  --tpu-tile RxC     TPU tile for untiled arrays of rank >= 2 "
 	      "(default 8x128)\n"
 	      "  --no-reuse         no elementwise reuse of dying operands\n"
-      "  --reuse-params     an entry parameter's space may be reused after its\n"
-      "                     last read (default: every parameter not donated by\n"
-      "                     input_output_alias survives the call)\n"
-      "  --reuse-params     an entry parameter's space may be reused after its\n"
-      "                     last read (default: every parameter not donated by\n"
-      "                     input_output_alias survives the call)\n"
+	      "  --reuse-params     an entry parameter's space may be "
+	      "reused after its\n"
+	      "                     last read (default: every parameter not "
+	      "donated by\n"
+	      "                     input_output_alias survives the call)\n"
 	      "  --io-out-of-arena  keep entry parameters and outputs out of "
 	      "the arena\n"
 	      "                     (their bindings: _IN_ARENA 0, _OFFSET -1)\n"
@@ -354,8 +353,6 @@ set_switch(struct cli *c, const char *o, const char *v)
 		c->opt.io_out_of_arena = 1;
 	else if (!strcmp(o, "--reuse-params"))
 		c->opt.reuse_params = 1;
-	else if (!strcmp(o, "--reuse-params"))
-		c->opt.reuse_params = 1;
 	else if (!strcmp(o, "--no-double-buffer"))
 		c->opt.no_double_buffer = 1;
 	else if (!strcmp(o, "--intervals"))
@@ -379,7 +376,6 @@ static const struct flag {
 	{"--tpu-tile", 1, set_tile, -1},
 	{"--no-reuse", 0, set_switch, -1},
 	{"--io-out-of-arena", 0, set_switch, -1},
-	{"--reuse-params", 0, set_switch, -1},
 	{"--reuse-params", 0, set_switch, -1},
 	{"--capacity", 1, set_capacity, -1},
 	{"--no-double-buffer", 0, set_switch, -1},
@@ -546,6 +542,14 @@ settle_survey(struct cli *c)
 			"drop %s (XLA's assignment is read from beside each "
 			"module)\n", c->opt.dump ? "--dump" : c->intervals ?
 			"--intervals" : "--xla-assignment");
+		return 1;
+	}
+	if (c->stats || c->opt.allocators || c->opt.prefix || c->ntarget) {
+		fprintf(stderr, "hloplan: with several inputs or a directory, "
+			"hloplan prints a table, to which %s does not apply; "
+			"drop it\n", c->stats ? "--stats" : c->opt.allocators ?
+			"--allocators" : c->opt.prefix ? "--prefix" :
+			"-MT or -MQ");
 		return 1;
 	}
 	if (!c->out[OUT_HEADER])
@@ -741,7 +745,7 @@ run_survey(struct cli *c)
 			  hloplan_output_stream(o), stderr);
 	if (code < 0) {			/* no module: no table */
 		hloplan_output_abort(o);
-		return EXIT_INPUT;
+		return code == -2 ? EXIT_USAGE : EXIT_INPUT;
 	}
 	if (hloplan_output_flush(o) < 0) {
 		hloplan_output_abort(o);
@@ -749,7 +753,7 @@ run_survey(struct cli *c)
 	}
 	if (hloplan_output_commit(o) < 0)
 		return io_error(c->out[OUT_HEADER]);
-	return code ? EXIT_INPUT : 0;
+	return code > 1 ? EXIT_USAGE : code ? EXIT_INPUT : 0;
 }
 
 /* XLA's assignment for --stats, --json and --svg: the file named, or the
@@ -762,16 +766,17 @@ xla_read(const struct cli *c, struct hloplan_xla *x)
 	char *beside = c->xla || !shows_xla(c) ? NULL :
 		       survey_beside(c->input);
 	const char *path = c->xla ? c->xla : beside;
-	char why[256];
+	char why[4096];
 	int s;
 
 	if (!path)
 		return -1;
 	s = hloplan_read_xla_assignment(path, x, why, sizeof why);
 	if (s != HLOPLAN_OK)
-		fprintf(stderr, "%s: error: %s\n", path, why);
+		fprintf(stderr, "%s\n", why);
 	free(beside);
-	return s == HLOPLAN_OK ? 0 : EXIT_INPUT;
+	return s == HLOPLAN_OK ? 0 : s == HLOPLAN_ERR_IO ? EXIT_USAGE :
+							EXIT_INPUT;
 }
 
 static int

@@ -23,9 +23,12 @@ int survey_is_dir(const char *path);
  * by name) and writes a table to out, one row per module: XLA's
  * allocations (when its buffer assignment lies beside the module), the
  * plan's bytes, what it saves; then a summary.  The target follows each
- * file's name unless target_given.  Returns 0; 1 when an input could not
- * be read or a module was refused (the table is whole either way); -1
- * when there was no module at all. */
+ * file's name unless target_given.  A module whose XLA assignment is
+ * cut short or does not add up has "error" in its row, and the message on
+ * err.  Returns 0; 1 when a module or an assignment is bad input, 2 when a
+ * file or directory cannot be read (the table is whole either way); with
+ * no module at all, nothing is written to out and it returns -1, or -2
+ * when a directory could not be read. */
 int survey_run(const char *const *inputs, int n,
 	       const struct hloplan_options *o, int target_given, FILE *out,
 	       FILE *err);

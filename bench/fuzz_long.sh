@@ -5,7 +5,7 @@
 # the run goes on), then a table of what each run did.  Seeds, dictionaries
 # and corpora are tests/fuzz/run.sh's (tests/fuzz/seed.sh); the corpora in
 # BUILD_DIR/fuzz/corpus keep growing.  A table, not a test.
-#   bench/fuzz_long.sh BUILD_DIR SECONDS [frontend|pipeline|intervals ...]
+#   bench/fuzz_long.sh BUILD_DIR SECONDS [frontend|pipeline|intervals|xla_assignment ...]
 # This run's logs and findings: BUILD_DIR/fuzz/long-DATE/ (TARGET.log,
 # artifacts/TARGET-*).  Exit status 1 when there is a finding, 2 on misuse.
 set -eu
@@ -16,7 +16,7 @@ fi
 build=$(cd "$1" && pwd)
 secs=$2
 shift 2
-targets=${*:-frontend pipeline intervals}
+targets=${*:-frontend pipeline intervals xla_assignment}
 src=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${HLOPLAN_CORPUS_DIR:-$src/../shared/corpus}
 work=$build/fuzz

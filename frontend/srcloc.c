@@ -2,10 +2,13 @@
  * tables after the module header (read as XLA's HloParser::
  * ParseStackFrameIndex reads them) and each instruction's metadata={op_name=
  * ".." source_file=".." source_line=N stack_frame_id=N}.  A reference out of
- * range gives no location, as XLA's CanonicalizeStackFrameIds drops it. */
+ * range gives no location, as XLA's CanonicalizeStackFrameIds drops it.
+ * A string longer than FRONTEND_MAX_NAME is not kept: the outputs repeat
+ * it for every buffer of its instruction, and it says nothing to the plan. */
 #include <string.h>
 
 #include "frontend/front.h"
+#include "frontend/frontend.h"
 
 /* The value of an octal or hex digit, or -1. */
 static int
@@ -94,8 +97,9 @@ void
 act_frame_string(struct parser *P, int which, struct span str)
 {
 	struct frames *f = &P->mod->frames;
-	const char *s = unquote(P->pool, P->src + str.first_off,
-				str.last_off - str.first_off);
+	size_t n = str.last_off - str.first_off;
+	const char *s = n > FRONTEND_MAX_NAME + 2 ? NULL :
+			unquote(P->pool, P->src + str.first_off, n);
 
 	if (which == 0)
 		*VEC_PUSH(P->pool, f->files, f->nfile, f->capfile) = s;
@@ -172,6 +176,8 @@ value_end(const char *s, size_t n, size_t i)
 static const char *
 meta_string(struct pool *pool, const char *s, size_t n)
 {
+	if (n > FRONTEND_MAX_NAME + 2)
+		return NULL;
 	if (n >= 2 && s[0] == '"' && s[n - 1] == '"')
 		return unquote(pool, s, n);
 	return pool_strndup(pool, s, n);
@@ -220,7 +226,7 @@ frame_source(const struct frames *f, int frame, struct instr *in)
 	if (frame < 1 || frame > f->nloc)
 		return;
 	l = &f->locs[frame - 1];
-	if (l->file < 1 || l->file > f->nfile)
+	if (l->file < 1 || l->file > f->nfile || !f->files[l->file - 1])
 		return;
 	in->src_file = f->files[l->file - 1];
 	in->src_line = l->line;

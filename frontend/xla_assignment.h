@@ -23,8 +23,10 @@ struct xla_assignment {
 	int unranged;		/* ... and that have none */
 };
 
-/* Reads len bytes of that text into x.  Returns 0, or -1 when it holds no
- * allocation line (not such a file), with a message in err. */
+/* Reads len bytes of that text into x.  Returns 0, or -1 when it is not
+ * such a file, is cut short, or its figures do not add up, with the
+ * message in err as "LINE:1: error: ..." (" error: ..." for none), for
+ * the caller to put the file's name before. */
 int xla_assignment_read(const char *text, size_t len,
 			struct xla_assignment *x, char *err, size_t errlen);
 

@@ -114,8 +114,12 @@ struct hloplan_pack_stats {
 	double ms;		/* wall time of the packing (for reports) */
 };
 
-/* Reads the file at path into x.  Returns HLOPLAN_OK, HLOPLAN_ERR_IO (with
- * errno's message in err) or HLOPLAN_ERR_INPUT (not such a file). */
+/* Reads the file at path into x, strictly: a file cut short, or whose
+ * allocations do not add up to its "Total bytes used", is an error.
+ * Returns HLOPLAN_OK, HLOPLAN_ERR_IO (it cannot be read) or
+ * HLOPLAN_ERR_INPUT (not such a file, cut short, larger than 1 GiB), with
+ * the whole message in err: "PATH:LINE:1: error: ..." or "PATH: error:
+ * ...". */
 int hloplan_read_xla_assignment(const char *path, struct hloplan_xla *x,
 				char *err, size_t errlen);
 

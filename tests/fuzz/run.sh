@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs the libFuzzer targets of a -DHLOPLAN_FUZZ=ON build, each for SECONDS,
 # and fails on any finding (a crash, a leak, a timeout, a broken property).
-#   tests/fuzz/run.sh BUILD_DIR SECONDS [frontend|pipeline|intervals ...]
+#   tests/fuzz/run.sh BUILD_DIR SECONDS [frontend|pipeline|intervals|xla_assignment ...]
 # The working corpora stay in BUILD_DIR/fuzz/corpus and grow from run to
 # run; findings land in BUILD_DIR/fuzz/artifacts.  A finding becomes a
 # regression input: copy it to tests/fuzz/regress/TARGET/ and fix it.
@@ -9,7 +9,7 @@ set -eu
 build=$1
 secs=$2
 shift 2
-targets=${*:-frontend pipeline intervals}
+targets=${*:-frontend pipeline intervals xla_assignment}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${HLOPLAN_CORPUS_DIR:-$src/../shared/corpus}
 work=$build/fuzz

@@ -33,6 +33,12 @@ fuzz_setup() {
 		fuzz_seed "$1" $max "$src"/tests/fuzz/seeds/intervals/*.csv \
 			"$corpus"/intervals/*/*.csv
 		dict=$src/tests/fuzz/csv.dict ;;
+	xla_assignment)
+		max=8192
+		fuzz_seed "$1" $max \
+			"$src"/tests/fuzz/seeds/xla_assignment/*.txt \
+			"$src"/tests/xla_dump/*.txt
+		dict=$src/tests/fuzz/xla.dict ;;
 	*)
 		return 1 ;;
 	esac

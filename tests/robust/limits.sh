@@ -101,16 +101,21 @@ generated_repeat|generated_unique)
 		fail "no plan in the header"
 	rm -f in.hlo out.h ;;
 long_name)
-	# A 4 MiB name: a lexer that rescans a long token for every piece it
-	# reads (flex did, every 8 KiB) is quadratic in its length.
+	# A 4 MiB name: refused where it stands (names are at most 4096
+	# bytes: README, The command line), with a short message, in linear
+	# time (a lexer that rescans a long token for every piece it reads,
+	# as flex did every 8 KiB, is quadratic in its length).
 	name=$(repeat 4194304 x)
 	printf 'HloModule m\nENTRY e {\n  %s = f32[8] parameter(0)\n  ROOT b = f32[8] negate(%s)\n}\n' \
 		"$name" "$name" >in.hlo
-	run 30 0 0 in.hlo --dump ir -o ir.txt
-	[ "$(wc -c <ir.txt)" -gt 8388608 ] || fail "the name was cut" ;;
+	run 30 0 1 in.hlo --dump ir -o ir.txt
+	expect 2 "error: name longer than 4096 bytes (4194304)"
+	[ ! -e ir.txt ] || fail "an output was written"
+	[ "$(wc -c <err.txt)" -lt 4096 ] || fail "the message is too long" ;;
 long_undefined)
-	# The same, as an undefined operand: the message and caret stay short.
-	name=$(repeat 4194304 y)
+	# The longest name, as an undefined operand: the message and caret
+	# stay short.
+	name=$(repeat 4096 y)
 	printf 'HloModule m\nENTRY e {\n  a = f32[8] parameter(0)\n  ROOT b = f32[8] negate(%s)\n}\n' \
 		"$name" >in.hlo
 	run 30 0 1 in.hlo -o out.h
@@ -123,8 +128,12 @@ long_line_comment)
 	with_tail " // $(repeat 33554432 c)" >in.hlo
 	run 30 0 0 in.hlo -o out.h ;;
 long_string)
+	# A 32 MiB op_name plans; the outputs, which repeat it per buffer,
+	# leave it out (longer than 4096 bytes).
 	with_tail ", metadata={op_name=\"$(repeat 33554432 s)\"}" >in.hlo
-	run 30 0 0 in.hlo -o out.h ;;
+	run 30 0 0 in.hlo -o out.h --json out.json --csv out.csv
+	[ "$(cat out.h out.json out.csv | wc -c)" -lt 1048576 ] ||
+		fail "the op_name was written out" ;;
 long_line)
 	# 100000 instructions on one line: columns past a million.
 	awk 'BEGIN { printf "HloModule m ENTRY e { a0 = f32[8] parameter(0)";
@@ -248,6 +257,21 @@ bytes)
 		>in.hlo
 	run 30 0 0 in.hlo -o out.h --json out.json
 	grep -q HLOPLAN_GPU_ARENA_SIZE out.h || fail "no header" ;;
+stdin_big)
+	# 1.5 GiB on standard input: refused as soon as a byte past 1 GiB
+	# arrives, holding the input once (it held 2 GiB, read whole first).
+	# The sanitizers' realloc copies: no memory bound under them (the
+	# small BYTES they get).
+	mib=1200
+	[ "$bytes" -ge 104857600 ] || mib=0
+	status=0
+	head -c 1610612736 /dev/zero |
+		"$runlimit" "$mib" 60 "$hloplan" - -o out.h 2>err.txt ||
+		status=$?
+	cat err.txt >&2
+	[ "$status" = 1 ] || fail "exit status $status, not 1"
+	expect 1 "<stdin>: error: input larger than 1 GiB (read no further than 1073741823 bytes)"
+	[ ! -e out.h ] || fail "an output was written" ;;
 stdin)
 	with_tail "" >in.hlo
 	status=0

@@ -1233,8 +1233,11 @@ run_done(struct vr *v, int c, int i, int s, int who)
 	/* copy-done hands on start{0}; all-reduce-done the start's output;
 	 * every other done start{1}, where the op wrote (unless the start
 	 * left it empty, to be bound late: then the done writes) */
-	src = element_of(v, ob, opcode(in) == OP_COPY_DONE ? 0 :
-			 shape_is_tuple(v->nshape[ob]) ? 1 : -1, n);
+	if (!strcmp(opname(in), "all-reduce-done"))	/* several operands: */
+		src = v->nsub[ob] == n ? ob : -1;	/* a tuple, whole */
+	else
+		src = element_of(v, ob, opcode(in) == OP_COPY_DONE ? 0 :
+				 shape_is_tuple(v->nshape[ob]) ? 1 : -1, n);
 	if (src >= 0 && shape_is_tuple(v->nshape[src]) !=
 				shape_is_tuple(v->nshape[base]))
 		src = -1;

@@ -572,6 +572,18 @@ same_layout(const struct shape *a, const struct shape *b)
 	return 1;
 }
 
+/* On the TPU, an array that names no tile is stored in the default one
+ * (sizing.c), so it is laid out as one that names that tile. */
+static int
+same_tpu_layout(const struct prog *p, const struct shape *a,
+		const struct shape *b)
+{
+	if (p->opt.target != TARGET_TPU || (a->ntile > 0) == (b->ntile > 0))
+		return 0;
+	return same_layout(target_layout(p->pool, &p->opt, a),
+			   target_layout(p->pool, &p->opt, b));
+}
+
 /* ---- the in-place table ------------------------------------------------- */
 
 /* The must pairs (XLA's GetInPlaceInputOutputPairs). */
@@ -632,7 +644,7 @@ kind(const struct prog *p, const struct comp *c, const struct instr *in,
 		moved.space = out->space;
 		return must && same_layout(&moved, out) ? IP_MUST : IP_NONE;
 	}
-	if (!same_layout(os, out)) {
+	if (!same_layout(os, out) && !same_tpu_layout(p, os, out)) {
 		/* On the GPU, a kernel that updates an operand in place
 		 * through a bitcast (XLA pairs them whatever the shapes); a
 		 * fusion that reads it elementwise into the same bytes (the

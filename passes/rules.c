@@ -69,6 +69,18 @@ value_rule(const struct instr *in, int64_t *elem)
 	return R_DEFINE;
 }
 
+/* An in-place collective-permute (XLA's inplace(): slice_sizes, and
+ * input, output buffer, input and output offsets): it writes slices of
+ * operand 1, and its result (a start's {1}) is operand 1's buffer
+ * (GetInPlaceInputOutputPairs). */
+int
+permute_in_place(const struct instr *in)
+{
+	return in->nops == 4 && instr_attr(in, "slice_sizes") &&
+	       (named(in, "collective-permute") ||
+		named(in, "collective-permute-start"));
+}
+
 /* ---- shape indices and nodes ------------------------------------------- */
 
 /* The array at output node `node` of s, or NULL; its index path in
@@ -594,6 +606,11 @@ must_share(const struct module *m, const struct comp *c,
 	int64_t idx[SHAPE_MAX_DEPTH];
 	int depth = 0, d;
 
+	if (permute_in_place(in))	/* operand 1 {i} -> output {i}, or
+					   a start's {1, i} */
+		return k == 1 && node == knode + (named(in, "collective-permute")
+						  ? 0 : shape_child(&in->shape,
+								    1));
 	switch (opcode(in)) {
 	case OP_DUS:
 		return k == 0 && knode == 0 && node == 0;

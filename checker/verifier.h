@@ -65,6 +65,7 @@ const struct shape *vs_result(const struct module *m, const struct options *o,
  * operand over (elementwise ops aside, which the caller checks)? */
 struct comp;
 struct instr;
+int vx_permute_node(const struct instr *in, int knode);
 int vx_over(const struct module *m, const struct comp *c,
 	    const struct instr *in, int k, int knode, int node);
 

@@ -1109,6 +1109,25 @@ async_start(const struct vr *v, int c, int i)
 	       opcode(in) == OP_RECV ? s : -1;
 }
 
+/* An in-place collective-permute writes slices of operand 1 where its
+ * result lies: each array of operand 1 must be there already. */
+static void
+need_permuted(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], ob = v->posbase[c][in->ops[1]];
+
+	for (int j = 0; j < v->nsub[ob]; j++) {
+		int node = vx_permute_node(in, j);
+
+		if (shape_is_tuple(v->nshape[ob + j]) || node >= v->nsub[base])
+			need(v, ob + j, who);
+		else
+			need_at(v, ob + j, where(v, base + node),
+				v->cur[ob + j], who);
+	}
+}
+
 static void
 run_kernel(struct vr *v, int c, int i, int who)
 {
@@ -1122,6 +1141,8 @@ run_kernel(struct vr *v, int c, int i, int who)
 
 		if (dus && k == 0)	/* updated where the output is */
 			need_at(v, ob, where(v, base), v->cur[ob], who);
+		else if (k == 1 && vx_permute_node(in, 0) >= 0)
+			need_permuted(v, c, i, who);
 		else
 			need_all(v, ob, who);
 	}
@@ -1184,28 +1205,27 @@ run_recv_done(struct vr *v, int c, int i, int who)
 		define(v, base + node, who);
 }
 
-/* Did start s write an output node over every node of its operand k, in
+/* Did start s write an output node over node j of its operand k, in
  * place as XLA's kernel contract lets it (an in-place collective)?  Then
- * those bytes are the output's now: the done needs the output, not them. */
+ * those bytes are the output's now: the done needs the output, not them.
+ * (A tuple's table is the plan's, not read.) */
 static int
-consumed_in_place(struct vr *v, int c, int s, int k)
+consumed_in_place(struct vr *v, int c, int s, int k, int j)
 {
 	const struct instr *in = &v->m->comps[c].instrs[s];
 	int sb = v->posbase[c][s], ob = v->posbase[c][in->ops[k]];
 
-	for (int j = 0; j < v->nsub[ob]; j++) {
-		int found = 0;
-
-		for (int node = 0; node < v->nsub[sb] && !found; node++)
-			found = v->pl->pos[sb + node].defines &&
-				v->nbytes[ob + j] > 0 &&
-				where(v, sb + node) == where(v, ob + j) &&
-				v->nbytes[sb + node] == v->nbytes[ob + j] &&
-				vx_over(v->m, &v->m->comps[c], in, k, j, node);
-		if (!found)
-			return 0;
-	}
-	return 1;
+	if (shape_is_tuple(v->nshape[ob + j]))	/* (of an in-place
+						   collective-permute) */
+		return k == 1 && vx_permute_node(in, 0) >= 0;
+	for (int node = 0; node < v->nsub[sb]; node++)
+		if (v->pl->pos[sb + node].defines &&
+		    v->nbytes[ob + j] > 0 &&
+		    where(v, sb + node) == where(v, ob + j) &&
+		    v->nbytes[sb + node] == v->nbytes[ob + j] &&
+		    vx_over(v->m, &v->m->comps[c], in, k, j, node))
+			return 1;
+	return 0;
 }
 
 static void
@@ -1216,9 +1236,13 @@ run_done(struct vr *v, int c, int i, int s, int who)
 	int base = v->posbase[c][i], n = v->nsub[base];
 	int ob = v->posbase[c][in->ops[0]], src;
 
-	for (int k = 0; k < cp->instrs[s].nops; k++)
-		if (!consumed_in_place(v, c, s, k))
-			need_all(v, v->posbase[c][cp->instrs[s].ops[k]], who);
+	for (int k = 0; k < cp->instrs[s].nops; k++) {
+		int kb = v->posbase[c][cp->instrs[s].ops[k]];
+
+		for (int j = 0; j < v->nsub[kb]; j++)
+			if (!consumed_in_place(v, c, s, k, j))
+				need(v, kb + j, who);
+	}
 	need_all(v, ob, who);
 	switch (opcode(in)) {
 	case OP_SEND_DONE:	/* only waits: its token is new */
@@ -1233,8 +1257,11 @@ run_done(struct vr *v, int c, int i, int s, int who)
 	/* copy-done hands on start{0}; all-reduce-done the start's output;
 	 * every other done start{1}, where the op wrote (unless the start
 	 * left it empty, to be bound late: then the done writes) */
-	src = element_of(v, ob, opcode(in) == OP_COPY_DONE ? 0 :
-			 shape_is_tuple(v->nshape[ob]) ? 1 : -1, n);
+	if (!strcmp(opname(in), "all-reduce-done"))	/* several operands: */
+		src = v->nsub[ob] == n ? ob : -1;	/* a tuple, whole */
+	else
+		src = element_of(v, ob, opcode(in) == OP_COPY_DONE ? 0 :
+				 shape_is_tuple(v->nshape[ob]) ? 1 : -1, n);
 	if (src >= 0 && shape_is_tuple(v->nshape[src]) !=
 				shape_is_tuple(v->nshape[base]))
 		src = -1;
@@ -1305,7 +1332,22 @@ run_async_start(struct vr *v, int c, int i, int who)
 	    in->nops < 1)
 		return 0;
 	n0 = v->nsub[e0];
-	if (in->nops == 1 && v->nsub[v->posbase[c][in->ops[0]]] == n0) {
+	if (vx_permute_node(in, 0) >= 0) {	/* {0} is operand 0 */
+		if (v->pl->pos[e0].defines ||
+		    v->nsub[v->posbase[c][in->ops[0]]] != n0)
+			return 0;
+		forward_tree(v, e0, v->posbase[c][in->ops[0]], n0, who);
+		for (int k = 0; k < in->nops; k++)
+			if (k == 1)
+				need_permuted(v, c, i, who);
+			else
+				need_all(v, v->posbase[c][in->ops[k]], who);
+		check_overlap(v, c, i, who);
+		define(v, base, who);
+		for (int node = e0 + n0; node < base + v->nsub[base]; node++)
+			define(v, node, who);
+		return 1;
+	} else if (in->nops == 1 && v->nsub[v->posbase[c][in->ops[0]]] == n0) {
 		if (v->pl->pos[e0].defines)
 			return 0;
 		forward_tree(v, e0, v->posbase[c][in->ops[0]], n0, who);

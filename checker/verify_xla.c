@@ -372,6 +372,24 @@ done_over(const struct comp *c, const struct instr *in, int knode, int node)
 	}
 }
 
+/* An in-place collective-permute (input, output buffer, input and output
+ * offsets; alias_info.cc): it writes slices of operand 1 where they lie,
+ * its result {i} (a start's {1, i}) is operand 1's {i}.  -1 when in is
+ * none, else the output node over operand 1's node knode. */
+int
+vx_permute_node(const struct instr *in, int knode)
+{
+	static const int64_t one[1] = {1};
+	int start;
+
+	if (in->nops != 4 || !in->op || !instr_attr(in, "slice_sizes"))
+		return -1;		/* (four operands of a combined one) */
+	start = !strcmp(in->op->name, "collective-permute-start");
+	if (!start && strcmp(in->op->name, "collective-permute"))
+		return -1;
+	return knode + (start ? node_of(&in->shape, one, 1) : 0);
+}
+
 int
 vx_over(const struct module *m, const struct comp *c, const struct instr *in,
 	int k, int knode, int node)
@@ -379,6 +397,8 @@ vx_over(const struct module *m, const struct comp *c, const struct instr *in,
 	int64_t idx[SHAPE_MAX_DEPTH];
 	int n;
 
+	if (vx_permute_node(in, knode) >= 0)
+		return k == 1 && vx_permute_node(in, knode) == node;
 	switch (op_of(in)) {
 	case OP_DUS:
 		return k == 0 && knode == 0 && node == 0;

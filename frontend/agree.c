@@ -244,6 +244,24 @@ agree_arity(struct parser *P, const struct instr *in)
 	return 1;
 }
 
+/* A bitcast reinterprets bytes: XLA's (layout-sensitive) verifier refuses
+ * one whose output and operand differ in size, as an array and a tuple's
+ * index table do. */
+static void
+agree_bitcast(struct parser *P, const struct comp *c, const struct instr *in)
+{
+	const struct shape *o = operand_shape(c, in, 0);
+
+	if (shape_is_tuple(o) != shape_is_tuple(&in->shape))
+		diag_error(P->ds, in->loc, "bitcast '%s' turns %s, %s, into "
+			   "%s, %s: XLA's verifier refuses a bitcast whose "
+			   "output and operand differ in size", in->name,
+			   shape_is_tuple(o) ? "a tuple" : "an array",
+			   shape_text(P->pool, o),
+			   shape_is_tuple(o) ? "an array" : "a tuple",
+			   shape_text(P->pool, &in->shape));
+}
+
 static void
 agree_instr(struct parser *P, const struct module *m, const struct comp *c,
 	    const struct instr *in)
@@ -268,6 +286,9 @@ agree_instr(struct parser *P, const struct module *m, const struct comp *c,
 	case OP_CONDITIONAL:
 		agree_calls(P, m, c, in);
 		break;
+	case OP_BITCAST:
+		agree_bitcast(P, c, in);
+		break;
 	case OP_DUS:
 	case OP_OPT_BARRIER:
 		if (in->nops >= 1)
@@ -279,6 +300,142 @@ agree_instr(struct parser *P, const struct module *m, const struct comp *c,
 	default:
 		break;
 	}
+}
+
+/* XLA's verifier pairs each start of a collective or a copy with its
+ * done (VerifyAsynchronousInstructionPairs): the done's operand is its
+ * start, and the start has that done as its one user.  A plan hands the
+ * start's bytes to the done, so a pair that is not one has no plan. */
+static const char *const async_pairs[][2] = {
+	{"all-reduce-start", "all-reduce-done"},
+	{"all-gather-start", "all-gather-done"},
+	{"collective-permute-start", "collective-permute-done"},
+	{"copy-start", "copy-done"},
+};
+
+static int
+pair_of(const struct instr *in, int end)
+{
+	for (int p = 0; p < 4; p++)
+		if (in->op && !strcmp(in->op->name, async_pairs[p][end]))
+			return p;
+	return -1;
+}
+
+static void
+agree_done(struct parser *P, const struct comp *c, const struct instr *in,
+	   int p)
+{
+	const struct instr *s = &c->instrs[in->ops[0]];
+
+	if (pair_of(s, 0) != p)
+		diag_error(P->ds, in->loc, "the operand of %s '%s' is '%s', "
+			   "%s %s: XLA's verifier wants the %s it ends",
+			   async_pairs[p][1], in->name, s->name,
+			   s->op ? "a" : "an", s->op ? s->op->name : "unknown op",
+			   async_pairs[p][0]);
+}
+
+/* users[i]: how many instructions read i; last[i]: the last of them. */
+static void
+agree_start(struct parser *P, const struct comp *c, int i, int p,
+	    const int *users, const int *last)
+{
+	const struct instr *in = &c->instrs[i];
+	int n = users[i];
+
+	if (n != 1 || pair_of(&c->instrs[last[i]], 1) != p)
+		diag_error(P->ds, in->loc, "%s '%s' has %d user%s%s: XLA's "
+			   "verifier wants one, the %s that ends it",
+			   async_pairs[p][0], in->name, n, n == 1 ? "" : "s",
+			   n == 1 ? ", not a done" : "", async_pairs[p][1]);
+}
+
+/* The shapes of a start: all-reduce-start gives what all-reduce gives (its
+ * operand, or a tuple of its operands), its done the same; the others a
+ * tuple (operands, results[, contexts]). */
+static void
+agree_start_shape(struct parser *P, const struct comp *c,
+		  const struct instr *in, int p)
+{
+	const struct shape *s = &in->shape;
+
+	if (p == 0 && in->nops == 1) {
+		(void)AGREE(P, in, s, shape_of(P, in), operand_shape(c, in, 0),
+			    pool_printf(P->pool, "its operand '%s'",
+					in->opname[0]));
+	} else if (p == 0 && (!shape_is_tuple(s) || s->nelem != in->nops)) {
+		diag_error(P->ds, in->loc, "the shape of '%s', %s, is not a "
+			   "tuple of its %d operands, as all-reduce-start "
+			   "gives", in->name, shape_text(P->pool, s), in->nops);
+	} else if (p == 0) {
+		for (int k = 0; k < in->nops; k++)
+			if (!AGREE(P, in, &s->elems[k], pool_printf(P->pool,
+				   "element %d of the shape of '%s'", k,
+				   in->name), operand_shape(c, in, k),
+				   pool_printf(P->pool, "its operand '%s'",
+					       in->opname[k])))
+				return;
+	} else if (!shape_is_tuple(s) || s->nelem < 2) {
+		diag_error(P->ds, in->loc, "the shape of '%s', %s, is not a "
+			   "tuple: %s gives (operands, results[, contexts])",
+			   in->name, shape_text(P->pool, s), in->op->name);
+	}
+}
+
+static void
+agree_async(struct parser *P, const struct comp *c, int i, const int *users,
+	    const int *last)
+{
+	const struct instr *in = &c->instrs[i];
+	int p;
+
+	for (int k = 0; k < in->nops; k++)
+		if (in->ops[k] < 0)
+			return;		/* reported: undefined operand */
+	if ((p = pair_of(in, 1)) >= 0 && in->nops == 1) {
+		agree_done(P, c, in, p);
+		if (p == 0 && pair_of(&c->instrs[in->ops[0]], 0) == 0)
+			(void)AGREE(P, in, &in->shape, shape_of(P, in),
+				    operand_shape(c, in, 0), pool_printf(
+					    P->pool, "its operand '%s'",
+					    in->opname[0]));
+	} else if ((p = pair_of(in, 0)) >= 0) {
+		agree_start(P, c, i, p, users, last);
+		if (p < 3)
+			agree_start_shape(P, c, in, p);
+	}
+}
+
+/* A "control_dep" custom-call only orders: XLA's verifier counts no
+ * such user. */
+static int
+control_dep(const struct instr *in)
+{
+	const struct attr *a = instr_attr(in, "custom_call_target");
+
+	return a && a->vlen == 13 && !memcmp(a->val, "\"control_dep\"", 13);
+}
+
+/* Each computation's starts and dones, with its users counted once. */
+static void
+agree_pairs(struct parser *P, const struct comp *c)
+{
+	int *users = pool_alloc(P->pool, (size_t)c->ninstr * sizeof *users);
+	int *last = pool_alloc(P->pool, (size_t)c->ninstr * sizeof *last);
+
+	for (int j = 0; j < c->ninstr; j++)
+		for (int k = 0; k < c->instrs[j].nops && !control_dep(
+			     &c->instrs[j]); k++) {
+			int o = c->instrs[j].ops[k];
+
+			if (o >= 0 && o < j && last[o] != j + 1)
+				users[o]++, last[o] = j + 1;
+		}
+	for (int j = 0; j < c->ninstr; j++)
+		last[j]--;
+	for (int i = 0; i < c->ninstr; i++)
+		agree_async(P, c, i, users, last);
 }
 
 /* Output {out} may share parameter `param` at {pidx}: two arrays (of any
@@ -314,6 +471,8 @@ sema_agree(struct parser *P, const struct module *m)
 		for (int i = 0; i < m->comps[c].ninstr; i++)
 			agree_instr(P, m, &m->comps[c],
 				    &m->comps[c].instrs[i]);
+	for (int c = 0; c < m->ncomp; c++)
+		agree_pairs(P, &m->comps[c]);
 	for (int i = 0; i < m->nalias; i++)
 		if (m->aliases[i].param >= 0 &&
 		    m->aliases[i].param < m->comps[m->entry].nparam)

@@ -168,6 +168,7 @@ int prog_val(const struct prog *p, int c, int i, int node);
 
 /* Does the instruction's opcode name end with tail ("-start", "-done")? */
 int op_name_ends(const struct instr *in, const char *tail);
+int permute_in_place(const struct instr *in);
 
 /* rules.c: the one table of what an instruction does with buffers (XLA's
  * dataflow and alias analysis; doc/semantics.md).  value_rule: which

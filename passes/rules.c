@@ -69,6 +69,18 @@ value_rule(const struct instr *in, int64_t *elem)
 	return R_DEFINE;
 }
 
+/* An in-place collective-permute (XLA's inplace(): slice_sizes, and
+ * input, output buffer, input and output offsets): it writes slices of
+ * operand 1, and its result (a start's {1}) is operand 1's buffer
+ * (GetInPlaceInputOutputPairs). */
+int
+permute_in_place(const struct instr *in)
+{
+	return in->nops == 4 && instr_attr(in, "slice_sizes") &&
+	       (named(in, "collective-permute") ||
+		named(in, "collective-permute-start"));
+}
+
 /* ---- shape indices and nodes ------------------------------------------- */
 
 /* The array at output node `node` of s, or NULL; its index path in
@@ -574,6 +586,18 @@ same_layout(const struct shape *a, const struct shape *b)
 	return 1;
 }
 
+/* On the TPU, an array that names no tile is stored in the default one
+ * (sizing.c), so it is laid out as one that names that tile. */
+static int
+same_tpu_layout(const struct prog *p, const struct shape *a,
+		const struct shape *b)
+{
+	if (p->opt.target != TARGET_TPU || (a->ntile > 0) == (b->ntile > 0))
+		return 0;
+	return same_layout(target_layout(p->pool, &p->opt, a),
+			   target_layout(p->pool, &p->opt, b));
+}
+
 /* ---- the in-place table ------------------------------------------------- */
 
 /* The must pairs (XLA's GetInPlaceInputOutputPairs). */
@@ -584,6 +608,11 @@ must_share(const struct module *m, const struct comp *c,
 	int64_t idx[SHAPE_MAX_DEPTH];
 	int depth = 0, d;
 
+	if (permute_in_place(in))	/* operand 1 {i} -> output {i}, or
+					   a start's {1, i} */
+		return k == 1 && node == knode + (named(in, "collective-permute")
+						  ? 0 : shape_child(&in->shape,
+								    1));
 	switch (opcode(in)) {
 	case OP_DUS:
 		return k == 0 && knode == 0 && node == 0;
@@ -634,7 +663,7 @@ kind(const struct prog *p, const struct comp *c, const struct instr *in,
 		moved.space = out->space;
 		return must && same_layout(&moved, out) ? IP_MUST : IP_NONE;
 	}
-	if (!same_layout(os, out)) {
+	if (!same_layout(os, out) && !same_tpu_layout(p, os, out)) {
 		/* On the GPU, a kernel that updates an operand in place
 		 * through a bitcast (XLA pairs them whatever the shapes); a
 		 * fusion that reads it elementwise into the same bytes (the

@@ -286,6 +286,8 @@ do_tuple(struct prog *p, int c, int i)
 }
 
 static void do_in_place(struct prog *p, int c, int i);
+static int must_pair(const struct prog *p, const struct comp *cp,
+		     const struct instr *in, int node, int *k, int *kn);
 
 /* Forwards element `elem` of operand 0's tuple (get-tuple-element, and the
  * -done half of async pairs); otherwise defines new values. */
@@ -359,6 +361,9 @@ start_forwards(const struct prog *p, int c, int i)
 	const struct instr *in = &cp->instrs[i];
 	const struct shape *e0 = &in->shape.elems[0];
 
+	if (permute_in_place(in))	/* {0} is its input, operand 0 */
+		return shape_nodes(&cp->instrs[in->ops[0]].shape) ==
+		       shape_nodes(e0);
 	if (in->nops == 1 && shape_nodes(&cp->instrs[in->ops[0]].shape) ==
 				     shape_nodes(e0))
 		return 1;
@@ -389,13 +394,15 @@ do_start(struct prog *p, int c, int i)
 	p->nodeval[p->nodebase[c][i]] = prog_new_value(p, c, i, 0, s, 0);
 	for (int k = 1; k < s->nelem; k++)
 		define_tree(p, c, i, &s->elems[k], shape_child(s, k), 0);
-	for (int k = 0; k < in->nops; k++)	/* a result that may be an
-						   operand as it is */
-		if (in_place_must(p, &p->m->comps[c], in, k, 0,
-				  shape_child(s, 1)))
-			add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[k], 0),
-				 prog_val(p, c, i, shape_child(s, 1)), c, i,
-				 -1);
+	for (int node = shape_child(s, 1), end = node + shape_nodes(
+		     &s->elems[1]); node < end; node++) {	/* a result that
+							   is an operand */
+		int k, kn;
+
+		if (must_pair(p, &p->m->comps[c], in, node, &k, &kn))
+			add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[k], kn),
+				 prog_val(p, c, i, node), c, i, -1);
+	}
 	if (how == 1) {
 		forward(p, c, i, at, 0, 0, shape_nodes(e0));
 		return;

@@ -436,6 +436,41 @@ test_async_collectives(void **state)
 	assert_true(same("t", 0, "r", 0));
 }
 
+/* In-place collective-permute (input, output buffer, offsets): its
+ * result, a start's {1} (each element), is operand 1's buffer; a start's
+ * {0} is its input (issue 38). */
+static void
+test_collective_permute_in_place(void **state)
+{
+	(void)state;
+	plan("HloModule m, is_scheduled=true\n"
+	     "ENTRY e {\n"
+	     "  a = f32[2,8] parameter(0)\n"
+	     "  b = f32[4,8] parameter(1)\n"
+	     "  z = s32[] constant(0)\n"
+	     "  o = (s32[], s32[]) tuple(z, z)\n"
+	     "  n = f32[4,8] negate(b)\n"
+	     "  c = f32[4,8] collective-permute(a, n, o, o), "
+	     "source_target_pairs={{0,1}}, slice_sizes={{1,8}}\n"
+	     "  e = f32[2,8] exponential(a)\n"
+	     "  t = (f32[2,8], f32[4,8]) tuple(e, c)\n"
+	     "  u = (f32[2,8], f32[2,8]) tuple(a, a)\n"
+	     "  f = ((s32[], s32[]), (s32[], s32[])) tuple(o, o)\n"
+	     "  s = ((f32[2,8], f32[2,8]), (f32[2,8], f32[4,8]), u32[], u32[]) "
+	     "collective-permute-start(u, t, f, f), source_target_pairs={{0,1}}, "
+	     "slice_sizes={{1,8},{1,8}}\n"
+	     "  d = (f32[2,8], f32[4,8]) collective-permute-done(s)\n"
+	     "  ROOT r = f32[4,8] get-tuple-element(d), index=1\n"
+	     "}\n");
+	assert_true(same("c", 0, "n", 0));
+	assert_true(pos("c", 0)->defines);
+	assert_false(pos("s", 2)->defines);	/* {0, 0}: a */
+	assert_true(same("s", 2, "a", 0));
+	assert_true(same("s", 5, "e", 0));	/* {1, 0} over e */
+	assert_true(same("s", 6, "c", 0));	/* {1, 1} over c */
+	assert_true(same("r", 0, "c", 0));
+}
+
 /* copy-start: {0} the destination, {1} its operand, {2} a context;
  * copy-done hands on {0}. */
 static void
@@ -516,6 +551,8 @@ main(void)
 		cmocka_unit_test_teardown(test_all_reduce, teardown),
 		cmocka_unit_test_teardown(test_all_reduce_start, teardown),
 		cmocka_unit_test_teardown(test_async_collectives, teardown),
+		cmocka_unit_test_teardown(test_collective_permute_in_place,
+					  teardown),
 		cmocka_unit_test_teardown(test_copy_start, teardown),
 		cmocka_unit_test_teardown(test_async_start, teardown),
 		cmocka_unit_test_teardown(test_send_recv, teardown),

@@ -93,6 +93,16 @@ named(const struct instr *in, const char *name)
 	return in->op && !strcmp(in->op->name, name);
 }
 
+/* An in-place collective-permute: (input, output buffer, input and
+ * output offsets), XLA's inplace(). */
+static int
+permutes_over(const struct instr *in)
+{
+	return in->nops == 4 && instr_attr(in, "slice_sizes") &&
+	       (named(in, "collective-permute") ||
+		named(in, "collective-permute-start"));
+}
+
 /* ---- forwarding --------------------------------------------------------- */
 
 /* Element 0 of a start (all-gather, collective-permute, async): its
@@ -108,7 +118,8 @@ start_operands(const struct instr *in, const struct shape *const *as,
 	    split(s, node, &at) != 0)
 		return 0;
 	e0 = &s->elems[0];
-	if (in->nops == 1 && nodes(as[0]) == nodes(e0)) {
+	if ((in->nops == 1 || permutes_over(in)) &&	/* its input */
+	    nodes(as[0]) == nodes(e0)) {
 		*k = 0;
 		*j = at;
 		return is_array(e0, at);
@@ -410,12 +421,33 @@ fusion_in_place(const struct module *m, const struct instr *in, int node,
 	return 1;
 }
 
+/* An in-place collective-permute writes slices of operand 1 where they
+ * lie: its output {i} (a start's {1, i}) is operand 1's {i}
+ * (AliasInfo::GetInPlaceInputOutputPairs). */
+static int
+permute_in_place(const struct instr *in, const struct shape *const *as,
+		 int node, int *k, int *j)
+{
+	int at = node;
+
+	if (!permutes_over(in) ||
+	    (named(in, "collective-permute-start") &&
+	     split(&in->shape, node, &at) != 1) ||
+	    at >= nodes(as[1]) || !is_array(as[1], at))
+		return 0;
+	*k = 1;
+	*j = at;
+	return 1;
+}
+
 int
 contract_in_place(const struct module *m, const struct instr *in,
 		  const struct shape *const *as, int node, int *k, int *j)
 {
 	if (!is_array(&in->shape, node))
 		return 0;
+	if (permutes_over(in))
+		return permute_in_place(in, as, node, k, j);
 	switch (opcode(in)) {
 	case OP_DUS:
 	case OP_SCATTER:

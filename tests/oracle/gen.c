@@ -2601,7 +2601,12 @@ maybe_alias(struct gen *g, struct scope *sc, int nparam, int k,
 		if ((g->aliased >> p & 1) || !same_shape(&v->s, &sc->v[p].s) ||
 		    (!ew && avoids(g, F_ALIAS)) || !chance(g, 30))
 			continue;
-		must = chance(g, 50) && !avoids(g, F_ALIAS);
+		/* not over a bitcast: one that changes the TPU's padding
+		 * (F_BITCAST) is no bitcast under XLA's layout-sensitive
+		 * verifier there, and a must-alias cannot be held across
+		 * it (issue 38: the output's bytes are its operand's) */
+		must = chance(g, 50) && !avoids(g, F_ALIAS) &&
+		       strcmp(v->op, "bitcast");
 		if (!ew || must)
 			tag(g, F_ALIAS);
 		g->aliased |= 1 << p;

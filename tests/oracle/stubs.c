@@ -353,10 +353,46 @@ permute_into(struct op *o, unsigned char **out, const struct shape *os)
 	interp_work(o->st, elems(os) > 0 ? elems(os) : 1);
 }
 
+/* An in-place collective-permute (input, output buffer, offsets): its
+ * result is operand 1 with what arrives written over it.  On participant
+ * 0 of groups that hold the same data, the input's first bytes land at
+ * the start of each array: the offsets are not read, since what the run
+ * checks is where the bytes live (XLA: the result is operand 1's
+ * buffer, so a plan that gives it bytes of its own reads poison). */
+static int
+permutes_over(const struct op *o)
+{
+	return o->in->nops == 4 && instr_attr(o->in, "slice_sizes");
+}
+
+static void
+permute_over(struct op *o, unsigned char **out, const struct shape *os)
+{
+	const struct shape *is = o->as[0];
+
+	copy_tree(o, out, o->arg[1], o->as[1], os);
+	if (!receives(o))
+		return;
+	for (int j = 0; j < shape_nodes(os) && j < shape_nodes(is); j++) {
+		const struct shape *a = node_shape(os, j), *b = node_shape(is, j);
+		int64_t n;
+
+		if (shape_is_tuple(a) || shape_is_tuple(b))
+			continue;
+		n = node_bytes(a) < node_bytes(b) ? node_bytes(a) :
+						    node_bytes(b);
+		if (out[j] != o->arg[0][j])
+			memmove(out[j], o->arg[0][j], (size_t)n);
+	}
+}
+
 static void
 permute(struct op *o)
 {
-	permute_into(o, o->out, &o->in->shape);
+	if (permutes_over(o))
+		permute_over(o, o->out, &o->in->shape);
+	else
+		permute_into(o, o->out, &o->in->shape);
 }
 
 /* ---- async pairs -------------------------------------------------------- */
@@ -391,6 +427,11 @@ keep_operands(struct op *o)
 		    forwards(o, shape_child(s, 0) + j))
 			return;
 
+	if (permutes_over(o) && !strcmp(o->in->op->name,
+					"collective-permute-start")) {
+		copy_tree(o, dst, o->arg[0], o->as[0], e0);	/* its input */
+		return;
+	}
 	if (o->in->nops == 1 && !(shape_is_tuple(e0) &&
 				  !shape_is_tuple(o->as[0]))) {
 		copy_tree(o, dst, o->arg[0], o->as[0], e0);
@@ -446,7 +487,9 @@ collective_start(struct op *o)
 	int permutes = !strcmp(o->in->op->name, "collective-permute-start");
 
 	keep_operands(o);
-	if (permutes)
+	if (permutes && permutes_over(o))
+		permute_over(o, o->out + shape_child(s, 1), &s->elems[1]);
+	else if (permutes)
 		permute_into(o, o->out + shape_child(s, 1), &s->elems[1]);
 	else
 		collective_into(o, o->out + shape_child(s, 1), &s->elems[1]);

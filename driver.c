@@ -64,6 +64,50 @@ dump(const struct driver_opts *d, const char *what, const struct prog *p,
 		d->stats->ms[ST_CODEGEN] += stats_now() - t0;
 }
 
+/* The verifier's verdict as a diagnostic: 0, or -1 (a bug in hloplan). */
+static int
+verify(struct prog *p, const struct plan *pl)
+{
+	char err[512];
+
+	if (!verify_plan(p->m, &p->opt, pl, err, sizeof err))
+		return 0;
+	diag_error(p->ds, p->m->loc, "internal error: the plan for module '%s' "
+		   "fails verification: %s", p->m->name, err);
+	return -1;
+}
+
+int
+plan_buffers(struct prog *p, struct plan *pl, const struct driver_opts *d)
+{
+	struct stats *st = d ? d->stats : NULL;
+	int err;
+
+	STAGE(st, ST_SCHEDULE, err = fill_schedule(p));
+	if (err)
+		return -1;
+	dump(d, "schedule", p, pl);
+	dump(d, "hlo", p, pl);
+	STAGE(st, ST_VALUES, err = fill_values(p));
+	if (err)
+		return -1;
+	STAGE(st, ST_LIVENESS, fill_liveness(p));
+	STAGE(st, ST_COPIES, err = insert_copies(p));
+	if (err)
+		return -1;
+	if (p->opt.reuse) {
+		STAGE(st, ST_REUSE, share_reuse(p));
+		STAGE(st, ST_REUSE, colocate(p));
+	}
+	STAGE(st, ST_BUFFERS, build_buffers(p, pl));
+	dump(d, "values", p, pl);
+	STAGE(st, ST_DBUF, err = insert_double_buffers(p, pl));
+	if (err)
+		return -1;
+	STAGE(st, ST_BUFFERS, err = check_sizes(p, pl));
+	return err;
+}
+
 int
 plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	    const struct options *o, const struct driver_opts *d,
@@ -71,48 +115,28 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 {
 	struct prog p = {.pool = pool, .ds = ds, .m = m, .opt = *o};
 	struct stats *st = d ? d->stats : NULL;
-	int nerr = ds->n, over;
-	char err[512];
+	int err;
 
-	STAGE(st, ST_FLATTEN, nerr = flatten_calls(pool, ds, m));
-	if (nerr < 0)
+	STAGE(st, ST_FLATTEN, err = flatten_calls(pool, ds, m));
+	if (err)
 		return -1;
-	nerr = ds->n;
-	STAGE(st, ST_ORDER, fill_order(&p, pl));
-	STAGE(st, ST_SCHEDULE, fill_schedule(&p));
-	dump(d, "schedule", &p, pl);
-	dump(d, "hlo", &p, pl);
-	STAGE(st, ST_VALUES, fill_values(&p));
-	if (ds->n > nerr)
-		return -1;
-	STAGE(st, ST_LIVENESS, fill_liveness(&p));
-	STAGE(st, ST_COPIES, insert_copies(&p));
-	if (o->reuse)
-		STAGE(st, ST_REUSE, share_reuse(&p));
-	if (o->reuse)
-		STAGE(st, ST_REUSE, colocate(&p));
-	STAGE(st, ST_BUFFERS, build_buffers(&p, pl));
-	dump(d, "values", &p, pl);
-	STAGE(st, ST_DBUF, insert_double_buffers(&p, pl));
-	STAGE(st, ST_BUFFERS, check_sizes(&p, pl));
-	if (ds->n > nerr)
+	STAGE(st, ST_ORDER, err = fill_order(&p, pl, plan_buffers));
+	if (err || plan_buffers(&p, pl, d))
 		return -1;
 	STAGE(st, ST_BUFFERS, list_constants(&p, pl));
 	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
-	if (check_heights(&p, pl))
+	STAGE(st, ST_PACKING, err = check_heights(&p, pl));
+	if (err)
 		return -1;
 	dump(d, "plan", &p, pl);
 	STAGE(st, ST_PACKING, fill_peaks(&p, pl));
-	STAGE(st, ST_PACKING, over = check_capacity(&p, pl));
-	if (over < 0)
+	STAGE(st, ST_PACKING, err = check_capacity(&p, pl));
+	if (err)
 		return -1;
-	STAGE(st, ST_VERIFY, nerr = verify_plan(m, &p.opt, pl, err, sizeof err));
-	if (nerr) {
-		diag_error(ds, m->loc, "internal error: the plan for module "
-			   "'%s' fails verification: %s", m->name, err);
+	STAGE(st, ST_VERIFY, err = verify(&p, pl));
+	if (err)
 		return d && d->keep_refused ? 1 : -1;
-	}
 	if (o->allocators)
-		STAGE(st, ST_ALLOCATORS, replay_allocators(p.pool, &p.opt, pl));
+		STAGE(st, ST_ALLOCATORS, replay_allocators(pool, &p.opt, pl));
 	return 0;
 }

@@ -48,6 +48,14 @@ struct driver_opts {
 				   recorded) */
 };
 
+/* The stages from an order to sized buffers: schedule, values, liveness,
+ * copies, reuse and colocation, buffers, double buffering.  The driver runs
+ * them once the order is chosen, and fill_order (passes/order.c) runs them
+ * for each candidate order (d NULL: no dumps, no timing), so that the
+ * order is scored on the plan that is written.  0, or -1 with diagnostics
+ * in p->ds. */
+int plan_buffers(struct prog *p, struct plan *pl, const struct driver_opts *d);
+
 /* Plans one module; returns 0, or -1 with diagnostics in ds.  A plan that
  * fails verification is reported as an internal error and not returned
  * (unless d->keep_refused: then it is, and the result is 1). */

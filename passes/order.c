@@ -489,7 +489,8 @@ check_text(struct prog *p, int c, const struct deps *d)
 
 /* ---- choosing ---------------------------------------------------------- */
 
-int64_t
+/* The peak of live bytes of a plan's buffers: the sum over arenas. */
+static int64_t
 plan_peak(const struct plan *pl)
 {
 	int64_t *delta = calloc((size_t)pl->ntime + 2, sizeof *delta);

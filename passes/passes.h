@@ -207,8 +207,6 @@ struct driver_opts;
 int fill_order(struct prog *p, struct plan *pl,
 	       int (*plan)(struct prog *, struct plan *,
 			   const struct driver_opts *));
-/* The peak of live bytes of a plan's buffers: the sum over arenas. */
-int64_t plan_peak(const struct plan *pl);
 /* schedule.c: which computations run as program steps, and the flattened
  * schedule of their instructions (XLA's HloLiveRange order); 0, or -1
  * with diagnostics in p->ds. */

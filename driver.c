@@ -1,15 +1,18 @@
-/* The compiler at a glance: one straight call per stage, from a parsed
- * module to a verified plan (QBE's main).  Analyses fill in facts about the
- * program; transforms build and change the plan; verify checks the result
- * independently of how it was made. */
+/* The compiler at a glance: parse, then per module and target one straight
+ * call per stage to a verified plan, then the writers (QBE's main).
+ * Analyses fill in facts about the program; transforms build and change
+ * the plan; verify checks the result independently of how it was made. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
+#include "hloplan.h"
 #include "allocators/allocators.h"
 #include "checker/verify.h"
 #include "codegen/codegen.h"
 #include "driver.h"
+#include "frontend/frontend.h"
 #include "passes/passes.h"
 
 double
@@ -64,6 +67,56 @@ dump(const struct driver_opts *d, const char *what, const struct prog *p,
 		d->stats->ms[ST_CODEGEN] += stats_now() - t0;
 }
 
+/* The verifier's verdict as a diagnostic: 0, or -1 (a bug in hloplan). */
+static int
+verify(struct prog *p, const struct plan *pl)
+{
+	char err[512];
+
+	if (!verify_plan(p->m, &p->opt, pl, err, sizeof err))
+		return 0;
+	diag_error(p->ds, p->m->loc, "internal error: the plan for module '%s' "
+		   "fails verification: %s", p->m->name, err);
+	return -1;
+}
+
+/* The stages from an order to sized buffers: schedule, values, liveness,
+ * copies, reuse and colocation, buffers, double buffering.  The driver runs
+ * them once the order is chosen, and fill_order (passes/order.c) runs them
+ * for each candidate order (d NULL: no dumps, no timing), so that the
+ * order is scored on the plan that is written.  0, or -1 with diagnostics
+ * in p->ds. */
+static int
+plan_buffers(struct prog *p, struct plan *pl, const struct driver_opts *d)
+{
+	struct stats *st = d ? d->stats : NULL;
+	int err;
+
+	STAGE(st, ST_SCHEDULE, err = fill_schedule(p));
+	if (err)
+		return -1;
+	dump(d, "schedule", p, pl);
+	dump(d, "hlo", p, pl);
+	STAGE(st, ST_VALUES, err = fill_values(p));
+	if (err)
+		return -1;
+	STAGE(st, ST_LIVENESS, fill_liveness(p));
+	STAGE(st, ST_COPIES, err = insert_copies(p));
+	if (err)
+		return -1;
+	if (p->opt.reuse) {
+		STAGE(st, ST_REUSE, share_reuse(p));
+		STAGE(st, ST_REUSE, colocate(p));
+	}
+	STAGE(st, ST_BUFFERS, build_buffers(p, pl));
+	dump(d, "values", p, pl);
+	STAGE(st, ST_DBUF, err = insert_double_buffers(p, pl));
+	if (err)
+		return -1;
+	STAGE(st, ST_BUFFERS, err = check_sizes(p, pl));
+	return err;
+}
+
 int
 plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	    const struct options *o, const struct driver_opts *d,
@@ -71,48 +124,194 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 {
 	struct prog p = {.pool = pool, .ds = ds, .m = m, .opt = *o};
 	struct stats *st = d ? d->stats : NULL;
-	int nerr = ds->n, over;
-	char err[512];
+	int err;
 
-	STAGE(st, ST_FLATTEN, nerr = flatten_calls(pool, ds, m));
-	if (nerr < 0)
+	STAGE(st, ST_FLATTEN, err = flatten_calls(pool, ds, m));
+	if (err)
 		return -1;
-	nerr = ds->n;
-	STAGE(st, ST_ORDER, fill_order(&p, pl));
-	STAGE(st, ST_SCHEDULE, fill_schedule(&p));
-	dump(d, "schedule", &p, pl);
-	dump(d, "hlo", &p, pl);
-	STAGE(st, ST_VALUES, fill_values(&p));
-	if (ds->n > nerr)
-		return -1;
-	STAGE(st, ST_LIVENESS, fill_liveness(&p));
-	STAGE(st, ST_COPIES, insert_copies(&p));
-	if (o->reuse)
-		STAGE(st, ST_REUSE, share_reuse(&p));
-	if (o->reuse)
-		STAGE(st, ST_REUSE, colocate(&p));
-	STAGE(st, ST_BUFFERS, build_buffers(&p, pl));
-	dump(d, "values", &p, pl);
-	STAGE(st, ST_DBUF, insert_double_buffers(&p, pl));
-	STAGE(st, ST_BUFFERS, check_sizes(&p, pl));
-	if (ds->n > nerr)
+	STAGE(st, ST_ORDER, err = fill_order(&p, pl, plan_buffers));
+	if (err || plan_buffers(&p, pl, d))
 		return -1;
 	STAGE(st, ST_BUFFERS, list_constants(&p, pl));
 	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
-	if (check_heights(&p, pl))
+	STAGE(st, ST_PACKING, err = check_heights(&p, pl));
+	if (err)
 		return -1;
 	dump(d, "plan", &p, pl);
 	STAGE(st, ST_PACKING, fill_peaks(&p, pl));
-	STAGE(st, ST_PACKING, over = check_capacity(&p, pl));
-	if (over < 0)
+	STAGE(st, ST_PACKING, err = check_capacity(&p, pl));
+	if (err)
 		return -1;
-	STAGE(st, ST_VERIFY, nerr = verify_plan(m, &p.opt, pl, err, sizeof err));
-	if (nerr) {
-		diag_error(ds, m->loc, "internal error: the plan for module "
-			   "'%s' fails verification: %s", m->name, err);
+	STAGE(st, ST_VERIFY, err = verify(&p, pl));
+	if (err)
 		return d && d->keep_refused ? 1 : -1;
-	}
 	if (o->allocators)
-		STAGE(st, ST_ALLOCATORS, replay_allocators(p.pool, &p.opt, pl));
+		STAGE(st, ST_ALLOCATORS, replay_allocators(pool, &p.opt, pl));
+	return 0;
+}
+
+/* An upper-case C identifier made from s (for guards and prefixes). */
+static char *
+upper_ident(struct pool *pool, const char *s)
+{
+	char *r = pool_printf(pool, "%s%s", *s >= '0' && *s <= '9' ? "_" : "",
+			      s);
+
+	for (char *q = r; *q; q++)
+		*q = (*q >= 'a' && *q <= 'z') ? (char)(*q - 32) :
+		     ((*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')) ?
+		     *q : '_';
+	return r;
+}
+
+/* PREFIX_GPU, or PREFIX_<MODULE>_GPU when a file holds several modules
+ * (with _<index> when two share a name). */
+static const char *
+plan_prefix(struct run *r, int mod, int target)
+{
+	const struct hlofile *f = r->file;
+	const char *t = target == TARGET_GPU ? "GPU" : "TPU";
+	int dup = 0;
+
+	if (f->nmod == 1)
+		return pool_printf(r->pool, "%s_%s", r->prefix, t);
+	for (int i = 0; i < f->nmod; i++)
+		dup |= i != mod && !strcmp(f->mods[i].name, f->mods[mod].name);
+	if (dup)
+		return pool_printf(r->pool, "%s_%s_%d_%s", r->prefix,
+				   upper_ident(r->pool, f->mods[mod].name),
+				   mod, t);
+	return pool_printf(r->pool, "%s_%s_%s", r->prefix,
+			   upper_ident(r->pool, f->mods[mod].name), t);
+}
+
+/* Plans every module for every target asked for; 0, or -1 on bad input. */
+static int
+plan_all(struct run *r)
+{
+	size_t cap = (size_t)(2 * r->file->nmod + 1);
+	int n = 0;
+
+	r->plans = pool_alloc(r->pool, sizeof *r->plans * cap);
+	r->prefixes = pool_alloc(r->pool, sizeof *r->prefixes * cap);
+	r->set.plans = r->plans;
+	r->set.prefixes = r->prefixes;
+	for (int i = 0; i < r->file->nmod; i++)
+		for (int t = TARGET_GPU; t <= TARGET_TPU; t++) {
+			struct options o = r->opt;
+
+			if (!(r->targets & (1 << t)))
+				continue;
+			o.target = t;
+			r->prefixes[n] = plan_prefix(r, i, t);
+			r->drv.label = r->prefixes[n];
+			if (plan_module(r->pool, r->ds, &r->file->mods[i], &o,
+					&r->drv, &r->plans[n]) < 0)
+				return -1;
+			r->set.nplan = ++n;
+		}
+	return 0;
+}
+
+/* --dump=ir: the modules as parsed, instead of planning them. */
+static void
+dump_ir(struct run *r)
+{
+	double t0 = stats_now();
+
+	for (int i = 0; i < r->file->nmod; i++)
+		ir_print_module(r->drv.dumpf, &r->file->mods[i]);
+	r->drv.stats->ms[ST_CODEGEN] += stats_now() - t0;
+}
+
+int
+compile(struct run *r, const char *text, size_t len)
+{
+	struct stats *st = r->drv.stats;
+
+	STAGE(st, ST_PARSE, r->file = frontend_parse(r->pool, text, len,
+						     r->ds));
+	if (r->ds->n)
+		return -1;
+	if (r->drv.dump && !strcmp(r->drv.dump, "ir")) {
+		dump_ir(r);
+		return 0;
+	}
+	return plan_all(r);
+}
+
+const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+double
+stage_times(const struct stats *st, double *ms)
+{
+	double total = stats_now() - st->start, sum = 0;
+
+	for (int k = 0; k < ST_OTHER; k++)
+		sum += ms[k] = st->ms[k];
+	ms[ST_OTHER] = total > sum ? total - sum : 0.0;
+	return sum + ms[ST_OTHER];
+}
+
+static void
+write_header(const struct run *r, FILE *out, const char *name)
+{
+	struct pool *pool = pool_new();
+	struct header_opts ho = {"HLOPLAN_PLAN_H", r->set.source,
+				 r->constants ? base_name(r->constants) : NULL};
+
+	if (name && strcmp(name, "-") && *base_name(name))
+		ho.guard = upper_ident(pool, base_name(name));
+	codegen_header(out, r->set.plans, r->set.prefixes, r->set.nplan, &ho);
+	pool_free(pool);
+}
+
+int
+write_plans(const struct run *r, int format, FILE *out, const char *name)
+{
+	double ms[NSTAGE], total;
+
+	switch (format) {
+	case HLOPLAN_FORMAT_HEADER:
+		write_header(r, out, name);
+		break;
+	case HLOPLAN_FORMAT_JSON:
+		codegen_json(out, &r->set);
+		break;
+	case HLOPLAN_FORMAT_CSV:
+		codegen_csv(out, &r->set);
+		break;
+	case HLOPLAN_FORMAT_SVG:
+		codegen_svg(out, &r->set);
+		break;
+	case HLOPLAN_FORMAT_STATS:
+		total = stage_times(r->drv.stats, ms);
+		codegen_stats(out, &r->set, ms, stage_names, NSTAGE, total);
+		break;
+	case HLOPLAN_FORMAT_CONSTANTS:
+		codegen_constants(out, &r->set);
+		break;
+	case HLOPLAN_FORMAT_ALLOCATORS:
+		codegen_allocators(out, &r->set);
+		break;
+	case HLOPLAN_FORMAT_STATS_JSON:
+		total = stage_times(r->drv.stats, ms);
+		codegen_stats_json(out, &r->set, ms, stage_names, NSTAGE,
+				   total);
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	if (ferror(out)) {
+		errno = errno ? errno : EIO;
+		return -1;
+	}
 	return 0;
 }

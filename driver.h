@@ -1,9 +1,12 @@
-/* The pipeline from a parsed module to a verified plan (driver.c). */
+/* The pipeline from the text to verified plans and their outputs
+ * (driver.c). */
 #ifndef HLOPLAN_DRIVER_H
 #define HLOPLAN_DRIVER_H
 
 #include <stdio.h>
 
+#include "codegen/codegen.h"
+#include "frontend/frontend.h"
 #include "ir/ir.h"
 #include "passes/passes.h"
 
@@ -54,5 +57,38 @@ struct driver_opts {
 int plan_module(struct pool *pool, struct diags *ds, struct module *m,
 		const struct options *o, const struct driver_opts *d,
 		struct plan *pl);
+
+/* One input through the compiler: what the caller sets (pool, ds, opt,
+ * targets, prefix, constants, drv with its stats, set.source and set.xla)
+ * and what compile fills in (the file and the plans). */
+struct run {
+	struct pool *pool;	/* owns all it makes */
+	struct diags *ds;
+	struct options opt;	/* for every plan, but the target */
+	int targets;		/* 1 << TARGET_* bits */
+	const char *prefix;	/* of every plan's macros */
+	const char *constants;	/* the constants file's name, or NULL */
+	struct driver_opts drv;	/* drv.stats must be set */
+	struct hlofile *file;
+	struct plan *plans;
+	const char **prefixes;	/* each plan's, PREFIX_GPU ... */
+	struct plan_set set;	/* the plans, for the writers */
+};
+
+/* Parses text (len bytes, NUL-terminated), then plans each module for
+ * each target asked for (or, with drv.dump "ir", prints the modules); 0,
+ * or -1 with diagnostics in r->ds. */
+int compile(struct run *r, const char *text, size_t len);
+
+/* Writes r's plans in format (HLOPLAN_FORMAT_*) to out; name is the output
+ * file's (the header's include guard), or NULL.  0, or -1 with errno. */
+int write_plans(const struct run *r, int format, FILE *out, const char *name);
+
+/* The stage times so far into ms[], ms[ST_OTHER] the part of the run's
+ * wall time no stage covers; returns that wall time, their sum. */
+double stage_times(const struct stats *st, double *ms);
+
+/* The last component of a path. */
+const char *base_name(const char *path);
 
 #endif

@@ -7,12 +7,12 @@ include(CMakePackageConfigHelpers)
 
 # The names a consumer sees, inside this build too (add_subdirectory or
 # FetchContent users get hloplan_add_plan from the include below).
-set_target_properties(hloplan_lib PROPERTIES EXPORT_NAME lib)
-add_library(hloplan::lib ALIAS hloplan_lib)
+set_target_properties(hloplan_public PROPERTIES EXPORT_NAME lib)
+add_library(hloplan::lib ALIAS hloplan_public)
 add_executable(hloplan::hloplan ALIAS hloplan)
 include(${CMAKE_CURRENT_LIST_DIR}/hloplanAddPlan.cmake)
 
-install(TARGETS hloplan hloplan_lib EXPORT hloplanTargets
+install(TARGETS hloplan hloplan_public EXPORT hloplanTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -641,7 +641,7 @@ check_sizes(struct prog *p, const struct plan *pl)
 		if (pl->bufs[b].size > PLAN_MAX_BYTES)
 			buffer_too_large(p, pl, b, largest[b]);
 	check_arenas(p, pl, largest, 0);
-	return p->ds->n - n;
+	return p->ds->n > n ? -1 : 0;
 }
 
 int
@@ -650,5 +650,5 @@ check_heights(struct prog *p, const struct plan *pl)
 	int n = p->ds->n;
 
 	check_arenas(p, pl, largest_nodes(p, pl), 1);
-	return p->ds->n - n;
+	return p->ds->n > n ? -1 : 0;
 }

@@ -106,8 +106,6 @@ colocate(struct prog *p)
 	int nh = 0, nt = 0;
 	long work = 0;
 
-	if (p->trial)
-		return;
 	gather(p, &f);
 	hosts = pool_alloc(p->pool, sizeof *hosts * (size_t)(p->nval + 1));
 	temps = pool_alloc(p->pool, sizeof *temps * (size_t)(p->nval + 1));

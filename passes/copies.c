@@ -201,10 +201,11 @@ cmp_copy(const void *a, const void *b)
 	return (x->src > y->src) - (x->src < y->src);
 }
 
-void
+int
 insert_copies(struct prog *p)
 {
 	struct cx x = {.p = p};
+	int nerr = p->ds->n;
 
 	/* Room for a saving buffer per join. */
 	x.flags = pool_alloc(p->pool, sizeof(int) *
@@ -246,4 +247,5 @@ insert_copies(struct prog *p)
 	if (p->ncopy > 1)
 		qsort(p->copies, (size_t)p->ncopy, sizeof *p->copies, cmp_copy);
 	prog_hulls(p);
+	return p->ds->n > nerr ? -1 : 0;
 }

@@ -327,10 +327,10 @@ fetched_node(const struct instr *in)
 	       shape_is_tuple(&in->shape) && in->shape.nelem >= 1;
 }
 
-void
+int
 insert_double_buffers(struct prog *p, struct plan *pl)
 {
-	int n = p->m->ncomp, *loop = pool_alloc(p->pool, sizeof(int) *
+	int nerr = p->ds->n, n = p->m->ncomp, *loop = pool_alloc(p->pool, sizeof(int) *
 						      (size_t)(n + 1));
 	const char **found = pool_alloc(p->pool, sizeof(char *) *
 						     (size_t)(p->opt.nname + 1));
@@ -366,4 +366,5 @@ insert_double_buffers(struct prog *p, struct plan *pl)
 		p->slot_of[v] = -1;
 	if (p->opt.double_buffer)
 		stream_unrolled(p, pl, loop, fixed);
+	return p->ds->n > nerr ? -1 : 0;
 }

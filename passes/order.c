@@ -1,8 +1,9 @@
 /* Memory-aware orders for unscheduled modules (XLA's hlo_memory_scheduler):
  * a list scheduler that runs first what frees the most bytes, a DFS that
  * runs the heaviest operand subtrees first, and the text order.  Each is
- * planned through the same analyses as the real run, and the order with the
- * lowest peak of live bytes wins; ties keep the earlier candidate. */
+ * planned by the driver's own plan_buffers, as the real run is, and the
+ * order with the lowest peak of live bytes wins; ties keep the earlier
+ * candidate. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,7 +489,8 @@ check_text(struct prog *p, int c, const struct deps *d)
 
 /* ---- choosing ---------------------------------------------------------- */
 
-int64_t
+/* The peak of live bytes of a plan's buffers: the sum over arenas. */
+static int64_t
 plan_peak(const struct plan *pl)
 {
 	int64_t *delta = calloc((size_t)pl->ntime + 2, sizeof *delta);
@@ -519,12 +521,16 @@ plan_peak(const struct plan *pl)
 	return peak;
 }
 
-/* Plans with the given orders as far as the buffers (the analyses the real
- * run makes) and returns the peak, or -1 when the module has errors.  All
- * it makes is in a pool of its own, freed before it returns, and the
- * module is only read: candidates may be tried on threads at once. */
+/* The driver's plan_buffers, as fill_order was given it. */
+typedef int plan_fn(struct prog *, struct plan *, const struct driver_opts *);
+
+/* Plans with the given orders through plan, the function the real run
+ * plans with, as far as the buffers, and returns the peak, or -1 when the
+ * module has errors.  All it makes is in a pool of its own, freed before
+ * it returns, and the module is only read: candidates may be tried on
+ * threads at once. */
 static int64_t
-try_orders(const struct prog *base, int **order)
+try_orders(const struct prog *base, int **order, plan_fn *plan)
 {
 	struct pool *pool = pool_new();
 	struct diags ds = {.pool = pool};
@@ -533,18 +539,9 @@ try_orders(const struct prog *base, int **order)
 	struct plan pl = {0};
 	int64_t peak = -1;
 
-	fill_schedule(&q);
-	fill_values(&q);
-	if (!ds.n) {
-		fill_liveness(&q);
-		insert_copies(&q);
-		if (q.opt.reuse)
-			share_reuse(&q);
-		build_buffers(&q, &pl);
-		insert_double_buffers(&q, &pl);
-		check_sizes(&q, &pl);
+	if (plan(&q, &pl, NULL) == 0) {
 		list_arenas(&q, &pl);
-		peak = ds.n ? -1 : plan_peak(&pl);
+		peak = plan_peak(&pl);
 	}
 	pool_free(pool);
 	return peak;
@@ -553,6 +550,7 @@ try_orders(const struct prog *base, int **order)
 struct trial {
 	const struct prog *base;
 	int **order;
+	plan_fn *plan;
 	int64_t peak;
 };
 
@@ -561,7 +559,7 @@ run_trial(void *arg)
 {
 	struct trial *t = arg;
 
-	t->peak = try_orders(t->base, t->order);
+	t->peak = try_orders(t->base, t->order, t->plan);
 	return NULL;
 }
 
@@ -641,7 +639,7 @@ same_order(const struct module *m, int **a, int **b)
  * straight-line module's orders often agree). */
 static void
 try_candidates(const struct prog *p, int **const *orders, int n,
-	       int64_t *peak)
+	       plan_fn *plan, int64_t *peak)
 {
 	struct trial t[3];
 	int same[3], m = 0;
@@ -653,7 +651,7 @@ try_candidates(const struct prog *p, int **const *orders, int n,
 			    same_order(p->m, orders[j], orders[k]))
 				same[k] = j;
 		if (same[k] < 0)
-			t[m++] = (struct trial){p, orders[k], -1};
+			t[m++] = (struct trial){p, orders[k], plan, -1};
 	}
 	try_all(p, t, m);
 	for (int k = 0, i = 0; k < n; k++)
@@ -677,8 +675,8 @@ check_scheduled(struct prog *p, const int *kind)
 	}
 }
 
-void
-fill_order(struct prog *p, struct plan *pl)
+int
+fill_order(struct prog *p, struct plan *pl, plan_fn *plan)
 {
 	static const char *const names[] = {"text", "list", "dfs"};
 	int *(*const how[])(struct prog *, const struct deps *) = {
@@ -688,28 +686,32 @@ fill_order(struct prog *p, struct plan *pl)
 	int **orders[3] = {NULL, NULL, NULL};
 	int mem = p->opt.schedule == SCHED_MEM ||
 		  (p->opt.schedule == SCHED_AUTO && !p->m->is_scheduled);
-	int n = mem ? 3 : 1, best = 0;
+	int n = mem ? 3 : 1, best = 0, nerr = p->ds->n;
 	struct prog q = {.pool = p->pool, .ds = p->ds, .m = p->m,
 			 .opt = p->opt};
 
-	fill_schedule(&q);	/* which computations run as steps */
+	if (fill_schedule(&q))	/* which computations run as steps */
+		return -1;
 	if (p->m->is_scheduled && p->opt.schedule != SCHED_MEM)
 		check_scheduled(p, q.kind);
 	else
 		candidates(p, how, n, q.kind, orders);
+	if (p->ds->n > nerr)
+		return -1;
 	p->order = orders[0];
 	/* Every candidate at once: when the text order has errors, the
 	 * others are tried for nothing, but a module with errors is rare and
 	 * its run short. */
-	try_candidates(p, orders, n, peak);
+	try_candidates(p, orders, n, plan, peak);
 	pl->sched.name = names[0];
 	pl->sched.peak_text = pl->sched.peak = peak[0];
 	if (peak[0] < 0)
-		return;
+		return 0;	/* the real run reports the errors */
 	for (int k = 1; k < n; k++)
 		if (peak[k] >= 0 && peak[k] < peak[best])
 			best = k;
 	p->order = orders[best];
 	pl->sched.name = names[best];
 	pl->sched.peak = peak[best];
+	return 0;
 }

@@ -201,15 +201,20 @@ int called_comp(const struct module *m, const struct instr *in,
 int flatten_calls(struct pool *pool, struct diags *ds, struct module *m);
 /* order.c: the order each program computation runs in: the text order,
  * or the lowest-peak one of several memory-aware orders (XLA's
- * hlo_memory_scheduler).  Fills p->order and the plan's schedule facts. */
-void fill_order(struct prog *p, struct plan *pl);
-/* The peak of live bytes of a plan's buffers: the sum over arenas. */
-int64_t plan_peak(const struct plan *pl);
+ * hlo_memory_scheduler), each planned by `plan` (the driver's
+ * plan_buffers, with no driver_opts) as far as the peak.  Fills p->order
+ * and the plan's schedule facts; 0, or -1 with diagnostics in p->ds. */
+struct driver_opts;
+int fill_order(struct prog *p, struct plan *pl,
+	       int (*plan)(struct prog *, struct plan *,
+			   const struct driver_opts *));
 /* schedule.c: which computations run as program steps, and the flattened
- * schedule of their instructions (XLA's HloLiveRange order). */
-void fill_schedule(struct prog *p);
-/* values.c: values, forwarding, and the sharing the model forces. */
-void fill_values(struct prog *p);
+ * schedule of their instructions (XLA's HloLiveRange order); 0, or -1
+ * with diagnostics in p->ds. */
+int fill_schedule(struct prog *p);
+/* values.c: values, forwarding, and the sharing the model forces; 0, or
+ * -1 with diagnostics in p->ds. */
+int fill_values(struct prog *p);
 /* rules.c: may output node `node` of `in` be written over node `knode`
  * of operand k while the op reads it?  IP_MUST: the kernel updates it in
  * place (dynamic-update-slice, scatter, their fusions,
@@ -256,8 +261,9 @@ int sets_new_value(struct prog *p, int c, int i, int node,
 		   const struct shape *s, int64_t lo, int64_t hi);
 /* bstart/bend: the hull of each set, in steps. */
 void prog_hulls(struct prog *p);
-/* copies.c: the sharing asked for, or copies where values overlap. */
-void insert_copies(struct prog *p);
+/* copies.c: the sharing asked for, or copies where values overlap; 0, or
+ * -1 with diagnostics in p->ds. */
+int insert_copies(struct prog *p);
 /* reuse.c: an elementwise output takes a dying operand's buffer. */
 void share_reuse(struct prog *p);
 /* colocate.c: temporaries inside a donated parameter's or an output's
@@ -273,11 +279,11 @@ void build_buffers(struct prog *p, struct plan *pl);
 /* buffers.c: every buffer as laid out, slots included, within
  * PLAN_MAX_BYTES, and the buffers of each arena together within
  * PLAN_MAX_SUM, else an error at the instruction whose shape takes the
- * most; made when sizes are final, before packing adds them up.  Returns
- * the number of errors. */
+ * most; made when sizes are final, before packing adds them up.  0, or -1
+ * with diagnostics in p->ds. */
 int check_sizes(struct prog *p, const struct plan *pl);
 /* buffers.c: after packing, each arena within PLAN_MAX_BYTES, with the
- * same error.  Returns the number of errors. */
+ * same error; 0 or -1. */
 int check_heights(struct prog *p, const struct plan *pl);
 /* A value's name: its instruction's for node 0, else "name{i,j}" with the
  * node's shape index. */
@@ -296,14 +302,13 @@ int tpu_default_tile(const struct options *o, const struct shape *s,
 /* constants.c: each array a constant defines, its literal's bytes laid out
  * as its buffer is (plan.consts, const_data). */
 void list_constants(struct prog *p, struct plan *pl);
-/* dbuf.c: streamed buffers get k slots, live over their loop. */
-void insert_double_buffers(struct prog *p, struct plan *pl);
+/* dbuf.c: streamed buffers get k slots, live over their loop; 0, or -1
+ * with diagnostics in p->ds (a --double-buffer name not found). */
+int insert_double_buffers(struct prog *p, struct plan *pl);
 /* assign.c: offsets in one arena per memory space; list_arenas makes the
  * (empty) arenas of the spaces in use. */
 void list_arenas(struct prog *p, struct plan *pl);
 void assign_offsets(struct prog *p, struct plan *pl);
-/* dbuf.c: streamed buffers get k slots, live over their loop. */
-void insert_double_buffers(struct prog *p, struct plan *pl);
 /* peak.c: each arena's peak, the buffers live there (plan.h, struct
  * peak). */
 void fill_peaks(struct prog *p, struct plan *pl);

@@ -193,11 +193,11 @@ reserve_steps(struct prog *p)
 			       sizeof *p->steps);
 }
 
-void
+int
 fill_schedule(struct prog *p)
 {
 	const struct module *m = p->m;
-	int n = m->ncomp;
+	int n = m->ncomp, nerr = p->ds->n;
 
 	p->kind = pool_alloc(p->pool, sizeof(int) * (size_t)n);
 	p->time = pool_alloc(p->pool, sizeof(int *) * (size_t)n);
@@ -219,7 +219,7 @@ fill_schedule(struct prog *p)
 	layout(p, m->entry, 0);
 	widen(p);
 	nest_loops(p);
-
+	return p->ds->n > nerr ? -1 : 0;
 }
 
 void

@@ -704,9 +704,11 @@ alloc_nodes(struct prog *p)
 	p->nodeval = pool_alloc(p->pool, sizeof(int) * (size_t)(p->nnode + 1));
 }
 
-void
+int
 fill_values(struct prog *p)
 {
+	int n = p->ds->n;
+
 	alloc_nodes(p);
 	/* About a value a node. */
 	p->values = vec_reserve(p->pool, p->values, &p->valcap, p->nnode + 1,
@@ -716,6 +718,7 @@ fill_values(struct prog *p)
 		do_instr(p, p->steps[t].comp, p->steps[t].instr);
 	own_outputs(p);
 	join_aliases(p);
+	return p->ds->n > n ? -1 : 0;
 }
 
 void

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs hloplan into a scratch prefix, checks the tree, links a program
+# Installs hloplan into a scratch prefix, checks the tree and that the
+# library defines no global outside hloplan_*, links a program
 # through pkg-config, then configures and builds samples/aot against it with
 # one CMake generator and runs it.  Then: a build with nothing changed runs
 # nothing; touching the model or the tool re-runs the planning (and, with
@@ -32,13 +33,19 @@ for f in bin/hloplan include/hloplan.h share/man/man1/hloplan.1; do
 	[ -f "$prefix/$f" ] || fail "no $f installed"
 done
 [ -n "$(find "$prefix" -name hloplanConfig.cmake)" ] || fail "no config"
-[ -n "$(find "$prefix" -name libhloplan.a)" ] || fail "no libhloplan.a"
+lib=$(find "$prefix" -name libhloplan.a)
+[ -n "$lib" ] || fail "no libhloplan.a"
+# Only hloplan_* leaves the installed library (nm: binutils or LLVM's).
+nm=$(command -v nm || command -v llvm-nm) || fail "no nm"
+sh "$src/tests/exports.sh" "$nm" "$lib" > "$dir/exports.log" ||
+	fail "$(cat "$dir/exports.log")"
 "$prefix/bin/hloplan" --version | grep -q '^hloplan ' || fail "--version"
 
-# pkg-config: a program that calls the library.
+# pkg-config: a program that calls the library and has functions of the
+# names the library uses inside (they must not clash).
 pc=$(dirname "$(find "$prefix" -name hloplan.pc)")
 if command -v pkg-config > /dev/null; then
-	printf '#include <hloplan.h>\n#include <stdio.h>\nint main(void) { return !puts(hloplan_version()); }\n' > "$dir/pc.c"
+	printf '#include <hloplan.h>\n#include <stdio.h>\nint pack(void);\nint pack(void) { return 0; }\nint pool_alloc(void);\nint pool_alloc(void) { return 0; }\nint main(void) { return pack() + pool_alloc() + !puts(hloplan_version()); }\n' > "$dir/pc.c"
 	# shellcheck disable=SC2046,SC2086
 	"$cc" $flags "$dir/pc.c" -o "$dir/pc" \
 		$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs hloplan) ||

@@ -1,6 +1,6 @@
 /* The plan as JSON for other tools: every plan of the run with its arenas,
  * buffers, copies and schedule, keys in a fixed order, one buffer a line.
- * The schema ("hloplan.plan", version 4) is described in README.md. */
+ * The schema ("hloplan.plan", version 5) is described in README.md. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -11,8 +11,10 @@
  *    param_index and output_index when they hold one.
  * 4: plans carry loops (a runtime's while loops, their trip counts) and
  *    copies the loop in every iteration of which each is made; with
- *    XLA's assignment given, each plan carries "xla" beside it. */
-enum { JSON_VERSION = 4 };
+ *    XLA's assignment given, each plan carries "xla" beside it.
+ * 5: plans carry positions: where every node of every instruction's
+ *    result lives, forwarded ones included. */
+enum { JSON_VERSION = 5 };
 
 static void
 put_key(FILE *out, const char *indent, const char *key)
@@ -265,6 +267,40 @@ put_schedule(FILE *out, const struct plan *p)
 	fputs(p->steps && p->ntime ? "\n      ]},\n" : "]},\n", out);
 }
 
+/* Every node of every instruction in the schedule, one a line, in
+ * schedule order and preorder: the buffer and the offset inside it (0: a
+ * node is never a slice of a larger buffer today), its slot rule (-1:
+ * iteration % slots), whether it defines the value there, and its entry
+ * parameter or output binding.  An operand is its producer's position. */
+static void
+put_positions(FILE *out, const struct plan *p)
+{
+	put_key(out, "      ", "positions");
+	fputs(p->npos ? "[\n" : "[", out);
+	for (int i = 0; i < p->npos; i++) {
+		const struct plan_pos *q = &p->pos[i];
+
+		fputs("        {\"computation\": ", out);
+		codegen_json_string(out, q->comp_name ? q->comp_name : "");
+		fputs(", \"instruction\": ", out);
+		codegen_json_string(out, q->name ? q->name : "");
+		fputs(", \"index\": ", out);
+		codegen_index(out, q, "[]", ", ", "");
+		fprintf(out, ", \"step\": %" PRId32 ", \"buffer\": %d, "
+			"\"offset\": 0, \"slot\": %d, \"defines\": %s, "
+			"\"size\": %" PRId64, q->step, q->buf, q->slot,
+			q->defines ? "true" : "false", q->size);
+		if (q->param >= 0)
+			fprintf(out, ", \"parameter\": %d", q->param);
+		if (q->output)
+			fputs(", \"output\": true", out);
+		if (q->copied)
+			fputs(", \"copied\": true", out);
+		fprintf(out, "}%s\n", i + 1 < p->npos ? "," : "");
+	}
+	fputs(p->npos ? "      ],\n" : "],\n", out);
+}
+
 static void
 put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	 const char *prefix, const struct xla_assignment *xla, int last)
@@ -288,6 +324,7 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	put_loops(out, p);
 	put_xla(out, p, xla);
 	put_constants(out, p);
+	put_positions(out, p);
 	put_key(out, "      ", "buffers");
 	fputs(p->nbuf ? "[\n" : "[", out);
 	codegen_bindings(pool, p, &bd);

@@ -1,6 +1,7 @@
 /* Prints the plans of a module through the library API as tab-separated
- * lines (plan, arenas, buffers, their values and bindings, copies), which test_json.sh compares with
- * what jq reads back from the JSON.  usage: plan_tsv FILE.hlo [gpu|tpu] */
+ * lines (plan, arenas, buffers, their values and bindings, positions,
+ * copies), which test_json.sh compares with what jq reads back from the
+ * JSON.  usage: plan_tsv FILE.hlo [gpu|tpu] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,15 @@ print_plan(const struct hloplan_plan *p)
 		       (long long)b->stride, b->in_arena);
 	}
 	print_values(p, t);
+	for (int i = 0; i < p->nposition; i++) {
+		const struct hloplan_position *q = &p->positions[i];
+
+		printf("pos\t%s\t%s\t%s", t, q->computation, q->instruction);
+		print_index(q);
+		printf("\t%d\t%d\t%d\t%d\t%d\t%lld\n", q->buffer, q->slot,
+		       q->defines, q->parameter, q->output,
+		       (long long)q->size);
+	}
 	for (int i = 0; i < p->ncopy; i++) {
 		const struct hloplan_copy *c = &p->copies[i];
 

@@ -589,7 +589,7 @@ static void
 test_json(void **state)
 {
 	static const char head[] = "{\n  \"schema\": \"hloplan.plan\",\n"
-				   "  \"version\": 4,\n"
+				   "  \"version\": 5,\n"
 				   "  \"source\": \"add.hlo\",\n";
 	struct hloplan_result *r = plan(NULL);
 	char *j = written(r, HLOPLAN_FORMAT_JSON, NULL);

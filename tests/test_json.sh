@@ -1,6 +1,7 @@
 #!/bin/sh
 # The JSON plan read back: jq checks the schema and version, turns every
-# plan, arena, buffer (with its values, parameter and output) and copy into
+# plan, arena, buffer (with its values, parameter and output), position
+# and copy into
 # a line, and the lines must equal what the
 # library API gives for the same input (plan_tsv).  Exits 77 (skipped)
 # without jq.  usage: test_json.sh HLOPLAN PLAN_TSV JQ INPUT OUTDIR [TARGET]
@@ -14,7 +15,7 @@ name=$(basename "$input" .hlo)_$target
 json=$outdir/$name.json
 mkdir -p "$outdir" && rm -f "$json" || exit 1
 "$hloplan" "$input" --target="$target" --json "$json" || exit 1
-"$jq" -e '.schema == "hloplan.plan" and .version == 4 and
+"$jq" -e '.schema == "hloplan.plan" and .version == 5 and
 	  (.plans | length) > 0' "$json" >/dev/null ||
 	{ echo "FAIL: schema or version of $json"; exit 1; }
 "$jq" -r '.plans[] as $p | $p.target as $t |
@@ -30,6 +31,10 @@ mkdir -p "$outdir" && rm -f "$json" || exit 1
 	    (.param_index | map(tostring) | join(","))] | @tsv),
 	   (select(has("output_index")) | ["output", $t, $id,
 	    (.output_index | map(tostring) | join(","))] | @tsv))),
+	($p.positions[] | ["pos", $t, .computation, .instruction,
+	  (.index | map(tostring) | join(",")), .buffer, .slot,
+	  (if .defines or .copied then 1 else 0 end), (.parameter // -1),
+	  (if .output then 1 else 0 end), .size] | @tsv),
 	($p.copies[] | ["copy", $t, .src, .dst, .step,
 	  (if .when == "after" then 1 else 0 end), .bytes, .loop] | @tsv),
 	($p.loops[] | ["loop", $t, .first, .cond_last, .step, .parent,

@@ -2753,6 +2753,7 @@ struct args {
 	const char *dir;	/* where failing modules are kept (--keep);
 				   NULL: nowhere */
 	int print, require_planned;
+	int contract;		/* --from-json: plans read back from JSON */
 	unsigned safe;
 };
 
@@ -2762,6 +2763,7 @@ usage(void)
 	fputs("usage: oracle_gen [--count N] [--seed S] [--keep DIR] "
 	      "[--print]\n"
 	      "  [--avoid FAMILY] [--allow FAMILY] [--require-planned]\n"
+	      "  [--from-json]\n"
 	      "FAMILY: all, or",
 	      stderr);
 	for (int k = 0; k < NFAM; k++)
@@ -2789,6 +2791,8 @@ parse_args(int argc, char **argv, struct args *a)
 			a->safe |= fam_bits(argv[++k]);
 		else if (!strcmp(f, "--require-planned"))
 			a->require_planned = 1;
+		else if (!strcmp(f, "--from-json"))
+			a->contract = 1;
 		else {
 			usage();
 			return -1;
@@ -2860,7 +2864,8 @@ run_one(const struct args *a, uint64_t s, struct tally *y)
 	unsigned fams;
 	char *text = gen_module(s, a->safe, &fams);
 	char name[600], list[512];
-	struct trial t = {.seed = s, .quiet = 1, .out = stdout};
+	struct trial t = {.seed = s, .quiet = 1, .out = stdout,
+			  .contract = a->contract};
 	int r;
 
 	fam_list(fams, list, sizeof list);

@@ -33,6 +33,13 @@ usage(FILE *out)
 	      "operands alone:\n"
 	      "                  only differences in the results count\n"
 	      "  --print         print the reference run's result arrays\n"
+	      "  --from-json     run each plan as read back from the JSON "
+	      "hloplan writes\n"
+	      "                  (positions, buffers, copies, slots), not "
+	      "the library's\n"
+	      "  --json-dir DIR  --from-json's files: DIR/MODULE.VARIANT.json,"
+	      " read as they\n"
+	      "                  are when they exist\n"
 	      "  --trace         print each instruction run, where its "
 	      "output lives\n"
 	      "                  and its first element, on stderr\n"
@@ -94,6 +101,10 @@ parse_args(int argc, char **argv, struct trial *t, const char **file)
 			t->data_only = 1;
 		else if (!strcmp(a, "--print"))
 			t->print = 1;
+		else if (!strcmp(a, "--from-json"))
+			t->contract = 1;
+		else if (!strcmp(a, "--json-dir") && k + 1 < argc)
+			t->json_dir = argv[++k];
 		else if (!strcmp(a, "--trace"))
 			t->trace = 1;
 		else if (!strcmp(a, "--help")) {

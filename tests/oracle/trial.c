@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/codegen.h"
 #include "driver.h"
 #include "frontend/frontend.h"
 #include "tests/oracle/contract.h"
 #include "tests/oracle/interp.h"
+#include "tests/oracle/jsonread.h"
 #include "tests/oracle/num.h"
 #include "tests/oracle/trial.h"
 
@@ -54,6 +56,57 @@ struct planned {
 	char verdict[400];	/* verify's message */
 };
 
+/* --from-json: the plan written as JSON to a file and read back; from then
+ * on both runs take every place from the file alone.  With --json-dir, the
+ * file is DIR/MODULE.VARIANT.json, read as it is when it exists (so that a
+ * test can edit it). */
+static FILE *
+contract_file(struct trial *t, const struct planned *p, int v)
+{
+	const char *prefix = "P";
+	struct plan_set s = {.plans = &p->pl, .prefixes = &prefix,
+			     .nplan = 1, .source = t->file};
+	char path[1024];
+	FILE *f;
+
+	if (!t->json_dir) {
+		f = tmpfile();
+	} else {
+		snprintf(path, sizeof path, "%s/%s.%s.json", t->json_dir,
+			 p->m->name, variants[v].name);
+		f = fopen(path, "rb");
+		if (f)
+			return f;
+		f = fopen(path, "w+b");
+	}
+	if (!f)
+		return NULL;
+	codegen_json(f, &s);
+	rewind(f);
+	if (!ferror(f))
+		return f;
+	fclose(f);
+	return NULL;
+}
+
+static int
+from_contract(struct trial *t, struct planned *p, int v)
+{
+	FILE *f = contract_file(t, p, v);
+	int r;
+
+	if (!f) {
+		fprintf(stderr, "%s: cannot write the JSON plan\n", t->file);
+		return -1;
+	}
+	r = plan_from_json(p->pool, p->m, f, 0, &p->pl, t->why,
+			   sizeof t->why);
+	if (r < 0)
+		fprintf(stderr, "%s: %s\n", t->file, t->why);
+	fclose(f);
+	return r;
+}
+
 static int
 plan_one(struct trial *t, const char *text, size_t len, int mod, int v,
 	 struct planned *p)
@@ -85,6 +138,8 @@ plan_one(struct trial *t, const char *text, size_t len, int mod, int v,
 		return -1;
 	}
 	p->refused = r == 1;
+	if (t->contract && from_contract(t, p, v) < 0)
+		return -1;
 	if (p->refused && p->ds.n)
 		snprintf(p->verdict, sizeof p->verdict, "%s",
 			 p->ds.d[p->ds.n - 1].msg);

@@ -31,6 +31,11 @@ struct trial {
 	int data_only;		/* compare data only: no overlap check */
 	int print;		/* print the reference run's result */
 	int trace;		/* trace every run on stderr */
+	int contract;		/* run every plan as rebuilt from the JSON
+				   hloplan writes (--from-json), not from
+				   the library's struct plan */
+	const char *json_dir;	/* --json-dir: where those files are kept
+				   (and read from when they exist) */
 	FILE *out;
 	int ran, skipped, differed, failed;	/* modules, counted */
 	int refused;		/* plans verify refused */

@@ -1,4 +1,4 @@
-/* verify: an independent check of a finished plan (DESIGN.md section 8).  It
+/* verify: an independent check of a finished plan (doc/model.md).  It
  * trusts no pass: bounds, alignment and overlap are checked from the plan's
  * numbers alone (here), and every value by running the plan symbolically
  * from the IR, the plan's steps, places and copies (verify_run.c). */

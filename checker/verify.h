@@ -1,5 +1,5 @@
 /* The checker: an independent check of a finished plan from the IR and the
- * plan alone, sharing no code or data with the passes (DESIGN.md section 8). */
+ * plan alone, sharing no code or data with the passes (doc/model.md). */
 #ifndef HLOPLAN_VERIFY_H
 #define HLOPLAN_VERIFY_H
 

@@ -1,4 +1,4 @@
-/* The plan run symbolically (DESIGN.md section 8): every byte of every
+/* The plan run symbolically (doc/model.md): every byte of every
  * arena holds a tag naming the value last written there, and every read
  * checks that the bytes where the plan says the value is hold its tag.
  * From the IR, the plan's steps, places and copies only: nothing of the

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checker/verifier.h"
+#include "checker/verify_internal.h"
 
 struct seg {
 	uint64_t lo, hi;

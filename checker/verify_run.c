@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checker/verifier.h"
+#include "checker/verify_internal.h"
 #include "checker/verify.h"
 #include "ir/ir.h"
 

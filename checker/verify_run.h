@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "checker/verifier.h"
+#include "checker/verify_internal.h"
 #include "checker/verify.h"
 #include "ir/ir.h"
 

@@ -3,7 +3,7 @@
  * a plan that holds fewer bytes than XLA lays out is refused. */
 #include <string.h>
 
-#include "checker/verifier.h"
+#include "checker/verify_internal.h"
 #include "checker/verify.h"
 #include "ir/ir.h"
 

@@ -7,7 +7,7 @@
  * rules.c, from XLA's alias_info.cc and gpu/alias_info.cc. */
 #include <string.h>
 
-#include "checker/verifier.h"
+#include "checker/verify_internal.h"
 #include "checker/verify.h"
 #include "ir/ir.h"
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 
 /* Tuples nest at most SHAPE_MAX_DEPTH deep, which bounds the recursion. */
 int

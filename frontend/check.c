@@ -6,7 +6,7 @@
  * conditional, in-place ops) are agree.c's. */
 #include <string.h>
 
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 
 /* ---- attributes each opcode takes ------------------------------------- */
 

@@ -6,7 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 
 /* A computation name not yet in the module: base, or base.N. */
 static const char *

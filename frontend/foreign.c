@@ -4,7 +4,7 @@
  * valid HLO text is ever taken for one. */
 #include <string.h>
 
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 
 /* How to get HLO text, the end of every message here. */
 #define GET_HLO_TEXT                                                          \

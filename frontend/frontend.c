@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 #include "frontend/frontend.h"
 #define YYSTYPE union hloval
 #define YYLTYPE struct span

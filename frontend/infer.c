@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 
 /* What one inference needs: where to report, what to read and fill. */
 struct inf {

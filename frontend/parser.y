@@ -11,7 +11,7 @@
  * token each (T_DIMS, T_M2M, T_ARGS), which hlolac's never does.
  * Locations are byte offsets; lex_loc makes lines and columns of them. */
 %code requires {
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 }
 
 %code top {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 #include "frontend/frontend.h"
 
 /* ---- a string -> index table, open addressing ------------------------- */

@@ -4,7 +4,7 @@
  * metadata M(n) (xla/layout.h); other layout fields are skipped. */
 #include <string.h>
 
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 
 /* XLA's parser: "shape dimensions must be non-negative". */
 int64_t

@@ -7,7 +7,7 @@
  * it for every buffer of its instruction, and it says nothing to the plan. */
 #include <string.h>
 
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 #include "frontend/frontend.h"
 
 /* The value of an octal or hex digit, or -1. */

@@ -15,7 +15,7 @@
  * of the live boxes, stale entries dropped when they reach the top. */
 #include <stdlib.h>
 
-#include "packer/packer.h"
+#include "packer/pack_internal.h"
 
 struct slack {
 	int64_t v;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "packer/packer.h"
+#include "packer/pack_internal.h"
 
 /* A piece is left whole when more than 1/CROSS_MAX of its boxes cross
  * a cut.  After best fit in every window, the window setting the height

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "packer/packer.h"
+#include "packer/pack_internal.h"
 
 /* "below" keeps runs for nodes at least 2^GAPS_SHIFT ranks wide; the
  * ranks of narrower ones are read box by box. */

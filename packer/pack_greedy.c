@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "packer/packer.h"
+#include "packer/pack_internal.h"
 
 /* A run or box read by best fit (listed, sorted, scanned) is worth about
  * four units of search bookkeeping: steps are weighted so. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "packer/packer.h"
+#include "packer/pack_internal.h"
 
 #define SEARCH_GRAPH_LIMIT 20000000L
 

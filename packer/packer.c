@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "packer/packer.h"
+#include "packer/pack_internal.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 

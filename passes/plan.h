@@ -46,7 +46,7 @@ void options_default(struct options *o);
 /* The most bytes a buffer may take as the target lays it out (slots
  * included), and the buffers of one arena together: 2^42 - 1 (4 TiB).  The
  * verifier keeps an address as a region in the top 22 bits and an offset
- * in the low 42 (checker/verifier.h), so it follows a buffer only where
+ * in the low 42 (checker/verify_internal.h), so it follows a buffer only where
  * offset + size < 2^42.  check_sizes (buffers.c) holds every buffer to
  * it, and check_heights every packed arena (README "Sizes"). */
 #define PLAN_MAX_BYTES ((INT64_C(1) << 42) - 1)

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "frontend/front.h"
+#include "frontend/frontend_internal.h"
 #include "frontend/frontend.h"
 
 /* One parse: the pool that owns it, its diagnostics, and the file. */

@@ -12,7 +12,7 @@
 
 #include "frontend/intervals.h"
 #include "packer/pack.h"
-#include "packer/packer.h"
+#include "packer/pack_internal.h"
 #include "splitmix.h"
 
 /* ---- helpers ------------------------------------------------------------- */

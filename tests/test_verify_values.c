@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "checker/verifier.h"
+#include "checker/verify_internal.h"
 #include "driver.h"
 #include "frontend/frontend.h"
 

@@ -1,7 +1,7 @@
 /* The checker's private header, shared by its files (verify.c, verify_run.c,
  * verify_map.c, verify_size.c, verify_xla.c) and by nothing it checks. */
-#ifndef HLOPLAN_VERIFIER_H
-#define HLOPLAN_VERIFIER_H
+#ifndef HLOPLAN_VERIFY_INTERNAL_H
+#define HLOPLAN_VERIFY_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

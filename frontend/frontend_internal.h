@@ -1,7 +1,7 @@
 /* Internal to the frontend: the state shared by the lexer, the parser's
  * actions and the semantic checks. */
-#ifndef HLOPLAN_FRONT_H
-#define HLOPLAN_FRONT_H
+#ifndef HLOPLAN_FRONTEND_INTERNAL_H
+#define HLOPLAN_FRONTEND_INTERNAL_H
 
 #include "ir/ir.h"
 

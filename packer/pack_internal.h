@@ -1,8 +1,8 @@
 /* The packer's insides, shared by its files and by no other pass:
  * packer.c (pieces, phases, the entry point), pack_greedy.c (best fit and
  * the iterated greedy) and pack_search.c (the branch and bound). */
-#ifndef HLOPLAN_PACKER_H
-#define HLOPLAN_PACKER_H
+#ifndef HLOPLAN_PACK_INTERNAL_H
+#define HLOPLAN_PACK_INTERNAL_H
 
 #include <stdint.h>
 

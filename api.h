@@ -8,7 +8,7 @@
 
 #include "hloplan.h"
 #include "driver.h"
-#include "frontend/xla_assignment.h"
+#include "dumps/xla_assignment.h"
 
 struct hloplan_result {
 	struct pool *pool;	/* owns everything below but text */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "hloplan.h"
-#include "survey.h"
+#include "dumps/survey.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 enum { MAXCAP = 16 };

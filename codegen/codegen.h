@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "frontend/xla_assignment.h"
+#include "dumps/xla_assignment.h"
 #include "ir/ir.h"
 #include "passes/plan.h"
 

@@ -1,5 +1,5 @@
 /* Fuzz target: bytes -> the reader of XLA's buffer-assignment files
- * (frontend/xla_assignment.c, --xla-assignment and dump directories).  A
+ * (dumps/xla_assignment.c, --xla-assignment and dump directories).  A
  * file it takes must add up: the kinds sum to the total, the temporary
  * allocation is one of the temporaries; one it refuses says where. */
 #define _POSIX_C_SOURCE 200809L
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "frontend/xla_assignment.h"
+#include "dumps/xla_assignment.h"
 #include "tests/fuzz/fuzz.h"
 
 /* The figures of a file read hold together. */

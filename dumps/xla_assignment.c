@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/xla_assignment.h"
+#include "dumps/xla_assignment.h"
 
 struct xval {
 	const char *name;	/* into the text */

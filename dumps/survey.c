@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "survey.h"
+#include "dumps/survey.h"
 
 static int
 ends_with(const char *s, const char *suffix)

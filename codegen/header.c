@@ -861,7 +861,8 @@ put_positions(struct hdr *h)
 	for (int k = 0; k < p->npos; k++) {
 		const struct plan_pos *q = &p->pos[k];
 
-		assert(q->step >= t && q->step < p->ntime);
+		/* in schedule order: t is one past the last step seen */
+		assert(q->step >= t - 1 && q->step < p->ntime);
 		while (t <= q->step)
 			first[t++] = k;
 		fprintf(out, "%s{%d, 0, %d, %d, %d},", k % 4 ? " " : "\n\t",

@@ -263,7 +263,7 @@ static void
 write_header(const struct run *r, FILE *out, const char *name)
 {
 	struct pool *pool = pool_new();
-	struct header_opts ho = {"HLOPLAN_PLAN_H", r->set.source,
+	struct header_opts ho = {"PLAN_H", r->set.source,
 				 r->constants ? base_name(r->constants) : NULL};
 
 	if (name && strcmp(name, "-") && *base_name(name))

@@ -139,7 +139,8 @@ usage(FILE *out)
 	      "the packer (default 0:\n"
 	      "                     one per processor; the plan is the same "
 	      "for every N)\n"
-	      "  --prefix NAME      macro prefix (default HLOPLAN)\n"
+	      "  --prefix NAME      macro prefix: NAME_GPU_*, NAME_TPU_* "
+	      "(default HLOPLAN)\n"
 	      "  --help, --version\n"
 	      "A long option's value may also follow '='; sizes take K, M, G "
 	      "or KiB, MiB, GiB.\n", out);

@@ -12,7 +12,7 @@
 #include "passes/plan.h"
 
 struct header_opts {
-	const char *guard;	/* include-guard macro; NULL: HLOPLAN_PLAN_H */
+	const char *guard;	/* include guard after the prefix; NULL: PLAN_H */
 	const char *source;	/* the input's base name, for a comment; never
 				   a path or a time, so output is reproducible */
 	const char *constants;	/* the constants blob's base name (see
@@ -22,11 +22,17 @@ struct header_opts {
 };
 
 /* Writes one header holding nplan plans, plans[i] under prefixes[i] (distinct,
- * upper-case C identifiers such as "HLOPLAN_GPU").  Writes only to out; the
- * caller checks ferror(out).  The same arguments give the same bytes. */
+ * upper-case C identifiers such as "HLOPLAN_GPU"), guarded by
+ * prefixes[0]_guard.  Writes only to out; the caller checks ferror(out).
+ * The same arguments give the same bytes. */
 void codegen_header(FILE *out, const struct plan *plans,
 		    const char *const *prefixes, int nplan,
 		    const struct header_opts *o);
+
+/* header_text.c: the header's opening legend and include guard, and the
+ * struct types every plan's tables use, under a guard of their own. */
+void header_legend(FILE *out, const char *source, const char *guard);
+void header_types(FILE *out);
 
 /* The plans of one run, for the writers beside the header. */
 struct plan_set {

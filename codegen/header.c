@@ -10,6 +10,7 @@
 
 #include "codegen/codegen.h"
 #include "ir/ir.h"
+#include "passes/passes.h"
 
 /* ---- the identifiers a header defines, to settle clashes -------------- */
 
@@ -377,26 +378,10 @@ put_cstring_nul(FILE *out, const char *s)
 	put_cstring_as(out, s, "\\0");
 }
 
-static void
-put_class(FILE *out, int flags)
-{
-	static const struct {
-		int flag;
-		const char *name;
-	} cls[] = {
-		{BUF_PARAM, "param"}, {BUF_OUTPUT, "output"},
-		{BUF_CONST, "const"}, {BUF_TABLE, "table"},
-	};
-	int i, n = 0;
-
-	for (i = 0; i < (int)(sizeof cls / sizeof *cls); i++)
-		if (flags & cls[i].flag)
-			fprintf(out, "%s%s", n++ ? "+" : "", cls[i].name);
-	if (!n)
-		fputs("temp", out);
-}
-
 /* ---- one plan ----------------------------------------------------------- */
+
+/* Where each step's name starts in the step text (see put_steps). */
+enum { STEP_CHUNK = 4096, STEP_CHUNK_TEXT = 4095 };
 
 struct hdr {
 	FILE *out;
@@ -412,6 +397,10 @@ struct hdr {
 				   is this one's too, or NULL */
 	const struct shape *last;	/* the shape text_of made last */
 	const char *last_text;
+	int *at;		/* by step: chunk * STEP_CHUNK + offset of its
+				   name in the step text */
+	const char *text_pre;	/* the prefix whose step text that is */
+	int *ix;		/* by position: its shape index in P_ix[] */
 };
 
 /* codegen_shape_text, once for a run of positions that share a laid-out
@@ -475,6 +464,7 @@ put_plan_macros(struct hdr *h)
 	define(h, "NUM_BUFFERS", p->nbuf);
 	define(h, "NUM_STEPS", p->ntime);
 	define(h, "NUM_ARENAS", p->narena);
+	define(h, "NUM_POSITIONS", p->npos);
 	define(h, "NUM_COPIES", p->ncopy);
 	define(h, "NUM_LOOPS", p->nloop);
 	define(h, "NUM_VALUES", h->b->nval);
@@ -503,82 +493,62 @@ put_plan_macros(struct hdr *h)
 	define(h, "TABLE_POINTER_BYTES", 8);
 }
 
+/* P_BUF_<NAME>: a buffer's id, one line; the rest is its table row. */
 static void
-put_buffer_comment(struct hdr *h, const struct buffer *b)
+put_buffer_ids(struct hdr *h)
 {
-	FILE *out = h->out;
-
-	fputs("\n/* ", out);
-	put_comment_text(out, b->name);
-	fputs(": ", out);
-	put_class(out, b->flags);
-	fprintf(out, ", S(%d), live [%" PRId32 ", %" PRId32 "], %" PRId64
-		" bytes", b->space, b->start, b->end, b->bytes);
-	if (b->slots > 1)
-		fprintf(out, ", %d slots", b->slots);
-	if (!b->in_arena)
-		fputs(", not in an arena", out);
-	fputs(" */\n", out);
+	if (h->p->nbuf)
+		fputs("\n/* Buffers by name: ids in P_buffers[] */\n", h->out);
+	for (int i = 0; i < h->p->nbuf; i++)
+		fprintf(h->out, "#define %s_%s %d\n", h->pre, h->name[i], i);
 }
 
+/* The step text holds q's instruction name: step q->step's name is
+ * "computation/instruction".  Then q's name is written as a pointer into
+ * it, and a name is written once however many tables give it. */
+static int
+name_in_steps(const struct hdr *h, const struct plan_pos *q)
+{
+	const char *s, *c = q->comp_name, *n = q->name;
+	size_t lc;
+
+	if (!h->p->steps || !c || !n || q->step < 0 || q->step >= h->p->ntime)
+		return 0;
+	s = h->p->steps[q->step];
+	lc = strlen(c);
+	return !strncmp(s, c, lc) && s[lc] == '/' && !strcmp(s + lc + 1, n);
+}
+
+/* q's instruction name, as a pointer into the step text or a literal. */
 static void
-put_buffer_macros(struct hdr *h, int i)
+put_instr_name(struct hdr *h, const struct plan_pos *q)
+{
+	int at;
+
+	if (!name_in_steps(h, q)) {
+		put_cstring(h->out, q->name ? q->name : "");
+		return;
+	}
+	at = h->at[q->step];
+	fprintf(h->out, "%s_step_text_%d + %d", h->text_pre, at / STEP_CHUNK,
+		at % STEP_CHUNK + (int)strlen(q->comp_name) + 1);
+}
+
+/* Buffer i's name: its first value's instruction when that is its name. */
+static void
+put_buffer_name(struct hdr *h, int i)
 {
 	const struct buffer *b = &h->p->bufs[i];
-	const char *n = h->name[i], *pre = h->pre;
-	FILE *out = h->out;
+	const struct plan_pos *q = NULL;
 
-	put_buffer_comment(h, b);
-	fprintf(out, "#define %s_%s %d\n", pre, n, i);
-	if (b->in_arena)
-		fprintf(out, "#define %s_%s_OFFSET %" PRId64 "\n", pre, n,
-			b->offset);
-	fprintf(out, "#define %s_%s_SIZE %" PRId64 "\n", pre, n, b->size);
-	if (b->slots <= 1)
-		return;
-	fprintf(out, "#define %s_%s_SLOTS %d\n", pre, n, b->slots);
-	fprintf(out, "#define %s_%s_STRIDE %" PRId64 "\n", pre, n, b->stride);
-	if (b->in_arena)
-		fprintf(out, "#define %s_%s_SLOT_OFFSET(i) "
-			"(%s_%s_OFFSET + ((i) %% %s_%s_SLOTS) * %s_%s_STRIDE)\n",
-			pre, n, pre, n, pre, n, pre, n);
+	if (h->b->count[i] > 0)
+		q = &h->p->pos[h->b->val[h->b->first[i]]];
+	if (q && q->name && !strcmp(q->name, b->name) && name_in_steps(h, q))
+		put_instr_name(h, q);
+	else
+		put_cstring(h->out, b->name);
 }
 
-static void
-put_struct(struct hdr *h)
-{
-	fprintf(h->out,
-		"\nstruct %s_shape {\n"
-		"\tconst char *dtype;\t/* element type (\"f32\"), or "
-		"\"tuple\" */\n"
-		"\tint rank;\n"
-		"\tconst long long *dims;\t/* rank sizes, major to minor as "
-		"written */\n"
-		"\tconst int *minor_to_major;\t/* rank dimension numbers */\n"
-		"\tconst char *tiles;\t/* \"(8,128)(2,1)\", or \"\" */\n"
-		"\tconst char *text;\t/* the whole shape as HLO text */\n"
-		"};\n"
-		"\nstruct %s_buffer {\n"
-		"\tconst char *name;\t/* the HLO name */\n"
-		"\tlong long offset;\t/* in its space's arena; -1 when not in "
-		"one */\n"
-		"\tlong long size;\t\t/* bytes reserved; slots * stride when "
-		"slotted */\n"
-		"\tlong long bytes;\t/* unpadded bytes */\n"
-		"\tlong long stride;\t/* bytes between slots; 0 when slots == 1 "
-		"*/\n"
-		"\tint start, end;\t\t/* closed live interval, in steps */\n"
-		"\tint space;\t\t/* memory space S(n) */\n"
-		"\tint flags;\t\t/* %s_CLASS_* bits; 0 is a temporary */\n"
-		"\tint slots;\t\t/* 1, or the number of slots */\n"
-		"\tint in_arena;\t\t/* 1 when offset is in the arena */\n"
-		"\tint shape;\t\t/* %s_shapes[shape]: the value it is named "
-		"after, laid out as the plan lays it out */\n"
-		"\tint first_value, num_values;\t/* its values: %s_values"
-		"[first_value ...] */\n"
-		"};\n",
-		h->pre, h->pre, h->pre, h->pre, h->pre);
-}
 
 /* The tiles of a layout as XLA prints them, without the "T". */
 static const char *
@@ -756,9 +726,8 @@ put_shapes(struct hdr *h, int *shape)
 		list_array(h, &lists, rows[k].m2m);
 	}
 	fprintf(h->out, "#define %s_NUM_SHAPES %d\n"
-		"static const struct %s_shape %s_shapes[%s_NUM_SHAPES]\n"
-		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-		"\t= {\n", h->pre, n ? n : 1, h->pre, h->pre, h->pre);
+		"static const struct hloplan_plan_shape %s_shapes[%s_NUM_SHAPES]"
+		" HLOPLAN_UNUSED = {\n", h->pre, n ? n : 1, h->pre, h->pre);
 	if (!n)
 		fputs("\t/* no buffers: a placeholder */\n"
 		      "\t{\"\", 0, 0, 0, \"\", \"\"},\n", h->out);
@@ -767,34 +736,72 @@ put_shapes(struct hdr *h, int *shape)
 	fputs("};\n", h->out);
 }
 
-/* Offset, size, slots and stride by their macros, so that the table and the
- * macros cannot disagree and whoever checks the table checks the macros. */
+/* P_ix[]: each shape index once, its depth then its entries; h->ix[k]
+ * gets position k's.  The empty index is P_ix[0]. */
+static void
+put_indices(struct hdr *h)
+{
+	const struct plan *p = h->p;
+	struct idset keys;
+	char *key;
+	int fresh, next = 1;
+	int *start = pool_alloc(h->pool, ((size_t)p->npos + 1) * sizeof *start);
+
+	h->ix = pool_alloc(h->pool, ((size_t)p->npos + 1) * sizeof *h->ix);
+	idset_init(&keys, h->pool, 16);
+	fprintf(h->out, "\n/* Shape indices: P_ix[k] is a depth, the entries "
+		"follow */\nstatic const int %s_ix[] HLOPLAN_UNUSED = {0", h->pre);
+	for (int k = 0; k < p->npos; k++) {
+		const struct plan_pos *q = &p->pos[k];
+		int id;
+
+		if (!q->depth)
+			continue;
+		key = pool_alloc(h->pool, 12 * (size_t)q->depth + 1);
+		for (int d = 0, n = 0; d < q->depth; d++)
+			n += sprintf(key + n, "%d,", q->index[d]);
+		id = key_id(&keys, key, &fresh);
+		if (fresh) {
+			start[id] = next;
+			fprintf(h->out, ",%s%d", id % 8 ? " " : "\n\t",
+				q->depth);
+			for (int d = 0; d < q->depth; d++)
+				fprintf(h->out, ", %d", q->index[d]);
+			next += q->depth + 1;
+		}
+		h->ix[k] = start[id];
+	}
+	fputs("};\n", h->out);
+}
+
+/* Numbers n a line: a compiler pays little for an int, a reader does
+ * not need a line each. */
+static void
+put_ints(FILE *out, const int *v, int n, int per_line)
+{
+	for (int k = 0; k < n; k++)
+		fprintf(out, "%s%d,", k % per_line ? " " : "\n\t", v[k]);
+	fputc('\n', out);
+}
+
+/* One buffer's row: the numbers themselves, the name a pointer into the
+ * step text.  A row is what a runtime needs of a buffer; a macro and a
+ * compile-time check a buffer cost a compiler more than the row (L01's
+ * header held 12 MB of checks of what verify had proved). */
 static void
 put_row(struct hdr *h, int i, int shape)
 {
 	const struct buffer *b = &h->p->bufs[i];
-	const char *n = h->name[i], *pre = h->pre;
 	FILE *out = h->out;
 
 	fputs("\t{", out);
-	put_cstring(out, b->name);
-	if (b->in_arena)
-		fprintf(out, ", %s_%s_OFFSET", pre, n);
-	else
-		fputs(", -1", out);
-	fprintf(out, ", %s_%s_SIZE, %" PRId64, pre, n, b->bytes);
-	if (b->slots > 1)
-		fprintf(out, ", %s_%s_STRIDE", pre, n);
-	else
-		fputs(", 0", out);
-	fprintf(out, ", %" PRId32 ", %" PRId32 ", %d, %d", b->start, b->end,
-		b->space, b->flags);
-	if (b->slots > 1)
-		fprintf(out, ", %s_%s_SLOTS", pre, n);
-	else
-		fputs(", 1", out);
-	fprintf(out, ", %d, %d, %d, %d},\n", b->in_arena ? 1 : 0, shape,
-		h->b->first[i], h->b->count[i]);
+	put_buffer_name(h, i);
+	fprintf(out, ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+		", %" PRId32 ", %" PRId32 ", %d, %d, %d, %d, %d, %d, %d},\n",
+		b->in_arena ? b->offset : -1, b->size, b->bytes,
+		b->slots > 1 ? b->stride : 0, b->start, b->end, b->space,
+		b->flags, b->slots > 1 ? b->slots : 1, b->in_arena ? 1 : 0,
+		shape, h->b->first[i], h->b->count[i]);
 }
 
 /* The table.  It is static, so each translation unit has its own copy, and
@@ -803,20 +810,14 @@ put_row(struct hdr *h, int i, int shape)
 static void
 put_table(struct hdr *h)
 {
-	const char *pre = h->pre;
 	FILE *out = h->out;
 	int *shape = pool_alloc(h->pool, ((size_t)h->p->nbuf + 1) *
 				sizeof *shape);
 
-	put_struct(h);
 	put_shapes(h, shape);
-	fprintf(out, "\nstatic const struct %s_buffer %s_buffers[", pre, pre);
-	if (h->p->nbuf)
-		fprintf(out, "%s_NUM_BUFFERS]\n", pre);
-	else
-		fputs("1]\n", out);
-	fputs("#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-	      "\t= {\n", out);
+	fprintf(out, "\nstatic const struct hloplan_plan_buffer %s_buffers[%s%s] "
+		"HLOPLAN_UNUSED = {\n", h->pre, h->p->nbuf ? h->pre : "1",
+		h->p->nbuf ? "_NUM_BUFFERS" : "");
 	if (h->p->nbuf)
 		fputs("\t/* name, offset, size, bytes, stride, start, end, "
 		      "space, flags, slots, in_arena,\n"
@@ -830,183 +831,64 @@ put_table(struct hdr *h)
 	fputs("};\n", out);
 }
 
-/* A check is a bit-field P_<what> of width 1, or -1 where it fails, which
- * every compiler rejects naming the field: one declaration that C99, C11
- * and C++ all accept, unlike static_assert, and cheap, unlike a typedef of
- * an array (GCC's C front end took seconds over L05's 28,000 of them).  In
- * structs of CHECKS_PER_STRUCT fields: G++ slows with the square of a
- * struct's fields, and C promises only 1023. */
-enum { CHECKS_PER_STRUCT = 256 };
-
-/* Begins check *k, opening a struct for it when due. */
-static void
-put_check(struct hdr *h, int *k)
+/* 1: the step writes the position's value; 2: a copy does; 0: it holds
+ * what an operand's position holds. */
+static int
+pos_kind(const struct plan_pos *q)
 {
-	if (*k == 0)
-		fputs("\n/* Compile-time checks: arenas aligned; each buffer "
-		      "inside its arena and\n * aligned (P_BUF_<NAME>_fits), its "
-		      "slots too (_slots).  A check that fails is\n * a "
-		      "bit-field of negative width: an error that names it. "
-		      "*/\n", h->out);
-	if (*k % CHECKS_PER_STRUCT == 0)
-		fprintf(h->out, "%sstruct %s_checks_%d {\n", *k ? "};\n" : "",
-			h->pre, *k / CHECKS_PER_STRUCT);
-	++*k;
-	fputs("\tunsigned ", h->out);
+	return q->copied ? 2 : q->defines ? 1 : 0;
 }
 
-/* Written to overflow nowhere: offset <= arena - size, and
- * stride <= size / slots rather than slots * stride <= size. */
+/* P_positions[], in schedule order, and P_step_first_position[]: where a
+ * kernel of step t finds each node of its result, and so each operand.
+ * Colocation keeps a value at its host's offset 0, so no position lies
+ * inside a buffer today; the field says so rather than assume it. */
 static void
-put_buffer_checks(struct hdr *h, int i, int *k)
+put_positions(struct hdr *h)
 {
-	const struct buffer *b = &h->p->bufs[i];
-	const char *n = h->name[i], *pre = h->pre;
+	const struct plan *p = h->p;
 	FILE *out = h->out;
+	int *first = pool_alloc(h->pool, ((size_t)p->ntime + 2) *
+				sizeof *first);
+	int32_t t = 0;
 
-	if (!b->in_arena)
-		return;
-	assert(find_arena(h->p, b->space));
-	put_check(h, k);	/* one field for both: half the cost */
-	fprintf(out, "%s_%s_fits : %s_%s_OFFSET <= %s_ARENA_S%d_SIZE - "
-		"%s_%s_SIZE && %s_%s_OFFSET %% %s_ALIGN == 0 ? 1 : -1;\n",
-		pre, n, pre, n, pre, b->space, pre, n, pre, n, pre);
-	if (b->slots <= 1)
-		return;
-	put_check(h, k);
-	fprintf(out, "%s_%s_slots : %s_%s_STRIDE %% %s_ALIGN == 0 && "
-		"%s_%s_STRIDE <= %s_%s_SIZE / %s_%s_SLOTS ? 1 : -1;\n",
-		pre, n, pre, n, pre, pre, n, pre, n, pre, n);
-}
+	fprintf(out, "\nstatic const struct hloplan_plan_position %s_positions"
+		"[%s%s] HLOPLAN_UNUSED = {\n\t/* buffer, offset, slot, index, "
+		"defines */", h->pre, p->npos ? h->pre : "1",
+		p->npos ? "_NUM_POSITIONS" : "");
+	if (!p->npos)
+		fputs("\n\t{-1, 0, -1, 0, 0},", out);
+	for (int k = 0; k < p->npos; k++) {
+		const struct plan_pos *q = &p->pos[k];
 
-static void
-put_checks(struct hdr *h)
-{
-	const char *pre = h->pre;
-	int i, k = 0;
-
-	for (i = 0; i < h->p->narena; i++) {
-		put_check(h, &k);
-		fprintf(h->out, "%s_arena_s%d_aligned : %s_ARENA_S%d_SIZE %% "
-			"%s_ALIGN == 0 ? 1 : -1;\n", pre, h->p->arenas[i].space,
-			pre, h->p->arenas[i].space, pre);
+		/* in schedule order: t is one past the last step seen */
+		assert(q->step >= t - 1 && q->step < p->ntime);
+		while (t <= q->step)
+			first[t++] = k;
+		fprintf(out, "%s{%d, 0, %d, %d, %d},", k % 4 ? " " : "\n\t",
+			q->buf, q->slot, h->ix[k], pos_kind(q));
 	}
-	for (i = 0; i < h->p->nbuf; i++)
-		put_buffer_checks(h, i, &k);
-	if (k)
-		fputs("};\n", h->out);
-}
-
-/* The copies the runtime makes where two values that must share a buffer
- * are live at once: P_copies[], in the order to run them. */
-static void
-put_copies(struct hdr *h)
-{
-	const char *pre = h->pre;
-	FILE *out = h->out;
-
-	fprintf(out,
-		"\nstruct %s_copy {\n"
-		"\tint src, dst;\t\t/* %s_BUF_* ids: copy src into dst */\n"
-		"\tint step;\t\t/* at this step, */\n"
-		"\tint after;\t\t/* before it runs (0) or after (1) */\n"
-		"\tlong long bytes;\t/* bytes to copy */\n"
-		"\tint loop;\t\t/* -1: made once per run; else in every "
-		"iteration of\n\t\t\t\t   %s_loops[loop] (each time "
-		"the step runs) */\n"
-		"};\n"
-		"\nstatic const struct %s_copy %s_copies[%s%s]\n"
-		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-		"\t= {\n", pre, pre, pre, pre, pre, h->p->ncopy ? pre : "1",
-		h->p->ncopy ? "_NUM_COPIES" : "");
-	if (!h->p->ncopy)
-		fputs("\t/* no copies: a placeholder */\n"
-		      "\t{-1, -1, 0, 0, 0, -1},\n", out);
-	for (int k = 0; k < h->p->ncopy; k++) {
-		const struct plan_copy *c = &h->p->copies[k];
-
-		fprintf(out, "\t{%s_%s, %s_%s, %" PRId32 ", %d, %"
-			PRId64 ", %d},\n", pre, h->name[c->src], pre,
-			h->name[c->dst], c->step, c->after, c->bytes, c->loop);
-	}
+	while (t <= p->ntime)
+		first[t++] = p->npos;
+	fprintf(out, "\n};\nstatic const int %s_step_first_position"
+		"[%s_NUM_STEPS + 1] HLOPLAN_UNUSED = {", h->pre, h->pre);
+	put_ints(out, first, p->ntime + 1, 16);
 	fputs("};\n", out);
 }
 
-/* The while loops, for a runtime that runs the schedule itself:
- * P_loops[], as each closes (inner before outer). */
-static void
-put_loops(struct hdr *h)
-{
-	const char *pre = h->pre;
-	FILE *out = h->out;
-
-	fprintf(out,
-		"\nstruct %s_loop {\n"
-		"\tint first;\t\t/* its first step: the condition's first */\n"
-		"\tint cond_last;\t\t/* the condition's last step; the body "
-		"runs from\n\t\t\t\t   cond_last + 1 to step - 1 (-1: "
-		"not laid out here) */\n"
-		"\tint step;\t\t/* the while: runs once the condition is "
-		"false */\n"
-		"\tint parent;\t\t/* the enclosing loop's index, or -1 */\n"
-		"\tlong long trips;\t/* the body's runs; -1: not known before "
-		"the\n\t\t\t\t   condition says (it runs trips + 1 "
-		"times) */\n"
-		"\tconst char *trips_from;\t/* \"backend_config\" (XLA's "
-		"known_trip_count), or \"\" */\n"
-		"};\n"
-		"\nstatic const struct %s_loop %s_loops[%s%s]\n"
-		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-		"\t= {\n", pre, pre, pre, h->p->nloop ? pre : "1",
-		h->p->nloop ? "_NUM_LOOPS" : "");
-	if (!h->p->nloop)
-		fputs("\t/* no loops: a placeholder */\n"
-		      "\t{-1, -1, -1, -1, -1, \"\"},\n", out);
-	for (int k = 0; k < h->p->nloop; k++) {
-		const struct plan_loop *l = &h->p->loops[k];
-
-		fprintf(out, "\t{%" PRId32 ", %" PRId32 ", %" PRId32 ", %d, %"
-			PRId64 ", \"%s\"},\n", l->first, l->cond_last, l->step,
-			l->parent, l->trips, l->trips_from);
-	}
-	fputs("};\n", out);
-}
-
-/* Every value each buffer holds (XLA's assigned list): the step that
- * defines it (P_STEP_NAME(step) names computation and instruction) and its
- * shape index, grouped by buffer; P_buffers[] gives each buffer's range.
- * A step, not two strings: a compiler pays for every string literal. */
+/* The positions that write each buffer (XLA's assigned values), grouped
+ * by buffer; P_buffers[] gives each buffer's range. */
 static void
 put_values(struct hdr *h)
 {
-	const char *pre = h->pre;
-	FILE *out = h->out;
-
-	fprintf(out, "\nstruct %s_value {\n"
-		"\tint buffer;\t\t/* %s_BUF_* id of the buffer holding it */\n"
-		"\tint step;\t\t/* where it is defined: %s_STEP_NAME(step) is "
-		"\"computation/instruction\" */\n"
-		"\tint depth;\t\t/* its shape index: index[0 .. depth) */\n"
-		"\tint index[%s_INDEX_MAX];\n"
-		"\tint slot;\t\t/* its slot in a slotted buffer shared by "
-		"an unrolled loop; else -1 (%s_BUF_<NAME>_SLOT_OFFSET(i)) */\n"
-		"};\n\n"
-		"static const struct %s_value %s_values[%s%s]\n"
-		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-		"\t= {\n", pre, pre, pre, pre, pre, pre, pre,
-		h->b->nval ? pre : "1", h->b->nval ? "_NUM_VALUES" : "");
-	if (!h->b->nval)
-		fputs("\t/* no values: a placeholder */\n"
-		      "\t{-1, -1, 0, {0}, -1},\n", out);
-	for (int v = 0; v < h->b->nval; v++) {
-		const struct plan_pos *q = &h->p->pos[h->b->val[v]];
-
-		fprintf(out, "\t{%d, %" PRId32 ", %d, ", q->buf, q->step,
-			q->depth);
-		codegen_index(out, q, "{}", ", ", "0");
-		fprintf(out, ", %d},\n", q->slot);
-	}
-	fputs("};\n", out);
+	fprintf(h->out, "\nstatic const int %s_values[%s%s] HLOPLAN_UNUSED "
+		"= {", h->pre, h->b->nval ? h->pre : "1",
+		h->b->nval ? "_NUM_VALUES" : "");
+	if (h->b->nval)
+		put_ints(h->out, h->b->val, h->b->nval, 16);
+	else
+		fputs("-1\n", h->out);
+	fputs("};\n", h->out);
 }
 
 /* Parameter or output k of the bindings, and its name. */
@@ -1017,7 +899,24 @@ io_pos(const struct hdr *h, int k)
 					   h->b->out[k - h->b->npar]];
 }
 
-/* P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE and
+/* The array's own bytes, as the caller holds it: laid out (tiles count),
+ * without the alignment the plan pads a buffer to. */
+static int64_t
+exact_bytes(const struct hdr *h, const struct plan_pos *q)
+{
+	struct options o;
+	int64_t n;
+
+	if (!q->shape)
+		return q->size;
+	options_default(&o);
+	o.target = h->p->target;
+	o.align = h->p->align;
+	n = target_bytes(&o, q->shape);
+	return n < 0 || n > q->size ? q->size : n;
+}
+
+/* P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE, _BYTES and
  * P_OUTPUT[_<i>...]_...: where the runtime puts each argument and finds
  * each result; a parameter's _SURVIVES: 1 when the call leaves its bytes
  * intact.  _OFFSET is -1 when not in an arena (--io-out-of-arena: memory
@@ -1031,26 +930,35 @@ put_io_macros(struct hdr *h)
 	if (n)
 		fputs("\n/* Entry parameters and outputs, by number and shape "
 		      "index; _OFFSET is -1\n * where _IN_ARENA is 0 "
-		      "(--io-out-of-arena: memory of the caller's) */\n",
-		      h->out);
+		      "(--io-out-of-arena: memory of the caller's); copy "
+		      "_BYTES */\n", h->out);
 	for (int k = 0; k < n; k++) {
 		const struct plan_pos *q = io_pos(h, k);
 		const struct buffer *b = &h->p->bufs[q->buf];
+		const char *pre = h->pre, *m = h->io[k];
 
-		if (!h->io[k])
+		if (!m)
 			continue;
-		fprintf(h->out, "#define %s_%s_BUF %d\n", h->pre, h->io[k],
-			q->buf);
-		fprintf(h->out, "#define %s_%s_IN_ARENA %d\n", h->pre,
-			h->io[k], b->in_arena ? 1 : 0);
-		fprintf(h->out, "#define %s_%s_OFFSET %" PRId64 "\n", h->pre,
-			h->io[k], b->in_arena ? b->offset : -1);
-		fprintf(h->out, "#define %s_%s_SIZE %" PRId64 "\n", h->pre,
-			h->io[k], q->size);
+		fprintf(h->out, "#define %s_%s_BUF %d\n", pre, m, q->buf);
+		fprintf(h->out, "#define %s_%s_IN_ARENA %d\n", pre, m,
+			b->in_arena ? 1 : 0);
+		fprintf(h->out, "#define %s_%s_OFFSET %" PRId64 "\n", pre, m,
+			b->in_arena ? b->offset : -1);
+		fprintf(h->out, "#define %s_%s_SIZE %" PRId64 "\n", pre, m,
+			q->size);
+		fprintf(h->out, "#define %s_%s_BYTES %" PRId64 "\n", pre, m,
+			exact_bytes(h, q));
 		if (k < h->b->npar && !shape_is_tuple(q->shape))
-			fprintf(h->out, "#define %s_%s_SURVIVES %d\n",
-				h->pre, h->io[k], q->survives);
+			fprintf(h->out, "#define %s_%s_SURVIVES %d\n", pre, m,
+				q->survives);
 	}
+}
+
+/* A row of a small table: each field named (HLOPLAN_FIELD). */
+static void
+field(FILE *out, const char *f)
+{
+	fprintf(out, "HLOPLAN_FIELD(%s) ", f);
 }
 
 static void
@@ -1060,24 +968,31 @@ put_io_row(struct hdr *h, int k)
 	const struct buffer *b = &h->p->bufs[q->buf];
 	const char *pre = h->pre, *n = h->io[k];
 	FILE *out = h->out;
+	int pos = k < h->b->npar ? h->b->par[k] : h->b->out[k - h->b->npar];
 
-	fprintf(out, "\t{%d, %d, ", k < h->b->npar ? q->param : -1,
-		q->depth);
-	codegen_index(out, q, "{}", ", ", "0");
-	if (n)
-		fprintf(out, ", %s_%s_BUF", pre, n);
-	else
-		fprintf(out, ", %d", q->buf);
-	if (n)
-		fprintf(out, ", %s_%s_OFFSET", pre, n);
-	else
-		fprintf(out, ", %" PRId64, b->in_arena ? b->offset : -1);
-	if (n)
-		fprintf(out, ", %s_%s_SIZE, ", pre, n);
-	else
-		fprintf(out, ", %" PRId64 ", ", q->size);
+	fputs("\t{", out);
+	field(out, "parameter");
+	fprintf(out, "%d, ", k < h->b->npar ? q->param : -1);
+	field(out, "depth");
+	fprintf(out, "%d, ", q->depth);
+	field(out, "index");
+	fprintf(out, "%s_ix + %d,\n\t ", pre, h->ix[pos] + (q->depth > 0));
+	field(out, "buffer");
+	fprintf(out, "%d, ", q->buf);
+	field(out, "offset");
+	fprintf(out, "%" PRId64 ", ", b->in_arena ? b->offset : -1);
+	field(out, "size");
+	fprintf(out, "%" PRId64 ", ", q->size);
+	field(out, "bytes");
+	fprintf(out, "%" PRId64 ",\n\t ", exact_bytes(h, q));
+	field(out, "shape");
 	put_cstring(out, text_of(h, q->shape));
-	fputs("},\n", out);
+	fputs(", ", out);
+	field(out, "position");
+	fprintf(out, "%d},", pos);
+	if (n)
+		fprintf(out, "\t/* %s_%s_* */", pre, n);
+	fputc('\n', out);
 }
 
 /* P_params[] and P_outputs[]: the macros above as tables, for loops. */
@@ -1090,46 +1005,114 @@ put_io_tables(struct hdr *h)
 					       h->b->npar + h->b->nout};
 	FILE *out = h->out;
 
-	fprintf(out, "\nstruct %s_binding {\n"
-		"\tint parameter;\t\t/* N of parameter(N); -1 for an output "
-		"*/\n"
-		"\tint depth;\t\t/* the shape index: index[0 .. depth) */\n"
-		"\tint index[%s_INDEX_MAX];\n"
-		"\tint buffer;\t\t/* %s_BUF_* id */\n"
-		"\tlong long offset;\t/* in its space's arena; -1 when not in "
-		"one */\n"
-		"\tlong long size;\t\t/* its bytes as laid out */\n"
-		"\tconst char *shape;\t/* as HLO text */\n"
-		"};\n", pre, pre, pre);
 	for (int t = 0; t < 2; t++) {
-		fprintf(out, "\nstatic const struct %s_binding %s_%s[%s%s]\n"
-			"#if defined(__GNUC__)\n\t__attribute__((unused))\n"
-			"#endif\n\t= {\n", pre, pre, what[t],
+		fprintf(out, "\nstatic const struct hloplan_plan_binding %s_%s[%s%s]"
+			" HLOPLAN_UNUSED = {\n", pre, what[t],
 			to[t] > from[t] ? pre : "1",
 			to[t] > from[t] ? count[t] : "");
 		if (to[t] == from[t])
 			fprintf(out, "\t/* no %s: a placeholder */\n"
-				"\t{-1, 0, {0}, -1, -1, 0, \"\"},\n", what[t]);
+				"\t{-1, 0, %s_ix, -1, -1, 0, 0, \"\", -1},\n",
+				what[t], pre);
 		for (int k = from[t]; k < to[t]; k++)
 			put_io_row(h, k);
 		fputs("};\n", out);
 	}
 }
 
+/* The copies the runtime makes where two values that must share a buffer
+ * are live at once: P_copies[], in the order to run them. */
+static void
+put_copies(struct hdr *h)
+{
+	FILE *out = h->out;
+
+	fprintf(out, "\nstatic const struct hloplan_plan_copy %s_copies[%s%s] "
+		"HLOPLAN_UNUSED = {\n", h->pre, h->p->ncopy ? h->pre : "1",
+		h->p->ncopy ? "_NUM_COPIES" : "");
+	if (!h->p->ncopy)
+		fputs("\t/* no copies: a placeholder */\n"
+		      "\t{-1, -1, 0, 0, 0, -1},\n", out);
+	for (int k = 0; k < h->p->ncopy; k++) {
+		const struct plan_copy *c = &h->p->copies[k];
+
+		fputs("\t{", out);
+		field(out, "src");
+		fprintf(out, "%s_%s, ", h->pre, h->name[c->src]);
+		field(out, "dst");
+		fprintf(out, "%s_%s, ", h->pre, h->name[c->dst]);
+		field(out, "step");
+		fprintf(out, "%" PRId32 ", ", c->step);
+		field(out, "after");
+		fprintf(out, "%d, ", c->after);
+		field(out, "bytes");
+		fprintf(out, "%" PRId64 ", ", c->bytes);
+		field(out, "loop");
+		fprintf(out, "%d},\n", c->loop);
+	}
+	fputs("};\n", out);
+}
+
+/* The while loops, for a runtime that runs the schedule itself:
+ * P_loops[], as each closes (inner before outer). */
+static void
+put_loops(struct hdr *h)
+{
+	FILE *out = h->out;
+
+	fprintf(out, "\nstatic const struct hloplan_plan_loop %s_loops[%s%s] "
+		"HLOPLAN_UNUSED = {\n", h->pre, h->p->nloop ? h->pre : "1",
+		h->p->nloop ? "_NUM_LOOPS" : "");
+	if (!h->p->nloop)
+		fputs("\t/* no loops: a placeholder */\n"
+		      "\t{-1, -1, -1, -1, -1, \"\"},\n", out);
+	for (int k = 0; k < h->p->nloop; k++) {
+		const struct plan_loop *l = &h->p->loops[k];
+
+		fputs("\t{", out);
+		field(out, "first");
+		fprintf(out, "%" PRId32 ", ", l->first);
+		field(out, "cond_last");
+		fprintf(out, "%" PRId32 ", ", l->cond_last);
+		field(out, "step");
+		fprintf(out, "%" PRId32 ", ", l->step);
+		field(out, "parent");
+		fprintf(out, "%d, ", l->parent);
+		field(out, "trips");
+		fprintf(out, "%" PRId64 ", ", l->trips);
+		field(out, "trips_from");
+		fprintf(out, "\"%s\"},\n", l->trips_from);
+	}
+	fputs("};\n", out);
+}
+
 static void
 put_constant_row(struct hdr *h, const struct plan_const *k)
 {
 	const struct plan_pos *q = &h->p->pos[k->pos];
+	FILE *out = h->out;
 
-	fprintf(h->out, "\t{%d, ", k->buf);
-	put_cstring(h->out, q->comp_name ? q->comp_name : "");
-	fputs(", ", h->out);
-	put_cstring(h->out, q->name ? q->name : "");
-	fprintf(h->out, ", %d, ", q->depth);
-	codegen_index(h->out, q, "{}", ", ", "0");
-	fprintf(h->out, ", %" PRId64 ", %" PRId64 ", %d},\n", k->offset,
-		k->bytes, k->known);
+	fputs("\t{", out);
+	field(out, "buffer");
+	fprintf(out, "%d, ", k->buf);
+	field(out, "computation");
+	put_cstring(out, q->comp_name ? q->comp_name : "");
+	fputs(", ", out);
+	field(out, "instruction");
+	put_instr_name(h, q);
+	fputs(",\n\t ", out);
+	field(out, "depth");
+	fprintf(out, "%d, ", q->depth);
+	field(out, "index");
+	fprintf(out, "%s_ix + %d, ", h->pre, h->ix[k->pos] + (q->depth > 0));
+	field(out, "offset");
+	fprintf(out, "%" PRId64 ", ", k->offset);
+	field(out, "bytes");
+	fprintf(out, "%" PRId64 ", ", k->bytes);
+	field(out, "known");
+	fprintf(out, "%d},\n", k->known);
 }
+
 
 /* Bytes in decimal, 24 a line after a tab: a line a write, not a printf a
  * byte (which was a quarter of a 50 MB module's header). */
@@ -1160,6 +1143,7 @@ put_bytes(FILE *out, const unsigned char *d, int64_t n)
 	}
 }
 
+
 /* The constants' bytes, laid out as their buffers are. */
 static void
 put_const_data(struct hdr *h)
@@ -1183,9 +1167,7 @@ put_const_data(struct hdr *h)
 	if (!h->p->const_bytes)
 		return;
 	fprintf(out, "static const unsigned char %s_const_data"
-		"[%s_CONST_BYTES]\n"
-		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-		"\t= {", pre, pre);
+		"[%s_CONST_BYTES] HLOPLAN_UNUSED = {", pre, pre);
 	put_bytes(out, h->p->const_data, h->p->const_bytes);
 	fputs("\n};\n", out);
 }
@@ -1199,27 +1181,12 @@ put_constants(struct hdr *h)
 	const char *pre = h->pre;
 	FILE *out = h->out;
 
-	fprintf(out, "\nstruct %s_constant {\n"
-		"\tint buffer;\t\t/* %s_BUF_* id of the buffer it is placed "
-		"in */\n"
-		"\tconst char *computation;\n"
-		"\tconst char *instruction;\n"
-		"\tint depth;\t\t/* its shape index: index[0 .. depth) */\n"
-		"\tint index[%s_INDEX_MAX];\n"
-		"\tlong long offset;\t/* of its bytes in %s_const_data[], or "
-		"in the blob after %s_CONST_BASE; -1 when not known */\n"
-		"\tlong long bytes;\t/* as laid out in its buffer */\n"
-		"\tint known;\t\t/* 0: the HLO text elides its value (or "
-		"hloplan cannot be sure of its bytes); fill it from elsewhere "
-		"*/\n"
-		"};\n\n"
-		"static const struct %s_constant %s_constants[%s%s]\n"
-		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-		"\t= {\n", pre, pre, pre, pre, pre, pre, pre,
-		h->p->nconst ? pre : "1", h->p->nconst ? "_NUM_CONSTANTS" : "");
+	fprintf(out, "\nstatic const struct hloplan_plan_constant %s_constants[%s%s]"
+		" HLOPLAN_UNUSED = {\n", pre, h->p->nconst ? pre : "1",
+		h->p->nconst ? "_NUM_CONSTANTS" : "");
 	if (!h->p->nconst)
-		fputs("\t/* no constants: a placeholder */\n"
-		      "\t{-1, \"\", \"\", 0, {0}, 0, 0, 0},\n", out);
+		fprintf(out, "\t/* no constants: a placeholder */\n"
+			"\t{-1, \"\", \"\", 0, %s_ix, 0, 0, 0},\n", pre);
 	for (int i = 0; i < h->p->nconst; i++)
 		put_constant_row(h, &h->p->consts[i]);
 	fputs("};\n", out);
@@ -1227,53 +1194,70 @@ put_constants(struct hdr *h)
 }
 
 /* The iterations of an unrolled loop share one slotted buffer: which slot
- * each fetch writes (its offset is P_BUF_<NAME>_SLOT_OFFSET(slot)). */
+ * each fetch writes (at HLOPLAN_SLOT_OFFSET(buffer, slot)). */
 static void
 put_slot_uses(struct hdr *h)
 {
-	const char *pre = h->pre;
 	FILE *out = h->out;
 	int n = slot_uses(h->p);
 
 	if (!n)
 		return;
-	fprintf(out, "\nstruct %s_slot_use {\n"
-		"\tint buffer;\t\t/* %s_BUF_* id of a slotted buffer */\n"
-		"\tconst char *instr;\t/* the instruction that writes it */\n"
-		"\tint slot;\t\t/* in this slot */\n"
-		"};\n\n"
-		"static const struct %s_slot_use %s_slot_uses[%s_NUM_SLOT_USES]\n"
-		"#if defined(__GNUC__)\n\t__attribute__((unused))\n#endif\n"
-		"\t= {\n", pre, pre, pre, pre, pre);
+	fprintf(out, "\nstatic const struct hloplan_plan_slot_use %s_slot_uses"
+		"[%s_NUM_SLOT_USES] HLOPLAN_UNUSED = {\n", h->pre, h->pre);
 	for (int k = 0; k < h->p->npos; k++) {
 		const struct plan_pos *q = &h->p->pos[k];
 
 		if (q->slot < 0 || !q->defines)
 			continue;
-		fprintf(out, "\t{%s_%s, ", pre, h->name[q->buf]);
-		put_cstring(out, q->name ? q->name : "");
-		fprintf(out, ", %d},\n", q->slot);
+		fputs("\t{", out);
+		field(out, "buffer");
+		fprintf(out, "%s_%s, ", h->pre, h->name[q->buf]);
+		field(out, "instr");
+		put_instr_name(h, q);
+		fputs(", ", out);
+		field(out, "slot");
+		fprintf(out, "%d},\n", q->slot);
 	}
 	fputs("};\n", out);
 }
 
-/* The bytes of a chunk of step names: C99 promises string literals of
- * 4,095 characters, and a chunk's offsets stay below STEP_CHUNK. */
-enum { STEP_CHUNK = 4096, STEP_CHUNK_TEXT = 4095 };
+/* Where each step's name starts: chunk * STEP_CHUNK + offset.  The same
+ * steps give the same chunks, so a plan sharing an earlier plan's step
+ * text points into it with its own at[]. */
+static int
+chunk_steps(struct hdr *h)
+{
+	int chunk = 0, used = 0;
+	int32_t n = h->p->ntime;
+
+	h->at = pool_alloc(h->pool, ((size_t)n + 1) * sizeof *h->at);
+	for (int32_t t = 0; h->p->steps && t < n; t++) {
+		int len = (int)strlen(h->p->steps[t]) + 1;
+
+		if (t > 0 && used && used + len >= STEP_CHUNK_TEXT) {
+			chunk++;
+			used = 0;
+		}
+		h->at[t] = chunk * STEP_CHUNK + used;
+		used += len;
+	}
+	return chunk;
+}
 
 /* The order the plan assumes, one "computation/instruction" a step: the
  * live intervals count these steps.  The names are chunks of text, each
  * NUL-terminated, and P_step_at[] an int per step saying where its name
  * starts: on a module of 10^5 steps, one string literal a step cost G++
- * a second, an int a step a fifth of that. */
+ * a second, an int a step a fifth of that.  Written before the tables,
+ * whose names point into it. */
 static void
 put_steps(struct hdr *h)
 {
 	const char *pre = h->pre;
 	FILE *out = h->out;
 	int32_t n = h->p->ntime;
-	int *at = pool_alloc(h->pool, ((size_t)n + 1) * sizeof *at);
-	int chunk = 0, used = 0;
+	int chunk = chunk_steps(h);
 
 	if (!h->p->steps)
 		return;
@@ -1288,35 +1272,25 @@ put_steps(struct hdr *h)
 		fputs(".  Step t's name starts at\n * "
 		      "P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of "
 		      "P_step_text[]\n * (P_STEP_NAME(t), which reads t "
-		      "twice). */\n", out);
+		      "twice). */", out);
 		for (int32_t t = 0; t < n; t++) {
-			int len = (int)strlen(h->p->steps[t]) + 1;
-
-			if (t == 0 || (used && used + len >= STEP_CHUNK_TEXT)) {
-				fprintf(out, "%sstatic const char %s_step_text_"
-					"%d[] =", t ? ";\n" : "", pre,
-					t ? ++chunk : chunk);
-				used = 0;
-			}
-			at[t] = chunk * STEP_CHUNK + used;
-			used += len;
+			if (t == 0 || h->at[t] % STEP_CHUNK == 0)
+				fprintf(out, "%s\nstatic const char %s_step_text_"
+					"%d[] =", t ? ";" : "", pre,
+					h->at[t] / STEP_CHUNK);
 			fputs("\n\t", out);
 			put_cstring_nul(out, h->p->steps[t]);
 		}
-		if (n)
-			fputs(";\n", out);
-		fprintf(out, "static const char *const %s_step_text[%d]\n"
-			"#if defined(__GNUC__)\n\t__attribute__((unused))\n"
-			"#endif\n\t= {", pre, n ? chunk + 1 : 1);
+		fprintf(out, "%sstatic const char *const %s_step_text[%d] "
+			"HLOPLAN_UNUSED = {", n ? ";\n" : "\n", pre,
+			n ? chunk + 1 : 1);
 		for (int k = 0; k <= chunk && n; k++)
 			fprintf(out, "%s%s%s_step_text_%d", k ? "," : "",
 				k % 4 ? " " : "\n\t", pre, k);
 		fprintf(out, "%s};\n", n ? "\n" : "0");
-		fprintf(out, "static const int %s_step_at[%s_NUM_STEPS + 1]\n"
-			"#if defined(__GNUC__)\n\t__attribute__((unused))\n"
-			"#endif\n\t= {\n", pre, pre);
-		for (int32_t t = 0; t < n; t++)
-			fprintf(out, "\t%d,\n", at[t]);
+		fprintf(out, "static const int %s_step_at[%s_NUM_STEPS + 1] "
+			"HLOPLAN_UNUSED = {", pre, pre);
+		put_ints(out, h->at, n, 8);
 		fputs("\t-1\n};\n", out);
 	}
 	fprintf(out, "#define %s_STEP_NAME(t) (%s_step_text[%s_step_at[t] / "
@@ -1324,27 +1298,46 @@ put_steps(struct hdr *h)
 		STEP_CHUNK);
 }
 
+/* Compile-time checks of what a runtime sizes statically: each arena's
+ * size a multiple of the alignment.  A check that fails is a bit-field of
+ * negative width, an error that names it, in C99, C11 and C++ alike.
+ * Buffers are checked by verify before any header is written. */
+static void
+put_checks(struct hdr *h)
+{
+	const char *pre = h->pre;
+
+	if (!h->p->narena)
+		return;
+	fprintf(h->out, "\n/* Compile-time checks: arenas aligned */\n"
+		"struct %s_checks {\n", pre);
+	for (int i = 0; i < h->p->narena; i++)
+		fprintf(h->out, "\tunsigned %s_arena_s%d_aligned : "
+			"%s_ARENA_S%d_SIZE %% %s_ALIGN == 0 ? 1 : -1;\n", pre,
+			h->p->arenas[i].space, pre, h->p->arenas[i].space, pre);
+	fputs("};\n", h->out);
+}
+
 static void
 put_plan(struct hdr *h)
 {
-	int i;
-
 	fprintf(h->out, "\n/* ---- %s: module ", h->pre);
 	put_comment_text(h->out, h->p->module ? h->p->module : "");
 	fprintf(h->out, ", target %s ---- */\n",
 		codegen_target(h->p->target));
 	put_plan_macros(h);
 	put_io_macros(h);
-	for (i = 0; i < h->p->nbuf; i++)
-		put_buffer_macros(h, i);
+	put_buffer_ids(h);
+	put_steps(h);
+	put_indices(h);
 	put_table(h);
+	put_positions(h);
 	put_values(h);
 	put_io_tables(h);
 	put_copies(h);
 	put_loops(h);
 	put_slot_uses(h);
 	put_constants(h);
-	put_steps(h);
 	put_checks(h);
 }
 
@@ -1371,136 +1364,15 @@ steps_shared_with(const struct plan *plans, int i)
 	return -1;
 }
 
-static const char preamble[] =
-	" *\n"
-	" * Every name starts with its plan's prefix P.  For each plan:\n"
-	" *   P_ALIGN                  offsets and sizes are multiples of it\n"
-	" *   P_NUM_BUFFERS            entries of P_buffers[], the table\n"
-	" *   P_NUM_STEPS              schedule steps; intervals lie in "
-	"[0, P_NUM_STEPS)\n"
-	" *   P_NUM_ARENAS             arenas, one per memory space in use\n"
-	" *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);"
-	"\n"
-	" *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live "
-	"bytes\n"
-	" *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no "
-	"arena\n"
-	" *   P_BUF_<NAME>             a buffer's id, its index in P_buffers[]\n"
-	" *   P_BUF_<NAME>_OFFSET      its offset in its space's arena; only "
-	"for\n"
-	" *                            buffers in an arena (-1 in the table)\n"
-	" *   P_BUF_<NAME>_SIZE        bytes reserved for it\n"
-	" *   P_BUF_<NAME>_SLOTS, _STRIDE, _SLOT_OFFSET(i)\n"
-	" *                            for a buffer of several slots: "
-	"iteration\n"
-	" *                            i >= 0 uses offset + (i % slots) * "
-	"stride\n"
-	" *   P_CLASS_*                bits of P_buffers[].flags; 0 is a "
-	"temporary\n"
-	" *   P_buffers[]              the table: P_buffers[P_BUF_<NAME>], "
-	"with\n"
-	" *                            the shape of buffer b at P_shapes[b.shape]"
-	"\n"
-	" *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, "
-	"dims,\n"
-	" *                            minor_to_major, tiles and HLO text\n"
-	" *   P_NUM_VALUES, P_values[] every value each buffer holds: the step"
-	"\n"
-	" *                            defining it (P_STEP_NAME(step) is "
-	"computation/\n"
-	" *                            instruction), shape index; P_buffers[]."
-	"\n"
-	" *                            first_value and .num_values give a "
-	"buffer's\n"
-	" *                            range of them\n";
-
-/* The preamble goes on: C99 promises string literals of 4,095 bytes. */
-static const char preamble_io[] =
-	" *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE\n"
-	" *                            entry parameter(n), at shape index "
-	"{i,...}\n"
-	" *                            (a tuple's table at none): its buffer, "
-	"1 when\n"
-	" *                            it is in an arena, its offset there (-1 "
-	"when\n"
-	" *                            not: --io-out-of-arena, the caller's "
-	"memory)\n"
-	" *                            and laid-out bytes\n"
-	" *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes "
-	"intact\n"
-	" *                            (0: donated by input_output_alias, or "
-	"its\n"
-	" *                            space reused: --reuse-params)\n"
-	" *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE\n"
-	" *                            the same per output index\n"
-	" *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]\n"
-	" *                            the same as tables, for loops; "
-	"P_INDEX_MAX\n"
-	" *                            bounds their shape indices\n"
-	" *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and "
-	"where\n"
-	" *                            its bytes are, laid out as in its "
-	"buffer:\n"
-	" *                            P_const_data[] (P_CONST_EMBEDDED 1), "
-	"or the\n"
-	" *                            file P_CONST_FILE from P_CONST_BASE "
-	"on;\n"
-	" *                            copy them in before the first step;\n"
-	" *                            P_CONST_IN_ARENA is 0: a constant's "
-	"buffer\n"
-	" *                            lies in no arena (no P_BUF_<NAME>_"
-	"OFFSET),\n"
-	" *                            it is memory of the runtime's own of "
-	"its\n"
-	" *                            P_BUF_<NAME>_SIZE bytes\n"
-	" *   P_NUM_SLOT_USES, P_slot_uses[]  when an unrolled loop's fetches\n"
-	" *                            take turns in a slotted buffer: which\n"
-	" *                            instruction writes which slot\n"
-	" *   P_STEP_NAME(t)           the schedule: \"computation/instruction\" of\n"
-	" *                            step t, in the order assumed; from the\n"
-	" *                            names P_step_text[] and where each starts,\n"
-	" *                            P_step_at[] (macros naming an earlier\n"
-	" *                            plan's tables when the two orders agree)\n"
-	" *   P_NUM_COPIES, P_copies[] copies the runtime makes, in order, where\n"
-	" *                            two values that must share a buffer are\n"
-	" *                            live at once: src into dst, before or\n"
-	" *                            after a step (a placeholder when none);\n"
-	" *                            .loop: -1 once per run, else made in\n"
-	" *                            every iteration of P_loops[.loop]\n"
-	" *   P_NUM_LOOPS, P_loops[]   the while loops: the condition's steps,\n"
-	" *                            the body's, the while's step, the\n"
-	" *                            enclosing loop, the trip count and where\n"
-	" *                            it comes from (-1, \"\": the condition\n"
-	" *                            decides at run time)\n"
-	" *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_\n"
-	" *                            TABLE) holds P_TABLE_POINTER_BYTES per\n"
-	" *                            element; the runtime writes them at the\n"
-	" *                            step defining the table\n"
-	" * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two\n"
-	" * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.\n"
-	" * <NAME> is the HLO name in upper case, each run of other characters\n"
-	" * than letters and digits made one '_', none at either end (UNNAMED if\n"
-	" * nothing is left).  When a macro of that name is taken already (by a\n"
-	" * buffer before it in P_buffers[], the include guard, or a plan whose\n"
-	" * prefix extends P), the buffer's id is appended, <NAME>_<id>, and\n"
-	" * again while that is taken too.\n"
-	" * Upper-case names are macros; the others have internal linkage, so "
-	"any\n"
-	" * number of C or C++ translation units may include this header.\n"
-	" */\n";
-
-static void
-put_preamble(FILE *out, const char *source, const char *guard)
+/* The include guard: the caller's, after the first plan's prefix, so that
+ * headers of plans under other prefixes all take effect. */
+static const char *
+prefixed_guard(struct pool *pool, const struct header_opts *o,
+	       const char *prefix)
 {
-	const char *slash = source ? strrchr(source, '/') : NULL;
+	const char *g = o && o->guard ? o->guard : "PLAN_H";
 
-	fputs("/* Buffer plan generated by hloplan", out);
-	if (source) {
-		fputs(" from ", out);
-		put_comment_text(out, slash ? slash + 1 : source);
-	}
-	fprintf(out, "; do not edit.\n%s%s#ifndef %s\n#define %s\n", preamble,
-		preamble_io, guard, guard);
+	return prefix ? pool_printf(pool, "%s_%s", prefix, g) : g;
 }
 
 void
@@ -1508,8 +1380,8 @@ codegen_header(FILE *out, const struct plan *plans,
 	       const char *const *prefixes, int nplan,
 	       const struct header_opts *o)
 {
-	const char *guard = o && o->guard ? o->guard : "HLOPLAN_PLAN_H";
 	struct pool *pool = pool_new();
+	const char *guard = prefixed_guard(pool, o, nplan ? prefixes[0] : NULL);
 	const char ***names, ***io;
 	const struct plan_set set = {plans, prefixes, nplan, NULL, NULL};
 	struct bindings *b;
@@ -1525,7 +1397,8 @@ codegen_header(FILE *out, const struct plan *plans,
 		codegen_bindings(pool, &plans[i], &b[i]);
 	}
 	names = name_buffers(pool, plans, prefixes, nplan, guard, b, io);
-	put_preamble(out, o ? o->source : NULL, guard);
+	header_legend(out, o ? o->source : NULL, guard);
+	header_types(out);
 	for (i = 0; i < nplan; i++) {	/* each plan's text in a pool freed
 					   once it is written */
 		j = steps_shared_with(plans, i);
@@ -1533,6 +1406,7 @@ codegen_header(FILE *out, const struct plan *plans,
 				 codegen_constants_base(&set, i), pool_new(),
 				 &plans[i], prefixes[i], names[i], &b[i],
 				 io[i], j >= 0 ? prefixes[j] : NULL, NULL,
+				 NULL, NULL, j >= 0 ? prefixes[j] : prefixes[i],
 				 NULL};
 		put_plan(&h);
 		pool_free(h.pool);

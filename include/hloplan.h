@@ -337,9 +337,10 @@ enum hloplan_format {
 };
 
 /* Writes all plans in a format.  name is the output's path, from which the
- * header's include guard is made ("out/plan.h": PLAN_H; NULL or "-":
- * HLOPLAN_PLAN_H).  The same plans give the same bytes, but for the stage
- * times in the stats.  0, or -1 with errno (EINVAL: no plans). */
+ * header's include guard is made, after the first plan's prefix
+ * ("out/plan.h", NULL or "-": HLOPLAN_GPU_PLAN_H).  The same plans give
+ * the same bytes, but for the stage times in the stats.  0, or -1 with
+ * errno (EINVAL: no plans). */
 int hloplan_write(const struct hloplan_result *r, int format, FILE *out,
 		  const char *name);
 /* The same into a file, through hloplan_output; "-" is standard output. */

@@ -82,7 +82,7 @@ run 0 m.hlo --svg=b.svg --csv c.csv
 cmp -s plan.svg b.svg || fail "--svg=FILE and --svg FILE differ"
 [ ! -s stdout.$n ] || fail "a header went to stdout beside --svg"
 run 0 m.hlo
-grep -q '^#ifndef HLOPLAN_PLAN_H$' stdout.$n || fail "no header on stdout"
+grep -q '^#ifndef HLOPLAN_GPU_PLAN_H$' stdout.$n || fail "no header on stdout"
 cp stdout.$n implicit.h
 run 0 m.hlo -o -
 cmp -s stdout.$n implicit.h || fail "the header differs from -o -'s"
@@ -132,7 +132,7 @@ if [ ! -p fifo ]; then
 	fail "the FIFO was replaced by a file"
 fi
 wait $reader
-grep -q '^#ifndef FIFO$' from_fifo || fail "nothing came through the FIFO"
+grep -q '^#ifndef HLOPLAN_GPU_FIFO$' from_fifo || fail "nothing came through the FIFO"
 
 # A failed run changes nothing and leaves no temporary: bad input (1), an
 # output that cannot be written (2, and the others are not committed).

@@ -35,7 +35,7 @@
 
 enum { MAX_SPACE = 64, EDGE = 64 };
 
-typedef struct P(_binding) binding;
+typedef struct hloplan_plan_binding binding;
 
 static const binding *
 binding_at(int k)
@@ -94,7 +94,7 @@ alloc_arenas(struct memory *m)
 	long long end[MAX_SPACE] = {0};
 
 	for (int i = 0; i < P(_NUM_BUFFERS); i++) {
-		const struct P(_buffer) *b = &P(_buffers)[i];
+		const struct hloplan_plan_buffer *b = &P(_buffers)[i];
 
 		if (b->space < 0 || b->space >= MAX_SPACE)
 			return printf("buffer %s: space %d\n", b->name,
@@ -120,7 +120,7 @@ alloc_arenas(struct memory *m)
 static unsigned char *
 place(struct memory *m, const binding *x)
 {
-	const struct P(_buffer) *b = &P(_buffers)[x->buffer];
+	const struct hloplan_plan_buffer *b = &P(_buffers)[x->buffer];
 
 	if (x->offset >= 0)
 		return m->arena[b->space] + x->offset;
@@ -146,7 +146,7 @@ put_binding(FILE *out, const binding *x)
 static int
 fits(const binding *x)
 {
-	const struct P(_buffer) *b;
+	const struct hloplan_plan_buffer *b;
 
 	if (x->buffer < 0 || x->buffer >= P(_NUM_BUFFERS))
 		return 0;
@@ -159,8 +159,8 @@ fits(const binding *x)
 static int
 apart(const binding *x, const binding *y)
 {
-	const struct P(_buffer) *a = &P(_buffers)[x->buffer];
-	const struct P(_buffer) *b = &P(_buffers)[y->buffer];
+	const struct hloplan_plan_buffer *a = &P(_buffers)[x->buffer];
+	const struct hloplan_plan_buffer *b = &P(_buffers)[y->buffer];
 
 	if (x->buffer == y->buffer)
 		return 0;
@@ -222,8 +222,8 @@ static int
 place_constants(struct memory *m)
 {
 	for (int i = 0; i < P(_NUM_CONSTANTS); i++) {
-		const struct P(_constant) *k = &P(_constants)[i];
-		const struct P(_buffer) *b;
+		const struct hloplan_plan_constant *k = &P(_constants)[i];
+		const struct hloplan_plan_buffer *b;
 		binding x;
 		unsigned char *at;
 
@@ -305,35 +305,41 @@ names_step(const char *step, const struct hloplan_position *q)
 	       !strcmp(step + n + 1, q->instruction);
 }
 
-/* Each buffer's values, in the header as in the plan, in schedule order. */
+/* Every position, in the header as in the plan: buffer, slot, shape
+ * index and whether its step writes it; and each buffer's values, the
+ * positions that write it, in schedule order. */
 static int
 check_values(const struct hloplan_plan *p)
 {
 	int *seen = calloc((size_t)p->nbuffer + 1, sizeof *seen), ok = 1;
-	int nval = 0;
+	int nval = 0, t = 0;
 
+	if (p->nposition != P(_NUM_POSITIONS))
+		ok = !printf("the plan has %d positions, the header %d\n",
+			     p->nposition, P(_NUM_POSITIONS));
 	for (int k = 0; ok && k < p->nposition; k++) {
 		const struct hloplan_position *q = &p->positions[k];
-		const struct P(_buffer) *b = &P(_buffers)[q->buffer];
-		const struct P(_value) *v;
+		const struct hloplan_plan_position *h = &P(_positions)[k];
+		const struct hloplan_plan_buffer *b = &P(_buffers)[q->buffer];
+		const int *ix = &P(_ix)[h->index];
 
-		if (!q->defines)
+		while (t + 1 < P(_NUM_STEPS) &&
+		       P(_step_first_position)[t + 1] <= k)
+			t++;	/* the step whose positions hold k */
+		if (!names_step(P(_STEP_NAME)(t), q) || h->buffer != q->buffer || h->slot != q->slot ||
+		    h->offset != 0 || (h->defines != 0) != (q->defines != 0) ||
+		    !same_index(ix + 1, ix[0], q->index, q->depth) ||
+		    k < P(_step_first_position)[0] ||
+		    k >= P(_step_first_position)[P(_NUM_STEPS)])
+			ok = !printf("%s/%s: its position %d differs\n",
+				     q->computation, q->instruction, k);
+		if (!ok || !q->defines)
 			continue;
 		nval++;
-		if (seen[q->buffer] >= b->num_values)
-			ok = !printf("%s/%s: not among buffer %s's values\n",
+		if (seen[q->buffer] >= b->num_values ||
+		    P(_values)[b->first_value + seen[q->buffer]++] != k)
+			ok = !printf("%s/%s: not buffer %s's next value\n",
 				     q->computation, q->instruction, b->name);
-		if (!ok)
-			break;
-		v = &P(_values)[b->first_value + seen[q->buffer]++];
-		if (v->buffer != q->buffer || v->step < 0 ||
-		    v->step >= P(_NUM_STEPS) ||
-		    !names_step(P(_STEP_NAME)(v->step), q) ||
-		    !same_index(v->index, v->depth, q->index, q->depth) ||
-		    v->slot != q->slot)
-			ok = !printf("%s/%s: value %d of buffer %s differs\n",
-				     q->computation, q->instruction,
-				     seen[q->buffer] - 1, b->name);
 		else if (seen[q->buffer] == 1 && (b->shape < 0 ||
 			 b->shape >= P(_NUM_SHAPES) ||
 			 strcmp(P(_shapes)[b->shape].text, q->shape) != 0))

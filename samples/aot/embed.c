@@ -16,7 +16,7 @@ agrees(const struct hloplan_plan *p)
 
 	for (int i = 0; ok && i < p->nbuffer; i++) {
 		const struct hloplan_buffer *b = &p->buffers[i];
-		const struct HLOPLAN_GPU_buffer *h = &HLOPLAN_GPU_buffers[i];
+		const struct hloplan_plan_buffer *h = &HLOPLAN_GPU_buffers[i];
 
 		ok = !strcmp(b->name, h->name) && b->offset == h->offset &&
 		     b->size == h->size && b->start == h->start &&

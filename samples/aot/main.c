@@ -12,7 +12,7 @@
 
 #define NBUF HLOPLAN_GPU_NUM_BUFFERS
 
-static const struct HLOPLAN_GPU_buffer *const table = HLOPLAN_GPU_buffers;
+static const struct hloplan_plan_buffer *const table = HLOPLAN_GPU_buffers;
 
 /* Buffer i's bytes in the arena. */
 static unsigned char *
@@ -67,7 +67,7 @@ main(void)
 	if (!(logits = own = malloc(HLOPLAN_GPU_OUTPUT_SIZE)))
 		return 1;
 #endif
-	for (int k = 0; k < HLOPLAN_GPU_BUF_LOGITS_SIZE / (int)sizeof *logits;
+	for (int k = 0; k < HLOPLAN_GPU_OUTPUT_BYTES / (int)sizeof *logits;
 	     k++)
 		logits[k] = (float)k;
 	bad |= logits[9] != 9.0f;

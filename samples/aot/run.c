@@ -2,9 +2,11 @@
  * read and no library linked.  It reserves each arena, binds the entry's
  * parameters, then runs the steps in order, each while loop's condition
  * and body P_loops[].trips times (twice where the header says the
- * condition decides at run time), writes each value at the step that
- * defines it, and makes each copy where P_copies[] says: before or after
- * its step, once per run or in every iteration of its loop.
+ * condition decides at run time), binds every step's positions
+ * (P_positions[], found by P_step_first_position[]): writes each it
+ * defines, reads each it forwards; and makes each copy where P_copies[]
+ * says: before or after its step, once per run or in every iteration of
+ * its loop.
  *
  * What it checks, with the header's facts only: no write lands on bytes of
  * another buffer that is live at that step (the arena is tracked in units
@@ -37,7 +39,6 @@ enum { MAX_SPACE = 64, UNKNOWN_TRIPS = 2 };
 #define NSTEP P(_NUM_STEPS)
 #define NLOOP P(_NUM_LOOPS)
 #define NCOPY P(_NUM_COPIES)
-#define NVALUE P(_NUM_VALUES)
 #define ALIGN ((long long)P(_ALIGN))
 
 /* Each space's arena in units of P_ALIGN: the buffer whose bytes a unit
@@ -46,6 +47,7 @@ static int *owner[MAX_SPACE];
 static long long units[MAX_SPACE];
 static int written[NBUF > 0 ? NBUF : 1];
 static long long steps_run, copies_made, values_written, iterations;
+static long long positions_bound;
 static int failures;
 
 static void
@@ -70,7 +72,7 @@ live_at(int b, int t)
 static void
 write_buffer(int b, int t)
 {
-	const struct P(_buffer) *x = &P(_buffers)[b];
+	const struct hloplan_plan_buffer *x = &P(_buffers)[b];
 	long long u, end;
 	int said = 0;
 
@@ -96,7 +98,7 @@ write_buffer(int b, int t)
 static int
 holds_own(int b)
 {
-	const struct P(_buffer) *x = &P(_buffers)[b];
+	const struct hloplan_plan_buffer *x = &P(_buffers)[b];
 
 	if (!x->in_arena || x->size <= 0)
 		return written[b];
@@ -113,7 +115,7 @@ static void
 copies_at(int t, int after, int again)
 {
 	for (int k = 0; k < NCOPY; k++) {
-		const struct P(_copy) *c = &P(_copies)[k];
+		const struct hloplan_plan_copy *c = &P(_copies)[k];
 
 		if (c->src < 0 || c->step != t || c->after != after)
 			continue;
@@ -133,43 +135,50 @@ copies_at(int t, int after, int again)
 	}
 }
 
-/* Values by defining step: first_at[t] .. first_at[t + 1] of by_step[]. */
-static int first_at[NSTEP + 2];
-static int by_step[NVALUE > 0 ? NVALUE : 1];
-
+/* Step t's positions: each node of each result, where the step's kernels
+ * find it (an operand is its producer's position).  A position the step
+ * writes (defines 1) is written; one it forwards (a get-tuple-element, a
+ * bitcast, an async done, a while's result: defines 0) is read, and must
+ * still hold the bytes written there; one a copy writes (2) is the copy's.
+ * No aliasing rule of its own: the table says where everything is. */
 static void
-index_values(void)
+bind_positions(int t)
 {
-	int fill[NSTEP + 1];
+	int last = -1;
 
-	for (int v = 0; v < NVALUE; v++)
-		if (P(_values)[v].step >= 0 && P(_values)[v].step < NSTEP)
-			first_at[P(_values)[v].step + 1]++;
-	for (int t = 0; t < NSTEP; t++)
-		first_at[t + 1] += first_at[t];
-	memcpy(fill, first_at, sizeof fill);
-	for (int v = 0; v < NVALUE; v++)
-		if (P(_values)[v].step >= 0 && P(_values)[v].step < NSTEP)
-			by_step[fill[P(_values)[v].step]++] = v;
+	for (int k = P(_step_first_position)[t];
+	     k < P(_step_first_position)[t + 1]; k++) {
+		const struct hloplan_plan_position *q = &P(_positions)[k];
+
+		if (q->buffer < 0 || q->buffer >= NBUF) {
+			fail("a position names no buffer:", t, 0, -1);
+			continue;
+		}
+		positions_bound++;
+		if (!live_at(q->buffer, t))
+			fail("a position's buffer is not live:", t, q->buffer,
+			     -1);
+		if (q->defines == 1) {
+			/* a tuple's table, or an in-place kernel, writes
+			 * its buffer once per step */
+			if (q->buffer != last)
+				write_buffer(q->buffer, t);
+			last = q->buffer;
+			values_written++;
+		} else if (q->defines == 0 && !holds_own(q->buffer)) {
+			fail("a forwarded position reads bytes not its own:",
+			     t, q->buffer, -1);
+		}
+	}
 }
 
-/* Step t: its copies before, its values, its copies after.  again: the
+/* Step t: its copies before, its positions, its copies after.  again: the
  * loop in a later iteration of which t is that loop's first step, or -1. */
 static void
 run_step(int t, int again)
 {
 	copies_at(t, 0, again);
-	for (int k = first_at[t]; k < first_at[t + 1]; k++) {
-		int b = P(_values)[by_step[k]].buffer;
-
-		/* a value of a tuple's table, or of an in-place kernel,
-		 * writes its buffer once per step */
-		if (k > first_at[t] &&
-		    P(_values)[by_step[k - 1]].buffer == b)
-			continue;
-		write_buffer(b, t);
-		values_written++;
-	}
+	bind_positions(t);
 	copies_at(t, 1, -1);
 	steps_run++;
 }
@@ -194,7 +203,7 @@ loop_at(int t)
 static void
 run_loop(int l)
 {
-	const struct P(_loop) *L = &P(_loops)[l];
+	const struct hloplan_plan_loop *L = &P(_loops)[l];
 	long long trips = L->trips >= 0 ? L->trips : UNKNOWN_TRIPS;
 
 	if (L->cond_last < 0) {	/* not laid out as a loop here */
@@ -234,7 +243,7 @@ main(void)
 
 	/* Each arena's size from its buffers: the header's tables alone. */
 	for (int b = 0; b < NBUF; b++) {
-		const struct P(_buffer) *x = &P(_buffers)[b];
+		const struct hloplan_plan_buffer *x = &P(_buffers)[b];
 		long long end = (x->offset + x->size + ALIGN - 1) / ALIGN;
 
 		if (x->in_arena && x->space >= 0 && x->space < MAX_SPACE &&
@@ -262,7 +271,6 @@ main(void)
 	for (int k = 0; k < P(_NUM_CONSTANTS); k++)
 		if (P(_constants)[k].buffer >= 0)
 			write_buffer(P(_constants)[k].buffer, 0);
-	index_values();
 	run_range(0, NSTEP - 1);
 	for (int k = 0; k < P(_NUM_OUTPUTS); k++) {
 		int b = P(_outputs)[k].buffer;
@@ -271,9 +279,9 @@ main(void)
 			fail("output not held at the end:", NSTEP - 1, b, -1);
 	}
 	printf("%d parameters bound; %lld steps run, %d loops, %lld "
-	       "iterations, %lld values written, %lld copies made\n",
-	       bound, steps_run, NLOOP, iterations, values_written,
-	       copies_made);
+	       "iterations, %lld positions bound, %lld values written, %lld "
+	       "copies made\n", bound, steps_run, NLOOP, iterations,
+	       positions_bound, values_written, copies_made);
 	for (int s = 0; s < MAX_SPACE; s++)
 		free(owner[s]);
 	if (failures)

@@ -22,9 +22,7 @@
 #error "GPU: a binding names the wrong buffer"
 #endif
 #if HLOPLAN_TPU_PARAM_1_BUF != HLOPLAN_TPU_BUF_PARAM_2_0 ||                    \
-	HLOPLAN_TPU_OUTPUT_0_BUF != HLOPLAN_TPU_BUF_OUTPUT_1 ||                \
-	HLOPLAN_TPU_PARAM_1_OFFSET != HLOPLAN_TPU_BUF_PARAM_2_0_OFFSET ||      \
-	HLOPLAN_TPU_OUTPUT_0_OFFSET != HLOPLAN_TPU_BUF_OUTPUT_1_OFFSET
+	HLOPLAN_TPU_OUTPUT_0_BUF != HLOPLAN_TPU_BUF_OUTPUT_1
 #error "TPU: a binding names the wrong buffer"
 #endif
 
@@ -53,8 +51,14 @@ check(int ok, const char *what)
 			      P##_outputs[1].index[0] == 0 &&                  \
 			      P##_outputs[1].offset == P##_OUTPUT_0_OFFSET,    \
 		      #P ": P_outputs[1] is output {0}");                      \
-		check(P##_BUF_OUTPUT_0_OFFSET != P##_OUTPUT_0_OFFSET,          \
+		check(P##_buffers[P##_BUF_OUTPUT_0].offset !=                  \
+			      P##_OUTPUT_0_OFFSET,                             \
 		      #P ": output.0 lies apart from output {0}");             \
+		check(P##_buffers[P##_BUF_PARAM_2_0].offset ==                 \
+			      P##_PARAM_1_OFFSET &&                            \
+			      P##_buffers[P##_BUF_OUTPUT_1].offset ==          \
+			      P##_OUTPUT_0_OFFSET,                             \
+		      #P ": bindings and buffers at one offset");              \
 	} while (0)
 
 int

@@ -99,7 +99,7 @@ alloc_arenas(void)
 
 /* Where a buffer lies, so that writing its pattern stays in bounds. */
 static int
-check_place(const struct P(_buffer) *b)
+check_place(const struct hloplan_plan_buffer *b)
 {
 	if (!b->in_arena) {
 		if (b->offset != -1)
@@ -123,7 +123,7 @@ check_place(const struct P(_buffer) *b)
 
 /* 1 when the buffer may be written: it is in an arena, inside it. */
 static int
-check_entry(const struct P(_buffer) *b)
+check_entry(const struct hloplan_plan_buffer *b)
 {
 	if (!b->name) {
 		fail("a buffer has no name");
@@ -149,7 +149,7 @@ check_entry(const struct P(_buffer) *b)
 static void
 check_tu2(void)
 {
-	const struct P(_buffer) *t, *b;
+	const struct hloplan_plan_buffer *t, *b;
 	int n, i;
 
 	t = tu2_table(&n);
@@ -190,7 +190,7 @@ slot_tag(int id, int i)
 }
 
 static long long
-slot_at(const struct P(_buffer) *b, int i)
+slot_at(const struct hloplan_plan_buffer *b, int i)
 {
 	return b->offset + (long long)(i % b->slots) * b->stride;
 }
@@ -198,7 +198,7 @@ slot_at(const struct P(_buffer) *b, int i)
 static void
 fill_slot(int id, int i)
 {
-	const struct P(_buffer) *b = &P(_buffers)[id];
+	const struct hloplan_plan_buffer *b = &P(_buffers)[id];
 	long long a, at = slot_at(b, i);
 
 	for (a = at; a < at + b->stride; a++)
@@ -209,7 +209,7 @@ fill_slot(int id, int i)
 static int
 slot_intact(int id, int i, int t)
 {
-	const struct P(_buffer) *b = &P(_buffers)[id];
+	const struct hloplan_plan_buffer *b = &P(_buffers)[id];
 	long long a, at = slot_at(b, i);
 
 	for (a = at; a < at + b->bytes; a++)
@@ -225,7 +225,7 @@ slot_intact(int id, int i, int t)
 static void
 fill(int id)
 {
-	const struct P(_buffer) *b = &P(_buffers)[id];
+	const struct hloplan_plan_buffer *b = &P(_buffers)[id];
 	long long a;
 
 	if (b->slots > 1) {
@@ -240,7 +240,7 @@ fill(int id)
 static int
 culprit(int v, long long a, int t)
 {
-	const struct P(_buffer) *b, *vb = &P(_buffers)[v];
+	const struct hloplan_plan_buffer *b, *vb = &P(_buffers)[v];
 	int id, best = -1;
 
 	for (id = 0; id < NBUF; id++) {
@@ -258,7 +258,7 @@ culprit(int v, long long a, int t)
 static void
 report(int v, long long a, int t)
 {
-	const struct P(_buffer) *vb = &P(_buffers)[v], *wb;
+	const struct hloplan_plan_buffer *vb = &P(_buffers)[v], *wb;
 	int w = culprit(v, a, t);
 
 	if (w < 0) {
@@ -279,7 +279,7 @@ report(int v, long long a, int t)
 static int
 intact(int id, long long lo, long long hi, int t)
 {
-	const struct P(_buffer) *b = &P(_buffers)[id];
+	const struct hloplan_plan_buffer *b = &P(_buffers)[id];
 	long long a = b->offset > lo ? b->offset : lo;
 	long long end = b->offset + b->size < hi ? b->offset + b->size : hi;
 	int i = t - b->start;
@@ -301,7 +301,7 @@ static void
 step(int t, const char *ok, char *bad)
 {
 	long long lo[NSPACE] = {0}, hi[NSPACE] = {0};
-	const struct P(_buffer) *b;
+	const struct hloplan_plan_buffer *b;
 	int id, s;
 
 	for (id = 0; id < NBUF; id++) {

@@ -14,6 +14,6 @@
 #include PLAN_HEADER
 
 /* The table as the other translation unit sees it. */
-const struct P(_buffer) *tu2_table(int *n);
+const struct hloplan_plan_buffer *tu2_table(int *n);
 
 #endif

@@ -2,7 +2,7 @@
  * included twice defines nothing with external linkage. */
 #include "check_plan.h"
 
-const struct P(_buffer) *
+const struct hloplan_plan_buffer *
 tu2_table(int *n)
 {
 	*n = P(_NUM_BUFFERS);

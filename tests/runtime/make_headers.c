@@ -1,6 +1,6 @@
 /* Writes plan headers from hand-made plans for the compile-and-run tests:
  * good plans, a plan whose live buffers overlap (the checker must fail) and
- * one whose buffer overruns its arena (the header must not compile). */
+ * one whose buffer overruns its arena (the checker must fail). */
 #include <stdio.h>
 #include <string.h>
 

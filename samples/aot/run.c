@@ -48,6 +48,7 @@ static long long units[MAX_SPACE];
 static int written[NBUF > 0 ? NBUF : 1];
 static long long steps_run, copies_made, values_written, iterations;
 static long long positions_bound;
+static long long forwards_dead;	/* forwards of values no longer live */
 static int failures;
 
 static void
@@ -155,6 +156,14 @@ bind_positions(int t)
 			continue;
 		}
 		positions_bound++;
+		if (q->defines == 0 && !live_at(q->buffer, t)) {
+			/* a forward of a value nothing reads any more (a
+			   called computation's parameter element it never
+			   uses): passing a value on is no read (XLA's
+			   liveness), so its bytes may be another's now */
+			forwards_dead++;
+			continue;
+		}
 		if (!live_at(q->buffer, t))
 			fail("a position's buffer is not live:", t, q->buffer,
 			     -1);
@@ -279,9 +288,10 @@ main(void)
 			fail("output not held at the end:", NSTEP - 1, b, -1);
 	}
 	printf("%d parameters bound; %lld steps run, %d loops, %lld "
-	       "iterations, %lld positions bound, %lld values written, %lld "
-	       "copies made\n", bound, steps_run, NLOOP, iterations,
-	       positions_bound, values_written, copies_made);
+	       "iterations, %lld positions bound (%lld forwards of dead "
+	       "values), %lld values written, %lld copies made\n", bound,
+	       steps_run, NLOOP, iterations, positions_bound, forwards_dead,
+	       values_written, copies_made);
 	for (int s = 0; s < MAX_SPACE; s++)
 		free(owner[s]);
 	if (failures)

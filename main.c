@@ -687,14 +687,7 @@ write_outputs(const struct cli *c, const struct hloplan_result *r,
 		    hloplan_output_flush(o[k]) < 0)
 			bad = k;
 	}
-	for (k = 0; k < NOUT; k++) {
-		if (!o[k])
-			continue;
-		if (bad >= 0)
-			hloplan_output_abort(o[k]);
-		else if (hloplan_output_commit(o[k]) < 0)
-			bad = k;
-	}
+	bad = hloplan_output_finish(o, NOUT, bad);
 	return bad < 0 ? 0 : io_error(c->out[bad]);
 }
 

@@ -128,14 +128,7 @@ write_all(const struct jcli *c, const struct joint_out *j)
 			 hloplan_output_flush(o[k]) < 0)
 			bad = k;
 	}
-	for (k = 0; k < J_NOUT; k++) {
-		if (!o[k])
-			continue;
-		if (bad >= 0)
-			hloplan_output_abort(o[k]);
-		else if (hloplan_output_commit(o[k]) < 0)
-			bad = k;
-	}
+	bad = hloplan_output_finish(o, J_NOUT, bad);
 	if (bad < 0)
 		return 0;
 	fprintf(stderr, "hloplan: cannot write '%s': %s\n", c->out[bad],

@@ -291,3 +291,17 @@ hloplan_output_abort(struct hloplan_output *o)
 		*ms += stats_now() - t0;
 	errno = err;
 }
+
+int
+hloplan_output_finish(struct hloplan_output **o, int n, int bad)
+{
+	for (int k = 0; k < n; k++) {
+		if (!o[k])
+			continue;
+		if (bad >= 0)
+			hloplan_output_abort(o[k]);
+		else if (hloplan_output_commit(o[k]) < 0)
+			bad = k;
+	}
+	return bad;
+}

@@ -378,6 +378,10 @@ int hloplan_output_flush(struct hloplan_output *o);
 int hloplan_output_commit(struct hloplan_output *o);
 /* Removes the temporary and frees o; path is untouched. */
 void hloplan_output_abort(struct hloplan_output *o);
+/* Ends the n outputs of o[] (NULL ones skipped) as one: each aborted when
+ * bad >= 0 (the index of one that failed), else each committed until one
+ * fails and the rest aborted; returns the index of the failed one, or -1. */
+int hloplan_output_finish(struct hloplan_output **o, int n, int bad);
 /* Removes the temporary of every output not yet committed or aborted, and
  * nothing else: async-signal-safe, for a SIGINT or SIGTERM handler that
  * then ends the process (the CLI's does). */

@@ -249,7 +249,8 @@ file:	module
 	;
 
 /* module: 'HloModule' name (',' attr)* [stack frames] computation* */
-module:	T_HLOMODULE T_NAME { act_module(P, T(@2), @1); } mod_attrs frames_opt
+module:	T_HLOMODULE T_NAME colon_opt { act_module(P, T(@2), @1); } mod_attrs
+	  frames_opt
 	comps
 	;
 
@@ -315,7 +316,7 @@ entry_opt: %empty { $$ = 0; }
 	| T_ENTRY { $$ = 1; }
 	;
 
-/* signature: '(' [name ':' shape (',' name ':' shape)*] ')' '->' shape */
+/* signature: '(' [name [':'] shape (',' name [':'] shape)*] ')' '->' shape */
 sig_opt: %empty
 	| '(' params_opt ')' T_ARROW shape
 	;
@@ -328,7 +329,13 @@ params:	param
 	| params ',' param
 	;
 
-param:	T_NAME ':' shape
+/* XLA's lexer makes "p:" one name token and its ParseParamList takes a
+ * name and a shape, so the ':' is optional, as after HloModule's name. */
+param:	T_NAME colon_opt shape
+	;
+
+colon_opt: %empty
+	| ':'
 	;
 
 instrs:	%empty

@@ -1597,6 +1597,37 @@ test_opattrs_sorted(void **state)
 	assert_non_null(prev);
 }
 
+/* XLA's lexer makes "name:" one name token, and its ParseParamList wants a
+ * name and a shape: "HloModule m:" and "(p f32[2])" parse.  A '{' right
+ * after a result shape's ']' opens the body unless a number or ':' comes
+ * next (XLA's ParseShape looks one token ahead). */
+static void
+test_xla_name_tokens(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule named_with_colon:\n"
+		"ENTRY e (p f32[2]{0}, q: f32[2]) -> f32[2]{\n"
+		"  %p = f32[2]{0} parameter(0)\n"
+		"  %q = f32[2]{0} parameter(1)\n"
+		"  ROOT s = f32[2]{0} add(p, q)\n"
+		"}\n");
+	const struct comp *e = comp_named(mod0(x), "e");
+
+	(void)state;
+	assert_string_equal(mod0(x)->name, "named_with_colon");
+	assert_int_equal(e->ninstr, 3);
+	assert_int_equal(e->nparam, 2);
+	done(x);
+	x = parse_ok("HloModule m\n"
+		     "ENTRY e (p: f32[2,3]) -> f32[2,3]{\n"
+		     "  p = f32[2,3]{0,1} parameter(0)\n"
+		     "  ROOT n = f32[2,3]{\n"
+		     "0,1} negate(p)\n"
+		     "}\n");
+	assert_int_equal(shape_of(x, "n")->m2m[0], 0);
+	done(x);
+}
+
 /* A brace group of words and strings after '=' is one token: lines and
  * columns after it (a string in it may span lines) and the attribute's
  * text are as when its words were tokens; a layout's braces and a group
@@ -1689,6 +1720,7 @@ main(void)
 		cmocka_unit_test(test_byte_order_mark),
 		cmocka_unit_test(test_opattrs_sorted),
 		cmocka_unit_test(test_value_groups),
+		cmocka_unit_test(test_xla_name_tokens),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -106,7 +106,8 @@ make_array(const struct inf *x, int type, int rank)
 	return array_of(x->P->pool, x->out, type, rank);
 }
 
-/* *out becomes s's type and dimensions, with type t, without a layout. */
+/* *out becomes s's type and dimensions (bounded ones too), with type t,
+ * without a layout. */
 static int
 like(const struct inf *x, const struct shape *s, int t)
 {
@@ -114,7 +115,25 @@ like(const struct inf *x, const struct shape *s, int t)
 
 	for (int i = 0; i < s->rank; i++)
 		d[i] = s->dims[i];
+	if (s->dyn) {
+		x->out->dyn = pool_alloc(x->P->pool, (size_t)s->rank + 1);
+		memcpy(x->out->dyn, s->dyn, (size_t)s->rank);
+	}
 	return 1;
+}
+
+/* A dimension of *out is bounded where s's is (XLA's elementwise ops: the
+ * result is dynamic where either operand is). */
+static void
+merge_bounded(const struct inf *x, const struct shape *s)
+{
+	if (!s->dyn)
+		return;
+	if (!x->out->dyn)
+		x->out->dyn = pool_alloc(x->P->pool, (size_t)s->rank + 1);
+	for (int i = 0; i < s->rank; i++)
+		if (s->dyn[i] != DIM_STATIC)
+			x->out->dyn[i] = s->dyn[i];
 }
 
 /* *out becomes s as it is, tuples included. */
@@ -382,7 +401,9 @@ infer_binary(const struct inf *x, int rule)
 		t = DT_PRED;
 	else if (rule == B_COMPLEX)
 		t = a->type == DT_F32 ? DT_C64 : DT_C128;
-	return like(x, a, t);
+	like(x, a, t);
+	merge_bounded(x, b);
+	return 1;
 }
 
 /* select(pred, on_true, on_false): pred is PRED, scalar or of their
@@ -719,7 +740,7 @@ reducer_type(const struct shape *root, int i, int n)
  * array, or a tuple of them. */
 static int
 reduced(const struct inf *x, const struct shape *root, int n,
-	const int64_t *d, int r)
+	const int64_t *d, const uint8_t *dyn, int r)
 {
 	struct shape *e = pool_alloc(x->P->pool, sizeof *e * (size_t)n);
 
@@ -731,6 +752,7 @@ reduced(const struct inf *x, const struct shape *root, int n,
 				    text(x, root), n, n == 1 ? "" : "s");
 		memcpy(array_of(x->P->pool, &e[i], t, r), d,
 		       sizeof(int64_t) * (size_t)r);
+		e[i].dyn = (uint8_t *)dyn;
 	}
 	if (n == 1 && !shape_is_tuple(root))
 		return same(x, &e[0]);
@@ -765,6 +787,7 @@ infer_reduce(const struct inf *x)
 	const struct shape *s = operand(x, 0);
 	const struct shape *root = callee_root(x, "to_apply");
 	int64_t *v, *d;
+	uint8_t *dyn;
 	int n = x->in->nops / 2, r = 0;
 	int nd = attr_list(x, "dimensions", 1, &v);
 
@@ -775,10 +798,14 @@ infer_reduce(const struct inf *x)
 	if (!root)
 		return 0;
 	d = pool_alloc(x->P->pool, sizeof *d * (size_t)(s->rank + 1));
+	dyn = s->dyn ? pool_alloc(x->P->pool, (size_t)s->rank + 1) : NULL;
 	for (int i = 0; i < s->rank; i++)
-		if (!listed(v, nd, i))
+		if (!listed(v, nd, i)) {
+			if (dyn)
+				dyn[r] = s->dyn[i];
 			d[r++] = s->dims[i];
-	return reduced(x, root, n, d, r);
+		}
+	return reduced(x, root, n, d, dyn, r);
 }
 
 /* map: the operands' dimensions, the element type of to_apply's root. */
@@ -1091,6 +1118,36 @@ moves_shapes(const struct instr *in)
 	}
 }
 
+/* Ops whose result keeps an operand's bounded dimensions as they are:
+ * elementwise ones and reduce (its kept dimensions). */
+static int
+keeps_bounds(const struct instr *in)
+{
+	const char *name = in->op->name;
+
+	if (in->op->op == OP_COMPARE || in->op->op == OP_REDUCE)
+		return 1;
+	return in->op->op == OP_OTHER &&
+	       ((find_unary(name) && in->nops == 1) ||
+		(find_binary(name) && in->nops == 2));
+}
+
+/* Whether operand s's dynamic dimensions are ones in infers through:
+ * bounded ones (<=N) through keeps_bounds's ops; any through ops that
+ * move shapes whole. */
+static int
+dynamic_ok(const struct instr *in, const struct shape *s)
+{
+	if (!shape_is_dynamic(s) || moves_shapes(in))
+		return 1;
+	if (!keeps_bounds(in) || shape_is_tuple(s))
+		return 0;
+	for (int i = 0; i < s->rank; i++)
+		if (s->dyn[i] == DIM_UNKNOWN)
+			return 0;
+	return 1;
+}
+
 /* Other shapes with dynamic dimensions are left to XLA: hloplan sizes
  * them by their bounds and does not infer them. */
 int
@@ -1103,7 +1160,7 @@ infer_shape(struct parser *P, const struct module *m, const struct comp *c,
 		return 0;
 	for (int k = 0; k < in->nops; k++)
 		if (in->ops[k] < 0 || operand(&x, k)->type == DT_INVALID ||
-		    (shape_is_dynamic(operand(&x, k)) && !moves_shapes(in)))
+		    !dynamic_ok(in, operand(&x, k)))
 			return 0;
 	return infer_op(&x);
 }

@@ -1073,6 +1073,42 @@ test_infer_elementwise(void **state)
 	done(x);
 }
 
+/* Bounded dimensions (<=N) go through elementwise ops and reduce's kept
+ * dimensions as XLA's shape inference carries them; '?' and other ops are
+ * not inferred. */
+static void
+test_infer_bounded(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule dyn\n"
+		"add {\n"
+		"  x = f32[] parameter(0)\n"
+		"  y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  a = f32[<=20,20] parameter(0)\n"
+		"  b = f32[20,<=20] parameter(1)\n"
+		"  z = f32[] constant(0)\n"
+		"  s = f32[20,20] add(a, b)\n"
+		"  n = f32[20,20] imag(a)\n"
+		"  c = pred[20,20] compare(a, b), direction=LT\n"
+		"  r = f32[20] reduce(a, z), dimensions={0}, to_apply=add\n"
+		"  r1 = f32[20] reduce(b, z), dimensions={0}, to_apply=add\n"
+		"  t = f32[20,20] transpose(a), dimensions={1,0}\n"
+		"  ROOT o = f32[20,20] negate(a)\n"
+		"}\n");
+
+	(void)state;
+	assert_string_equal(inferred(x, "s"), "f32[<=20,<=20]");
+	assert_string_equal(inferred(x, "n"), "f32[<=20,20]");
+	assert_string_equal(inferred(x, "c"), "pred[<=20,<=20]");
+	assert_string_equal(inferred(x, "r"), "f32[20]");
+	assert_string_equal(inferred(x, "r1"), "f32[<=20]");
+	assert_string_equal(inferred(x, "t"), "not inferred");
+	done(x);
+}
+
 static void
 test_infer_structure(void **state)
 {
@@ -1721,6 +1757,7 @@ main(void)
 		cmocka_unit_test(test_opattrs_sorted),
 		cmocka_unit_test(test_value_groups),
 		cmocka_unit_test(test_xla_name_tokens),
+		cmocka_unit_test(test_infer_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

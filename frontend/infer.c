@@ -876,7 +876,7 @@ read_window_field(const char **p, const char *end, int rank, int pairs,
 			       !read_int(p, end, &f[1]))))
 			return 0;
 	}
-	return 1;
+	return *p >= end || **p == ' ' || **p == '}';	/* not "1_1_0" */
 }
 
 static const struct winfield {
@@ -996,6 +996,108 @@ infer_reduce_window(const struct inf *x)
 	return 1;
 }
 
+/* ---- convolution ------------------------------------------------------ */
+
+/* Where batch (b, or input feature i), feature (f, or output feature o)
+ * and each spatial dimension lie in one side of dim_labels. */
+struct convside {
+	int b, f, sp[10];
+};
+
+/* One side of "bf01_01io->bf01" from *p: rank labels, each once. */
+static int
+read_conv_side(const char **p, const char *end, int rank, const char *bf,
+	       struct convside *cs)
+{
+	int seen = 0;
+
+	cs->b = cs->f = -1;
+	for (int k = 0; k < 10; k++)
+		cs->sp[k] = -1;
+	for (int j = 0; j < rank; j++, (*p)++) {
+		char c = *p < end ? **p : 0;
+		int digit = c >= '0' && c <= '9';
+		int *slot = c == bf[0] ? &cs->b : c == bf[1] ? &cs->f :
+			    digit ? &cs->sp[c - '0'] : NULL;
+
+		if (!slot || *slot >= 0 || (digit && c - '0' >= rank - 2))
+			return 0;
+		*slot = j;
+		seen++;
+	}
+	return seen == rank;
+}
+
+static int
+conv_labels(const struct inf *x, int rank, struct convside cs[3])
+{
+	const struct attr *a = instr_attr(x->in, "dim_labels");
+	const char *p = a ? a->val : NULL, *end = a ? a->val + a->vlen : NULL;
+
+	if (!a || rank < 2 || rank > 12 ||
+	    !read_conv_side(&p, end, rank, "bf", &cs[0]) ||
+	    !skip_to(&p, end, '_') ||
+	    !read_conv_side(&p, end, rank, "io", &cs[1]) ||
+	    !skip_to(&p, end, '-') || !skip_to(&p, end, '>') ||
+	    !read_conv_side(&p, end, rank, "bf", &cs[2]) || p != end)
+		return fail(x, "needs dim_labels for rank %d operands, such as "
+			    "bf01_01io->bf01", rank);
+	return 1;
+}
+
+/* A count attribute (feature_group_count, batch_group_count): 1 when
+ * absent, 0 when not a positive number. */
+static int64_t
+group_count(const struct inf *x, const char *key)
+{
+	const struct attr *a = instr_attr(x->in, key);
+	const char *p = a ? a->val : NULL;
+	int64_t v = 1;
+
+	if (a && (!read_int(&p, a->val + a->vlen, &v) ||
+		  p != a->val + a->vlen || v < 1))
+		return 0;
+	return v;
+}
+
+/* ShapeInference::InferConvolveShape: the output's batch is the lhs's
+ * over batch_group_count, its feature the rhs's output feature, each
+ * spatial dimension the lhs's through the window.  The window's sizes are
+ * taken as written: XLA's verifier also wants them to be the kernel's,
+ * which MHLO's importer does not (the corpus's M01). */
+static int
+infer_convolution(const struct inf *x)
+{
+	const struct shape *l = operand(x, 0), *r = operand(x, 1);
+	struct convside cs[3];
+	struct windim w[10];
+	int64_t in[10], out[10], *d;
+	int nsp = l->rank - 2;
+	int64_t bg = group_count(x, "batch_group_count");
+
+	if (shape_is_tuple(l) || shape_is_tuple(r))
+		return 0;	/* a sparse kernel (values, indices) */
+	if (l->rank != r->rank)
+		return fail(x, "operands of ranks %d and %d", l->rank,
+			    r->rank);
+	if (conv_labels(x, l->rank, cs) < 0 || read_window(x, nsp, w) < 0)
+		return -1;
+	if (!bg || !group_count(x, "feature_group_count") ||
+	    l->dims[cs[0].b] % bg)
+		return fail(x, "group counts that do not divide its batch");
+	for (int k = 0; k < nsp; k++)
+		in[k] = l->dims[cs[0].sp[k]];
+	if (window_dims(x, &(struct shape){.rank = nsp, .dims = in}, w,
+			out) < 0)
+		return -1;
+	d = make_array(x, wider(l->type, r->type), l->rank);
+	d[cs[2].b] = l->dims[cs[0].b] / bg;
+	d[cs[2].f] = r->dims[cs[1].f];
+	for (int k = 0; k < nsp; k++)
+		d[cs[2].sp[k]] = out[k];
+	return 1;
+}
+
 /* ---- small ones ------------------------------------------------------- */
 
 static int
@@ -1038,6 +1140,8 @@ infer_named(const struct inf *x)
 		return scalar(x, DT_U32);
 	if (!strcmp(name, "get-dimension-size") && x->in->nops == 1)
 		return infer_dimension_size(x);
+	if (!strcmp(name, "convolution") && x->in->nops == 2)
+		return infer_convolution(x);
 	return 0;
 }
 

@@ -235,7 +235,7 @@ enter(struct parser *P, struct span opener, int here)
 %type <opnds> operands operands_opt args
 %type <attr> attr
 %type <attrs> attrs frame_body frame_keys
-%type <shape> shape head_shape
+%type <shape> shape head_shape sig_opt
 %type <shapes> shapes shapes_opt
 %type <ints> dims dims_opt ints ints_opt largs largs_opt hashes_opt
 %type <layout> layout_opt layout_body litems
@@ -306,7 +306,10 @@ comp:	comp_head instrs comp_end attrs { act_comp_end(P, $4); }
 	| comp_head error comp_end attrs { act_comp_end(P, $4); }
 	;
 
-comp_head: entry_opt T_NAME sig_opt '{' { act_comp(P, $1, T(@2), @2); }
+comp_head: entry_opt T_NAME sig_opt '{' {
+		act_comp(P, $1, T(@2), @2);
+		act_comp_result(P, $3, @3);
+	}
 	;
 
 comp_end: T_END { P->depth = BASE_DEPTH; }
@@ -317,8 +320,8 @@ entry_opt: %empty { $$ = 0; }
 	;
 
 /* signature: '(' [name [':'] shape (',' name [':'] shape)*] ')' '->' shape */
-sig_opt: %empty
-	| '(' params_opt ')' T_ARROW shape
+sig_opt: %empty { $$ = NULL; }
+	| '(' params_opt ')' T_ARROW shape { $$ = $5; @$ = @5; }
 	;
 
 params_opt: %empty

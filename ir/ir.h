@@ -208,6 +208,8 @@ struct comp {
 	int root;		/* index of the ROOT (or last) instruction */
 	int nparam;
 	int *params;		/* instruction index of parameter(i) */
+	const struct shape *result;	/* its signature's "-> shape", or NULL */
+	struct loc result_loc;
 	int nattr;		/* after the closing brace */
 	struct attr *attrs;
 };

@@ -132,6 +132,7 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	STAGE(st, ST_ORDER, err = fill_order(&p, pl, plan_buffers));
 	if (err || plan_buffers(&p, pl, d))
 		return -1;
+	STAGE(st, ST_ORDER, score_order(&p, pl));
 	STAGE(st, ST_BUFFERS, list_constants(&p, pl));
 	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
 	STAGE(st, ST_PACKING, err = check_heights(&p, pl));

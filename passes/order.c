@@ -634,15 +634,12 @@ same_order(const struct module *m, int **a, int **b)
 	return 1;
 }
 
-/* The peak of each of n candidates (-1: the module has errors); one that
- * runs everything as an earlier one does is not tried again (a small or
- * straight-line module's orders often agree). */
-static void
-try_candidates(const struct prog *p, int **const *orders, int n,
-	       plan_fn *plan, int64_t *peak)
+/* For each of n candidates, the first earlier one that runs everything
+ * as it does, or -1; the number of candidates unlike any earlier one. */
+static int
+find_same(const struct prog *p, int **const *orders, int n, int *same)
 {
-	struct trial t[3];
-	int same[3], m = 0;
+	int m = 0;
 
 	for (int k = 0; k < n; k++) {
 		same[k] = -1;
@@ -650,9 +647,24 @@ try_candidates(const struct prog *p, int **const *orders, int n,
 			if (orders[j] && orders[k] &&
 			    same_order(p->m, orders[j], orders[k]))
 				same[k] = j;
+		m += same[k] < 0;
+	}
+	return m;
+}
+
+/* The peak of each of n candidates (-1: the module has errors); one that
+ * runs everything as an earlier one does is not tried again (a small or
+ * straight-line module's orders often agree). */
+static void
+try_candidates(const struct prog *p, int **const *orders, int n,
+	       const int *same, plan_fn *plan, int64_t *peak)
+{
+	struct trial t[3];
+	int m = 0;
+
+	for (int k = 0; k < n; k++)
 		if (same[k] < 0)
 			t[m++] = (struct trial){p, orders[k], plan, -1};
-	}
 	try_all(p, t, m);
 	for (int k = 0, i = 0; k < n; k++)
 		peak[k] = same[k] < 0 ? t[i++].peak : peak[same[k]];
@@ -683,7 +695,7 @@ fill_order(struct prog *p, struct plan *pl, plan_fn *plan)
 		order_text, order_list, order_dfs,
 	};
 	int64_t peak[3];
-	int **orders[3] = {NULL, NULL, NULL};
+	int **orders[3] = {NULL, NULL, NULL}, same[3];
 	int mem = p->opt.schedule == SCHED_MEM ||
 		  (p->opt.schedule == SCHED_AUTO && !p->m->is_scheduled);
 	int n = mem ? 3 : 1, best = 0, nerr = p->ds->n;
@@ -699,11 +711,18 @@ fill_order(struct prog *p, struct plan *pl, plan_fn *plan)
 	if (p->ds->n > nerr)
 		return -1;
 	p->order = orders[0];
+	pl->sched.name = names[0];
+	if (find_same(p, orders, n, same) == 1) {
+		/* One order only (a scheduled module's text, or candidates
+		 * that agree): nothing to choose, and the real run's plan
+		 * gives the peak (score_order). */
+		pl->sched.peak_text = pl->sched.peak = SCHED_UNSCORED;
+		return 0;
+	}
 	/* Every candidate at once: when the text order has errors, the
 	 * others are tried for nothing, but a module with errors is rare and
 	 * its run short. */
-	try_candidates(p, orders, n, plan, peak);
-	pl->sched.name = names[0];
+	try_candidates(p, orders, n, same, plan, peak);
 	pl->sched.peak_text = pl->sched.peak = peak[0];
 	if (peak[0] < 0)
 		return 0;	/* the real run reports the errors */
@@ -714,4 +733,13 @@ fill_order(struct prog *p, struct plan *pl, plan_fn *plan)
 	pl->sched.name = names[best];
 	pl->sched.peak = peak[best];
 	return 0;
+}
+
+void
+score_order(struct prog *p, struct plan *pl)
+{
+	if (pl->sched.peak != SCHED_UNSCORED)
+		return;
+	list_arenas(p, pl);
+	pl->sched.peak_text = pl->sched.peak = plan_peak(pl);
 }

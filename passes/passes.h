@@ -208,6 +208,10 @@ struct driver_opts;
 int fill_order(struct prog *p, struct plan *pl,
 	       int (*plan)(struct prog *, struct plan *,
 			   const struct driver_opts *));
+/* When fill_order had one order only, it tried none: the peak is that
+ * of the plan planned with it, which score_order fills in once the driver
+ * has planned the buffers. */
+void score_order(struct prog *p, struct plan *pl);
 /* schedule.c: which computations run as program steps, and the flattened
  * schedule of their instructions (XLA's HloLiveRange order); 0, or -1
  * with diagnostics in p->ds. */

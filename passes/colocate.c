@@ -120,19 +120,21 @@ colocate(struct prog *p)
 	}
 	qsort(hosts, (size_t)nh, sizeof *hosts, cmp_desc);
 	qsort(temps, (size_t)nt, sizeof *temps, cmp_desc);
-	for (int h = 0; h < nh && work < COLOCATE_WORK; h++) {
+	for (int h = 0, t0 = 0; h < nh && work < COLOCATE_WORK; h++) {
 		int a = hosts[h].root, space = f.space[a];
 		int32_t lo = p->bstart[a], hi = p->bend[a];
+		struct set_index ix = {.root = -1, .lo = lo, .hi = hi};
 
-		for (int t = 0; t < nt && work < COLOCATE_WORK; t++) {
+		while (t0 < nt && temps[t0].size > hosts[h].size)
+			t0++;	/* hosts by size too: none before t0 fits */
+		for (int t = t0; t < nt && work < COLOCATE_WORK; t++) {
 			int b = temps[t].root;
 
-			if (b < 0 || temps[t].size > hosts[h].size ||
-			    f.space[b] != space || p->bstart[b] < lo ||
-			    p->bend[b] > hi)
+			if (b < 0 || f.space[b] != space ||
+			    p->bstart[b] < lo || p->bend[b] > hi)
 				continue;
 			work++;
-			if (sets_conflict(p, a, b))
+			if (sets_conflict_indexed(p, &ix, a, b))
 				continue;
 			sets_union(p, a, b);
 			temps[t].root = -1;	/* placed */

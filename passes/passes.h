@@ -257,6 +257,18 @@ struct segset {
 };
 void sets_init(struct prog *p);
 int sets_conflict(struct prog *p, int a, int b);
+/* Many tests against one set a (colocate.c): sets_conflict's answer,
+ * with a's spans indexed by step over [lo, hi] (its hull) in ix, built
+ * on the first test and again when a's set changes.  Start from
+ * {.root = -1, .lo = lo, .hi = hi}. */
+struct set_index {
+	int root, n, cap;	/* the set indexed, its spans then */
+	const struct seg *s;
+	int32_t lo, hi, width;	/* steps covered, steps per bucket */
+	int *last;		/* per bucket: the last span starting by its
+				   last point, or -1 */
+};
+int sets_conflict_indexed(struct prog *p, struct set_index *ix, int a, int b);
 void sets_union(struct prog *p, int a, int b);
 /* A new span of value v (a copy that writes its set earlier). */
 void sets_add(struct prog *p, int v, int64_t lo, int64_t hi);

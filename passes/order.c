@@ -524,42 +524,66 @@ plan_peak(const struct plan *pl)
 /* The driver's plan_buffers, as fill_order was given it. */
 typedef int plan_fn(struct prog *, struct plan *, const struct driver_opts *);
 
-/* Plans with the given orders through plan, the function the real run
- * plans with, as far as the buffers, and returns the peak, or -1 when the
- * module has errors.  All it makes is in a pool of its own, freed before
- * it returns, and the module is only read: candidates may be tried on
- * threads at once. */
-static int64_t
-try_orders(const struct prog *base, int **order, plan_fn *plan)
-{
-	struct pool *pool = pool_new();
-	struct diags ds = {.pool = pool};
-	struct prog q = {.pool = pool, .ds = &ds, .m = base->m,
-			 .opt = base->opt, .order = order, .trial = 1};
-	struct plan pl = {0};
-	int64_t peak = -1;
-
-	if (plan(&q, &pl, NULL) == 0) {
-		list_arenas(&q, &pl);
-		peak = plan_peak(&pl);
-	}
-	pool_free(pool);
-	return peak;
-}
-
+/* One candidate's trial: the plan made with its orders, in a pool of its
+ * own, and its peak of live bytes (-1: the module has errors). */
 struct trial {
 	const struct prog *base;
 	int **order;
 	plan_fn *plan;
 	int64_t peak;
+	struct pool *pool;
+	struct diags ds;
+	struct prog q;
+	struct plan pl;
 };
+
+/* Plans with t's orders through plan, the function the real run plans
+ * with, as the real run would, as far as the buffers.  All it makes is in
+ * t's pool, and the module is only read: candidates may be tried on
+ * threads at once.  The chosen one's plan is the real run's (keep_trial),
+ * the others are dropped (drop_trial). */
+static void
+try_orders(struct trial *t)
+{
+	t->pool = pool_new();
+	t->ds = (struct diags){.pool = t->pool};
+	t->q = (struct prog){.pool = t->pool, .ds = &t->ds, .m = t->base->m,
+			     .opt = t->base->opt, .order = t->order};
+	t->pl = (struct plan){0};
+	t->peak = -1;
+	if (t->plan(&t->q, &t->pl, NULL) == 0) {
+		list_arenas(&t->q, &t->pl);
+		t->peak = plan_peak(&t->pl);
+	}
+}
+
+static void
+drop_trial(struct trial *t)
+{
+	pool_free(t->pool);
+	t->pool = NULL;
+}
+
+/* p and pl become t's: its pool joins p's, its program and plan are p's
+ * and pl's (a trial with a peak has no diagnostics). */
+static void
+keep_trial(struct prog *p, struct plan *pl, struct trial *t)
+{
+	struct pool *pool = p->pool;
+	struct diags *ds = p->ds;
+
+	pool_adopt(pool, t->pool);
+	t->pool = NULL;
+	*p = t->q;
+	p->pool = pool;
+	p->ds = ds;
+	*pl = t->pl;
+}
 
 static void *
 run_trial(void *arg)
 {
-	struct trial *t = arg;
-
-	t->peak = try_orders(t->base, t->order, t->plan);
+	try_orders(arg);
 	return NULL;
 }
 
@@ -652,22 +676,26 @@ find_same(const struct prog *p, int **const *orders, int n, int *same)
 	return m;
 }
 
-/* The peak of each of n candidates (-1: the module has errors); one that
- * runs everything as an earlier one does is not tried again (a small or
- * straight-line module's orders often agree). */
+/* The peak of each of n candidates (-1: the module has errors), and in
+ * at[k] the trial that planned candidate k: one that runs everything as
+ * an earlier one does is not tried again (a small or straight-line
+ * module's orders often agree). */
 static void
 try_candidates(const struct prog *p, int **const *orders, int n,
-	       const int *same, plan_fn *plan, int64_t *peak)
+	       const int *same, plan_fn *plan, struct trial *t, int *at,
+	       int64_t *peak)
 {
-	struct trial t[3];
 	int m = 0;
 
 	for (int k = 0; k < n; k++)
 		if (same[k] < 0)
-			t[m++] = (struct trial){p, orders[k], plan, -1};
+			t[m++] = (struct trial){.base = p, .order = orders[k],
+						.plan = plan};
 	try_all(p, t, m);
-	for (int k = 0, i = 0; k < n; k++)
-		peak[k] = same[k] < 0 ? t[i++].peak : peak[same[k]];
+	for (int k = 0, i = 0; k < n; k++) {
+		at[k] = same[k] < 0 ? i++ : at[same[k]];
+		peak[k] = t[at[k]].peak;
+	}
 }
 
 /* A scheduled module's order is its text: each computation must keep its
@@ -688,19 +716,20 @@ check_scheduled(struct prog *p, const int *kind)
 }
 
 int
-fill_order(struct prog *p, struct plan *pl, plan_fn *plan)
+fill_order(struct prog *p, struct plan *pl, plan_fn *plan, int keep)
 {
 	static const char *const names[] = {"text", "list", "dfs"};
 	int *(*const how[])(struct prog *, const struct deps *) = {
 		order_text, order_list, order_dfs,
 	};
 	int64_t peak[3];
-	int **orders[3] = {NULL, NULL, NULL}, same[3];
+	int **orders[3] = {NULL, NULL, NULL}, same[3], at[3];
 	int mem = p->opt.schedule == SCHED_MEM ||
 		  (p->opt.schedule == SCHED_AUTO && !p->m->is_scheduled);
-	int n = mem ? 3 : 1, best = 0, nerr = p->ds->n;
+	int n = mem ? 3 : 1, best = 0, nerr = p->ds->n, m;
 	struct prog q = {.pool = p->pool, .ds = p->ds, .m = p->m,
 			 .opt = p->opt};
+	struct trial t[3];
 
 	if (fill_schedule(&q))	/* which computations run as steps */
 		return -1;
@@ -712,7 +741,8 @@ fill_order(struct prog *p, struct plan *pl, plan_fn *plan)
 		return -1;
 	p->order = orders[0];
 	pl->sched.name = names[0];
-	if (find_same(p, orders, n, same) == 1) {
+	m = find_same(p, orders, n, same);
+	if (m == 1) {
 		/* One order only (a scheduled module's text, or candidates
 		 * that agree): nothing to choose, and the real run's plan
 		 * gives the peak (score_order). */
@@ -722,17 +752,25 @@ fill_order(struct prog *p, struct plan *pl, plan_fn *plan)
 	/* Every candidate at once: when the text order has errors, the
 	 * others are tried for nothing, but a module with errors is rare and
 	 * its run short. */
-	try_candidates(p, orders, n, same, plan, peak);
-	pl->sched.peak_text = pl->sched.peak = peak[0];
-	if (peak[0] < 0)
-		return 0;	/* the real run reports the errors */
+	try_candidates(p, orders, n, same, plan, t, at, peak);
 	for (int k = 1; k < n; k++)
-		if (peak[k] >= 0 && peak[k] < peak[best])
+		if (peak[0] >= 0 && peak[k] >= 0 && peak[k] < peak[best])
 			best = k;
+	for (int i = 0; i < m; i++)
+		if (i != at[best] || peak[best] < 0 || !keep)
+			drop_trial(&t[i]);
+	pl->sched.peak_text = peak[0];
+	if (peak[0] < 0) {	/* the real run reports the errors */
+		pl->sched.peak = peak[0];
+		return 0;
+	}
 	p->order = orders[best];
+	if (keep)	/* the chosen trial's plan is the real run's */
+		keep_trial(p, pl, &t[at[best]]);
 	pl->sched.name = names[best];
+	pl->sched.peak_text = peak[0];
 	pl->sched.peak = peak[best];
-	return 0;
+	return keep;
 }
 
 void

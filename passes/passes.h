@@ -147,9 +147,6 @@ struct prog {
 	int *slot_of;		/* value -> its slot in an unrolled stream's
 				   block, or -1 (dbuf.c) */
 	struct layouts *layouts;	/* buffers.c: each laid-out shape once */
-	int trial;		/* planned only as far as the peak (order.c's
-				   trials): buffers get no laid-out shape, the
-				   plan no positions or step names */
 };
 
 /* prog.c: the nodes of a shape, and values in struct prog.
@@ -202,12 +199,14 @@ int flatten_calls(struct pool *pool, struct diags *ds, struct module *m);
 /* order.c: the order each program computation runs in: the text order,
  * or the lowest-peak one of several memory-aware orders (XLA's
  * hlo_memory_scheduler), each planned by `plan` (the driver's
- * plan_buffers, with no driver_opts) as far as the peak.  Fills p->order
- * and the plan's schedule facts; 0, or -1 with diagnostics in p->ds. */
+ * plan_buffers, with no driver_opts) as the real run would.  Fills
+ * p->order and the plan's schedule facts; 0, or -1 with diagnostics in
+ * p->ds.  With keep, the chosen candidate's trial is the real run: p and
+ * pl are as `plan` leaves them, and it returns 1. */
 struct driver_opts;
 int fill_order(struct prog *p, struct plan *pl,
 	       int (*plan)(struct prog *, struct plan *,
-			   const struct driver_opts *));
+			   const struct driver_opts *), int keep);
 /* When fill_order had one order only, it tried none: the peak is that
  * of the plan planned with it, which score_order fills in once the driver
  * has planned the buffers. */
@@ -267,6 +266,9 @@ struct set_index {
 	int32_t lo, hi, width;	/* steps covered, steps per bucket */
 	int *last;		/* per bucket: the last span starting by its
 				   last point, or -1 */
+	int nsolid;
+	int32_t *solid;		/* runs of steps of sure conflict: first,
+				   last */
 };
 int sets_conflict_indexed(struct prog *p, struct set_index *ix, int a, int b);
 void sets_union(struct prog *p, int a, int b);

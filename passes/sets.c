@@ -304,6 +304,85 @@ last_indexed(const struct segset *s, const struct set_index *ix, int64_t q)
 	return at;
 }
 
+static int
+cmp_run(const void *a, const void *b)
+{
+	const int32_t *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return (x[0] > y[0]) - (x[0] < y[0]);
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The steps whose every point lies strictly inside a span of root r's
+ * set that no exception of may_overlap can concern (not a point, its
+ * value never in flight), as sorted disjoint runs of steps.  A span x
+ * that exceptions cannot concern either, touching such a step, overlaps
+ * that span on two points or more: neither ends where the other starts,
+ * so x conflicts with the set.  Spans the set gains later only add to
+ * this. */
+static void
+solid_steps(struct prog *p, struct set_index *ix, int r)
+{
+	const struct segset *s = &p->sets[r];
+	int32_t *run = pool_alloc(p->pool, sizeof(int32_t) * 2 *
+					   (size_t)(s->n + 1));
+	int n = 0;
+
+	for (int k = 0; k < s->n; k++) {
+		const struct seg *y = &s->s[k];
+		/* steps t with y->lo < pt(t, 0) and pt(t, PT_AFTER1) < y->hi */
+		int64_t t0 = (y->lo + 4) / 5, t1 = (y->hi - 6) / 5;
+
+		if (y->hi < 6 || t0 > t1 || p->values[y->val].tail >= 0)
+			continue;
+		run[2 * n] = (int32_t)t0;
+		run[2 * n + 1] = (int32_t)t1;
+		n++;
+	}
+	qsort(run, (size_t)n, 2 * sizeof *run, cmp_run);
+	ix->nsolid = 0;
+	for (int k = 0; k < n; k++) {
+		int32_t *last = run + 2 * (ix->nsolid - 1);
+
+		if (ix->nsolid && run[2 * k] <= last[1] + 1) {
+			if (run[2 * k + 1] > last[1])
+				last[1] = run[2 * k + 1];
+			continue;
+		}
+		run[2 * ix->nsolid] = run[2 * k];
+		run[2 * ix->nsolid + 1] = run[2 * k + 1];
+		ix->nsolid++;
+	}
+	ix->solid = run;
+}
+
+/* Does span x surely conflict with the indexed set (solid_steps)? */
+static int
+hits_solid(const struct prog *p, const struct set_index *ix,
+	   const struct seg *x)
+{
+	int32_t t0, t1;
+	int lo = 0, hi = ix->nsolid - 1, at = -1;
+
+	if (x->hi < 1 || (x->join >= 0 && x->lo == x->hi) ||
+	    p->values[x->val].tail >= 0)
+		return 0;
+	t0 = pt_step(x->lo > 1 ? x->lo : 1);
+	t1 = pt_step(x->hi);
+	while (lo <= hi) {	/* the last run starting by t1 */
+		int mid = lo + (hi - lo) / 2;
+
+		if (ix->solid[2 * mid] <= t1) {
+			at = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return at >= 0 && ix->solid[2 * at + 1] >= t0;
+}
+
 int
 sets_conflict_indexed(struct prog *p, struct set_index *ix, int a, int b)
 {
@@ -312,6 +391,11 @@ sets_conflict_indexed(struct prog *p, struct set_index *ix, int a, int b)
 
 	if (ra == rb)
 		return sets_conflict(p, a, b);
+	if (!ix->solid)
+		solid_steps(p, ix, ra);
+	for (int k = 0; k < sb->n; k++)
+		if (hits_solid(p, ix, &sb->s[k]))
+			return 1;
 	if (ix->root != ra || ix->s != sa->s || ix->n != sa->n)
 		index_set(p, ix, ra);
 	for (int k = 0; k < sb->n; k++)

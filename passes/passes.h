@@ -271,6 +271,39 @@ struct set_index {
 				   last */
 };
 int sets_conflict_indexed(struct prog *p, struct set_index *ix, int a, int b);
+/* A shortcut to that answer: the steps of root b's widest span that one
+ * test can show in conflict (sets_sure_steps; 0: it has none); and that
+ * test, 1 for a conflict with a, 0 for no answer. */
+int sets_sure_steps(const struct prog *p, int b, int32_t *t0, int32_t *t1);
+void sets_solid(struct prog *p, struct set_index *ix, int a);
+
+/* Does a run of ix's solid steps meet steps [t0, t1]? */
+static inline int
+sets_hits_runs(const struct set_index *ix, int32_t t0, int32_t t1)
+{
+	int lo = 0, hi = ix->nsolid - 1, at = -1;
+
+	while (lo <= hi) {	/* the last run starting by t1 */
+		int mid = lo + (hi - lo) / 2;
+
+		if (ix->solid[2 * mid] <= t1) {
+			at = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return at >= 0 && ix->solid[2 * at + 1] >= t0;
+}
+
+static inline int
+sets_sure_conflict(struct prog *p, struct set_index *ix, int a, int32_t t0,
+		   int32_t t1)
+{
+	if (!ix->solid)
+		sets_solid(p, ix, a);
+	return sets_hits_runs(ix, t0, t1);
+}
 void sets_union(struct prog *p, int a, int b);
 /* A new span of value v (a copy that writes its set earlier). */
 void sets_add(struct prog *p, int v, int64_t lo, int64_t hi);

@@ -357,30 +357,55 @@ solid_steps(struct prog *p, struct set_index *ix, int r)
 	ix->solid = run;
 }
 
+/* The steps span x touches, when no exception of may_overlap can concern
+ * it (solid_steps); 0 when one can. */
+static int
+sure_steps(const struct prog *p, const struct seg *x, int32_t *t0,
+	   int32_t *t1)
+{
+	if (x->hi < 1 || (x->join >= 0 && x->lo == x->hi) ||
+	    p->values[x->val].tail >= 0)
+		return 0;
+	*t0 = pt_step(x->lo > 1 ? x->lo : 1);
+	*t1 = pt_step(x->hi);
+	return 1;
+}
+
 /* Does span x surely conflict with the indexed set (solid_steps)? */
 static int
 hits_solid(const struct prog *p, const struct set_index *ix,
 	   const struct seg *x)
 {
 	int32_t t0, t1;
-	int lo = 0, hi = ix->nsolid - 1, at = -1;
 
-	if (x->hi < 1 || (x->join >= 0 && x->lo == x->hi) ||
-	    p->values[x->val].tail >= 0)
+	return sure_steps(p, x, &t0, &t1) && sets_hits_runs(ix, t0, t1);
+}
+
+int
+sets_sure_steps(const struct prog *p, int b, int32_t *t0, int32_t *t1)
+{
+	const struct segset *s = &p->sets[b];
+	int found = 0;
+
+	if (p->values[b].parent != b)
 		return 0;
-	t0 = pt_step(x->lo > 1 ? x->lo : 1);
-	t1 = pt_step(x->hi);
-	while (lo <= hi) {	/* the last run starting by t1 */
-		int mid = lo + (hi - lo) / 2;
+	for (int k = 0; k < s->n; k++) {	/* the widest */
+		int32_t a, z;
 
-		if (ix->solid[2 * mid] <= t1) {
-			at = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
+		if (sure_steps(p, &s->s[k], &a, &z) &&
+		    (!found || z - a > *t1 - *t0)) {
+			*t0 = a;
+			*t1 = z;
+			found = 1;
 		}
 	}
-	return at >= 0 && ix->solid[2 * at + 1] >= t0;
+	return found;
+}
+
+void
+sets_solid(struct prog *p, struct set_index *ix, int a)
+{
+	solid_steps(p, ix, find_root(p, a));
 }
 
 int

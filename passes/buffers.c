@@ -175,12 +175,14 @@ new_buffer(struct prog *p, struct buffer *b, int v)
 	const struct instr *in = &p->m->comps[x->comp].instrs[x->instr];
 
 	memset(b, 0, sizeof *b);
-	b->name = value_name(p, x);
+	/* A trial's messages are never shown: its buffers keep the name of
+	 * their instruction. */
+	b->name = p->trial ? in->name : value_name(p, x);
 	b->op_name = in->op_name;
 	b->src_file = in->src_file;
 	b->src_line = in->src_line;
 	b->space = shape_is_tuple(x->shape) ? 0 : x->shape->space;
-	b->shape = laid_out(p, x->shape);
+	b->shape = p->trial ? NULL : laid_out(p, x->shape);
 	b->start = p->bstart[v];
 	b->end = p->bend[v];
 	b->slots = 1;
@@ -233,6 +235,30 @@ fit_node(struct prog *p, struct buffer *b, const struct shape *s)
 		b->bytes = bytes;
 	if (size > b->size)
 		b->size = size;
+}
+
+/* fit_node over the nodes of instruction i of c from *node on: what
+ * list_positions does for the sizes alone. */
+static void
+fit_shape(struct prog *p, struct plan *pl, int c, int i,
+	  const struct shape *s, int *node)
+{
+	int v = prog_val(p, c, i, (*node)++);
+
+	if (s->type != DT_TOKEN)
+		fit_node(p, &pl->bufs[p->buf_of[v]], s);
+	for (int e = 0; e < s->nelem; e++)
+		fit_shape(p, pl, c, i, &s->elems[e], node);
+}
+
+static void
+fit_nodes(struct prog *p, struct plan *pl)
+{
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int c = p->steps[t].comp, i = p->steps[t].instr, node = 0;
+
+		fit_shape(p, pl, c, i, &p->m->comps[c].instrs[i].shape, &node);
+	}
 }
 
 /* Where each node of each instruction lives, with what a runtime binds it
@@ -452,9 +478,13 @@ build_buffers(struct prog *p, struct plan *pl)
 	}
 	for (int b = 0; b < pl->nbuf; b++)
 		place_class(&p->opt, &pl->bufs[b], !nonconst[b]);
-	list_positions(p, pl);
+	if (p->trial)
+		fit_nodes(p, pl);
+	else
+		list_positions(p, pl);
 	list_copies(p, pl);
-	name_steps(p, pl);
+	if (!p->trial)
+		name_steps(p, pl);
 	pl->ntime = p->ntime;
 	pl->nalias = p->nalias;
 	pl->nalias_kept = p->nalias_kept;
@@ -470,7 +500,7 @@ build_buffers(struct prog *p, struct plan *pl)
 		   "2^42 - 1 bytes (4 TiB)"
 
 /* For each buffer, the position whose node takes the most bytes: the one
- * an error points at. */
+ * an error points at; -1 where the plan lists no positions (a trial). */
 static int *
 largest_nodes(struct prog *p, const struct plan *pl)
 {

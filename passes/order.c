@@ -531,6 +531,7 @@ struct trial {
 	int **order;
 	plan_fn *plan;
 	int64_t peak;
+	int trial;		/* prog.trial: not to be kept */
 	struct pool *pool;
 	struct diags ds;
 	struct prog q;
@@ -538,17 +539,19 @@ struct trial {
 };
 
 /* Plans with t's orders through plan, the function the real run plans
- * with, as the real run would, as far as the buffers.  All it makes is in
- * t's pool, and the module is only read: candidates may be tried on
- * threads at once.  The chosen one's plan is the real run's (keep_trial),
- * the others are dropped (drop_trial). */
+ * with, as far as the buffers: as the real run would, or as far as the
+ * peak only (t->trial).  All it makes is in t's pool, and the module is
+ * only read: candidates may be tried on threads at once.  The chosen
+ * one's plan may be the real run's (keep_trial); the others are dropped
+ * (drop_trial). */
 static void
 try_orders(struct trial *t)
 {
 	t->pool = pool_new();
 	t->ds = (struct diags){.pool = t->pool};
 	t->q = (struct prog){.pool = t->pool, .ds = &t->ds, .m = t->base->m,
-			     .opt = t->base->opt, .order = t->order};
+			     .opt = t->base->opt, .order = t->order,
+			     .trial = t->trial};
 	t->pl = (struct plan){0};
 	t->peak = -1;
 	if (t->plan(&t->q, &t->pl, NULL) == 0) {
@@ -589,8 +592,37 @@ run_trial(void *arg)
 
 /* Below this many instructions a module's trials run on the calling
  * thread: a thread and its malloc arena cost about a millisecond, a trial
- * of samples/mlp.hlo a tenth of that. */
+ * of samples/mlp.hlo a tenth of that.  Nor is the chosen trial kept: a
+ * kept pool holds its pages, and the next trials take fresh ones, which
+ * cost more than planning so small a module again. */
 enum { TRIAL_THREADED = 2000 };
+
+static long
+module_instrs(const struct module *m)
+{
+	long n = 0;
+
+	for (int c = 0; c < m->ncomp; c++)
+		n += m->comps[c].ninstr;
+	return n;
+}
+
+/* Trials run one after another drop at once what cannot be chosen, so
+ * that the next reuses its pages: fill_order chooses the first trial of
+ * the lowest peak, and none when the first has errors.  *best: the one
+ * kept so far. */
+static void
+drop_loser(struct trial *t, int k, int *best)
+{
+	if (k == 0 && t[0].peak >= 0)
+		return;
+	if (t[0].peak < 0 || t[k].peak < 0 || t[k].peak >= t[*best].peak) {
+		drop_trial(&t[k]);
+		return;
+	}
+	drop_trial(&t[*best]);
+	*best = k;
+}
 
 /* Tries n (at most 3) candidates, on up to options.threads threads (0:
  * one per processor); each peak is the same however many run at once. */
@@ -599,20 +631,22 @@ try_all(const struct prog *p, struct trial *t, int n)
 {
 	long nt = p->opt.threads > 0 ? p->opt.threads
 				     : sysconf(_SC_NPROCESSORS_ONLN);
-	long ninstr = 0;
 	pthread_t th[3];
-	int started[3] = {0, 0, 0};
+	int started[3] = {0, 0, 0}, threaded = 0, best = 0;
 
-	for (int c = 0; c < p->m->ncomp; c++)
-		ninstr += p->m->comps[c].ninstr;
-	if (ninstr < TRIAL_THREADED)
+	if (module_instrs(p->m) < TRIAL_THREADED)
 		nt = 1;
 	for (int k = 1; k < n && k < nt; k++)
-		started[k] = pthread_create(&th[k], NULL, run_trial,
-					    &t[k]) == 0;
-	for (int k = 0; k < n; k++)
-		if (!started[k])
-			run_trial(&t[k]);
+		threaded |= started[k] = pthread_create(&th[k], NULL,
+							run_trial,
+							&t[k]) == 0;
+	for (int k = 0; k < n; k++) {
+		if (started[k])
+			continue;
+		run_trial(&t[k]);
+		if (!threaded)
+			drop_loser(t, k, &best);
+	}
 	for (int k = 1; k < n; k++)
 		if (started[k])
 			pthread_join(th[k], NULL);
@@ -682,15 +716,15 @@ find_same(const struct prog *p, int **const *orders, int n, int *same)
  * module's orders often agree). */
 static void
 try_candidates(const struct prog *p, int **const *orders, int n,
-	       const int *same, plan_fn *plan, struct trial *t, int *at,
-	       int64_t *peak)
+	       const int *same, plan_fn *plan, int keep, struct trial *t,
+	       int *at, int64_t *peak)
 {
 	int m = 0;
 
 	for (int k = 0; k < n; k++)
 		if (same[k] < 0)
 			t[m++] = (struct trial){.base = p, .order = orders[k],
-						.plan = plan};
+						.plan = plan, .trial = !keep};
 	try_all(p, t, m);
 	for (int k = 0, i = 0; k < n; k++) {
 		at[k] = same[k] < 0 ? i++ : at[same[k]];
@@ -752,7 +786,8 @@ fill_order(struct prog *p, struct plan *pl, plan_fn *plan, int keep)
 	/* Every candidate at once: when the text order has errors, the
 	 * others are tried for nothing, but a module with errors is rare and
 	 * its run short. */
-	try_candidates(p, orders, n, same, plan, t, at, peak);
+	keep = keep && module_instrs(p->m) >= TRIAL_THREADED;
+	try_candidates(p, orders, n, same, plan, keep, t, at, peak);
 	for (int k = 1; k < n; k++)
 		if (peak[0] >= 0 && peak[k] >= 0 && peak[k] < peak[best])
 			best = k;

@@ -147,6 +147,10 @@ struct prog {
 	int *slot_of;		/* value -> its slot in an unrolled stream's
 				   block, or -1 (dbuf.c) */
 	struct layouts *layouts;	/* buffers.c: each laid-out shape once */
+	int trial;		/* planned only as far as the peak (order.c's
+				   trials that are not kept): buffers get no
+				   laid-out shape, the plan no positions or
+				   step names */
 };
 
 /* prog.c: the nodes of a shape, and values in struct prog.

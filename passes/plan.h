@@ -39,6 +39,8 @@ struct options {
 };
 
 enum { SCHED_AUTO, SCHED_TEXT, SCHED_MEM };
+/* plan.sched.peak before the order's plan is scored (passes/order.c). */
+#define SCHED_UNSCORED INT64_C(-2)
 
 /* sizing.c: the defaults, as the command line has them. */
 void options_default(struct options *o);
@@ -262,7 +264,8 @@ struct plan {
 	struct {
 		const char *name;	/* "text", "list" or "dfs" */
 		int64_t peak_text;	/* peak of live bytes in text order */
-		int64_t peak;		/* ... in the order chosen */
+		int64_t peak;		/* ... in the order chosen
+					   (SCHED_UNSCORED: not yet) */
 	} sched;
 	const char **steps;	/* ntime names, "computation/instruction":
 				   the order the plan assumes; or NULL */

@@ -34,7 +34,8 @@ static const char *const fixed_names[] = {
 	"NUM_PARAMS", "NUM_OUTPUTS", "NUM_VALUES", "INDEX_MAX",
 	"NUM_CONSTANTS", "CONST_BYTES", "CONST_FILE", "CONST_BASE",
 	"CONST_EMBEDDED", "CONST_IN_ARENA", "NUM_LOOPS",
-	"TABLES_FILLED_BY_RUNTIME", "TABLE_POINTER_BYTES",
+	"TABLES_FILLED_BY_RUNTIME", "TABLE_POINTER_BYTES", "NUM_POSITIONS",
+	"NUM_OPERANDS",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
@@ -465,6 +466,7 @@ put_plan_macros(struct hdr *h)
 	define(h, "NUM_STEPS", p->ntime);
 	define(h, "NUM_ARENAS", p->narena);
 	define(h, "NUM_POSITIONS", p->npos);
+	define(h, "NUM_OPERANDS", p->opnd_first ? p->nopnd : 0);
 	define(h, "NUM_COPIES", p->ncopy);
 	define(h, "NUM_LOOPS", p->nloop);
 	define(h, "NUM_VALUES", h->b->nval);
@@ -873,6 +875,35 @@ put_positions(struct hdr *h)
 	fprintf(out, "\n};\nstatic const int %s_step_first_position"
 		"[%s_NUM_STEPS + 1] HLOPLAN_UNUSED = {", h->pre, h->pre);
 	put_ints(out, first, p->ntime + 1, 16);
+	fputs("};\n", out);
+}
+
+/* P_operands[] and P_step_first_operand[]: each step's operands in order,
+ * each the position of its producer's root node (the operand's other nodes
+ * follow it in P_positions[], their indices of depth > 0).  A runtime
+ * binds every operand from the positions: no aliasing rule of its own. */
+static void
+put_operands(struct hdr *h)
+{
+	const struct plan *p = h->p;
+	int n = p->opnd_first ? p->nopnd : 0;
+	FILE *out = h->out;
+
+	fprintf(out, "\nstatic const int %s_operands[%s%s] HLOPLAN_UNUSED = {",
+		h->pre, n ? h->pre : "1", n ? "_NUM_OPERANDS" : "");
+	if (n)
+		put_ints(out, p->opnd, n, 16);
+	else
+		fputs("-1\n", out);
+	fprintf(out, "};\nstatic const int %s_step_first_operand"
+		"[%s_NUM_STEPS + 1] HLOPLAN_UNUSED = {", h->pre, h->pre);
+	if (p->opnd_first) {
+		put_ints(out, p->opnd_first, p->ntime + 1, 16);
+	} else {
+		for (int32_t t = 0; t <= p->ntime; t++)
+			fprintf(out, "%s0,", t % 16 ? " " : "\n\t");
+		fputc('\n', out);
+	}
 	fputs("};\n", out);
 }
 
@@ -1332,6 +1363,7 @@ put_plan(struct hdr *h)
 	put_indices(h);
 	put_table(h);
 	put_positions(h);
+	put_operands(h);
 	put_values(h);
 	put_io_tables(h);
 	put_copies(h);

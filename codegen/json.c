@@ -13,8 +13,9 @@
  *    copies the loop in every iteration of which each is made; with
  *    XLA's assignment given, each plan carries "xla" beside it.
  * 5: plans carry positions: where every node of every instruction's
- *    result lives, forwarded ones included. */
-enum { JSON_VERSION = 5 };
+ *    result lives, forwarded ones included.
+ * 6: plans carry operands: each step's operands as positions. */
+enum { JSON_VERSION = 6 };
 
 static void
 put_key(FILE *out, const char *indent, const char *key)
@@ -301,6 +302,26 @@ put_positions(FILE *out, const struct plan *p)
 	fputs(p->npos ? "      ],\n" : "],\n", out);
 }
 
+/* Each step's operands, a list a step, 16 steps a line: the position of
+ * each operand's root node (its producer's; the other nodes follow it). */
+static void
+put_operands(FILE *out, const struct plan *p)
+{
+	put_key(out, "      ", "operands");
+	fputc('[', out);
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int a = p->opnd_first ? p->opnd_first[t] : 0;
+		int z = p->opnd_first ? p->opnd_first[t + 1] : 0;
+
+		fputs(t ? "," : "", out);
+		fputs(t % 16 ? " [" : "\n        [", out);
+		for (int k = a; k < z; k++)
+			fprintf(out, "%s%d", k > a ? ", " : "", p->opnd[k]);
+		fputc(']', out);
+	}
+	fputs(p->ntime ? "\n      ],\n" : "],\n", out);
+}
+
 static void
 put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	 const char *prefix, const struct xla_assignment *xla, int last)
@@ -325,6 +346,7 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	put_xla(out, p, xla);
 	put_constants(out, p);
 	put_positions(out, p);
+	put_operands(out, p);
 	put_key(out, "      ", "buffers");
 	fputs(p->nbuf ? "[\n" : "[", out);
 	codegen_bindings(pool, p, &bd);

@@ -15,7 +15,7 @@ name=$(basename "$input" .hlo)_$target
 json=$outdir/$name.json
 mkdir -p "$outdir" && rm -f "$json" || exit 1
 "$hloplan" "$input" --target="$target" --json "$json" || exit 1
-"$jq" -e '.schema == "hloplan.plan" and .version == 5 and
+"$jq" -e '.schema == "hloplan.plan" and .version == 6 and
 	  (.plans | length) > 0' "$json" >/dev/null ||
 	{ echo "FAIL: schema or version of $json"; exit 1; }
 "$jq" -r '.plans[] as $p | $p.target as $t |

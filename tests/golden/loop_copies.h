@@ -21,8 +21,12 @@
  *                            indices in preorder): the buffer, the
  *                            offset inside it, the slot; step t's
  *                            are P_positions[P_step_first_position[t]
- *                            .. P_step_first_position[t + 1]).  An
- *                            operand is its producer's position.
+ *                            .. P_step_first_position[t + 1])
+ *   P_NUM_OPERANDS, P_operands[]  each step's operands in order:
+ *                            the position of the producer's root
+ *                            node, its other nodes after it (index
+ *                            depth > 0); step t's are P_operands[
+ *                            P_step_first_operand[t] .. [t + 1])
  *   P_ix[]                   shape indices: P_ix[k] entries follow k
  *   P_NUM_VALUES, P_values[] the positions that write each buffer,
  *                            grouped by buffer: P_buffers[].first_value
@@ -192,6 +196,7 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_NUM_STEPS 36
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_POSITIONS 68
+#define HLOPLAN_GPU_NUM_OPERANDS 38
 #define HLOPLAN_GPU_NUM_COPIES 8
 #define HLOPLAN_GPU_NUM_LOOPS 2
 #define HLOPLAN_GPU_NUM_VALUES 26
@@ -387,6 +392,17 @@ static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOP
 	0, 1, 2, 3, 7, 11, 12, 13, 14, 18, 19, 20, 21, 22, 26, 30,
 	31, 32, 33, 37, 38, 39, 40, 41, 42, 46, 50, 51, 52, 53, 54, 55,
 	59, 63, 64, 65, 68,
+};
+
+static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	2, 0, 1, 7, 11, 12, 14, 14, 14, 21, 19, 20, 26, 30, 31, 33,
+	33, 33, 37, 40, 41, 39, 38, 22, 46, 46, 50, 51, 18, 53, 54, 52,
+	51, 3, 59, 59, 63, 64,
+};
+static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 3, 3, 4, 4, 6, 6, 7, 8, 9, 9, 12, 12,
+	13, 13, 15, 15, 16, 17, 18, 18, 20, 23, 24, 25, 26, 28, 28, 30,
+	33, 34, 35, 36, 38,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {

@@ -21,8 +21,12 @@
  *                            indices in preorder): the buffer, the
  *                            offset inside it, the slot; step t's
  *                            are P_positions[P_step_first_position[t]
- *                            .. P_step_first_position[t + 1]).  An
- *                            operand is its producer's position.
+ *                            .. P_step_first_position[t + 1])
+ *   P_NUM_OPERANDS, P_operands[]  each step's operands in order:
+ *                            the position of the producer's root
+ *                            node, its other nodes after it (index
+ *                            depth > 0); step t's are P_operands[
+ *                            P_step_first_operand[t] .. [t + 1])
  *   P_ix[]                   shape indices: P_ix[k] entries follow k
  *   P_NUM_VALUES, P_values[] the positions that write each buffer,
  *                            grouped by buffer: P_buffers[].first_value
@@ -192,6 +196,7 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_NUM_STEPS 11
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_POSITIONS 11
+#define HLOPLAN_GPU_NUM_OPERANDS 10
 #define HLOPLAN_GPU_NUM_COPIES 0
 #define HLOPLAN_GPU_NUM_LOOPS 0
 #define HLOPLAN_GPU_NUM_VALUES 11
@@ -334,6 +339,13 @@ static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOP
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
 };
 
+static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	0, 1, 2, 4, 5, 7, 6, 8, 9, 3,
+};
+static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 0, 2, 3, 5, 5, 6, 8, 10,
+};
+
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 4, 6, 9, 5, 7, 8, 10,
 };
@@ -401,6 +413,7 @@ struct HLOPLAN_GPU_checks {
 #define HLOPLAN_TPU_NUM_STEPS 11
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_POSITIONS 11
+#define HLOPLAN_TPU_NUM_OPERANDS 10
 #define HLOPLAN_TPU_NUM_COPIES 0
 #define HLOPLAN_TPU_NUM_LOOPS 0
 #define HLOPLAN_TPU_NUM_VALUES 11
@@ -521,6 +534,13 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 };
 static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+};
+
+static const int HLOPLAN_TPU_operands[HLOPLAN_TPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	0, 1, 2, 4, 5, 7, 6, 8, 9, 3,
+};
+static const int HLOPLAN_TPU_step_first_operand[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 0, 2, 3, 5, 5, 6, 8, 10,
 };
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {

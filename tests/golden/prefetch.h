@@ -21,8 +21,12 @@
  *                            indices in preorder): the buffer, the
  *                            offset inside it, the slot; step t's
  *                            are P_positions[P_step_first_position[t]
- *                            .. P_step_first_position[t + 1]).  An
- *                            operand is its producer's position.
+ *                            .. P_step_first_position[t + 1])
+ *   P_NUM_OPERANDS, P_operands[]  each step's operands in order:
+ *                            the position of the producer's root
+ *                            node, its other nodes after it (index
+ *                            depth > 0); step t's are P_operands[
+ *                            P_step_first_operand[t] .. [t + 1])
  *   P_ix[]                   shape indices: P_ix[k] entries follow k
  *   P_NUM_VALUES, P_values[] the positions that write each buffer,
  *                            grouped by buffer: P_buffers[].first_value
@@ -192,6 +196,7 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_NUM_STEPS 21
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_POSITIONS 39
+#define HLOPLAN_GPU_NUM_OPERANDS 21
 #define HLOPLAN_GPU_NUM_COPIES 2
 #define HLOPLAN_GPU_NUM_LOOPS 1
 #define HLOPLAN_GPU_NUM_VALUES 18
@@ -341,6 +346,15 @@ static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOP
 	28, 29, 30, 34, 38, 39,
 };
 
+static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	2, 0, 1, 7, 11, 12, 14, 14, 14, 19, 20, 21, 25, 26, 18, 28,
+	29, 19, 27, 3, 34,
+};
+static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 3, 3, 4, 4, 6, 6, 7, 8, 9, 10, 11, 12,
+	14, 14, 16, 19, 20, 21,
+};
+
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 36, 1, 2, 3, 30, 34, 29, 35, 25, 27, 37, 12, 13, 21, 22,
 	24, 28,
@@ -427,6 +441,7 @@ struct HLOPLAN_GPU_checks {
 #define HLOPLAN_TPU_NUM_STEPS 21
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_POSITIONS 39
+#define HLOPLAN_TPU_NUM_OPERANDS 21
 #define HLOPLAN_TPU_NUM_COPIES 2
 #define HLOPLAN_TPU_NUM_LOOPS 1
 #define HLOPLAN_TPU_NUM_VALUES 18
@@ -543,6 +558,15 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 7, 11, 12, 13, 14, 18, 19, 20, 21, 25, 26, 27,
 	28, 29, 30, 34, 38, 39,
+};
+
+static const int HLOPLAN_TPU_operands[HLOPLAN_TPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	2, 0, 1, 7, 11, 12, 14, 14, 14, 19, 20, 21, 25, 26, 18, 28,
+	29, 19, 27, 3, 34,
+};
+static const int HLOPLAN_TPU_step_first_operand[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 3, 3, 4, 4, 6, 6, 7, 8, 9, 10, 11, 12,
+	14, 14, 16, 19, 20, 21,
 };
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {

@@ -21,8 +21,12 @@
  *                            indices in preorder): the buffer, the
  *                            offset inside it, the slot; step t's
  *                            are P_positions[P_step_first_position[t]
- *                            .. P_step_first_position[t + 1]).  An
- *                            operand is its producer's position.
+ *                            .. P_step_first_position[t + 1])
+ *   P_NUM_OPERANDS, P_operands[]  each step's operands in order:
+ *                            the position of the producer's root
+ *                            node, its other nodes after it (index
+ *                            depth > 0); step t's are P_operands[
+ *                            P_step_first_operand[t] .. [t + 1])
  *   P_ix[]                   shape indices: P_ix[k] entries follow k
  *   P_NUM_VALUES, P_values[] the positions that write each buffer,
  *                            grouped by buffer: P_buffers[].first_value
@@ -192,6 +196,7 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_NUM_STEPS 22
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_POSITIONS 37
+#define HLOPLAN_GPU_NUM_OPERANDS 24
 #define HLOPLAN_GPU_NUM_COPIES 2
 #define HLOPLAN_GPU_NUM_LOOPS 1
 #define HLOPLAN_GPU_NUM_VALUES 18
@@ -349,6 +354,15 @@ static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOP
 	25, 26, 27, 28, 32, 36, 37,
 };
 
+static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	2, 0, 1, 7, 11, 12, 14, 14, 14, 20, 18, 21, 21, 22, 19, 23,
+	24, 18, 26, 27, 25, 20, 3, 32,
+};
+static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 3, 3, 4, 4, 6, 6, 7, 8, 9, 9, 13, 14,
+	16, 17, 17, 19, 22, 23, 24,
+};
+
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 35, 2, 3, 28, 32, 27, 33, 25, 34, 12, 13, 21, 22, 23,
 	24, 26,
@@ -448,6 +462,7 @@ struct HLOPLAN_GPU_checks {
 #define HLOPLAN_TPU_NUM_STEPS 22
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_POSITIONS 37
+#define HLOPLAN_TPU_NUM_OPERANDS 24
 #define HLOPLAN_TPU_NUM_COPIES 2
 #define HLOPLAN_TPU_NUM_LOOPS 1
 #define HLOPLAN_TPU_NUM_VALUES 18
@@ -571,6 +586,15 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 7, 11, 12, 13, 14, 18, 19, 20, 21, 22, 23, 24,
 	25, 26, 27, 28, 32, 36, 37,
+};
+
+static const int HLOPLAN_TPU_operands[HLOPLAN_TPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	2, 0, 1, 7, 11, 12, 14, 14, 14, 20, 18, 21, 21, 22, 19, 23,
+	24, 18, 26, 27, 25, 20, 3, 32,
+};
+static const int HLOPLAN_TPU_step_first_operand[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 3, 3, 4, 4, 6, 6, 7, 8, 9, 9, 13, 14,
+	16, 17, 17, 19, 22, 23, 24,
 };
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {

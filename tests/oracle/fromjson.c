@@ -406,9 +406,9 @@ plan_from_json(struct pool *pool, const struct module *m, FILE *f,
 		return -1;
 	plans = json_get(&root, "plans");
 	if (strcmp(str(&b, &root, "schema"), "hloplan.plan") ||
-	    num(&root, "version") != 5 || plans->kind != JV_ARR ||
+	    num(&root, "version") != 6 || plans->kind != JV_ARR ||
 	    which >= plans->n || plans->items[which].kind != JV_OBJ)
-		return fail(&b, "not an hloplan.plan of version 5", which);
+		return fail(&b, "not an hloplan.plan of version 6", which);
 	p = &plans->items[which];
 	memset(pl, 0, sizeof *pl);
 	names_fill(pool, m, &b.names);

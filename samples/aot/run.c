@@ -15,9 +15,8 @@
  * last wrote it: a 500 GB arena costs no more than a small one); a copy
  * reads a buffer that has been written and is live, and fits both sides;
  * an operand's node that is live at its step (so read there) lies in a
- * buffer written before and holding its own bytes, and a step that writes
- * an array reads no operand node whose buffer the plan says is dead; each
- * output still holds its own bytes at the end.  Prints what it ran,
+ * buffer written before and holding its own bytes; each output still
+ * holds its own bytes at the end.  Prints what it ran,
  * then OK.
  *
  * Built for any header: -DPLAN_HEADER='"plan.h"' -DPLAN_PREFIX=HLOPLAN_TPU;
@@ -127,7 +126,9 @@ holds_own(int b)
 	const struct hloplan_plan_buffer *x = &P(_buffers)[b];
 	int end;
 
-	if (!x->in_arena || x->size <= 0)
+	if (x->size <= 0)
+		return 1;	/* a token: no bytes to hold */
+	if (!x->in_arena)
 		return written[b];
 	end = piece(x->space, x->offset + x->size);
 	for (int u = piece(x->space, x->offset); u < end; u++)
@@ -207,34 +208,17 @@ bind_positions(int t)
 	}
 }
 
-/* Whether step t writes an array of its own (a kernel, not a tuple's
- * table alone nor a forward): then it reads its operands. */
-static int
-writes_array(int t)
-{
-	for (int k = P(_step_first_position)[t];
-	     k < P(_step_first_position)[t + 1]; k++) {
-		int b = P(_positions)[k].buffer;
-
-		if (P(_positions)[k].defines == 1 && b >= 0 && b < NBUF &&
-		    !(P(_buffers)[b].flags & P(_CLASS_TABLE)))
-			return 1;
-	}
-	return 0;
-}
-
 /* Step t's operands, bound at step at (t itself, or a loop's first step
  * for its while: the loop's inputs are read as it is entered), through
  * the positions alone: each is its producer's root position, the
- * operand's other nodes after it (an index of depth > 0).  A node live at t is read: its buffer was written and
- * still holds its own bytes.  A node whose buffer the plan says is dead is
- * not read (a forward passing a tuple on); a kernel that writes an array
- * reads every node it is given, so none of its may be dead. */
+ * operand's other nodes after it (an index of depth > 0).  A node whose
+ * buffer is live at that step is read: its buffer was written and still
+ * holds its own bytes.  One the plan says is dead there is not read (a
+ * forward passing a tuple on, or a conditional's operand its branch read
+ * before the conditional's step): counted, not checked. */
 static void
 bind_operands(int t, int at)
 {
-	int kernel = writes_array(t);
-
 	for (int j = P(_step_first_operand)[t];
 	     j < P(_step_first_operand)[t + 1]; j++) {
 		int k = P(_operands)[j];
@@ -254,10 +238,8 @@ bind_operands(int t, int at)
 				fail("an operand names no buffer:", t, 0, -1);
 			} else if (!live_at(b, at)) {
 				operand_nodes_dead++;
-				if (kernel && !(P(_buffers)[b].flags &
-						P(_CLASS_TABLE)))
-					fail("a kernel reads a dead operand:",
-					     at, b, -1);
+			} else if (P(_buffers)[b].size <= 0) {
+				/* a token: no bytes to read */
 			} else if (!written[b]) {
 				fail("an operand reads a buffer never "
 				     "written:", at, b, -1);

@@ -251,26 +251,12 @@ put_io_row(struct hdr *h, int k)
 	FILE *out = h->out;
 	int pos = k < h->b->npar ? h->b->par[k] : h->b->out[k - h->b->npar];
 
-	fputs("\t{", out);
-	field(out, "parameter");
-	fprintf(out, "%d, ", k < h->b->npar ? q->param : -1);
-	field(out, "depth");
-	fprintf(out, "%d, ", q->depth);
-	field(out, "index");
-	fprintf(out, "%s_ix + %d,\n\t ", pre, h->ix[pos] + (q->depth > 0));
-	field(out, "buffer");
-	fprintf(out, "%d, ", q->buf);
-	field(out, "offset");
-	fprintf(out, "%" PRId64 ", ", b->in_arena ? b->offset : -1);
-	field(out, "size");
-	fprintf(out, "%" PRId64 ", ", q->size);
-	field(out, "bytes");
-	fprintf(out, "%" PRId64 ",\n\t ", hdr_exact_bytes(h, q));
-	field(out, "shape");
+	fprintf(out, "\t{%d, %d, %s_ix + %d, %d, %" PRId64 ", %" PRId64 ", %"
+		PRId64 ", ", k < h->b->npar ? q->param : -1, q->depth, pre,
+		h->ix[pos] + (q->depth > 0), q->buf,
+		b->in_arena ? b->offset : -1, q->size, hdr_exact_bytes(h, q));
 	hdr_cstring(out, hdr_text_of(h, q->shape));
-	fputs(", ", out);
-	field(out, "position");
-	fprintf(out, "%d},", pos);
+	fprintf(out, ", %d},", pos);
 	if (n)
 		fprintf(out, "\t/* %s_%s_* */", pre, n);
 	fputc('\n', out);
@@ -295,6 +281,9 @@ put_io_tables(struct hdr *h)
 			fprintf(out, "\t/* no %s: a placeholder */\n"
 				"\t{-1, 0, %s_ix, -1, -1, 0, 0, \"\", -1},\n",
 				what[t], pre);
+		else
+			fputs("\t/* parameter, depth, index, buffer, offset, "
+			      "size, bytes, shape, position */\n", out);
 		for (int k = from[t]; k < to[t]; k++)
 			put_io_row(h, k);
 		fputs("};\n", out);
@@ -314,22 +303,14 @@ put_copies(struct hdr *h)
 	if (!h->p->ncopy)
 		fputs("\t/* no copies: a placeholder */\n"
 		      "\t{-1, -1, 0, 0, 0, -1},\n", out);
+	else
+		fputs("\t/* src, dst, step, after, bytes, loop */\n", out);
 	for (int k = 0; k < h->p->ncopy; k++) {
 		const struct plan_copy *c = &h->p->copies[k];
 
-		fputs("\t{", out);
-		field(out, "src");
-		fprintf(out, "%s_%s, ", h->pre, h->name[c->src]);
-		field(out, "dst");
-		fprintf(out, "%s_%s, ", h->pre, h->name[c->dst]);
-		field(out, "step");
-		fprintf(out, "%" PRId32 ", ", c->step);
-		field(out, "after");
-		fprintf(out, "%d, ", c->after);
-		field(out, "bytes");
-		fprintf(out, "%" PRId64 ", ", c->bytes);
-		field(out, "loop");
-		fprintf(out, "%d},\n", c->loop);
+		fprintf(out, "\t{%s_%s, %s_%s, %" PRId32 ", %d, %" PRId64
+			", %d},\n", h->pre, h->name[c->src], h->pre,
+			h->name[c->dst], c->step, c->after, c->bytes, c->loop);
 	}
 	fputs("};\n", out);
 }
@@ -373,25 +354,13 @@ put_constant_row(struct hdr *h, const struct plan_const *k)
 	const struct plan_pos *q = &h->p->pos[k->pos];
 	FILE *out = h->out;
 
-	fputs("\t{", out);
-	field(out, "buffer");
-	fprintf(out, "%d, ", k->buf);
-	field(out, "computation");
+	fprintf(out, "\t{%d, ", k->buf);
 	hdr_cstring(out, q->comp_name ? q->comp_name : "");
 	fputs(", ", out);
-	field(out, "instruction");
 	put_instr_name(h, q);
-	fputs(",\n\t ", out);
-	field(out, "depth");
-	fprintf(out, "%d, ", q->depth);
-	field(out, "index");
-	fprintf(out, "%s_ix + %d, ", h->pre, h->ix[k->pos] + (q->depth > 0));
-	field(out, "offset");
-	fprintf(out, "%" PRId64 ", ", k->offset);
-	field(out, "bytes");
-	fprintf(out, "%" PRId64 ", ", k->bytes);
-	field(out, "known");
-	fprintf(out, "%d},\n", k->known);
+	fprintf(out, ", %d, %s_ix + %d, %" PRId64 ", %" PRId64 ", %d},\n",
+		q->depth, h->pre, h->ix[k->pos] + (q->depth > 0), k->offset,
+		k->bytes, k->known);
 }
 
 /* Bytes in decimal, 24 a line after a tab: a line a write, not a printf a
@@ -466,6 +435,9 @@ put_constants(struct hdr *h)
 	if (!h->p->nconst)
 		fprintf(out, "\t/* no constants: a placeholder */\n"
 			"\t{-1, \"\", \"\", 0, %s_ix, 0, 0, 0},\n", pre);
+	else
+		fputs("\t/* buffer, computation, instruction, depth, index, "
+		      "offset, bytes, known */\n", out);
 	for (int i = 0; i < h->p->nconst; i++)
 		put_constant_row(h, &h->p->consts[i]);
 	fputs("};\n", out);

@@ -103,9 +103,9 @@ static const char legend_io[] =
 	" *                            element, written at the step defining it\n";
 
 static const char legend_names[] =
-	" * A table with few rows names its fields (HLOPLAN_FIELD: designated\n"
-	" * initializers in C and C++20); the large ones (buffers, positions)\n"
-	" * are positional, with their fields in a comment, for size.\n"
+	" * The loops and slot uses name their fields (HLOPLAN_FIELD: designated\n"
+	" * initializers in C and C++20); the tables that grow with the model\n"
+	" * are positional, their fields in a comment atop each, for size.\n"
 	" * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two\n"
 	" * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.\n"
 	" * <NAME> is the HLO name in upper case, each run of other characters\n"

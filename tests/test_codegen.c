@@ -187,10 +187,8 @@ test_copies(void **state)
 	has(t, "#define HLOPLAN_GPU_NUM_COPIES 1\n");
 	has(t, "static const struct hloplan_plan_copy "
 	       "HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES] HLOPLAN_UNUSED");
-	has(t, "\t{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_ROOT_1, "
-	       "HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_S_1, HLOPLAN_FIELD(step) 7, "
-	       "HLOPLAN_FIELD(after) 1, HLOPLAN_FIELD(bytes) 200, "
-	       "HLOPLAN_FIELD(loop) -1},\n");
+	has(t, "\t/* src, dst, step, after, bytes, loop */\n"
+	       "\t{HLOPLAN_GPU_BUF_ROOT_1, HLOPLAN_GPU_BUF_S_1, 7, 1, 200, -1},\n");
 	free(t);
 }
 
@@ -361,9 +359,8 @@ test_io_out_of_arena(void **state)
 	       "#define HLOPLAN_GPU_OUTPUT_SIZE 256\n");
 	lacks(t, "BUF_P_OFFSET");
 	lacks(t, "BUF_R_OFFSET");
-	has(t, "\t{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, ");
-	has(t, "HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) -1, "
-	       "HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) ");
+	has(t, "\t/* parameter, depth, index, buffer, offset, size, bytes, "
+	       "shape, position */\n\t{0, 0, HLOPLAN_GPU_ix + 0, 0, -1, 256, ");
 	has(t, "\n#define HLOPLAN_GPU_CONST_IN_ARENA 0\t");
 	free(t);
 }
@@ -707,12 +704,10 @@ test_constants(void **state)
 	(void)state;
 	has(t, "#define HLOPLAN_GPU_NUM_CONSTANTS 2\n"
 	       "#define HLOPLAN_GPU_CONST_BYTES 128\n");
-	has(t, "\t{HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(computation) \"main\", "
-	       "HLOPLAN_FIELD(instruction) \"c.1\",\n\t HLOPLAN_FIELD(depth) 0, "
-	       "HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 0, "
-	       "HLOPLAN_FIELD(bytes) 4, HLOPLAN_FIELD(known) 1},\n");
-	has(t, "HLOPLAN_FIELD(offset) 64, HLOPLAN_FIELD(bytes) 2, "
-	       "HLOPLAN_FIELD(known) 0},\n};\n");
+	has(t, "\t/* buffer, computation, instruction, depth, index, offset, "
+	       "bytes, known */\n"
+	       "\t{0, \"main\", \"c.1\", 0, HLOPLAN_GPU_ix + 0, 0, 4, 1},\n");
+	has(t, ", 64, 2, 0},\n};\n");
 	has(t, "HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES] HLOPLAN_UNUSED");
 	has(t, " = {\n\t1,2,3,255,0,");
 	lacks(t, "#define HLOPLAN_GPU_CONST_FILE");

@@ -71,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -365,33 +365,19 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) -1, HLOPLAN_FIELD(size) 1048576, HLOPLAN_FIELD(bytes) 1048576,
-	 HLOPLAN_FIELD(shape) "f32[512,512]{1,0}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_GPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) -1, HLOPLAN_FIELD(size) 1048576, HLOPLAN_FIELD(bytes) 1048576,
-	 HLOPLAN_FIELD(shape) "f32[512,512]{1,0}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_GPU_PARAM_1_* */
-	{HLOPLAN_FIELD(parameter) 2, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) -1, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "bf16[8,1024]{1,0}", HLOPLAN_FIELD(position) 2},	/* HLOPLAN_GPU_PARAM_2_* */
-	{HLOPLAN_FIELD(parameter) 3, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) -1, HLOPLAN_FIELD(size) 2048, HLOPLAN_FIELD(bytes) 2048,
-	 HLOPLAN_FIELD(shape) "bf16[1,1024]{1,0}", HLOPLAN_FIELD(position) 3},	/* HLOPLAN_GPU_PARAM_3_* */
-	{HLOPLAN_FIELD(parameter) 4, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 4, HLOPLAN_FIELD(offset) -1, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 4,
-	 HLOPLAN_FIELD(shape) "s32[]", HLOPLAN_FIELD(position) 4},	/* HLOPLAN_GPU_PARAM_4_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, -1, 1048576, 1048576, "f32[512,512]{1,0}", 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	{1, 0, HLOPLAN_GPU_ix + 0, 1, -1, 1048576, 1048576, "f32[512,512]{1,0}", 1},	/* HLOPLAN_GPU_PARAM_1_* */
+	{2, 0, HLOPLAN_GPU_ix + 0, 2, -1, 16384, 16384, "bf16[8,1024]{1,0}", 2},	/* HLOPLAN_GPU_PARAM_2_* */
+	{3, 0, HLOPLAN_GPU_ix + 0, 3, -1, 2048, 2048, "bf16[1,1024]{1,0}", 3},	/* HLOPLAN_GPU_PARAM_3_* */
+	{4, 0, HLOPLAN_GPU_ix + 0, 4, -1, 256, 4, "s32[]", 4},	/* HLOPLAN_GPU_PARAM_4_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 8, HLOPLAN_FIELD(offset) -1, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 16,
-	 HLOPLAN_FIELD(shape) "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", HLOPLAN_FIELD(position) 11},	/* HLOPLAN_GPU_OUTPUT_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 2,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) -1, HLOPLAN_FIELD(size) 1048576, HLOPLAN_FIELD(bytes) 1048576,
-	 HLOPLAN_FIELD(shape) "f32[512,512]{1,0}", HLOPLAN_FIELD(position) 12},	/* HLOPLAN_GPU_OUTPUT_0_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 4,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) -1, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "bf16[8,1024]{1,0}", HLOPLAN_FIELD(position) 13},	/* HLOPLAN_GPU_OUTPUT_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 8, -1, 256, 16, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", 11},	/* HLOPLAN_GPU_OUTPUT_* */
+	{-1, 1, HLOPLAN_GPU_ix + 2, 0, -1, 1048576, 1048576, "f32[512,512]{1,0}", 12},	/* HLOPLAN_GPU_OUTPUT_0_* */
+	{-1, 1, HLOPLAN_GPU_ix + 4, 2, -1, 16384, 16384, "bf16[8,1024]{1,0}", 13},	/* HLOPLAN_GPU_OUTPUT_1_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -405,10 +391,9 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 46,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 7, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 81,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 256, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{5, "main", HLOPLAN_GPU_step_text_0 + 46, 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{7, "main", HLOPLAN_GPU_step_text_0 + 81, 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -71,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -316,18 +316,14 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 786432, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 1,
-	 HLOPLAN_FIELD(shape) "pred[]", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_GPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 262144, HLOPLAN_FIELD(bytes) 262144,
-	 HLOPLAN_FIELD(shape) "f32[256,256]{1,0}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_GPU_PARAM_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, 786432, 256, 1, "pred[]", 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	{1, 0, HLOPLAN_GPU_ix + 0, 1, 0, 262144, 262144, "f32[256,256]{1,0}", 1},	/* HLOPLAN_GPU_PARAM_1_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 524288, HLOPLAN_FIELD(size) 262144, HLOPLAN_FIELD(bytes) 262144,
-	 HLOPLAN_FIELD(shape) "f32[256,256]{1,0}", HLOPLAN_FIELD(position) 8},	/* HLOPLAN_GPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 3, 524288, 262144, 262144, "f32[256,256]{1,0}", 8},	/* HLOPLAN_GPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -461,18 +457,14 @@ static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 786432, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "pred[]{:T(512)}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_TPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 262144, HLOPLAN_FIELD(bytes) 262144,
-	 HLOPLAN_FIELD(shape) "f32[256,256]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_TPU_PARAM_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_TPU_ix + 0, 0, 786432, 512, 512, "pred[]{:T(512)}", 0},	/* HLOPLAN_TPU_PARAM_0_* */
+	{1, 0, HLOPLAN_TPU_ix + 0, 1, 0, 262144, 262144, "f32[256,256]{1,0:T(8,128)}", 1},	/* HLOPLAN_TPU_PARAM_1_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 524288, HLOPLAN_FIELD(size) 262144, HLOPLAN_FIELD(bytes) 262144,
-	 HLOPLAN_FIELD(shape) "f32[256,256]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 8},	/* HLOPLAN_TPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_TPU_ix + 0, 3, 524288, 262144, 262144, "f32[256,256]{1,0:T(8,128)}", 8},	/* HLOPLAN_TPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {

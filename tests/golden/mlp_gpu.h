@@ -71,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -351,24 +351,16 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 401408, HLOPLAN_FIELD(size) 100352, HLOPLAN_FIELD(bytes) 100352,
-	 HLOPLAN_FIELD(shape) "f32[32,784]{1,0}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_GPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 401408, HLOPLAN_FIELD(bytes) 401408,
-	 HLOPLAN_FIELD(shape) "f32[784,128]{1,0}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_GPU_PARAM_1_* */
-	{HLOPLAN_FIELD(parameter) 2, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) 539648, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[128]{0}", HLOPLAN_FIELD(position) 2},	/* HLOPLAN_GPU_PARAM_2_* */
-	{HLOPLAN_FIELD(parameter) 3, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 534528, HLOPLAN_FIELD(size) 5120, HLOPLAN_FIELD(bytes) 5120,
-	 HLOPLAN_FIELD(shape) "f32[128,10]{1,0}", HLOPLAN_FIELD(position) 3},	/* HLOPLAN_GPU_PARAM_3_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, 401408, 100352, 100352, "f32[32,784]{1,0}", 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	{1, 0, HLOPLAN_GPU_ix + 0, 1, 0, 401408, 401408, "f32[784,128]{1,0}", 1},	/* HLOPLAN_GPU_PARAM_1_* */
+	{2, 0, HLOPLAN_GPU_ix + 0, 2, 539648, 512, 512, "f32[128]{0}", 2},	/* HLOPLAN_GPU_PARAM_2_* */
+	{3, 0, HLOPLAN_GPU_ix + 0, 3, 534528, 5120, 5120, "f32[128,10]{1,0}", 3},	/* HLOPLAN_GPU_PARAM_3_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 8, HLOPLAN_FIELD(offset) 518144, HLOPLAN_FIELD(size) 1280, HLOPLAN_FIELD(bytes) 1280,
-	 HLOPLAN_FIELD(shape) "f32[32,10]{1,0}", HLOPLAN_FIELD(position) 10},	/* HLOPLAN_GPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 8, 518144, 1280, 1280, "f32[32,10]{1,0}", 10},	/* HLOPLAN_GPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -382,8 +374,8 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 6, HLOPLAN_FIELD(computation) "mlp", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 51,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{6, "mlp", HLOPLAN_GPU_step_text_0 + 51, 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

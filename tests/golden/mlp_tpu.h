@@ -71,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -351,24 +351,16 @@ static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 401408, HLOPLAN_FIELD(size) 114688, HLOPLAN_FIELD(bytes) 114688,
-	 HLOPLAN_FIELD(shape) "f32[32,784]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_TPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 401408, HLOPLAN_FIELD(bytes) 401408,
-	 HLOPLAN_FIELD(shape) "f32[784,128]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_TPU_PARAM_1_* */
-	{HLOPLAN_FIELD(parameter) 2, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) 614400, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[128]{0:T(128)}", HLOPLAN_FIELD(position) 2},	/* HLOPLAN_TPU_PARAM_2_* */
-	{HLOPLAN_FIELD(parameter) 3, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 516096, HLOPLAN_FIELD(size) 65536, HLOPLAN_FIELD(bytes) 65536,
-	 HLOPLAN_FIELD(shape) "f32[128,10]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 3},	/* HLOPLAN_TPU_PARAM_3_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_TPU_ix + 0, 0, 401408, 114688, 114688, "f32[32,784]{1,0:T(8,128)}", 0},	/* HLOPLAN_TPU_PARAM_0_* */
+	{1, 0, HLOPLAN_TPU_ix + 0, 1, 0, 401408, 401408, "f32[784,128]{1,0:T(8,128)}", 1},	/* HLOPLAN_TPU_PARAM_1_* */
+	{2, 0, HLOPLAN_TPU_ix + 0, 2, 614400, 512, 512, "f32[128]{0:T(128)}", 2},	/* HLOPLAN_TPU_PARAM_2_* */
+	{3, 0, HLOPLAN_TPU_ix + 0, 3, 516096, 65536, 65536, "f32[128,10]{1,0:T(8,128)}", 3},	/* HLOPLAN_TPU_PARAM_3_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 8, HLOPLAN_FIELD(offset) 598016, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "f32[32,10]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 10},	/* HLOPLAN_TPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_TPU_ix + 0, 8, 598016, 16384, 16384, "f32[32,10]{1,0:T(8,128)}", 10},	/* HLOPLAN_TPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {
@@ -382,8 +374,8 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 6, HLOPLAN_FIELD(computation) "mlp", HLOPLAN_FIELD(instruction) HLOPLAN_TPU_step_text_0 + 51,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{6, "mlp", HLOPLAN_TPU_step_text_0 + 51, 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

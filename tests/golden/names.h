@@ -71,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -328,24 +328,16 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 32,
-	 HLOPLAN_FIELD(shape) "f32[8]{0}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_GPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 256, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 32,
-	 HLOPLAN_FIELD(shape) "f32[8]{0}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_GPU_PARAM_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 256, 32, "f32[8]{0}", 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	{1, 0, HLOPLAN_GPU_ix + 0, 1, 256, 256, 32, "f32[8]{0}", 1},	/* HLOPLAN_GPU_PARAM_1_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(offset) 1024, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 16,
-	 HLOPLAN_FIELD(shape) "(f32[8]{0}, f32[8]{0})", HLOPLAN_FIELD(position) 5},	/* HLOPLAN_GPU_OUTPUT_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 2,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 512, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 32,
-	 HLOPLAN_FIELD(shape) "f32[8]{0}", HLOPLAN_FIELD(position) 6},	/* HLOPLAN_GPU_OUTPUT_0_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 4,
-	 HLOPLAN_FIELD(buffer) 4, HLOPLAN_FIELD(offset) 768, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 32,
-	 HLOPLAN_FIELD(shape) "f32[8]{0}", HLOPLAN_FIELD(position) 7},	/* HLOPLAN_GPU_OUTPUT_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 5, 1024, 256, 16, "(f32[8]{0}, f32[8]{0})", 5},	/* HLOPLAN_GPU_OUTPUT_* */
+	{-1, 1, HLOPLAN_GPU_ix + 2, 3, 512, 256, 32, "f32[8]{0}", 6},	/* HLOPLAN_GPU_OUTPUT_0_* */
+	{-1, 1, HLOPLAN_GPU_ix + 4, 4, 768, 256, 32, "f32[8]{0}", 7},	/* HLOPLAN_GPU_OUTPUT_1_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -495,24 +487,16 @@ static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[8]{0:T(128)}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_TPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 512, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[8]{0:T(128)}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_TPU_PARAM_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_TPU_ix + 0, 0, 0, 512, 512, "f32[8]{0:T(128)}", 0},	/* HLOPLAN_TPU_PARAM_0_* */
+	{1, 0, HLOPLAN_TPU_ix + 0, 1, 512, 512, 512, "f32[8]{0:T(128)}", 1},	/* HLOPLAN_TPU_PARAM_1_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(offset) 2048, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 16,
-	 HLOPLAN_FIELD(shape) "(f32[8]{0}, f32[8]{0})", HLOPLAN_FIELD(position) 5},	/* HLOPLAN_TPU_OUTPUT_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 2,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 1024, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[8]{0:T(128)}", HLOPLAN_FIELD(position) 6},	/* HLOPLAN_TPU_OUTPUT_0_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 4,
-	 HLOPLAN_FIELD(buffer) 4, HLOPLAN_FIELD(offset) 1536, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[8]{0:T(128)}", HLOPLAN_FIELD(position) 7},	/* HLOPLAN_TPU_OUTPUT_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_TPU_ix + 0, 5, 2048, 256, 16, "(f32[8]{0}, f32[8]{0})", 5},	/* HLOPLAN_TPU_OUTPUT_* */
+	{-1, 1, HLOPLAN_TPU_ix + 2, 3, 1024, 512, 512, "f32[8]{0:T(128)}", 6},	/* HLOPLAN_TPU_OUTPUT_0_* */
+	{-1, 1, HLOPLAN_TPU_ix + 4, 4, 1536, 512, 512, "f32[8]{0:T(128)}", 7},	/* HLOPLAN_TPU_OUTPUT_1_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {

@@ -71,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -369,23 +369,20 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 114688, HLOPLAN_FIELD(size) 2048, HLOPLAN_FIELD(bytes) 2048,
-	 HLOPLAN_FIELD(shape) "f32[8,64]{1,0}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_GPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 65536, HLOPLAN_FIELD(bytes) 65536,
-	 HLOPLAN_FIELD(shape) "f32[4,64,64]{2,1,0}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_GPU_PARAM_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, 114688, 2048, 2048, "f32[8,64]{1,0}", 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	{1, 0, HLOPLAN_GPU_ix + 0, 1, 0, 65536, 65536, "f32[4,64,64]{2,1,0}", 1},	/* HLOPLAN_GPU_PARAM_1_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(offset) 116736, HLOPLAN_FIELD(size) 2048, HLOPLAN_FIELD(bytes) 2048,
-	 HLOPLAN_FIELD(shape) "f32[8,64]{1,0}", HLOPLAN_FIELD(position) 36},	/* HLOPLAN_GPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 5, 116736, 2048, 2048, "f32[8,64]{1,0}", 36},	/* HLOPLAN_GPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_X, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_LOOP_1, HLOPLAN_FIELD(step) 4, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 2048, HLOPLAN_FIELD(loop) -1},
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_ZERO, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_LOOP_0, HLOPLAN_FIELD(step) 4, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 4, HLOPLAN_FIELD(loop) -1},
+	/* src, dst, step, after, bytes, loop */
+	{HLOPLAN_GPU_BUF_X, HLOPLAN_GPU_BUF_LOOP_1, 4, 0, 2048, -1},
+	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 4, 0, 4, -1},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -393,14 +390,11 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 };
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 20,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 6, HLOPLAN_FIELD(computation) "cond", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 54,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 256, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 8, HLOPLAN_FIELD(computation) "body", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 98,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 512, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 12, HLOPLAN_FIELD(computation) "body", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 134,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 768, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{2, "main", HLOPLAN_GPU_step_text_0 + 20, 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{6, "cond", HLOPLAN_GPU_step_text_0 + 54, 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{8, "body", HLOPLAN_GPU_step_text_0 + 98, 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{12, "body", HLOPLAN_GPU_step_text_0 + 134, 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -603,23 +597,20 @@ static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 229376, HLOPLAN_FIELD(size) 4096, HLOPLAN_FIELD(bytes) 4096,
-	 HLOPLAN_FIELD(shape) "f32[8,64]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_TPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 131072, HLOPLAN_FIELD(bytes) 131072,
-	 HLOPLAN_FIELD(shape) "f32[4,64,64]{2,1,0:T(8,128)}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_TPU_PARAM_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_TPU_ix + 0, 0, 229376, 4096, 4096, "f32[8,64]{1,0:T(8,128)}", 0},	/* HLOPLAN_TPU_PARAM_0_* */
+	{1, 0, HLOPLAN_TPU_ix + 0, 1, 0, 131072, 131072, "f32[4,64,64]{2,1,0:T(8,128)}", 1},	/* HLOPLAN_TPU_PARAM_1_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(offset) 233472, HLOPLAN_FIELD(size) 4096, HLOPLAN_FIELD(bytes) 4096,
-	 HLOPLAN_FIELD(shape) "f32[8,64]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 36},	/* HLOPLAN_TPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_TPU_ix + 0, 5, 233472, 4096, 4096, "f32[8,64]{1,0:T(8,128)}", 36},	/* HLOPLAN_TPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(src) HLOPLAN_TPU_BUF_X, HLOPLAN_FIELD(dst) HLOPLAN_TPU_BUF_LOOP_1, HLOPLAN_FIELD(step) 4, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 4096, HLOPLAN_FIELD(loop) -1},
-	{HLOPLAN_FIELD(src) HLOPLAN_TPU_BUF_ZERO, HLOPLAN_FIELD(dst) HLOPLAN_TPU_BUF_LOOP_0, HLOPLAN_FIELD(step) 4, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(loop) -1},
+	/* src, dst, step, after, bytes, loop */
+	{HLOPLAN_TPU_BUF_X, HLOPLAN_TPU_BUF_LOOP_1, 4, 0, 4096, -1},
+	{HLOPLAN_TPU_BUF_ZERO, HLOPLAN_TPU_BUF_LOOP_0, 4, 0, 512, -1},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -627,14 +618,11 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] H
 };
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 20,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 6, HLOPLAN_FIELD(computation) "cond", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 54,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 512, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 8, HLOPLAN_FIELD(computation) "body", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 98,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 1024, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 12, HLOPLAN_FIELD(computation) "body", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 134,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 1536, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{2, "main", HLOPLAN_GPU_step_text_0 + 20, 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{6, "cond", HLOPLAN_GPU_step_text_0 + 54, 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
+	{8, "body", HLOPLAN_GPU_step_text_0 + 98, 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
+	{12, "body", HLOPLAN_GPU_step_text_0 + 134, 0, HLOPLAN_TPU_ix + 0, 1536, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -71,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -335,21 +335,15 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 589824, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "f32[16,256]{1,0}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_GPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 524288, HLOPLAN_FIELD(bytes) 524288,
-	 HLOPLAN_FIELD(shape) "f32[256,512]{1,0}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_GPU_PARAM_1_* */
-	{HLOPLAN_FIELD(parameter) 2, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) 606208, HLOPLAN_FIELD(size) 2048, HLOPLAN_FIELD(bytes) 2048,
-	 HLOPLAN_FIELD(shape) "f32[512]{0}", HLOPLAN_FIELD(position) 2},	/* HLOPLAN_GPU_PARAM_2_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, 589824, 16384, 16384, "f32[16,256]{1,0}", 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	{1, 0, HLOPLAN_GPU_ix + 0, 1, 0, 524288, 524288, "f32[256,512]{1,0}", 1},	/* HLOPLAN_GPU_PARAM_1_* */
+	{2, 0, HLOPLAN_GPU_ix + 0, 2, 606208, 2048, 2048, "f32[512]{0}", 2},	/* HLOPLAN_GPU_PARAM_2_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 524288, HLOPLAN_FIELD(size) 32768, HLOPLAN_FIELD(bytes) 32768,
-	 HLOPLAN_FIELD(shape) "f32[16,512]{1,0}", HLOPLAN_FIELD(position) 8},	/* HLOPLAN_GPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 3, 524288, 32768, 32768, "f32[16,512]{1,0}", 8},	/* HLOPLAN_GPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -363,8 +357,8 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(computation) "main.8", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 79,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{5, "main.8", HLOPLAN_GPU_step_text_0 + 79, 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -515,21 +509,15 @@ static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 589824, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "f32[16,256]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_TPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 524288, HLOPLAN_FIELD(bytes) 524288,
-	 HLOPLAN_FIELD(shape) "f32[256,512]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_TPU_PARAM_1_* */
-	{HLOPLAN_FIELD(parameter) 2, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) 606208, HLOPLAN_FIELD(size) 2048, HLOPLAN_FIELD(bytes) 2048,
-	 HLOPLAN_FIELD(shape) "f32[512]{0:T(128)}", HLOPLAN_FIELD(position) 2},	/* HLOPLAN_TPU_PARAM_2_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_TPU_ix + 0, 0, 589824, 16384, 16384, "f32[16,256]{1,0:T(8,128)}", 0},	/* HLOPLAN_TPU_PARAM_0_* */
+	{1, 0, HLOPLAN_TPU_ix + 0, 1, 0, 524288, 524288, "f32[256,512]{1,0:T(8,128)}", 1},	/* HLOPLAN_TPU_PARAM_1_* */
+	{2, 0, HLOPLAN_TPU_ix + 0, 2, 606208, 2048, 2048, "f32[512]{0:T(128)}", 2},	/* HLOPLAN_TPU_PARAM_2_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 524288, HLOPLAN_FIELD(size) 32768, HLOPLAN_FIELD(bytes) 32768,
-	 HLOPLAN_FIELD(shape) "f32[16,512]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 8},	/* HLOPLAN_TPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_TPU_ix + 0, 3, 524288, 32768, 32768, "f32[16,512]{1,0:T(8,128)}", 8},	/* HLOPLAN_TPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {
@@ -543,8 +531,8 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(computation) "main.8", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 79,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{5, "main.8", HLOPLAN_GPU_step_text_0 + 79, 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

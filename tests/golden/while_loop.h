@@ -71,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -340,20 +340,19 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 4096, HLOPLAN_FIELD(bytes) 4096,
-	 HLOPLAN_FIELD(shape) "f32[1024]{0}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 4096, 4096, "f32[1024]{0}", 0},	/* HLOPLAN_GPU_PARAM_0_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 4, HLOPLAN_FIELD(offset) 4096, HLOPLAN_FIELD(size) 4096, HLOPLAN_FIELD(bytes) 4096,
-	 HLOPLAN_FIELD(shape) "f32[1024]{0}", HLOPLAN_FIELD(position) 27},	/* HLOPLAN_GPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 4, 4096, 4096, 4096, "f32[1024]{0}", 27},	/* HLOPLAN_GPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_X, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_LOOP_1, HLOPLAN_FIELD(step) 3, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 4096, HLOPLAN_FIELD(loop) -1},
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_ZERO, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_LOOP_0, HLOPLAN_FIELD(step) 3, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 4, HLOPLAN_FIELD(loop) -1},
+	/* src, dst, step, after, bytes, loop */
+	{HLOPLAN_GPU_BUF_X, HLOPLAN_GPU_BUF_LOOP_1, 3, 0, 4096, -1},
+	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 3, 0, 4, -1},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -361,12 +360,10 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 };
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 12,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(computation) "cond", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 46,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 256, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 7, HLOPLAN_FIELD(computation) "body", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 84,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 512, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{1, "main", HLOPLAN_GPU_step_text_0 + 12, 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{5, "cond", HLOPLAN_GPU_step_text_0 + 46, 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{7, "body", HLOPLAN_GPU_step_text_0 + 84, 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -533,20 +530,19 @@ static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 4096, HLOPLAN_FIELD(bytes) 4096,
-	 HLOPLAN_FIELD(shape) "f32[1024]{0:T(128)}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_TPU_PARAM_0_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_TPU_ix + 0, 0, 0, 4096, 4096, "f32[1024]{0:T(128)}", 0},	/* HLOPLAN_TPU_PARAM_0_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 4, HLOPLAN_FIELD(offset) 4096, HLOPLAN_FIELD(size) 4096, HLOPLAN_FIELD(bytes) 4096,
-	 HLOPLAN_FIELD(shape) "f32[1024]{0:T(128)}", HLOPLAN_FIELD(position) 27},	/* HLOPLAN_TPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_TPU_ix + 0, 4, 4096, 4096, 4096, "f32[1024]{0:T(128)}", 27},	/* HLOPLAN_TPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(src) HLOPLAN_TPU_BUF_X, HLOPLAN_FIELD(dst) HLOPLAN_TPU_BUF_LOOP_1, HLOPLAN_FIELD(step) 3, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 4096, HLOPLAN_FIELD(loop) -1},
-	{HLOPLAN_FIELD(src) HLOPLAN_TPU_BUF_ZERO, HLOPLAN_FIELD(dst) HLOPLAN_TPU_BUF_LOOP_0, HLOPLAN_FIELD(step) 3, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(loop) -1},
+	/* src, dst, step, after, bytes, loop */
+	{HLOPLAN_TPU_BUF_X, HLOPLAN_TPU_BUF_LOOP_1, 3, 0, 4096, -1},
+	{HLOPLAN_TPU_BUF_ZERO, HLOPLAN_TPU_BUF_LOOP_0, 3, 0, 512, -1},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -554,12 +550,10 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] H
 };
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 12,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(computation) "cond", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 46,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 512, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 7, HLOPLAN_FIELD(computation) "body", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 84,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 1024, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{1, "main", HLOPLAN_GPU_step_text_0 + 12, 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{5, "cond", HLOPLAN_GPU_step_text_0 + 46, 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
+	{7, "body", HLOPLAN_GPU_step_text_0 + 84, 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
@@ -363,20 +364,22 @@ put_constant_row(struct hdr *h, const struct plan_const *k)
 		k->bytes, k->known);
 }
 
-/* Bytes in decimal, 24 a line after a tab: a line a write, not a printf a
- * byte (which was a quarter of a 50 MB module's header). */
+/* n bytes in decimal between braces, 24 a line: a line a write, not a
+ * printf a byte (which was a quarter of a 50 MB module's header). */
 static void
 put_bytes(FILE *out, const unsigned char *d, int64_t n)
 {
-	char line[2 + 24 * 4 + 1];
+	char line[3 + 24 * 4 + 1];
 
+	fputc('{', out);
 	for (int64_t i = 0; i < n; i += 24) {
 		char *q = line;
 
-		if (i)
+		if (i) {
 			*q++ = ',';
-		*q++ = '\n';
-		*q++ = '\t';
+			*q++ = '\n';
+			*q++ = '\t';
+		}
 		for (int64_t j = i; j < n && j < i + 24; j++) {
 			unsigned v = d[j];
 
@@ -390,6 +393,73 @@ put_bytes(FILE *out, const unsigned char *d, int64_t n)
 		}
 		fwrite(line, 1, (size_t)(q - line), out);
 	}
+	fputs(n ? "}" : "0}", out);
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Where the parts of the constants' bytes start: 0 and each known
+ * constant's offset, sorted, each once, then const_bytes; returns the
+ * number of parts. */
+static int
+const_parts(struct hdr *h, int64_t **at)
+{
+	const struct plan *p = h->p;
+	int64_t *v = pool_alloc(h->pool, sizeof *v * (size_t)(p->nconst + 2));
+	int n = 0, m = 0;
+
+	v[n++] = 0;
+	for (int i = 0; i < p->nconst; i++)
+		if (p->consts[i].offset > 0 &&
+		    p->consts[i].offset < p->const_bytes)
+			v[n++] = p->consts[i].offset;
+	qsort(v, (size_t)n, sizeof *v, cmp_i64);
+	for (int i = 0; i < n; i++)
+		if (!m || v[i] != v[m - 1])
+			v[m++] = v[i];
+	v[m] = p->const_bytes;
+	*at = v;
+	return m;
+}
+
+/* The constants' bytes as parts laid end to end, one from each constant's
+ * offset to the next's: each part's trailing zeros (the padding of its
+ * laid-out size, most of the bytes) are left to the initializer, which
+ * fills them in, so the header carries what the HLO wrote. */
+static void
+put_const_parts(struct hdr *h)
+{
+	const char *pre = h->pre;
+	FILE *out = h->out;
+	int64_t *at;
+	int n = const_parts(h, &at);
+
+	fputs("static const struct {\n", out);
+	for (int k = 0; k < n; k++)
+		fprintf(out, "\tunsigned char p%d[%" PRId64 "];\n", k,
+			at[k + 1] - at[k]);
+	fprintf(out, "} %s_const_data HLOPLAN_UNUSED = {\n", pre);
+	for (int k = 0; k < n; k++) {
+		const unsigned char *d = h->p->const_data + at[k];
+		int64_t len = at[k + 1] - at[k];
+
+		while (len > 0 && !d[len - 1])
+			len--;
+		fputc('\t', out);
+		put_bytes(out, d, len);
+		fputs(",\n", out);
+	}
+	fprintf(out, "};\n#define %s_CONST_DATA ((const unsigned char *)"
+		"&%s_const_data)\n/* The parts lie end to end: no padding "
+		"*/\nstruct %s_const_checks {\n\tunsigned %s_const_packed : "
+		"sizeof %s_const_data == %s_CONST_BYTES ? 1 : -1;\n};\n", pre,
+		pre, pre, pre, pre, pre);
 }
 
 /* The constants' bytes, laid out as their buffers are. */
@@ -402,9 +472,9 @@ put_const_data(struct hdr *h)
 	fprintf(out, "\n#define %s_CONST_IN_ARENA 0\t/* constants live in no "
 		"arena: each one's buffer is memory of the runtime's own */\n",
 		pre);
-	fprintf(out, "#define %s_CONST_EMBEDDED %d\t/* 1: %s_const_data[] "
-		"holds the bytes */\n", pre, !h->blob && h->p->const_bytes,
-		pre);
+	fprintf(out, "#define %s_CONST_EMBEDDED %d\t/* 1: %s_CONST_DATA "
+		"points to the bytes */\n", pre,
+		!h->blob && h->p->const_bytes, pre);
 	if (h->blob) {
 		fprintf(out, "#define %s_CONST_FILE ", pre);
 		hdr_cstring(out, h->blob);
@@ -412,15 +482,11 @@ put_const_data(struct hdr *h)
 			h->blob_base);
 		return;
 	}
-	if (!h->p->const_bytes)
-		return;
-	fprintf(out, "static const unsigned char %s_const_data"
-		"[%s_CONST_BYTES] HLOPLAN_UNUSED = {", pre, pre);
-	put_bytes(out, h->p->const_data, h->p->const_bytes);
-	fputs("\n};\n", out);
+	if (h->p->const_bytes)
+		put_const_parts(h);
 }
 
-/* Each constant's bytes: a runtime copies P_const_data[offset ..] (or the
+/* Each constant's bytes: a runtime copies P_CONST_DATA[offset ..] (or the
  * blob's bytes at P_CONST_BASE + offset) into its buffer, where the plan
  * puts it, before the first step. */
 static void

@@ -708,15 +708,20 @@ test_constants(void **state)
 	       "bytes, known */\n"
 	       "\t{0, \"main\", \"c.1\", 0, HLOPLAN_GPU_ix + 0, 0, 4, 1},\n");
 	has(t, ", 64, 2, 0},\n};\n");
-	has(t, "HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES] HLOPLAN_UNUSED");
-	has(t, " = {\n\t1,2,3,255,0,");
+	/* two parts, from each constant's offset, trailing zeros left out */
+	has(t, "static const struct {\n\tunsigned char p0[64];\n"
+	       "\tunsigned char p1[64];\n} HLOPLAN_GPU_const_data "
+	       "HLOPLAN_UNUSED = {\n\t{1,2,3,255},\n\t{0},\n};\n"
+	       "#define HLOPLAN_GPU_CONST_DATA ((const unsigned char *)"
+	       "&HLOPLAN_GPU_const_data)\n");
+	has(t, "sizeof HLOPLAN_GPU_const_data == HLOPLAN_GPU_CONST_BYTES ? 1 : -1;");
 	lacks(t, "#define HLOPLAN_GPU_CONST_FILE");
 	f = open_memstream(&u, &len);
 	codegen_header(f, &p, pre, 1, &o);
 	fclose(f);
 	has(u, "#define HLOPLAN_GPU_CONST_FILE \"m.bin\"\n"
 	       "#define HLOPLAN_GPU_CONST_BASE 0\n");
-	lacks(u, "const_data[HLOPLAN_GPU_CONST_BYTES]");
+	lacks(u, "HLOPLAN_GPU_const_data");
 	free(t);
 	free(u);
 }

@@ -48,7 +48,7 @@
  *                            the same as tables; P_INDEX_MAX bounds
  *                            their shape indices
  *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and where
- *                            its bytes are: P_const_data[]
+ *                            its bytes are: P_CONST_DATA + offset
  *                            (P_CONST_EMBEDDED 1), or the file
  *                            P_CONST_FILE from P_CONST_BASE on; copy
  *                            them in before the first step; a
@@ -178,7 +178,7 @@ struct hloplan_plan_constant {
 	const char *instruction;
 	int depth;		/* its shape index: index[0 .. depth) */
 	const int *index;
-	long long offset;	/* of its bytes in P_const_data[], or in the blob after P_CONST_BASE; -1 when not known */
+	long long offset;	/* of its bytes after P_CONST_DATA, or in the blob after P_CONST_BASE; -1 when not known */
 	long long bytes;	/* as laid out in its buffer */
 	int known;		/* 0: the HLO text elides its value (or hloplan cannot be sure of its bytes); fill it from elsewhere */
 };
@@ -379,19 +379,16 @@ static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
-#define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
-static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES] HLOPLAN_UNUSED = {
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
+#define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_CONST_DATA points to the bytes */
+static const struct {
+	unsigned char p0[256];
+} HLOPLAN_GPU_const_data HLOPLAN_UNUSED = {
+	{0},
+};
+#define HLOPLAN_GPU_CONST_DATA ((const unsigned char *)&HLOPLAN_GPU_const_data)
+/* The parts lie end to end: no padding */
+struct HLOPLAN_GPU_const_checks {
+	unsigned HLOPLAN_GPU_const_packed : sizeof HLOPLAN_GPU_const_data == HLOPLAN_GPU_CONST_BYTES ? 1 : -1;
 };
 
 /* Compile-time checks: arenas aligned */
@@ -568,30 +565,16 @@ static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
-#define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
-static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES] HLOPLAN_UNUSED = {
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0
+#define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_CONST_DATA points to the bytes */
+static const struct {
+	unsigned char p0[512];
+} HLOPLAN_TPU_const_data HLOPLAN_UNUSED = {
+	{0},
+};
+#define HLOPLAN_TPU_CONST_DATA ((const unsigned char *)&HLOPLAN_TPU_const_data)
+/* The parts lie end to end: no padding */
+struct HLOPLAN_TPU_const_checks {
+	unsigned HLOPLAN_TPU_const_packed : sizeof HLOPLAN_TPU_const_data == HLOPLAN_TPU_CONST_BYTES ? 1 : -1;
 };
 
 /* Compile-time checks: arenas aligned */

@@ -48,7 +48,7 @@
  *                            the same as tables; P_INDEX_MAX bounds
  *                            their shape indices
  *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and where
- *                            its bytes are: P_const_data[]
+ *                            its bytes are: P_CONST_DATA + offset
  *                            (P_CONST_EMBEDDED 1), or the file
  *                            P_CONST_FILE from P_CONST_BASE on; copy
  *                            them in before the first step; a
@@ -178,7 +178,7 @@ struct hloplan_plan_constant {
 	const char *instruction;
 	int depth;		/* its shape index: index[0 .. depth) */
 	const int *index;
-	long long offset;	/* of its bytes in P_const_data[], or in the blob after P_CONST_BASE; -1 when not known */
+	long long offset;	/* of its bytes after P_CONST_DATA, or in the blob after P_CONST_BASE; -1 when not known */
 	long long bytes;	/* as laid out in its buffer */
 	int known;		/* 0: the HLO text elides its value (or hloplan cannot be sure of its bytes); fill it from elsewhere */
 };
@@ -361,7 +361,7 @@ static const struct hloplan_plan_constant HLOPLAN_GPU_constants[1] HLOPLAN_UNUSE
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
-#define HLOPLAN_GPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
+#define HLOPLAN_GPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_GPU_CONST_DATA points to the bytes */
 
 /* Compile-time checks: arenas aligned */
 struct HLOPLAN_GPU_checks {
@@ -525,7 +525,7 @@ static const struct hloplan_plan_constant HLOPLAN_TPU_constants[1] HLOPLAN_UNUSE
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
-#define HLOPLAN_TPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
+#define HLOPLAN_TPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_TPU_CONST_DATA points to the bytes */
 
 /* Compile-time checks: arenas aligned */
 struct HLOPLAN_TPU_checks {

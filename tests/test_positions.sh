@@ -14,6 +14,12 @@ hloplan=$1 jq=$2 input=$3 outdir=$4
 json=$outdir/$(basename "$input" .hlo).positions.json
 mkdir -p "$outdir" && rm -f "$json" || exit 1
 "$hloplan" "$input" --json "$json" || exit 1
+# Names are written once (version 7): give each position its step's
+# computation and instruction names, as the checks below read them.
+"$jq" '.plans[] |= (. as $p | .positions |= map(. + {computation:
+	$p.computations[$p.schedule.steps[.step][0]],
+	instruction: $p.schedule.steps[.step][1]}))' "$json" > "$json.named" &&
+	mv "$json.named" "$json" || exit 1
 "$jq" -e 'all(.plans[]; . as $p |
 	([.positions[].step] | unique) == [range(0; .steps)] and
 	([.positions[].step] | . == sort) and

@@ -24,7 +24,7 @@ static const char *const fixed_names[] = {
 	"NUM_PARAMS", "NUM_OUTPUTS", "NUM_VALUES", "INDEX_MAX",
 	"NUM_CONSTANTS", "CONST_BYTES", "CONST_FILE", "CONST_BASE",
 	"CONST_EMBEDDED", "CONST_IN_ARENA", "CONST_DATA", "NUM_LOOPS",
-	"TABLES_FILLED_BY_RUNTIME", "TABLE_POINTER_BYTES", "NUM_POSITIONS",
+	"TABLES_FILLED_BY_RUNTIME", "TABLE_POINTER_BYTES", "NUM_POSITIONS", "T",
 	"NUM_OPERANDS",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
@@ -567,6 +567,9 @@ put_steps(struct hdr *h)
 			"HLOPLAN_UNUSED = {", pre, pre);
 		hdr_ints(out, h->at, n, 8);
 		fputs("\t-1\n};\n", out);
+		fprintf(out, "/* A name in the tables: byte k of chunk c */\n"
+			"#define %s_T(c, k) (%s_step_text_##c + (k))\n", pre,
+			pre);
 	}
 	fprintf(out, "#define %s_STEP_NAME(t) (%s_step_text[%s_step_at[t] / "
 		"%d] + %s_step_at[t] %% %d)\n", pre, pre, pre, STEP_CHUNK, pre,
@@ -854,6 +857,27 @@ same_steps(const struct plan *a, const struct plan *b)
 	return 1;
 }
 
+/* Whether b's positions lie at a's steps and indices, with a's operands:
+ * then the tables of those are a's. */
+static int
+same_positions(const struct plan *a, const struct plan *b)
+{
+	if (a->npos != b->npos || !a->opnd_first != !b->opnd_first ||
+	    a->ntime != b->ntime || (a->opnd_first && a->nopnd != b->nopnd))
+		return 0;
+	for (int k = 0; k < a->npos; k++) {
+		const struct plan_pos *x = &a->pos[k], *y = &b->pos[k];
+
+		if (x->step != y->step || x->depth != y->depth ||
+		    memcmp(x->index, y->index, sizeof(int) * (size_t)x->depth))
+			return 0;
+	}
+	return !a->opnd_first ||
+	       (!memcmp(a->opnd, b->opnd, sizeof(int) * (size_t)a->nopnd) &&
+		!memcmp(a->opnd_first, b->opnd_first,
+			sizeof(int) * (size_t)(a->ntime + 1)));
+}
+
 /* The first plan before plan i whose schedule is plan i's, or -1. */
 static int
 steps_shared_with(const struct plan *plans, int i)
@@ -905,7 +929,9 @@ codegen_header(FILE *out, const struct plan *plans,
 		h = (struct hdr){out, o ? o->constants : NULL,
 				 codegen_constants_base(&set, i), pool_new(),
 				 &plans[i], prefixes[i], names[i], &b[i],
-				 io[i], j >= 0 ? prefixes[j] : NULL, NULL,
+				 io[i], j >= 0 && same_positions(&plans[j],
+						&plans[i]) ? prefixes[j] : NULL,
+				 j >= 0 ? prefixes[j] : NULL, NULL,
 				 NULL, NULL, j >= 0 ? prefixes[j] : prefixes[i],
 				 NULL};
 		put_plan(&h);

@@ -36,6 +36,10 @@ struct hdr {
 	const char **name;	/* the C name of each buffer */
 	const struct bindings *b;
 	const char **io;	/* the name of each parameter, then output */
+	const char *pos_of;	/* an earlier plan's prefix whose positions
+				   lie at the same steps and indices, with the
+				   same operands: its step_first_position and
+				   operand tables are this one's; or NULL */
 	const char *steps_of;	/* an earlier plan's prefix whose step tables
 				   is this one's too, or NULL */
 	const struct shape *last;	/* the shape text_of made last */

@@ -128,7 +128,7 @@ put_instr_name(struct hdr *h, const struct plan_pos *q)
 		return;
 	}
 	at = h->at[q->step];
-	fprintf(h->out, "%s_step_text_%d + %d", h->text_pre, at / STEP_CHUNK,
+	fprintf(h->out, "%s_T(%d, %d)", h->text_pre, at / STEP_CHUNK,
 		at % STEP_CHUNK + (int)strlen(q->comp_name) + 1);
 }
 
@@ -186,7 +186,13 @@ put_positions(struct hdr *h)
 	}
 	while (t <= p->ntime)
 		first[t++] = p->npos;
-	fprintf(out, "\n};\nstatic const int %s_step_first_position"
+	fputs("\n};\n", out);
+	if (h->pos_of) {	/* the same steps: one table, for size */
+		fprintf(out, "#define %s_step_first_position "
+			"%s_step_first_position\n", h->pre, h->pos_of);
+		return;
+	}
+	fprintf(out, "static const int %s_step_first_position"
 		"[%s_NUM_STEPS + 1] HLOPLAN_UNUSED = {", h->pre, h->pre);
 	hdr_ints(out, first, p->ntime + 1, 16);
 	fputs("};\n", out);
@@ -203,6 +209,12 @@ put_operands(struct hdr *h)
 	int n = p->opnd_first ? p->nopnd : 0;
 	FILE *out = h->out;
 
+	if (h->pos_of) {	/* the same operands: one table each */
+		fprintf(out, "\n#define %s_operands %s_operands\n"
+			"#define %s_step_first_operand %s_step_first_operand\n",
+			h->pre, h->pos_of, h->pre, h->pos_of);
+		return;
+	}
 	fprintf(out, "\nstatic const int %s_operands[%s%s] HLOPLAN_UNUSED = {",
 		h->pre, n ? h->pre : "1", n ? "_NUM_OPERANDS" : "");
 	if (n)

@@ -82,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -324,6 +325,8 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	417, 427, 435, 443,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -347,23 +350,23 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 0, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 12, 1024, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 19, -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 1, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 29, 6144, 256, 24, 0, 3, 34, 0, 8, 1, 1, 2, 3, 3},
+	{HLOPLAN_GPU_T(0, 5), 0, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 12), 1024, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 19), -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 29), 6144, 256, 24, 0, 3, 34, 0, 8, 1, 1, 2, 3, 3},
 	{"loop{0}", 6400, 256, 4, 0, 4, 32, 0, 0, 1, 1, 1, 6, 2},
 	{"loop{1}", 2048, 1024, 1024, 0, 4, 35, 0, 2, 1, 1, 0, 8, 3},
 	{"loop{2}", 3072, 1024, 1024, 0, 4, 35, 0, 2, 1, 1, 0, 11, 2},
-	{HLOPLAN_GPU_step_text_0 + 71, -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 1, 13, 1},
-	{HLOPLAN_GPU_step_text_0 + 84, 4096, 256, 1, 0, 7, 7, 0, 0, 1, 1, 3, 14, 1},
-	{HLOPLAN_GPU_step_text_0 + 150, -1, 256, 4, 0, 12, 14, 0, 4, 1, 0, 1, 15, 1},
-	{HLOPLAN_GPU_step_text_0 + 166, 6656, 256, 24, 0, 13, 27, 0, 8, 1, 1, 2, 16, 3},
+	{HLOPLAN_GPU_T(0, 71), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 1, 13, 1},
+	{HLOPLAN_GPU_T(0, 84), 4096, 256, 1, 0, 7, 7, 0, 0, 1, 1, 3, 14, 1},
+	{HLOPLAN_GPU_T(0, 150), -1, 256, 4, 0, 12, 14, 0, 4, 1, 0, 1, 15, 1},
+	{HLOPLAN_GPU_T(0, 166), 6656, 256, 24, 0, 13, 27, 0, 8, 1, 1, 2, 16, 3},
 	{"in{0}", 6912, 256, 4, 0, 14, 25, 0, 0, 1, 1, 1, 19, 2},
-	{HLOPLAN_GPU_step_text_0 + 208, -1, 256, 4, 0, 16, 17, 0, 4, 1, 0, 1, 21, 1},
-	{HLOPLAN_GPU_step_text_0 + 221, 4096, 256, 1, 0, 17, 17, 0, 0, 1, 1, 3, 22, 1},
-	{HLOPLAN_GPU_step_text_0 + 287, -1, 256, 4, 0, 22, 23, 0, 4, 1, 0, 1, 23, 1},
-	{HLOPLAN_GPU_step_text_0 + 386, -1, 256, 4, 0, 29, 30, 0, 4, 1, 0, 1, 24, 1},
-	{HLOPLAN_GPU_step_text_0 + 448, 4096, 256, 16, 0, 35, 35, 0, 10, 1, 1, 4, 25, 1},
+	{HLOPLAN_GPU_T(0, 208), -1, 256, 4, 0, 16, 17, 0, 4, 1, 0, 1, 21, 1},
+	{HLOPLAN_GPU_T(0, 221), 4096, 256, 1, 0, 17, 17, 0, 0, 1, 1, 3, 22, 1},
+	{HLOPLAN_GPU_T(0, 287), -1, 256, 4, 0, 22, 23, 0, 4, 1, 0, 1, 23, 1},
+	{HLOPLAN_GPU_T(0, 386), -1, 256, 4, 0, 29, 30, 0, 4, 1, 0, 1, 24, 1},
+	{HLOPLAN_GPU_T(0, 448), 4096, 256, 16, 0, 35, 35, 0, 10, 1, 1, 4, 25, 1},
 	{"t{1}", 4096, 1024, 1024, 0, 24, 24, 0, 0, 1, 1, 0, 26, 0},
 	{"t{2}", 5120, 1024, 1024, 0, 24, 24, 0, 0, 1, 1, 0, 26, 0},
 };
@@ -442,12 +445,12 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_step_text_0 + 19, 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{7, "outer_cond", HLOPLAN_GPU_step_text_0 + 71, 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{9, "outer_body", HLOPLAN_GPU_step_text_0 + 150, 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
-	{12, "inner_cond", HLOPLAN_GPU_step_text_0 + 208, 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
-	{14, "inner_body", HLOPLAN_GPU_step_text_0 + 287, 0, HLOPLAN_GPU_ix + 0, 1024, 256, 1},
-	{15, "outer_body", HLOPLAN_GPU_step_text_0 + 386, 0, HLOPLAN_GPU_ix + 0, 1280, 256, 1},
+	{2, "main", HLOPLAN_GPU_T(0, 19), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{7, "outer_cond", HLOPLAN_GPU_T(0, 71), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{9, "outer_body", HLOPLAN_GPU_T(0, 150), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{12, "inner_cond", HLOPLAN_GPU_T(0, 208), 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
+	{14, "inner_body", HLOPLAN_GPU_T(0, 287), 0, HLOPLAN_GPU_ix + 0, 1024, 256, 1},
+	{15, "outer_body", HLOPLAN_GPU_T(0, 386), 0, HLOPLAN_GPU_ix + 0, 1280, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

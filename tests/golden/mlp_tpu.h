@@ -82,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -288,6 +289,8 @@ static const int HLOPLAN_TPU_step_at[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	56, 66, 75,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_TPU_T(c, k) (HLOPLAN_TPU_step_text_##c + (k))
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -318,15 +321,15 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_TPU_step_text_0 + 4, 401408, 114688, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_TPU_step_text_0 + 10, 0, 401408, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_TPU_step_text_0 + 17, 614400, 512, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_TPU_step_text_0 + 24, 516096, 65536, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
-	{HLOPLAN_TPU_step_text_0 + 31, 581632, 16384, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
-	{HLOPLAN_TPU_step_text_0 + 37, 598016, 16384, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
-	{HLOPLAN_TPU_step_text_0 + 51, -1, 512, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
-	{HLOPLAN_TPU_step_text_0 + 60, 598016, 16384, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
-	{HLOPLAN_TPU_step_text_0 + 79, 598016, 16384, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
+	{HLOPLAN_TPU_T(0, 4), 401408, 114688, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_TPU_T(0, 10), 0, 401408, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
+	{HLOPLAN_TPU_T(0, 17), 614400, 512, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
+	{HLOPLAN_TPU_T(0, 24), 516096, 65536, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
+	{HLOPLAN_TPU_T(0, 31), 581632, 16384, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
+	{HLOPLAN_TPU_T(0, 37), 598016, 16384, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
+	{HLOPLAN_TPU_T(0, 51), -1, 512, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
+	{HLOPLAN_TPU_T(0, 60), 598016, 16384, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
+	{HLOPLAN_TPU_T(0, 79), 598016, 16384, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -375,7 +378,7 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{6, "mlp", HLOPLAN_TPU_step_text_0 + 51, 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{6, "mlp", HLOPLAN_TPU_T(0, 51), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

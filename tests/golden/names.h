@@ -82,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -277,6 +278,8 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	0, 17, 34, 50, 66, 80,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -299,12 +302,12 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 7, 0, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 24, 256, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 41, 768, 256, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 57, 512, 256, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_step_text_0 + 73, 768, 256, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_step_text_0 + 87, 1024, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 7), 0, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 24), 256, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 41), 768, 256, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 57), 512, 256, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{HLOPLAN_GPU_T(0, 73), 768, 256, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{HLOPLAN_GPU_T(0, 87), 1024, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -458,12 +461,12 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 7, 0, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 24, 512, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 41, 1536, 512, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 57, 1024, 512, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_step_text_0 + 73, 1536, 512, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_step_text_0 + 87, 2048, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 7), 0, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 24), 512, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 41), 1536, 512, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 57), 1024, 512, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{HLOPLAN_GPU_T(0, 73), 1536, 512, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{HLOPLAN_GPU_T(0, 87), 2048, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -471,16 +474,10 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
 	{4, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {3, 0, -1, 1, 0}, {4, 0, -1, 3, 0},
 };
-static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5, 8,
-};
+#define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
-static const int HLOPLAN_TPU_operands[HLOPLAN_TPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	0, 1, 2, 0, 3, 4,
-};
-static const int HLOPLAN_TPU_step_first_operand[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 2, 3, 4, 6,
-};
+#define HLOPLAN_TPU_operands HLOPLAN_GPU_operands
+#define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 4, 5,

@@ -82,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -290,6 +291,8 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	129, 138, 146, 153, 163,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -314,18 +317,18 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 2048, 1024, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 0, 2},
-	{HLOPLAN_GPU_step_text_0 + 12, 3072, 1024, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 19, -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 1, 3, 1},
-	{HLOPLAN_GPU_step_text_0 + 29, 5120, 256, 24, 0, 3, 20, 0, 8, 1, 1, 2, 4, 3},
+	{HLOPLAN_GPU_T(0, 5), 2048, 1024, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 0, 2},
+	{HLOPLAN_GPU_T(0, 12), 3072, 1024, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 2, 1},
+	{HLOPLAN_GPU_T(0, 19), -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 1, 3, 1},
+	{HLOPLAN_GPU_T(0, 29), 5120, 256, 24, 0, 3, 20, 0, 8, 1, 1, 2, 4, 3},
 	{"loop{0}", 5376, 256, 4, 0, 4, 19, 0, 0, 1, 1, 1, 7, 2},
 	{"loop{2}", 4096, 1024, 1024, 0, 4, 20, 0, 2, 1, 1, 0, 9, 3},
-	{HLOPLAN_GPU_step_text_0 + 53, -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 1, 12, 1},
-	{HLOPLAN_GPU_step_text_0 + 60, 5632, 256, 1, 0, 7, 7, 0, 0, 1, 1, 3, 13, 1},
-	{HLOPLAN_GPU_step_text_0 + 100, 5632, 256, 24, 0, 12, 14, 0, 8, 1, 1, 4, 14, 1},
+	{HLOPLAN_GPU_T(0, 53), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 1, 12, 1},
+	{HLOPLAN_GPU_T(0, 60), 5632, 256, 1, 0, 7, 7, 0, 0, 1, 1, 3, 13, 1},
+	{HLOPLAN_GPU_T(0, 100), 5632, 256, 24, 0, 12, 14, 0, 8, 1, 1, 4, 14, 1},
 	{"cs{0}", 0, 2048, 1024, 1024, 4, 19, 0, 0, 2, 1, 0, 15, 1},
 	{"cs{2}", 5888, 256, 4, 0, 12, 14, 0, 0, 1, 1, 5, 16, 1},
-	{HLOPLAN_GPU_step_text_0 + 134, -1, 256, 4, 0, 16, 17, 0, 4, 1, 0, 1, 17, 1},
+	{HLOPLAN_GPU_T(0, 134), -1, 256, 4, 0, 16, 17, 0, 4, 1, 0, 1, 17, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -383,9 +386,9 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_step_text_0 + 19, 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{6, "cond", HLOPLAN_GPU_step_text_0 + 53, 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{11, "body", HLOPLAN_GPU_step_text_0 + 134, 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{2, "main", HLOPLAN_GPU_T(0, 19), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{6, "cond", HLOPLAN_GPU_T(0, 53), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{11, "body", HLOPLAN_GPU_T(0, 134), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -503,18 +506,18 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 2048, 1024, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 0, 2},
-	{HLOPLAN_GPU_step_text_0 + 12, 3072, 1024, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 19, -1, 512, 4, 0, 2, 4, 0, 4, 1, 0, 1, 3, 1},
-	{HLOPLAN_GPU_step_text_0 + 29, 6144, 256, 24, 0, 3, 20, 0, 8, 1, 1, 2, 4, 3},
+	{HLOPLAN_GPU_T(0, 5), 2048, 1024, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 0, 2},
+	{HLOPLAN_GPU_T(0, 12), 3072, 1024, 1024, 0, 0, 20, 0, 1, 1, 1, 0, 2, 1},
+	{HLOPLAN_GPU_T(0, 19), -1, 512, 4, 0, 2, 4, 0, 4, 1, 0, 1, 3, 1},
+	{HLOPLAN_GPU_T(0, 29), 6144, 256, 24, 0, 3, 20, 0, 8, 1, 1, 2, 4, 3},
 	{"loop{0}", 5120, 512, 4, 0, 4, 19, 0, 0, 1, 1, 1, 7, 2},
 	{"loop{2}", 4096, 1024, 1024, 0, 4, 20, 0, 2, 1, 1, 0, 9, 3},
-	{HLOPLAN_GPU_step_text_0 + 53, -1, 512, 4, 0, 6, 7, 0, 4, 1, 0, 1, 12, 1},
-	{HLOPLAN_GPU_step_text_0 + 60, 5632, 512, 1, 0, 7, 7, 0, 0, 1, 1, 3, 13, 1},
-	{HLOPLAN_GPU_step_text_0 + 100, 6400, 256, 24, 0, 12, 14, 0, 8, 1, 1, 4, 14, 1},
+	{HLOPLAN_GPU_T(0, 53), -1, 512, 4, 0, 6, 7, 0, 4, 1, 0, 1, 12, 1},
+	{HLOPLAN_GPU_T(0, 60), 5632, 512, 1, 0, 7, 7, 0, 0, 1, 1, 3, 13, 1},
+	{HLOPLAN_GPU_T(0, 100), 6400, 256, 24, 0, 12, 14, 0, 8, 1, 1, 4, 14, 1},
 	{"cs{0}", 0, 2048, 1024, 1024, 4, 19, 0, 0, 2, 1, 0, 15, 1},
 	{"cs{2}", 5632, 512, 4, 0, 12, 14, 0, 0, 1, 1, 5, 16, 1},
-	{HLOPLAN_GPU_step_text_0 + 134, -1, 512, 4, 0, 16, 17, 0, 4, 1, 0, 1, 17, 1},
+	{HLOPLAN_GPU_T(0, 134), -1, 512, 4, 0, 16, 17, 0, 4, 1, 0, 1, 17, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -530,19 +533,10 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 	{0, 0, -1, 3, 0}, {5, 0, -1, 5, 0}, {3, 0, -1, 0, 1}, {4, 0, -1, 1, 1},
 	{0, 0, -1, 3, 1}, {5, 0, -1, 5, 1}, {5, 0, -1, 0, 0},
 };
-static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 7, 11, 12, 13, 14, 18, 19, 20, 21, 25, 26, 27,
-	28, 29, 30, 34, 38, 39,
-};
+#define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
-static const int HLOPLAN_TPU_operands[HLOPLAN_TPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	2, 0, 1, 7, 11, 12, 14, 14, 14, 19, 20, 21, 25, 26, 18, 28,
-	29, 19, 27, 3, 34,
-};
-static const int HLOPLAN_TPU_step_first_operand[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 3, 3, 4, 4, 6, 6, 7, 8, 9, 10, 11, 12,
-	14, 14, 16, 19, 20, 21,
-};
+#define HLOPLAN_TPU_operands HLOPLAN_GPU_operands
+#define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 36, 1, 2, 3, 30, 34, 29, 35, 25, 27, 37, 12, 13, 21, 22,
@@ -572,9 +566,9 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_step_text_0 + 19, 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
-	{6, "cond", HLOPLAN_GPU_step_text_0 + 53, 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
-	{11, "body", HLOPLAN_GPU_step_text_0 + 134, 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
+	{2, "main", HLOPLAN_GPU_T(0, 19), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{6, "cond", HLOPLAN_GPU_T(0, 53), 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
+	{11, "body", HLOPLAN_GPU_T(0, 134), 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -82,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -292,6 +293,8 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	122, 129, 138, 146, 153, 163,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -321,19 +324,19 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 114688, 2048, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 12, 0, 65536, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
-	{HLOPLAN_GPU_step_text_0 + 20, -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
-	{HLOPLAN_GPU_step_text_0 + 30, 120832, 256, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
+	{HLOPLAN_GPU_T(0, 5), 114688, 2048, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 12), 0, 65536, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
+	{HLOPLAN_GPU_T(0, 20), -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
+	{HLOPLAN_GPU_T(0, 30), 120832, 256, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
 	{"loop{0}", 121088, 256, 4, 0, 4, 20, 0, 0, 1, 1, 2, 7, 2},
 	{"loop{1}", 116736, 2048, 2048, 0, 4, 21, 0, 2, 1, 1, 0, 9, 2},
-	{HLOPLAN_GPU_step_text_0 + 54, -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
-	{HLOPLAN_GPU_step_text_0 + 61, 118784, 256, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
-	{HLOPLAN_GPU_step_text_0 + 98, -1, 256, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
-	{HLOPLAN_GPU_step_text_0 + 105, 65536, 32768, 16384, 16384, 4, 20, 0, 0, 2, 1, 5, 14, 1},
-	{HLOPLAN_GPU_step_text_0 + 112, 98304, 16384, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
-	{HLOPLAN_GPU_step_text_0 + 120, 118784, 2048, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
-	{HLOPLAN_GPU_step_text_0 + 134, -1, 256, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
+	{HLOPLAN_GPU_T(0, 54), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
+	{HLOPLAN_GPU_T(0, 61), 118784, 256, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
+	{HLOPLAN_GPU_T(0, 98), -1, 256, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
+	{HLOPLAN_GPU_T(0, 105), 65536, 32768, 16384, 16384, 4, 20, 0, 0, 2, 1, 5, 14, 1},
+	{HLOPLAN_GPU_T(0, 112), 98304, 16384, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
+	{HLOPLAN_GPU_T(0, 120), 118784, 2048, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
+	{HLOPLAN_GPU_T(0, 134), -1, 256, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -391,10 +394,10 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_step_text_0 + 20, 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{6, "cond", HLOPLAN_GPU_step_text_0 + 54, 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{8, "body", HLOPLAN_GPU_step_text_0 + 98, 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
-	{12, "body", HLOPLAN_GPU_step_text_0 + 134, 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
+	{2, "main", HLOPLAN_GPU_T(0, 20), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{6, "cond", HLOPLAN_GPU_T(0, 54), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{8, "body", HLOPLAN_GPU_T(0, 98), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{12, "body", HLOPLAN_GPU_T(0, 134), 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -520,19 +523,19 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 229376, 4096, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 12, 0, 131072, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
-	{HLOPLAN_GPU_step_text_0 + 20, -1, 512, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
-	{HLOPLAN_GPU_step_text_0 + 30, 242176, 256, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
+	{HLOPLAN_GPU_T(0, 5), 229376, 4096, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 12), 0, 131072, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
+	{HLOPLAN_GPU_T(0, 20), -1, 512, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
+	{HLOPLAN_GPU_T(0, 30), 242176, 256, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
 	{"loop{0}", 241664, 512, 4, 0, 4, 20, 0, 0, 1, 1, 2, 7, 2},
 	{"loop{1}", 233472, 4096, 2048, 0, 4, 21, 0, 2, 1, 1, 0, 9, 2},
-	{HLOPLAN_GPU_step_text_0 + 54, -1, 512, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
-	{HLOPLAN_GPU_step_text_0 + 61, 237568, 512, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
-	{HLOPLAN_GPU_step_text_0 + 98, -1, 512, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
-	{HLOPLAN_GPU_step_text_0 + 105, 131072, 65536, 16384, 32768, 4, 20, 0, 0, 2, 1, 5, 14, 1},
-	{HLOPLAN_GPU_step_text_0 + 112, 196608, 32768, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
-	{HLOPLAN_GPU_step_text_0 + 120, 237568, 4096, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
-	{HLOPLAN_GPU_step_text_0 + 134, -1, 512, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
+	{HLOPLAN_GPU_T(0, 54), -1, 512, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
+	{HLOPLAN_GPU_T(0, 61), 237568, 512, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
+	{HLOPLAN_GPU_T(0, 98), -1, 512, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
+	{HLOPLAN_GPU_T(0, 105), 131072, 65536, 16384, 32768, 4, 20, 0, 0, 2, 1, 5, 14, 1},
+	{HLOPLAN_GPU_T(0, 112), 196608, 32768, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
+	{HLOPLAN_GPU_T(0, 120), 237568, 4096, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
+	{HLOPLAN_GPU_T(0, 134), -1, 512, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -548,19 +551,10 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 	{3, 0, -1, 0, 1}, {4, 0, -1, 1, 1}, {5, 0, -1, 3, 1}, {1, 0, -1, 5, 1},
 	{5, 0, -1, 0, 0},
 };
-static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 7, 11, 12, 13, 14, 18, 19, 20, 21, 22, 23, 24,
-	25, 26, 27, 28, 32, 36, 37,
-};
+#define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
-static const int HLOPLAN_TPU_operands[HLOPLAN_TPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	2, 0, 1, 7, 11, 12, 14, 14, 14, 20, 18, 21, 21, 22, 19, 23,
-	24, 18, 26, 27, 25, 20, 3, 32,
-};
-static const int HLOPLAN_TPU_step_first_operand[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 3, 3, 4, 4, 6, 6, 7, 8, 9, 9, 13, 14,
-	16, 17, 17, 19, 22, 23, 24,
-};
+#define HLOPLAN_TPU_operands HLOPLAN_GPU_operands
+#define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 35, 2, 3, 28, 32, 27, 33, 25, 34, 12, 13, 21, 22, 23,
@@ -590,10 +584,10 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_step_text_0 + 20, 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
-	{6, "cond", HLOPLAN_GPU_step_text_0 + 54, 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
-	{8, "body", HLOPLAN_GPU_step_text_0 + 98, 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
-	{12, "body", HLOPLAN_GPU_step_text_0 + 134, 0, HLOPLAN_TPU_ix + 0, 1536, 512, 1},
+	{2, "main", HLOPLAN_GPU_T(0, 20), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{6, "cond", HLOPLAN_GPU_T(0, 54), 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
+	{8, "body", HLOPLAN_GPU_T(0, 98), 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
+	{12, "body", HLOPLAN_GPU_T(0, 134), 0, HLOPLAN_TPU_ix + 0, 1536, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -82,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -278,6 +279,8 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	109,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -304,13 +307,13 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 7, 589824, 16384, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 16, 0, 524288, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 25, 606208, 2048, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 34, 524288, 32768, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
-	{HLOPLAN_GPU_step_text_0 + 47, 557056, 32768, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
-	{HLOPLAN_GPU_step_text_0 + 79, -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_step_text_0 + 97, 557056, 32768, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
+	{HLOPLAN_GPU_T(0, 7), 589824, 16384, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 16), 0, 524288, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 25), 606208, 2048, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
+	{HLOPLAN_GPU_T(0, 34), 524288, 32768, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
+	{HLOPLAN_GPU_T(0, 47), 557056, 32768, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
+	{HLOPLAN_GPU_T(0, 79), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
+	{HLOPLAN_GPU_T(0, 97), 557056, 32768, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -358,7 +361,7 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{5, "main.8", HLOPLAN_GPU_step_text_0 + 79, 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{5, "main.8", HLOPLAN_GPU_T(0, 79), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -475,13 +478,13 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 7, 589824, 16384, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 16, 0, 524288, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 25, 606208, 2048, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 34, 524288, 32768, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
-	{HLOPLAN_GPU_step_text_0 + 47, 557056, 32768, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
-	{HLOPLAN_GPU_step_text_0 + 79, -1, 512, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_step_text_0 + 97, 557056, 32768, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
+	{HLOPLAN_GPU_T(0, 7), 589824, 16384, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 16), 0, 524288, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 25), 606208, 2048, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
+	{HLOPLAN_GPU_T(0, 34), 524288, 32768, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
+	{HLOPLAN_GPU_T(0, 47), 557056, 32768, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
+	{HLOPLAN_GPU_T(0, 79), -1, 512, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
+	{HLOPLAN_GPU_T(0, 97), 557056, 32768, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -490,16 +493,10 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 	{4, 0, -1, 0, 1}, {3, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {6, 0, -1, 0, 1},
 	{3, 0, -1, 0, 1},
 };
-static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-};
+#define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
-static const int HLOPLAN_TPU_operands[HLOPLAN_TPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 6, 5, 7,
-};
-static const int HLOPLAN_TPU_step_first_operand[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 2, 3, 5, 5, 6, 8,
-};
+#define HLOPLAN_TPU_operands HLOPLAN_GPU_operands
+#define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 5, 8, 4, 6, 7,
@@ -529,7 +526,7 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{5, "main.8", HLOPLAN_GPU_step_text_0 + 79, 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{5, "main.8", HLOPLAN_GPU_T(0, 79), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

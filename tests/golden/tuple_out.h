@@ -82,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -282,6 +283,8 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	0, 7, 14, 23, 33, 40,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -302,12 +305,12 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 0, 16384, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 12, 16384, 16384, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 19, 32768, 16384, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 28, 49152, 16384, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_step_text_0 + 38, 65536, 16384, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_step_text_0 + 45, 81920, 256, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
+	{HLOPLAN_GPU_T(0, 5), 0, 16384, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 12), 16384, 16384, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 19), 32768, 16384, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
+	{HLOPLAN_GPU_T(0, 28), 49152, 16384, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{HLOPLAN_GPU_T(0, 38), 65536, 16384, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{HLOPLAN_GPU_T(0, 45), 81920, 256, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -466,12 +469,12 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 0, 32768, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 12, 32768, 32768, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 19, 65536, 32768, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 28, 98304, 32768, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_step_text_0 + 38, 131072, 32768, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_step_text_0 + 45, 163840, 256, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
+	{HLOPLAN_GPU_T(0, 5), 0, 32768, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 12), 32768, 32768, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 19), 65536, 32768, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
+	{HLOPLAN_GPU_T(0, 28), 98304, 32768, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{HLOPLAN_GPU_T(0, 38), 131072, 32768, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{HLOPLAN_GPU_T(0, 45), 163840, 256, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -480,16 +483,10 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 	{4, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {2, 0, -1, 1, 0}, {3, 0, -1, 3, 0},
 	{4, 0, -1, 5, 0},
 };
-static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5, 9,
-};
+#define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
-static const int HLOPLAN_TPU_operands[HLOPLAN_TPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	0, 1, 0, 1, 2, 2, 3, 4,
-};
-static const int HLOPLAN_TPU_step_first_operand[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 2, 4, 5, 8,
-};
+#define HLOPLAN_TPU_operands HLOPLAN_GPU_operands
+#define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 4, 5,

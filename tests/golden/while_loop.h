@@ -82,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -278,6 +279,8 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	133, 140,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -300,15 +303,15 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 0, 4096, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 12, -1, 256, 4, 0, 1, 3, 0, 4, 1, 0, 1, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 22, 12288, 256, 16, 0, 2, 16, 0, 8, 1, 1, 2, 2, 3},
+	{HLOPLAN_GPU_T(0, 5), 0, 4096, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 12), -1, 256, 4, 0, 1, 3, 0, 4, 1, 0, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 22), 12288, 256, 16, 0, 2, 16, 0, 8, 1, 1, 2, 2, 3},
 	{"loop{0}", 12544, 256, 4, 0, 3, 15, 0, 0, 1, 1, 1, 5, 2},
 	{"loop{1}", 4096, 4096, 4096, 0, 3, 17, 0, 2, 1, 1, 0, 7, 3},
-	{HLOPLAN_GPU_step_text_0 + 46, -1, 256, 4, 0, 5, 6, 0, 4, 1, 0, 1, 10, 1},
-	{HLOPLAN_GPU_step_text_0 + 53, 8192, 256, 1, 0, 6, 6, 0, 0, 1, 1, 3, 11, 1},
-	{HLOPLAN_GPU_step_text_0 + 84, -1, 256, 4, 0, 10, 11, 0, 4, 1, 0, 1, 12, 1},
-	{HLOPLAN_GPU_step_text_0 + 101, 8192, 4096, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 13, 1},
+	{HLOPLAN_GPU_T(0, 46), -1, 256, 4, 0, 5, 6, 0, 4, 1, 0, 1, 10, 1},
+	{HLOPLAN_GPU_T(0, 53), 8192, 256, 1, 0, 6, 6, 0, 0, 1, 1, 3, 11, 1},
+	{HLOPLAN_GPU_T(0, 84), -1, 256, 4, 0, 10, 11, 0, 4, 1, 0, 1, 12, 1},
+	{HLOPLAN_GPU_T(0, 101), 8192, 4096, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 13, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -361,9 +364,9 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{1, "main", HLOPLAN_GPU_step_text_0 + 12, 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{5, "cond", HLOPLAN_GPU_step_text_0 + 46, 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{7, "body", HLOPLAN_GPU_step_text_0 + 84, 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{1, "main", HLOPLAN_GPU_T(0, 12), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{5, "cond", HLOPLAN_GPU_T(0, 46), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{7, "body", HLOPLAN_GPU_T(0, 84), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -470,15 +473,15 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 0, 4096, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 12, -1, 512, 4, 0, 1, 3, 0, 4, 1, 0, 1, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 22, 12800, 256, 16, 0, 2, 16, 0, 8, 1, 1, 2, 2, 3},
+	{HLOPLAN_GPU_T(0, 5), 0, 4096, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 12), -1, 512, 4, 0, 1, 3, 0, 4, 1, 0, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 22), 12800, 256, 16, 0, 2, 16, 0, 8, 1, 1, 2, 2, 3},
 	{"loop{0}", 12288, 512, 4, 0, 3, 15, 0, 0, 1, 1, 1, 5, 2},
 	{"loop{1}", 4096, 4096, 4096, 0, 3, 17, 0, 2, 1, 1, 0, 7, 3},
-	{HLOPLAN_GPU_step_text_0 + 46, -1, 512, 4, 0, 5, 6, 0, 4, 1, 0, 1, 10, 1},
-	{HLOPLAN_GPU_step_text_0 + 53, 8192, 512, 1, 0, 6, 6, 0, 0, 1, 1, 3, 11, 1},
-	{HLOPLAN_GPU_step_text_0 + 84, -1, 512, 4, 0, 10, 11, 0, 4, 1, 0, 1, 12, 1},
-	{HLOPLAN_GPU_step_text_0 + 101, 8192, 4096, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 13, 1},
+	{HLOPLAN_GPU_T(0, 46), -1, 512, 4, 0, 5, 6, 0, 4, 1, 0, 1, 10, 1},
+	{HLOPLAN_GPU_T(0, 53), 8192, 512, 1, 0, 6, 6, 0, 0, 1, 1, 3, 11, 1},
+	{HLOPLAN_GPU_T(0, 84), -1, 512, 4, 0, 10, 11, 0, 4, 1, 0, 1, 12, 1},
+	{HLOPLAN_GPU_T(0, 101), 8192, 4096, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 13, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -491,19 +494,10 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 	{2, 0, -1, 0, 1}, {3, 0, -1, 1, 0}, {4, 0, -1, 3, 0}, {2, 0, -1, 0, 1},
 	{3, 0, -1, 1, 1}, {4, 0, -1, 3, 1}, {4, 0, -1, 0, 0}, {4, 0, -1, 0, 1},
 };
-static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 5, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 23,
-	26, 27, 28,
-};
+#define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
-static const int HLOPLAN_TPU_operands[HLOPLAN_TPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	1, 0, 5, 8, 9, 11, 11, 14, 16, 15, 15, 18, 17, 19, 2, 23,
-	26,
-};
-static const int HLOPLAN_TPU_step_first_operand[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 2, 2, 3, 3, 5, 5, 6, 7, 7, 9, 10, 12, 14,
-	15, 16, 17,
-};
+#define HLOPLAN_TPU_operands HLOPLAN_GPU_operands
+#define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 2, 20, 23, 17, 24, 19, 25, 27, 9, 10, 16, 18,
@@ -531,9 +525,9 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{1, "main", HLOPLAN_GPU_step_text_0 + 12, 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
-	{5, "cond", HLOPLAN_GPU_step_text_0 + 46, 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
-	{7, "body", HLOPLAN_GPU_step_text_0 + 84, 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
+	{1, "main", HLOPLAN_GPU_T(0, 12), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{5, "cond", HLOPLAN_GPU_T(0, 46), 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
+	{7, "body", HLOPLAN_GPU_T(0, 84), 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -283,6 +283,13 @@ struct plan {
 	int nloop;
 	struct plan_loop *loops;	/* as each closes (by step), inner
 					   before outer */
+	int nopnd;
+	int *opnd;		/* each step's operands in order: the position
+				   of the producer's root node; the operand's
+				   other nodes follow it (depth > 0) */
+	int *opnd_first;	/* by step (ntime + 1 entries): step t's are
+				   opnd[opnd_first[t] .. opnd_first[t + 1]);
+				   NULL when the plan lists none */
 };
 
 /* peak.c: an arena's peak as text, each line after lead: the step, then per

@@ -508,7 +508,7 @@ chunk_steps(struct hdr *h)
 
 	h->at = pool_alloc(h->pool, ((size_t)n + 1) * sizeof *h->at);
 	for (int32_t t = 0; h->p->steps && t < n; t++) {
-		int len = (int)strlen(h->p->steps[t]) + 1;
+		int len = (int)strlen(hdr_step_instr(h->p->steps[t])) + 1;
 
 		if (t > 0 && used && used + len >= STEP_CHUNK_TEXT) {
 			chunk++;
@@ -520,7 +520,49 @@ chunk_steps(struct hdr *h)
 	return chunk;
 }
 
-/* The order the plan assumes, one "computation/instruction" a step: the
+/* The instruction's part of a step's "computation/instruction" (names
+ * have no '/'). */
+const char *
+hdr_step_instr(const char *step)
+{
+	const char *slash = strchr(step, '/');
+
+	return slash ? slash + 1 : step;
+}
+
+/* Each computation's name once, in the order the schedule first runs one,
+ * and per step its index: a name of up to 4 KiB is not written again for
+ * every step of its computation. */
+static void
+put_step_comps(struct hdr *h)
+{
+	const struct plan *p = h->p;
+	int *of = pool_alloc(h->pool, sizeof(int) * (size_t)(p->ncomp + 1));
+	int *idx = pool_alloc(h->pool, sizeof(int) * (size_t)(p->ntime + 1));
+	int n = 0;
+
+	for (int c = 0; c < p->ncomp; c++)
+		of[c] = -1;
+	fprintf(h->out, "static const char *const %s_computations[] "
+		"HLOPLAN_UNUSED = {", h->pre);
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int c = p->step_comp[t];
+
+		if (of[c] < 0) {
+			fputs(n ? ",\n\t" : "\n\t", h->out);
+			hdr_cstring(h->out, p->comp_names[c]);
+			of[c] = n++;
+		}
+		idx[t] = of[c];
+	}
+	fprintf(h->out, "\n};\n#define %s_NUM_COMPUTATIONS %d\n"
+		"static const int %s_step_comp[%s_NUM_STEPS] HLOPLAN_UNUSED = {",
+		h->pre, n, h->pre, h->pre);
+	hdr_ints(h->out, idx, (int)p->ntime, 16);
+	fputs("};\n", h->out);
+}
+
+/* The order the plan assumes, one instruction a step: the
  * live intervals count these steps.  The names are chunks of text, each
  * NUL-terminated, and P_step_at[] an int per step saying where its name
  * starts: on a module of 10^5 steps, one string literal a step cost G++
@@ -543,18 +585,26 @@ put_steps(struct hdr *h)
 			"#define %s_step_text %s_step_text\n"
 			"#define %s_step_at %s_step_at\n", h->steps_of, pre,
 			h->steps_of, pre, h->steps_of);
+		if (h->p->step_comp)
+			fprintf(out, "#define %s_computations %s_computations\n"
+				"#define %s_NUM_COMPUTATIONS "
+				"%s_NUM_COMPUTATIONS\n"
+				"#define %s_step_comp %s_step_comp\n", pre,
+				h->steps_of, pre, h->steps_of, pre, h->steps_of);
 	} else {
-		fputs(".  Step t's name starts at\n * "
-		      "P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of "
-		      "P_step_text[]\n * (P_STEP_NAME(t), which reads t "
-		      "twice). */", out);
+		fputs(".  Step t's instruction\n * name starts at "
+		      "P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of\n"
+		      " * P_step_text[] (P_STEP_NAME(t), which reads t "
+		      "twice); its computation is\n * "
+		      "P_computations[P_step_comp[t]] (P_STEP_COMPUTATION(t)). "
+		      "*/", out);
 		for (int32_t t = 0; t < n; t++) {
 			if (t == 0 || h->at[t] % STEP_CHUNK == 0)
 				fprintf(out, "%s\nstatic const char %s_step_text_"
 					"%d[] =", t ? ";" : "", pre,
 					h->at[t] / STEP_CHUNK);
 			fputs("\n\t", out);
-			hdr_cstring_nul(out, h->p->steps[t]);
+			hdr_cstring_nul(out, hdr_step_instr(h->p->steps[t]));
 		}
 		fprintf(out, "%sstatic const char *const %s_step_text[%d] "
 			"HLOPLAN_UNUSED = {", n ? ";\n" : "\n", pre,
@@ -570,10 +620,15 @@ put_steps(struct hdr *h)
 		fprintf(out, "/* A name in the tables: byte k of chunk c */\n"
 			"#define %s_T(c, k) (%s_step_text_##c + (k))\n", pre,
 			pre);
+		if (h->p->step_comp)
+			put_step_comps(h);
 	}
 	fprintf(out, "#define %s_STEP_NAME(t) (%s_step_text[%s_step_at[t] / "
 		"%d] + %s_step_at[t] %% %d)\n", pre, pre, pre, STEP_CHUNK, pre,
 		STEP_CHUNK);
+	if (h->p->step_comp)
+		fprintf(out, "#define %s_STEP_COMPUTATION(t) "
+			"(%s_computations[%s_step_comp[t]])\n", pre, pre, pre);
 }
 
 /* The tiles of a layout as XLA prints them, without the "T". */

@@ -56,6 +56,9 @@ void hdr_idset_init(struct idset *set, struct pool *pool, size_t n);
  * says whether it was given now. */
 int hdr_key_id(struct idset *set, const char *key, int *fresh);
 
+/* The instruction's part of a step's "computation/instruction". */
+const char *hdr_step_instr(const char *step);
+
 /* header_tables.c: the tables of one plan after its buffers (positions,
  * operands, values, bindings, copies, loops, slot uses, constants), and
  * the helpers both files use. */

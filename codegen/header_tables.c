@@ -129,7 +129,7 @@ put_instr_name(struct hdr *h, const struct plan_pos *q)
 	}
 	at = h->at[q->step];
 	fprintf(h->out, "%s_T(%d, %d)", h->text_pre, at / STEP_CHUNK,
-		at % STEP_CHUNK + (int)strlen(q->comp_name) + 1);
+		at % STEP_CHUNK);
 }
 
 /* Buffer i's name: its first value's instruction when that is its name. */

@@ -471,6 +471,12 @@ static void
 name_steps(struct prog *p, struct plan *pl)
 {
 	pl->steps = pool_alloc(p->pool, sizeof(char *) * (size_t)(p->ntime + 1));
+	pl->step_comp = pool_alloc(p->pool, sizeof(int) * (size_t)(p->ntime + 1));
+	pl->ncomp = p->m->ncomp;
+	pl->comp_names = pool_alloc(p->pool, sizeof(char *) *
+				    (size_t)(p->m->ncomp + 1));
+	for (int c = 0; c < p->m->ncomp; c++)
+		pl->comp_names[c] = p->m->comps[c].name;
 	for (int32_t t = 0; t < p->ntime; t++) {
 		const struct comp *c = &p->m->comps[p->steps[t].comp];
 		const char *in = c->instrs[p->steps[t].instr].name;
@@ -481,6 +487,7 @@ name_steps(struct prog *p, struct plan *pl)
 		s[nc] = '/';
 		memcpy(s + nc + 1, in, ni + 1);
 		pl->steps[t] = s;
+		pl->step_comp[t] = p->steps[t].comp;
 	}
 }
 

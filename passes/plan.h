@@ -290,6 +290,10 @@ struct plan {
 	int *opnd_first;	/* by step (ntime + 1 entries): step t's are
 				   opnd[opnd_first[t] .. opnd_first[t + 1]);
 				   NULL when the plan lists none */
+	int ncomp;
+	const char **comp_names;	/* the module's computations */
+	int *step_comp;		/* by step: its index in comp_names; NULL
+				   when steps is */
 };
 
 /* peak.c: an arena's peak as text, each line after lead: the step, then per

@@ -33,7 +33,7 @@ static const struct shape pos_f32 = {.type = DT_F32};
 /* A plan of buffers b, arenas a and positions pos over three steps. */
 #define IO_PLAN(b, a, pos) \
 	{"m", TARGET_GPU, 256, 3, LEN(b), b, LEN(a), a, LEN(pos), pos, 0, \
-	 NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL}
+	 NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL}
 
 static char *
 emit_n(const struct plan *plans, const char *const *prefixes, int n,
@@ -89,7 +89,7 @@ static struct buffer three_bufs[] = {
 };
 static struct arena three_arenas[] = {{0, 2048, 2048, 3, NULL}};
 static const struct plan three = {"jit_f", TARGET_GPU, 256, 4, 3, three_bufs,
-				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 
 static void
 test_layout(void **state)
@@ -160,7 +160,7 @@ test_not_in_arena(void **state)
 		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{0, 256, 256, 1, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -180,7 +180,7 @@ test_copies(void **state)
 	struct arena a[] = {{0, 512, 512, 2, NULL}};
 	struct plan_copy c[] = {{1, 0, 7, 1, 200, -1}};
 	struct plan p = {"m", TARGET_GPU, 256, 9, LEN(b), b, LEN(a), a, 0, NULL,
-			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -200,7 +200,7 @@ test_slotted(void **state)
 		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{1, 6656, 6144, 1, NULL}};
-	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -228,7 +228,7 @@ test_sanitise(void **state)
 		TEMP("na\xc3\xafve", 5), TEMP("a..b", 6), TEMP("MiXed", 7),
 	};
 	struct arena a[] = {{0, 2048, 2048, 8, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -260,7 +260,7 @@ test_collisions(void **state)
 		TEMP("add.1", 15), TEMP("param.0", 16), TEMP("output", 17),
 	};
 	struct arena a[] = {{0, 256 * 18, 256 * 18, 18, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"BUF_PLAN", NULL, NULL};
 	char *t = NULL;
@@ -375,8 +375,8 @@ test_collisions_across_plans(void **state)
 			     TEMP("buf.x", 2), TEMP("align", 3)};
 	struct arena a[] = {{0, 1024, 1024, 4, NULL}};
 	struct plan p[] = {
-		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL},
-		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL},
+		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL},
+		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN"};
 	static const char *const nest[] = {"HLOPLAN_BUF", "HLOPLAN"};
@@ -408,25 +408,26 @@ test_steps(void **state)
 	struct buffer b[] = {TEMP("x", 0)};
 	struct arena a[] = {{0, 256, 256, 1, NULL}};
 	struct plan p[2] = {
-		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL},
-		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL},
+		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL},
+		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
 	char *t;
 
 	(void)state;
 	for (int i = 0; i < N; i++) {
-		snprintf(names[i], sizeof names[i], "c/s%04d", i);
+		snprintf(names[i], sizeof names[i], "c/sxx%04d", i);
 		steps[i] = names[i];
 	}
-	steps[1] = "c/\"q\"?";
+	steps[1] = "c/\"q\"?ab";
 	t = emit_n(p, pre, 2, "m.hlo");
-	/* 510 names of 8 bytes and one of 7 fill 4,087: with the 512th and
-	 * the literal's own NUL, chunk 0 would hold 4,096 characters. */
+	/* The instructions' names (the computation is apart): 510 of 8 bytes
+	 * and one of 7 fill 4,087: with the 512th and the literal's own NUL,
+	 * chunk 0 would hold 4,096 characters. */
 	has(t, "static const char HLOPLAN_GPU_step_text_0[] =\n"
-	       "\t\"c/s0000\\0\"\n\t\"c/\\\"q\\\"\\?\\0\"\n");
-	has(t, "\t\"c/s0510\\0\";\nstatic const char "
-	       "HLOPLAN_GPU_step_text_1[] =\n\t\"c/s0511\\0\"\n");
+	       "\t\"sxx0000\\0\"\n\t\"\\\"q\\\"\\?ab\\0\"\n");
+	has(t, "\t\"sxx0510\\0\";\nstatic const char "
+	       "HLOPLAN_GPU_step_text_1[] =\n\t\"sxx0511\\0\"\n");
 	has(t, " = {\n\tHLOPLAN_GPU_step_text_0, HLOPLAN_GPU_step_text_1\n};\n");
 	has(t, "\t0, 8, 15, 23, 31,");
 	has(t, " 4079, 4096,\n\t4104,");
@@ -448,7 +449,7 @@ test_shapes(void **state)
 	struct shape f = {0}, g = {0};
 	struct buffer b[] = {TEMP("x", 0), TEMP("y", 1), TEMP("z", 2)};
 	struct arena a[] = {{0, 768, 768, 3, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	char *t;
 
 	(void)state;
@@ -482,7 +483,7 @@ test_escape(void **state)
 		TEMP("?\?=", 3), TEMP("\xc3\xaf", 4),
 	};
 	struct arena a[] = {{0, 1280, 1280, 5, NULL}};
-	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	char *t = emit_n(&p, pre, 1, "dir/we*/ird.hlo");
 
@@ -601,7 +602,7 @@ test_two_plans(void **state)
 	};
 	struct arena ta[] = {{0, 1024, 1024, 1, NULL}, {1, 512, 512, 1, NULL}};
 	struct plan p[] = {three, {"jit_f", TARGET_TPU, 512, 4, LEN(tb), tb,
-				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL}};
+				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL}};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
 	char *t = emit_n(p, pre, 2, "m.hlo");
 
@@ -628,7 +629,7 @@ test_two_plans(void **state)
 static void
 test_empty(void **state)
 {
-	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -654,7 +655,7 @@ test_many_checks(void **state)
 	static char names[300][8];
 	struct buffer b[300];
 	struct arena a[] = {{0, 256 * 300, 256 * 300, 300, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	char *t;
 	int i;
 
@@ -694,7 +695,7 @@ test_constants(void **state)
 	struct arena a[] = {{0, 0, 0, 0, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a,
 			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0,
-			 LEN(k), k, 128, data, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
+			 LEN(k), k, 128, data, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"H", NULL, "m.bin"};
 	char *t = emit(&p), *u;

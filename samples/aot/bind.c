@@ -295,14 +295,23 @@ check_binding(const struct hloplan_plan *p, const struct hloplan_position *q,
 	return 1;
 }
 
-/* Whether a step's name, "computation/instruction", is q's. */
+/* Whether step t's computation and instruction are q's. */
 static int
-names_step(const char *step, const struct hloplan_position *q)
+names_step(int t, const struct hloplan_position *q)
 {
-	size_t n = strlen(q->computation);
+	return !strcmp(P(_STEP_COMPUTATION)(t), q->computation) &&
+	       !strcmp(P(_STEP_NAME)(t), q->instruction);
+}
 
-	return !strncmp(step, q->computation, n) && step[n] == '/' &&
-	       !strcmp(step + n + 1, q->instruction);
+/* Whether step t is "computation/instruction" name. */
+static int
+step_is(int t, const char *name)
+{
+	const char *c = P(_STEP_COMPUTATION)(t);
+	size_t n = strlen(c);
+
+	return !strncmp(name, c, n) && name[n] == '/' &&
+	       !strcmp(name + n + 1, P(_STEP_NAME)(t));
 }
 
 /* Every position, in the header as in the plan: buffer, slot, shape
@@ -326,7 +335,7 @@ check_values(const struct hloplan_plan *p)
 		while (t + 1 < P(_NUM_STEPS) &&
 		       P(_step_first_position)[t + 1] <= k)
 			t++;	/* the step whose positions hold k */
-		if (!names_step(P(_STEP_NAME)(t), q) || h->buffer != q->buffer || h->slot != q->slot ||
+		if (!names_step(t, q) || h->buffer != q->buffer || h->slot != q->slot ||
 		    h->offset != 0 || (h->defines != 0) != (q->defines != 0) ||
 		    !same_index(ix + 1, ix[0], q->index, q->depth) ||
 		    k < P(_step_first_position)[0] ||
@@ -361,7 +370,7 @@ check_steps(const struct hloplan_plan *p)
 		return !printf("the plan has %d steps, the header %d\n",
 			       (int)p->nstep, P(_NUM_STEPS));
 	for (int t = 0; p->steps && t < p->nstep; t++)
-		if (strcmp(P(_STEP_NAME)(t), p->steps[t]) != 0)
+		if (!step_is(t, p->steps[t]))
 			return !printf("step %d: the header says %s, the plan "
 				       "%s\n", t, P(_STEP_NAME)(t),
 				       p->steps[t]);

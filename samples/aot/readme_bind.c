@@ -34,8 +34,10 @@ int main(void)
 			const struct hloplan_plan_buffer *b =
 				&HLOPLAN_GPU_buffers[q->buffer];
 
-			printf("%s: %s at %lld\n", HLOPLAN_GPU_STEP_NAME(t),
-			       b->name, HLOPLAN_SLOT_OFFSET(b, 0) + q->offset);
+			printf("%s/%s: %s at %lld\n",
+			       HLOPLAN_GPU_STEP_COMPUTATION(t),
+			       HLOPLAN_GPU_STEP_NAME(t), b->name,
+			       HLOPLAN_SLOT_OFFSET(b, 0) + q->offset);
 		}
 	/* The result, by output index (P_OUTPUT_* for a single array; a
 	   tuple's element {2} is P_OUTPUT_2_*), where the kernel of

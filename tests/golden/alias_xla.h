@@ -56,10 +56,12 @@
  *                            (P_CONST_IN_ARENA 0): runtime memory
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
- *   P_STEP_NAME(t)           "computation/instruction" of step t, in
- *                            the order assumed (from P_step_text[],
- *                            P_step_at[]: an earlier plan's when the
- *                            two orders agree)
+ *   P_STEP_NAME(t)           the instruction of step t, in the order
+ *                            assumed (from P_step_text[], P_step_at[]:
+ *                            an earlier plan's when the orders agree)
+ *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
+ *                            name once, P_NUM_COMPUTATIONS;
+ *                            P_step_comp[t])
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, src into dst,
  *                            before or after a step; .loop -1: once
  *                            per run, else in every iteration of
@@ -282,33 +284,42 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_BUF_Z 7
 #define HLOPLAN_GPU_BUF_OUT 8
 
-/* The schedule the intervals count: text order.  Step t's name starts at
- * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
- * (P_STEP_NAME(t), which reads t twice). */
+/* The schedule the intervals count: text order.  Step t's instruction
+ * name starts at P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of
+ * P_step_text[] (P_STEP_NAME(t), which reads t twice); its computation is
+ * P_computations[P_step_comp[t]] (P_STEP_COMPUTATION(t)). */
 static const char HLOPLAN_GPU_step_text_0[] =
-	"main/w\0"
-	"main/g\0"
-	"main/cache\0"
-	"main/row\0"
-	"main/k\0"
-	"main/lr\0"
-	"main/lrb\0"
-	"main/step\0"
-	"main/w1\0"
-	"main/z\0"
-	"main/cache1\0"
-	"main/out\0";
+	"w\0"
+	"g\0"
+	"cache\0"
+	"row\0"
+	"k\0"
+	"lr\0"
+	"lrb\0"
+	"step\0"
+	"w1\0"
+	"z\0"
+	"cache1\0"
+	"out\0";
 static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 7, 14, 25, 34, 41, 49, 58,
-	68, 76, 83, 95,
+	0, 2, 4, 10, 14, 16, 19, 23,
+	28, 31, 33, 40,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
+static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"main"
+};
+#define HLOPLAN_GPU_NUM_COMPUTATIONS 1
+static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
+#define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0,
@@ -334,15 +345,15 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 5), -1, 1048576, 1048576, 0, 0, 11, 0, 3, 1, 0, 0, 0, 2},
-	{HLOPLAN_GPU_T(0, 12), -1, 1048576, 1048576, 0, 0, 11, 0, 1, 1, 0, 0, 2, 1},
-	{HLOPLAN_GPU_T(0, 19), -1, 16384, 16384, 0, 0, 11, 0, 3, 1, 0, 1, 3, 2},
-	{HLOPLAN_GPU_T(0, 30), -1, 2048, 2048, 0, 0, 11, 0, 1, 1, 0, 2, 5, 1},
-	{HLOPLAN_GPU_T(0, 39), -1, 256, 4, 0, 0, 11, 0, 1, 1, 0, 3, 6, 1},
-	{HLOPLAN_GPU_T(0, 46), -1, 256, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 54), 0, 1048576, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
-	{HLOPLAN_GPU_T(0, 81), -1, 256, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
-	{HLOPLAN_GPU_T(0, 100), -1, 256, 16, 0, 11, 11, 0, 10, 1, 0, 5, 11, 1},
+	{HLOPLAN_GPU_T(0, 0), -1, 1048576, 1048576, 0, 0, 11, 0, 3, 1, 0, 0, 0, 2},
+	{HLOPLAN_GPU_T(0, 2), -1, 1048576, 1048576, 0, 0, 11, 0, 1, 1, 0, 0, 2, 1},
+	{HLOPLAN_GPU_T(0, 4), -1, 16384, 16384, 0, 0, 11, 0, 3, 1, 0, 1, 3, 2},
+	{HLOPLAN_GPU_T(0, 10), -1, 2048, 2048, 0, 0, 11, 0, 1, 1, 0, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 14), -1, 256, 4, 0, 0, 11, 0, 1, 1, 0, 3, 6, 1},
+	{HLOPLAN_GPU_T(0, 16), -1, 256, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
+	{HLOPLAN_GPU_T(0, 19), 0, 1048576, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
+	{HLOPLAN_GPU_T(0, 31), -1, 256, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
+	{HLOPLAN_GPU_T(0, 40), -1, 256, 16, 0, 11, 11, 0, 10, 1, 0, 5, 11, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -395,8 +406,8 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{5, "main", HLOPLAN_GPU_T(0, 46), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{7, "main", HLOPLAN_GPU_T(0, 81), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{5, "main", HLOPLAN_GPU_T(0, 16), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{7, "main", HLOPLAN_GPU_T(0, 31), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

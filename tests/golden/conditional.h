@@ -56,10 +56,12 @@
  *                            (P_CONST_IN_ARENA 0): runtime memory
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
- *   P_STEP_NAME(t)           "computation/instruction" of step t, in
- *                            the order assumed (from P_step_text[],
- *                            P_step_at[]: an earlier plan's when the
- *                            two orders agree)
+ *   P_STEP_NAME(t)           the instruction of step t, in the order
+ *                            assumed (from P_step_text[], P_step_at[]:
+ *                            an earlier plan's when the orders agree)
+ *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
+ *                            name once, P_NUM_COMPUTATIONS;
+ *                            P_step_comp[t])
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, src into dst,
  *                            before or after a step; .loop -1: once
  *                            per run, else in every iteration of
@@ -249,30 +251,41 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_BUF_T 2
 #define HLOPLAN_GPU_BUF_SQ 3
 
-/* The schedule the intervals count: text order.  Step t's name starts at
- * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
- * (P_STEP_NAME(t), which reads t twice). */
+/* The schedule the intervals count: text order.  Step t's instruction
+ * name starts at P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of
+ * P_step_text[] (P_STEP_NAME(t), which reads t twice); its computation is
+ * P_computations[P_step_comp[t]] (P_STEP_COMPUTATION(t)). */
 static const char HLOPLAN_GPU_step_text_0[] =
-	"main/p\0"
-	"main/x\0"
-	"main/t\0"
-	"square/a\0"
-	"square/sq\0"
-	"neg/b\0"
-	"neg/nb\0"
-	"main/y\0"
-	"main/z\0";
+	"p\0"
+	"x\0"
+	"t\0"
+	"a\0"
+	"sq\0"
+	"b\0"
+	"nb\0"
+	"y\0"
+	"z\0";
 static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 7, 14, 21, 30, 40, 46, 53,
-	60,
+	0, 2, 4, 6, 8, 11, 13, 16,
+	18,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
+static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"main",
+	"square",
+	"neg"
+};
+#define HLOPLAN_GPU_NUM_COMPUTATIONS 3
+static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
+	0, 0, 0, 1, 1, 2, 2, 0, 0,
+};
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
+#define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0};
@@ -291,10 +304,10 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 5), 786432, 256, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 12), 0, 262144, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 19), 262144, 262144, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_T(0, 37), 524288, 262144, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
+	{HLOPLAN_GPU_T(0, 0), 786432, 256, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), 0, 262144, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 4), 262144, 262144, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 8), 524288, 262144, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -413,7 +426,11 @@ struct HLOPLAN_GPU_checks {
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
 #define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_computations HLOPLAN_GPU_computations
+#define HLOPLAN_TPU_NUM_COMPUTATIONS HLOPLAN_GPU_NUM_COMPUTATIONS
+#define HLOPLAN_TPU_step_comp HLOPLAN_GPU_step_comp
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
+#define HLOPLAN_TPU_STEP_COMPUTATION(t) (HLOPLAN_TPU_computations[HLOPLAN_TPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_TPU_ix[] HLOPLAN_UNUSED = {0};
@@ -432,10 +449,10 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 5), 786432, 512, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 12), 0, 262144, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 19), 262144, 262144, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_T(0, 37), 524288, 262144, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
+	{HLOPLAN_GPU_T(0, 0), 786432, 512, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), 0, 262144, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 4), 262144, 262144, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 8), 524288, 262144, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {

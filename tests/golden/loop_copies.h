@@ -56,10 +56,12 @@
  *                            (P_CONST_IN_ARENA 0): runtime memory
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
- *   P_STEP_NAME(t)           "computation/instruction" of step t, in
- *                            the order assumed (from P_step_text[],
- *                            P_step_at[]: an earlier plan's when the
- *                            two orders agree)
+ *   P_STEP_NAME(t)           the instruction of step t, in the order
+ *                            assumed (from P_step_text[], P_step_at[]:
+ *                            an earlier plan's when the orders agree)
+ *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
+ *                            name once, P_NUM_COMPUTATIONS;
+ *                            P_step_comp[t])
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, src into dst,
  *                            before or after a step; .loop -1: once
  *                            per run, else in every iteration of
@@ -274,60 +276,75 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_BUF_T_1 17
 #define HLOPLAN_GPU_BUF_T_2 18
 
-/* The schedule the intervals count: text order.  Step t's name starts at
- * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
- * (P_STEP_NAME(t), which reads t twice). */
+/* The schedule the intervals count: text order.  Step t's instruction
+ * name starts at P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of
+ * P_step_text[] (P_STEP_NAME(t), which reads t twice); its computation is
+ * P_computations[P_step_comp[t]] (P_STEP_COMPUTATION(t)). */
 static const char HLOPLAN_GPU_step_text_0[] =
-	"main/x\0"
-	"main/y\0"
-	"main/zero\0"
-	"main/init\0"
-	"outer_cond/s\0"
-	"outer_cond/j\0"
-	"outer_cond/m\0"
-	"outer_cond/lt\0"
-	"outer_body/s\0"
-	"outer_body/j\0"
-	"outer_body/a\0"
-	"outer_body/b\0"
-	"outer_body/zero\0"
-	"outer_body/init\0"
-	"inner_cond/s\0"
-	"inner_cond/i\0"
-	"inner_cond/n\0"
-	"inner_cond/lt\0"
-	"inner_body/s\0"
-	"inner_body/i\0"
-	"inner_body/a\0"
-	"inner_body/b\0"
-	"inner_body/one\0"
-	"inner_body/i1\0"
-	"inner_body/t\0"
-	"outer_body/in\0"
-	"outer_body/a1\0"
-	"outer_body/b1\0"
-	"outer_body/sum\0"
-	"outer_body/one\0"
-	"outer_body/j1\0"
-	"outer_body/t\0"
-	"main/loop\0"
-	"main/r0\0"
-	"main/r1\0"
-	"main/out\0";
+	"x\0"
+	"y\0"
+	"zero\0"
+	"init\0"
+	"s\0"
+	"j\0"
+	"m\0"
+	"lt\0"
+	"s\0"
+	"j\0"
+	"a\0"
+	"b\0"
+	"zero\0"
+	"init\0"
+	"s\0"
+	"i\0"
+	"n\0"
+	"lt\0"
+	"s\0"
+	"i\0"
+	"a\0"
+	"b\0"
+	"one\0"
+	"i1\0"
+	"t\0"
+	"in\0"
+	"a1\0"
+	"b1\0"
+	"sum\0"
+	"one\0"
+	"j1\0"
+	"t\0"
+	"loop\0"
+	"r0\0"
+	"r1\0"
+	"out\0";
 static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 7, 14, 24, 34, 47, 60, 73,
-	87, 100, 113, 126, 139, 155, 171, 184,
-	197, 210, 224, 237, 250, 263, 276, 291,
-	305, 318, 332, 346, 360, 375, 390, 404,
-	417, 427, 435, 443,
+	0, 2, 4, 9, 14, 16, 18, 20,
+	23, 25, 27, 29, 31, 36, 41, 43,
+	45, 47, 50, 52, 54, 56, 58, 62,
+	65, 67, 70, 73, 76, 80, 84, 87,
+	89, 94, 97, 100,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
+static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"main",
+	"outer_cond",
+	"outer_body",
+	"inner_cond",
+	"inner_body"
+};
+#define HLOPLAN_GPU_NUM_COMPUTATIONS 5
+static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3,
+	3, 3, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2,
+	0, 0, 0, 0,
+};
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
+#define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0,
@@ -350,23 +367,23 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 5), 0, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 12), 1024, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_T(0, 19), -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 1, 2, 1},
-	{HLOPLAN_GPU_T(0, 29), 6144, 256, 24, 0, 3, 34, 0, 8, 1, 1, 2, 3, 3},
+	{HLOPLAN_GPU_T(0, 0), 0, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), 1024, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 4), -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 9), 6144, 256, 24, 0, 3, 34, 0, 8, 1, 1, 2, 3, 3},
 	{"loop{0}", 6400, 256, 4, 0, 4, 32, 0, 0, 1, 1, 1, 6, 2},
 	{"loop{1}", 2048, 1024, 1024, 0, 4, 35, 0, 2, 1, 1, 0, 8, 3},
 	{"loop{2}", 3072, 1024, 1024, 0, 4, 35, 0, 2, 1, 1, 0, 11, 2},
-	{HLOPLAN_GPU_T(0, 71), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 1, 13, 1},
-	{HLOPLAN_GPU_T(0, 84), 4096, 256, 1, 0, 7, 7, 0, 0, 1, 1, 3, 14, 1},
-	{HLOPLAN_GPU_T(0, 150), -1, 256, 4, 0, 12, 14, 0, 4, 1, 0, 1, 15, 1},
-	{HLOPLAN_GPU_T(0, 166), 6656, 256, 24, 0, 13, 27, 0, 8, 1, 1, 2, 16, 3},
+	{HLOPLAN_GPU_T(0, 18), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 1, 13, 1},
+	{HLOPLAN_GPU_T(0, 20), 4096, 256, 1, 0, 7, 7, 0, 0, 1, 1, 3, 14, 1},
+	{HLOPLAN_GPU_T(0, 31), -1, 256, 4, 0, 12, 14, 0, 4, 1, 0, 1, 15, 1},
+	{HLOPLAN_GPU_T(0, 36), 6656, 256, 24, 0, 13, 27, 0, 8, 1, 1, 2, 16, 3},
 	{"in{0}", 6912, 256, 4, 0, 14, 25, 0, 0, 1, 1, 1, 19, 2},
-	{HLOPLAN_GPU_T(0, 208), -1, 256, 4, 0, 16, 17, 0, 4, 1, 0, 1, 21, 1},
-	{HLOPLAN_GPU_T(0, 221), 4096, 256, 1, 0, 17, 17, 0, 0, 1, 1, 3, 22, 1},
-	{HLOPLAN_GPU_T(0, 287), -1, 256, 4, 0, 22, 23, 0, 4, 1, 0, 1, 23, 1},
-	{HLOPLAN_GPU_T(0, 386), -1, 256, 4, 0, 29, 30, 0, 4, 1, 0, 1, 24, 1},
-	{HLOPLAN_GPU_T(0, 448), 4096, 256, 16, 0, 35, 35, 0, 10, 1, 1, 4, 25, 1},
+	{HLOPLAN_GPU_T(0, 45), -1, 256, 4, 0, 16, 17, 0, 4, 1, 0, 1, 21, 1},
+	{HLOPLAN_GPU_T(0, 47), 4096, 256, 1, 0, 17, 17, 0, 0, 1, 1, 3, 22, 1},
+	{HLOPLAN_GPU_T(0, 58), -1, 256, 4, 0, 22, 23, 0, 4, 1, 0, 1, 23, 1},
+	{HLOPLAN_GPU_T(0, 80), -1, 256, 4, 0, 29, 30, 0, 4, 1, 0, 1, 24, 1},
+	{HLOPLAN_GPU_T(0, 100), 4096, 256, 16, 0, 35, 35, 0, 10, 1, 1, 4, 25, 1},
 	{"t{1}", 4096, 1024, 1024, 0, 24, 24, 0, 0, 1, 1, 0, 26, 0},
 	{"t{2}", 5120, 1024, 1024, 0, 24, 24, 0, 0, 1, 1, 0, 26, 0},
 };
@@ -445,12 +462,12 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_T(0, 19), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{7, "outer_cond", HLOPLAN_GPU_T(0, 71), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{9, "outer_body", HLOPLAN_GPU_T(0, 150), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
-	{12, "inner_cond", HLOPLAN_GPU_T(0, 208), 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
-	{14, "inner_body", HLOPLAN_GPU_T(0, 287), 0, HLOPLAN_GPU_ix + 0, 1024, 256, 1},
-	{15, "outer_body", HLOPLAN_GPU_T(0, 386), 0, HLOPLAN_GPU_ix + 0, 1280, 256, 1},
+	{2, "main", HLOPLAN_GPU_T(0, 4), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{7, "outer_cond", HLOPLAN_GPU_T(0, 18), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{9, "outer_body", HLOPLAN_GPU_T(0, 31), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{12, "inner_cond", HLOPLAN_GPU_T(0, 45), 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
+	{14, "inner_body", HLOPLAN_GPU_T(0, 58), 0, HLOPLAN_GPU_ix + 0, 1024, 256, 1},
+	{15, "outer_body", HLOPLAN_GPU_T(0, 80), 0, HLOPLAN_GPU_ix + 0, 1280, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

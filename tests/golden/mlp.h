@@ -56,10 +56,12 @@
  *                            (P_CONST_IN_ARENA 0): runtime memory
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
- *   P_STEP_NAME(t)           "computation/instruction" of step t, in
- *                            the order assumed (from P_step_text[],
- *                            P_step_at[]: an earlier plan's when the
- *                            two orders agree)
+ *   P_STEP_NAME(t)           the instruction of step t, in the order
+ *                            assumed (from P_step_text[], P_step_at[]:
+ *                            an earlier plan's when the orders agree)
+ *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
+ *                            name once, P_NUM_COMPUTATIONS;
+ *                            P_step_comp[t])
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, src into dst,
  *                            before or after a step; .loop -1: once
  *                            per run, else in every iteration of
@@ -266,32 +268,41 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_BUF_ZEROS 7
 #define HLOPLAN_GPU_BUF_LOGITS 8
 
-/* The schedule the intervals count: text order.  Step t's name starts at
- * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
- * (P_STEP_NAME(t), which reads t twice). */
+/* The schedule the intervals count: text order.  Step t's instruction
+ * name starts at P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of
+ * P_step_text[] (P_STEP_NAME(t), which reads t twice); its computation is
+ * P_computations[P_step_comp[t]] (P_STEP_COMPUTATION(t)). */
 static const char HLOPLAN_GPU_step_text_0[] =
-	"mlp/x\0"
-	"mlp/w1\0"
-	"mlp/b1\0"
-	"mlp/w2\0"
-	"mlp/h\0"
-	"mlp/bb\0"
-	"mlp/hb\0"
-	"mlp/zero\0"
-	"mlp/zeros\0"
-	"mlp/relu\0"
-	"mlp/logits\0";
+	"x\0"
+	"w1\0"
+	"b1\0"
+	"w2\0"
+	"h\0"
+	"bb\0"
+	"hb\0"
+	"zero\0"
+	"zeros\0"
+	"relu\0"
+	"logits\0";
 static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 6, 13, 20, 27, 33, 40, 47,
-	56, 66, 75,
+	0, 2, 5, 8, 11, 13, 16, 19,
+	24, 30, 35,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
+static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"mlp"
+};
+#define HLOPLAN_GPU_NUM_COMPUTATIONS 1
+static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
+#define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0};
@@ -321,15 +332,15 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 4), 401408, 100352, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 10), 0, 401408, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 17), 539648, 512, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_GPU_T(0, 24), 534528, 5120, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
-	{HLOPLAN_GPU_T(0, 31), 501760, 16384, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
-	{HLOPLAN_GPU_T(0, 37), 518144, 16384, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 51), -1, 256, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
-	{HLOPLAN_GPU_T(0, 60), 518144, 16384, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
-	{HLOPLAN_GPU_T(0, 79), 518144, 1280, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
+	{HLOPLAN_GPU_T(0, 0), 401408, 100352, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), 0, 401408, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 5), 539648, 512, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
+	{HLOPLAN_GPU_T(0, 8), 534528, 5120, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
+	{HLOPLAN_GPU_T(0, 11), 501760, 16384, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
+	{HLOPLAN_GPU_T(0, 13), 518144, 16384, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
+	{HLOPLAN_GPU_T(0, 19), -1, 256, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
+	{HLOPLAN_GPU_T(0, 24), 518144, 16384, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
+	{HLOPLAN_GPU_T(0, 35), 518144, 1280, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -378,7 +389,7 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{6, "mlp", HLOPLAN_GPU_T(0, 51), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{6, "mlp", HLOPLAN_GPU_T(0, 19), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -477,7 +488,11 @@ struct HLOPLAN_GPU_checks {
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
 #define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_computations HLOPLAN_GPU_computations
+#define HLOPLAN_TPU_NUM_COMPUTATIONS HLOPLAN_GPU_NUM_COMPUTATIONS
+#define HLOPLAN_TPU_step_comp HLOPLAN_GPU_step_comp
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
+#define HLOPLAN_TPU_STEP_COMPUTATION(t) (HLOPLAN_TPU_computations[HLOPLAN_TPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_TPU_ix[] HLOPLAN_UNUSED = {0};
@@ -507,15 +522,15 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 4), 401408, 114688, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 10), 0, 401408, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 17), 614400, 512, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_GPU_T(0, 24), 516096, 65536, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
-	{HLOPLAN_GPU_T(0, 31), 581632, 16384, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
-	{HLOPLAN_GPU_T(0, 37), 598016, 16384, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 51), -1, 512, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
-	{HLOPLAN_GPU_T(0, 60), 598016, 16384, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
-	{HLOPLAN_GPU_T(0, 79), 598016, 16384, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
+	{HLOPLAN_GPU_T(0, 0), 401408, 114688, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), 0, 401408, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 5), 614400, 512, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
+	{HLOPLAN_GPU_T(0, 8), 516096, 65536, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
+	{HLOPLAN_GPU_T(0, 11), 581632, 16384, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
+	{HLOPLAN_GPU_T(0, 13), 598016, 16384, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
+	{HLOPLAN_GPU_T(0, 19), -1, 512, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
+	{HLOPLAN_GPU_T(0, 24), 598016, 16384, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
+	{HLOPLAN_GPU_T(0, 35), 598016, 16384, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -558,7 +573,7 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{6, "mlp", HLOPLAN_GPU_T(0, 51), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{6, "mlp", HLOPLAN_GPU_T(0, 19), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

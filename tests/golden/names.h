@@ -56,10 +56,12 @@
  *                            (P_CONST_IN_ARENA 0): runtime memory
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
- *   P_STEP_NAME(t)           "computation/instruction" of step t, in
- *                            the order assumed (from P_step_text[],
- *                            P_step_at[]: an earlier plan's when the
- *                            two orders agree)
+ *   P_STEP_NAME(t)           the instruction of step t, in the order
+ *                            assumed (from P_step_text[], P_step_at[]:
+ *                            an earlier plan's when the orders agree)
+ *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
+ *                            name once, P_NUM_COMPUTATIONS;
+ *                            P_step_comp[t])
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, src into dst,
  *                            before or after a step; .loop -1: once
  *                            per run, else in every iteration of
@@ -261,26 +263,35 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_BUF_OUTPUT 4
 #define HLOPLAN_GPU_BUF_TUPLE_6 5
 
-/* The schedule the intervals count: text order.  Step t's name starts at
- * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
- * (P_STEP_NAME(t), which reads t twice). */
+/* The schedule the intervals count: text order.  Step t's instruction
+ * name starts at P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of
+ * P_step_text[] (P_STEP_NAME(t), which reads t twice); its computation is
+ * P_computations[P_step_comp[t]] (P_STEP_COMPUTATION(t)). */
 static const char HLOPLAN_GPU_step_text_0[] =
-	"main.7/param.1.0\0"
-	"main.7/param.2.0\0"
-	"main.7/output.0\0"
-	"main.7/output.1\0"
-	"main.7/output\0"
-	"main.7/tuple.6\0";
+	"param.1.0\0"
+	"param.2.0\0"
+	"output.0\0"
+	"output.1\0"
+	"output\0"
+	"tuple.6\0";
 static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 17, 34, 50, 66, 80,
+	0, 10, 20, 29, 38, 45,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
+static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"main.7"
+};
+#define HLOPLAN_GPU_NUM_COMPUTATIONS 1
+static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 0, 0,
+};
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
+#define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0,
@@ -302,12 +313,12 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 7), 0, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 24), 256, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_T(0, 41), 768, 256, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_T(0, 57), 512, 256, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_T(0, 73), 768, 256, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_T(0, 87), 1024, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 0), 0, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 10), 256, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 20), 768, 256, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 29), 512, 256, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{HLOPLAN_GPU_T(0, 38), 768, 256, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{HLOPLAN_GPU_T(0, 45), 1024, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -439,7 +450,11 @@ struct HLOPLAN_GPU_checks {
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
 #define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_computations HLOPLAN_GPU_computations
+#define HLOPLAN_TPU_NUM_COMPUTATIONS HLOPLAN_GPU_NUM_COMPUTATIONS
+#define HLOPLAN_TPU_step_comp HLOPLAN_GPU_step_comp
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
+#define HLOPLAN_TPU_STEP_COMPUTATION(t) (HLOPLAN_TPU_computations[HLOPLAN_TPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_TPU_ix[] HLOPLAN_UNUSED = {0,
@@ -461,12 +476,12 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 7), 0, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 24), 512, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_T(0, 41), 1536, 512, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_T(0, 57), 1024, 512, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_T(0, 73), 1536, 512, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_T(0, 87), 2048, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 0), 0, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 10), 512, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 20), 1536, 512, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 29), 1024, 512, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{HLOPLAN_GPU_T(0, 38), 1536, 512, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{HLOPLAN_GPU_T(0, 45), 2048, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {

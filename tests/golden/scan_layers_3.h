@@ -56,10 +56,12 @@
  *                            (P_CONST_IN_ARENA 0): runtime memory
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
- *   P_STEP_NAME(t)           "computation/instruction" of step t, in
- *                            the order assumed (from P_step_text[],
- *                            P_step_at[]: an earlier plan's when the
- *                            two orders agree)
+ *   P_STEP_NAME(t)           the instruction of step t, in the order
+ *                            assumed (from P_step_text[], P_step_at[]:
+ *                            an earlier plan's when the orders agree)
+ *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
+ *                            name once, P_NUM_COMPUTATIONS;
+ *                            P_step_comp[t])
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, src into dst,
  *                            before or after a step; .loop -1: once
  *                            per run, else in every iteration of
@@ -258,44 +260,56 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_BUF_D 11
 #define HLOPLAN_GPU_BUF_ONE 12
 
-/* The schedule the intervals count: text order.  Step t's name starts at
- * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
- * (P_STEP_NAME(t), which reads t twice). */
+/* The schedule the intervals count: text order.  Step t's instruction
+ * name starts at P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of
+ * P_step_text[] (P_STEP_NAME(t), which reads t twice); its computation is
+ * P_computations[P_step_comp[t]] (P_STEP_COMPUTATION(t)). */
 static const char HLOPLAN_GPU_step_text_0[] =
-	"main/x\0"
-	"main/ws\0"
-	"main/zero\0"
-	"main/init\0"
-	"cond/s\0"
-	"cond/i\0"
-	"cond/n\0"
-	"cond/lt\0"
-	"body/s\0"
-	"body/i\0"
-	"body/h\0"
-	"body/ws\0"
-	"body/z\0"
-	"body/w\0"
-	"body/w2\0"
-	"body/d\0"
-	"body/a\0"
-	"body/one\0"
-	"body/i1\0"
-	"body/t\0"
-	"main/loop\0"
-	"main/out\0";
+	"x\0"
+	"ws\0"
+	"zero\0"
+	"init\0"
+	"s\0"
+	"i\0"
+	"n\0"
+	"lt\0"
+	"s\0"
+	"i\0"
+	"h\0"
+	"ws\0"
+	"z\0"
+	"w\0"
+	"w2\0"
+	"d\0"
+	"a\0"
+	"one\0"
+	"i1\0"
+	"t\0"
+	"loop\0"
+	"out\0";
 static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 7, 15, 25, 35, 42, 49, 56,
-	64, 71, 78, 85, 93, 100, 107, 115,
-	122, 129, 138, 146, 153, 163,
+	0, 2, 5, 10, 15, 17, 19, 21,
+	24, 26, 28, 30, 33, 35, 37, 40,
+	42, 44, 48, 51, 53, 58,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
+static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"main",
+	"cond",
+	"body"
+};
+#define HLOPLAN_GPU_NUM_COMPUTATIONS 3
+static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 0, 0,
+};
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
+#define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0,
@@ -324,19 +338,19 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 5), 131072, 2048, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 12), 0, 65536, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
-	{HLOPLAN_GPU_T(0, 20), -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
-	{HLOPLAN_GPU_T(0, 30), 137216, 256, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
+	{HLOPLAN_GPU_T(0, 0), 131072, 2048, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), 0, 65536, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
+	{HLOPLAN_GPU_T(0, 5), -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
+	{HLOPLAN_GPU_T(0, 10), 137216, 256, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
 	{"loop{0}", 137472, 256, 4, 0, 4, 20, 0, 0, 1, 1, 2, 7, 2},
 	{"loop{1}", 133120, 2048, 2048, 0, 4, 21, 0, 2, 1, 1, 0, 9, 2},
-	{HLOPLAN_GPU_T(0, 54), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
-	{HLOPLAN_GPU_T(0, 61), 135168, 256, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
-	{HLOPLAN_GPU_T(0, 98), -1, 256, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
-	{HLOPLAN_GPU_T(0, 105), 65536, 49152, 16384, 16384, 4, 20, 0, 0, 3, 1, 5, 14, 1},
-	{HLOPLAN_GPU_T(0, 112), 114688, 16384, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
-	{HLOPLAN_GPU_T(0, 120), 135168, 2048, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
-	{HLOPLAN_GPU_T(0, 134), -1, 256, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
+	{HLOPLAN_GPU_T(0, 19), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
+	{HLOPLAN_GPU_T(0, 21), 135168, 256, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
+	{HLOPLAN_GPU_T(0, 33), -1, 256, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
+	{HLOPLAN_GPU_T(0, 35), 65536, 49152, 16384, 16384, 4, 20, 0, 0, 3, 1, 5, 14, 1},
+	{HLOPLAN_GPU_T(0, 37), 114688, 16384, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
+	{HLOPLAN_GPU_T(0, 40), 135168, 2048, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
+	{HLOPLAN_GPU_T(0, 44), -1, 256, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -394,10 +408,10 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_T(0, 20), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{6, "cond", HLOPLAN_GPU_T(0, 54), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{8, "body", HLOPLAN_GPU_T(0, 98), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
-	{12, "body", HLOPLAN_GPU_T(0, 134), 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
+	{2, "main", HLOPLAN_GPU_T(0, 5), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{6, "cond", HLOPLAN_GPU_T(0, 19), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{8, "body", HLOPLAN_GPU_T(0, 33), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{12, "body", HLOPLAN_GPU_T(0, 44), 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

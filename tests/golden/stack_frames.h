@@ -56,10 +56,12 @@
  *                            (P_CONST_IN_ARENA 0): runtime memory
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
- *   P_STEP_NAME(t)           "computation/instruction" of step t, in
- *                            the order assumed (from P_step_text[],
- *                            P_step_at[]: an earlier plan's when the
- *                            two orders agree)
+ *   P_STEP_NAME(t)           the instruction of step t, in the order
+ *                            assumed (from P_step_text[], P_step_at[]:
+ *                            an earlier plan's when the orders agree)
+ *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
+ *                            name once, P_NUM_COMPUTATIONS;
+ *                            P_step_comp[t])
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, src into dst,
  *                            before or after a step; .loop -1: once
  *                            per run, else in every iteration of
@@ -258,30 +260,39 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_BUF_CONSTANT_2 5
 #define HLOPLAN_GPU_BUF_BROADCAST_3 6
 
-/* The schedule the intervals count: text order.  Step t's name starts at
- * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
- * (P_STEP_NAME(t), which reads t twice). */
+/* The schedule the intervals count: text order.  Step t's instruction
+ * name starts at P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of
+ * P_step_text[] (P_STEP_NAME(t), which reads t twice); its computation is
+ * P_computations[P_step_comp[t]] (P_STEP_COMPUTATION(t)). */
 static const char HLOPLAN_GPU_step_text_0[] =
-	"main.8/x\0"
-	"main.8/w\0"
-	"main.8/b\0"
-	"main.8/dot.4\0"
-	"main.8/broadcast.5\0"
-	"main.8/add.6\0"
-	"main.8/constant.2\0"
-	"main.8/broadcast.3\0"
-	"main.8/max.7\0";
+	"x\0"
+	"w\0"
+	"b\0"
+	"dot.4\0"
+	"broadcast.5\0"
+	"add.6\0"
+	"constant.2\0"
+	"broadcast.3\0"
+	"max.7\0";
 static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 9, 18, 27, 40, 59, 72, 90,
-	109,
+	0, 2, 4, 6, 12, 24, 30, 41,
+	53,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
+static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"main.8"
+};
+#define HLOPLAN_GPU_NUM_COMPUTATIONS 1
+static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
+#define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0};
@@ -307,13 +318,13 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 7), 589824, 16384, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 16), 0, 524288, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 25), 606208, 2048, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_GPU_T(0, 34), 524288, 32768, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
-	{HLOPLAN_GPU_T(0, 47), 557056, 32768, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
-	{HLOPLAN_GPU_T(0, 79), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 97), 557056, 32768, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
+	{HLOPLAN_GPU_T(0, 0), 589824, 16384, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), 0, 524288, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 4), 606208, 2048, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
+	{HLOPLAN_GPU_T(0, 6), 524288, 32768, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
+	{HLOPLAN_GPU_T(0, 12), 557056, 32768, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
+	{HLOPLAN_GPU_T(0, 30), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
+	{HLOPLAN_GPU_T(0, 41), 557056, 32768, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -361,7 +372,7 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{5, "main.8", HLOPLAN_GPU_T(0, 79), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{5, "main.8", HLOPLAN_GPU_T(0, 30), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -452,7 +463,11 @@ struct HLOPLAN_GPU_checks {
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
 #define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_computations HLOPLAN_GPU_computations
+#define HLOPLAN_TPU_NUM_COMPUTATIONS HLOPLAN_GPU_NUM_COMPUTATIONS
+#define HLOPLAN_TPU_step_comp HLOPLAN_GPU_step_comp
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
+#define HLOPLAN_TPU_STEP_COMPUTATION(t) (HLOPLAN_TPU_computations[HLOPLAN_TPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_TPU_ix[] HLOPLAN_UNUSED = {0};
@@ -478,13 +493,13 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 7), 589824, 16384, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 16), 0, 524288, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 25), 606208, 2048, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_GPU_T(0, 34), 524288, 32768, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
-	{HLOPLAN_GPU_T(0, 47), 557056, 32768, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
-	{HLOPLAN_GPU_T(0, 79), -1, 512, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 97), 557056, 32768, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
+	{HLOPLAN_GPU_T(0, 0), 589824, 16384, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), 0, 524288, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 4), 606208, 2048, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
+	{HLOPLAN_GPU_T(0, 6), 524288, 32768, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
+	{HLOPLAN_GPU_T(0, 12), 557056, 32768, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
+	{HLOPLAN_GPU_T(0, 30), -1, 512, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
+	{HLOPLAN_GPU_T(0, 41), 557056, 32768, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -526,7 +541,7 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{5, "main.8", HLOPLAN_GPU_T(0, 79), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{5, "main.8", HLOPLAN_GPU_T(0, 30), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -56,10 +56,12 @@
  *                            (P_CONST_IN_ARENA 0): runtime memory
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
- *   P_STEP_NAME(t)           "computation/instruction" of step t, in
- *                            the order assumed (from P_step_text[],
- *                            P_step_at[]: an earlier plan's when the
- *                            two orders agree)
+ *   P_STEP_NAME(t)           the instruction of step t, in the order
+ *                            assumed (from P_step_text[], P_step_at[]:
+ *                            an earlier plan's when the orders agree)
+ *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
+ *                            name once, P_NUM_COMPUTATIONS;
+ *                            P_step_comp[t])
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, src into dst,
  *                            before or after a step; .loop -1: once
  *                            per run, else in every iteration of
@@ -266,26 +268,35 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_BUF_C 4
 #define HLOPLAN_GPU_BUF_OUT 5
 
-/* The schedule the intervals count: text order.  Step t's name starts at
- * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
- * (P_STEP_NAME(t), which reads t twice). */
+/* The schedule the intervals count: text order.  Step t's instruction
+ * name starts at P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of
+ * P_step_text[] (P_STEP_NAME(t), which reads t twice); its computation is
+ * P_computations[P_step_comp[t]] (P_STEP_COMPUTATION(t)). */
 static const char HLOPLAN_GPU_step_text_0[] =
-	"main/a\0"
-	"main/b\0"
-	"main/sum\0"
-	"main/prod\0"
-	"main/c\0"
-	"main/out\0";
+	"a\0"
+	"b\0"
+	"sum\0"
+	"prod\0"
+	"c\0"
+	"out\0";
 static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 7, 14, 23, 33, 40,
+	0, 2, 4, 8, 13, 15,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
+static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"main"
+};
+#define HLOPLAN_GPU_NUM_COMPUTATIONS 1
+static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 0, 0,
+};
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
+#define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0,
@@ -305,12 +316,12 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 5), 0, 16384, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 12), 16384, 16384, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_T(0, 19), 32768, 16384, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
-	{HLOPLAN_GPU_T(0, 28), 49152, 16384, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_T(0, 38), 65536, 16384, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_T(0, 45), 81920, 256, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
+	{HLOPLAN_GPU_T(0, 0), 0, 16384, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), 16384, 16384, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 4), 32768, 16384, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
+	{HLOPLAN_GPU_T(0, 8), 49152, 16384, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{HLOPLAN_GPU_T(0, 13), 65536, 16384, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{HLOPLAN_GPU_T(0, 15), 81920, 256, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -449,7 +460,11 @@ struct HLOPLAN_GPU_checks {
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
 #define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_computations HLOPLAN_GPU_computations
+#define HLOPLAN_TPU_NUM_COMPUTATIONS HLOPLAN_GPU_NUM_COMPUTATIONS
+#define HLOPLAN_TPU_step_comp HLOPLAN_GPU_step_comp
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
+#define HLOPLAN_TPU_STEP_COMPUTATION(t) (HLOPLAN_TPU_computations[HLOPLAN_TPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_TPU_ix[] HLOPLAN_UNUSED = {0,
@@ -469,12 +484,12 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 5), 0, 32768, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 12), 32768, 32768, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_T(0, 19), 65536, 32768, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
-	{HLOPLAN_GPU_T(0, 28), 98304, 32768, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_T(0, 38), 131072, 32768, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_T(0, 45), 163840, 256, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
+	{HLOPLAN_GPU_T(0, 0), 0, 32768, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), 32768, 32768, 16384, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 4), 65536, 32768, 16384, 0, 2, 5, 0, 2, 1, 1, 0, 2, 1},
+	{HLOPLAN_GPU_T(0, 8), 98304, 32768, 16384, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{HLOPLAN_GPU_T(0, 13), 131072, 32768, 16384, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{HLOPLAN_GPU_T(0, 15), 163840, 256, 24, 0, 5, 5, 0, 10, 1, 1, 1, 5, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {

@@ -56,10 +56,12 @@
  *                            (P_CONST_IN_ARENA 0): runtime memory
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
- *   P_STEP_NAME(t)           "computation/instruction" of step t, in
- *                            the order assumed (from P_step_text[],
- *                            P_step_at[]: an earlier plan's when the
- *                            two orders agree)
+ *   P_STEP_NAME(t)           the instruction of step t, in the order
+ *                            assumed (from P_step_text[], P_step_at[]:
+ *                            an earlier plan's when the orders agree)
+ *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
+ *                            name once, P_NUM_COMPUTATIONS;
+ *                            P_step_comp[t])
  *   P_NUM_COPIES, P_copies[] copies the runtime makes, src into dst,
  *                            before or after a step; .loop -1: once
  *                            per run, else in every iteration of
@@ -248,40 +250,52 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_BUF_ONE 7
 #define HLOPLAN_GPU_BUF_STEP 8
 
-/* The schedule the intervals count: text order.  Step t's name starts at
- * P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of P_step_text[]
- * (P_STEP_NAME(t), which reads t twice). */
+/* The schedule the intervals count: text order.  Step t's instruction
+ * name starts at P_step_at[t] % 4096 in chunk P_step_at[t] / 4096 of
+ * P_step_text[] (P_STEP_NAME(t), which reads t twice); its computation is
+ * P_computations[P_step_comp[t]] (P_STEP_COMPUTATION(t)). */
 static const char HLOPLAN_GPU_step_text_0[] =
-	"main/x\0"
-	"main/zero\0"
-	"main/init\0"
-	"cond/s\0"
-	"cond/i\0"
-	"cond/n\0"
-	"cond/lt\0"
-	"body/s\0"
-	"body/i\0"
-	"body/acc\0"
-	"body/one\0"
-	"body/i1\0"
-	"body/step\0"
-	"body/acc1\0"
-	"body/t\0"
-	"main/loop\0"
-	"main/r\0"
-	"main/out\0";
+	"x\0"
+	"zero\0"
+	"init\0"
+	"s\0"
+	"i\0"
+	"n\0"
+	"lt\0"
+	"s\0"
+	"i\0"
+	"acc\0"
+	"one\0"
+	"i1\0"
+	"step\0"
+	"acc1\0"
+	"t\0"
+	"loop\0"
+	"r\0"
+	"out\0";
 static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 7, 17, 27, 34, 41, 48, 56,
-	63, 70, 79, 88, 96, 106, 116, 123,
-	133, 140,
+	0, 2, 7, 12, 14, 16, 18, 21,
+	23, 25, 29, 33, 36, 41, 46, 48,
+	53, 55,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
+static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"main",
+	"cond",
+	"body"
+};
+#define HLOPLAN_GPU_NUM_COMPUTATIONS 3
+static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
+	0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 0,
+	0, 0,
+};
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
+#define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0,
@@ -303,15 +317,15 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 5), 0, 4096, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 12), -1, 256, 4, 0, 1, 3, 0, 4, 1, 0, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 22), 12288, 256, 16, 0, 2, 16, 0, 8, 1, 1, 2, 2, 3},
+	{HLOPLAN_GPU_T(0, 0), 0, 4096, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), -1, 256, 4, 0, 1, 3, 0, 4, 1, 0, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 7), 12288, 256, 16, 0, 2, 16, 0, 8, 1, 1, 2, 2, 3},
 	{"loop{0}", 12544, 256, 4, 0, 3, 15, 0, 0, 1, 1, 1, 5, 2},
 	{"loop{1}", 4096, 4096, 4096, 0, 3, 17, 0, 2, 1, 1, 0, 7, 3},
-	{HLOPLAN_GPU_T(0, 46), -1, 256, 4, 0, 5, 6, 0, 4, 1, 0, 1, 10, 1},
-	{HLOPLAN_GPU_T(0, 53), 8192, 256, 1, 0, 6, 6, 0, 0, 1, 1, 3, 11, 1},
-	{HLOPLAN_GPU_T(0, 84), -1, 256, 4, 0, 10, 11, 0, 4, 1, 0, 1, 12, 1},
-	{HLOPLAN_GPU_T(0, 101), 8192, 4096, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 13, 1},
+	{HLOPLAN_GPU_T(0, 16), -1, 256, 4, 0, 5, 6, 0, 4, 1, 0, 1, 10, 1},
+	{HLOPLAN_GPU_T(0, 18), 8192, 256, 1, 0, 6, 6, 0, 0, 1, 1, 3, 11, 1},
+	{HLOPLAN_GPU_T(0, 29), -1, 256, 4, 0, 10, 11, 0, 4, 1, 0, 1, 12, 1},
+	{HLOPLAN_GPU_T(0, 36), 8192, 4096, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 13, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -364,9 +378,9 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{1, "main", HLOPLAN_GPU_T(0, 12), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{5, "cond", HLOPLAN_GPU_T(0, 46), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{7, "body", HLOPLAN_GPU_T(0, 84), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{1, "main", HLOPLAN_GPU_T(0, 2), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{5, "cond", HLOPLAN_GPU_T(0, 16), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{7, "body", HLOPLAN_GPU_T(0, 29), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -451,7 +465,11 @@ struct HLOPLAN_GPU_checks {
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text
 #define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at
+#define HLOPLAN_TPU_computations HLOPLAN_GPU_computations
+#define HLOPLAN_TPU_NUM_COMPUTATIONS HLOPLAN_GPU_NUM_COMPUTATIONS
+#define HLOPLAN_TPU_step_comp HLOPLAN_GPU_step_comp
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
+#define HLOPLAN_TPU_STEP_COMPUTATION(t) (HLOPLAN_TPU_computations[HLOPLAN_TPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_TPU_ix[] HLOPLAN_UNUSED = {0,
@@ -473,15 +491,15 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 5), 0, 4096, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 12), -1, 512, 4, 0, 1, 3, 0, 4, 1, 0, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 22), 12800, 256, 16, 0, 2, 16, 0, 8, 1, 1, 2, 2, 3},
+	{HLOPLAN_GPU_T(0, 0), 0, 4096, 4096, 0, 0, 17, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 2), -1, 512, 4, 0, 1, 3, 0, 4, 1, 0, 1, 1, 1},
+	{HLOPLAN_GPU_T(0, 7), 12800, 256, 16, 0, 2, 16, 0, 8, 1, 1, 2, 2, 3},
 	{"loop{0}", 12288, 512, 4, 0, 3, 15, 0, 0, 1, 1, 1, 5, 2},
 	{"loop{1}", 4096, 4096, 4096, 0, 3, 17, 0, 2, 1, 1, 0, 7, 3},
-	{HLOPLAN_GPU_T(0, 46), -1, 512, 4, 0, 5, 6, 0, 4, 1, 0, 1, 10, 1},
-	{HLOPLAN_GPU_T(0, 53), 8192, 512, 1, 0, 6, 6, 0, 0, 1, 1, 3, 11, 1},
-	{HLOPLAN_GPU_T(0, 84), -1, 512, 4, 0, 10, 11, 0, 4, 1, 0, 1, 12, 1},
-	{HLOPLAN_GPU_T(0, 101), 8192, 4096, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 13, 1},
+	{HLOPLAN_GPU_T(0, 16), -1, 512, 4, 0, 5, 6, 0, 4, 1, 0, 1, 10, 1},
+	{HLOPLAN_GPU_T(0, 18), 8192, 512, 1, 0, 6, 6, 0, 0, 1, 1, 3, 11, 1},
+	{HLOPLAN_GPU_T(0, 29), -1, 512, 4, 0, 10, 11, 0, 4, 1, 0, 1, 12, 1},
+	{HLOPLAN_GPU_T(0, 36), 8192, 4096, 4096, 0, 12, 13, 0, 0, 1, 1, 0, 13, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -525,9 +543,9 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{1, "main", HLOPLAN_GPU_T(0, 12), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
-	{5, "cond", HLOPLAN_GPU_T(0, 46), 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
-	{7, "body", HLOPLAN_GPU_T(0, 84), 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
+	{1, "main", HLOPLAN_GPU_T(0, 2), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{5, "cond", HLOPLAN_GPU_T(0, 16), 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
+	{7, "body", HLOPLAN_GPU_T(0, 29), 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -37,15 +37,17 @@ read_only(struct cx *x, int v)
 		(!x->p->opt.io_in_arena || !x->p->opt.reuse_params));
 }
 
-/* A value of a buffer shape b(...) is never copied out of (XLA: a buffer
- * is not copyable); a plan that needs to is refused. */
+/* A value of a buffer shape b(...) is never copied into another buffer
+ * (XLA: a buffer is not copyable); a plan that needs to is refused.  Its
+ * bytes copied into an array are XLA's copy after the op that leaves the
+ * chain (an Unpin): that copy is made. */
 static int
-copyable(struct prog *p, int v)
+copyable(struct prog *p, int v, int dst)
 {
 	const struct value *x = &p->values[v];
 	const struct instr *in = &p->m->comps[x->comp].instrs[x->instr];
 
-	if (!x->shape->is_buffer)
+	if (!x->shape->is_buffer || !p->values[dst].shape->is_buffer)
 		return 1;
 	diag_error(p->ds, in->loc, "'%s' is a buffer b(...), which must not "
 		   "be copied, and this plan would need to copy it: hloplan "
@@ -60,7 +62,7 @@ add_copy(struct cx *x, int src, int dst, int32_t step, int after, int phase)
 	struct prog *p = x->p;
 	struct copy *c;
 
-	if (!copyable(p, src))
+	if (!copyable(p, src, dst))
 		return;		/* a copy into a buffer is XLA's too */
 	c = VEC_PUSH(p->pool, p->copies, p->ncopy, p->copycap);
 
@@ -185,6 +187,22 @@ do_join(struct cx *x, const struct join *j)
 	x->written[root(x, j->a)] = w;
 }
 
+/* An op that takes an array into a chain of buffers b(...) (a Pin) or
+ * out of one (an Unpin), in place.  These joins are made last: a loop
+ * state of a chain pipelined across iterations first joins the chain's
+ * two parts, and a copy falls on the arrays around them, never on a
+ * buffer (XLA's AddCopiesForNonCopyableTransitionsRotatedCase: a copy of
+ * the Pin's operand, of the Unpin's result). */
+static int
+transition(const struct prog *p, const struct join *j)
+{
+	return j->kind == J_IN_PLACE &&
+	       !shape_is_tuple(p->values[j->a].shape) &&
+	       !shape_is_tuple(p->values[j->b].shape) &&
+	       p->values[j->a].shape->is_buffer !=
+		       p->values[j->b].shape->is_buffer;
+}
+
 /* The runtime's order: by step, before the step then after it, and at one
  * point the saving copies first; otherwise as decided. */
 static int
@@ -237,7 +255,11 @@ insert_copies(struct prog *p)
 			x.written[root(&x, j->b)] = 1;
 	}
 	for (int k = 0; k < p->njoin; k++)
-		do_join(&x, &p->joins[k]);
+		if (!transition(p, &p->joins[k]))
+			do_join(&x, &p->joins[k]);
+	for (int k = 0; k < p->njoin; k++)
+		if (transition(p, &p->joins[k]))
+			do_join(&x, &p->joins[k]);
 	for (int k = 0; k < p->njoin; k++)	/* a must-alias is kept by
 						   its copy */
 		p->nalias_kept += p->joins[k].kind == J_ALIAS_MUST ||

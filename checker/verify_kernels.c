@@ -243,6 +243,25 @@ consumed_in_place(struct vr *v, int c, int s, int k, int j)
 	return 0;
 }
 
+/* Is position pos (of the done's operand: the start's {0}) one of start
+ * s's operands that it consumed in place?  Its bytes are the output's. */
+static int
+forwards_consumed(struct vr *v, int c, int s, int pos)
+{
+	const struct instr *in = &v->m->comps[c].instrs[s];
+
+	for (int k = 0; k < in->nops; k++) {
+		int kb = v->posbase[c][in->ops[k]];
+
+		for (int j = 0; j < v->nsub[kb]; j++)
+			if (v->cur[kb + j] == v->cur[pos] &&
+			    !shape_is_tuple(v->nshape[pos]) &&
+			    consumed_in_place(v, c, s, k, j))
+				return 1;
+	}
+	return 0;
+}
+
 static void
 run_done(struct vr *v, int c, int i, int s, int who)
 {
@@ -258,7 +277,9 @@ run_done(struct vr *v, int c, int i, int s, int who)
 			if (!consumed_in_place(v, c, s, k, j))
 				vr_need(v, kb + j, who);
 	}
-	vr_need_all(v, ob, who);
+	for (int node = 0; node < v->nsub[ob]; node++)
+		if (!forwards_consumed(v, c, s, ob + node))
+			vr_need(v, ob + node, who);
 	switch (vr_opcode(in)) {
 	case OP_SEND_DONE:	/* only waits: its token is new */
 		run_kernel(v, c, i, who);
@@ -332,6 +353,23 @@ run_copy_start(struct vr *v, int c, int i, int who)
 		vr_define(v, node, who);		/* the context */
 }
 
+/* Operand k of a start, where its kernel reads it: at the result {1}
+ * when its computation returns it or updates it in place there (XLA's
+ * dataflow shares the computation's values with the start). */
+static void
+need_start_operand(struct vr *v, int c, int i, int k, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], ob = v->posbase[c][in->ops[k]];
+	int one = 1 + v->nsub[base + 1];	/* {1}: after {0}'s nodes */
+
+	if (v->nsub[ob] == 1 && one < v->nsub[base] &&
+	    vx_over(v->m, &v->m->comps[c], in, k, 0, one))
+		vr_need_at(v, ob, vr_where(v, base + one), v->cur[ob], who);
+	else
+		vr_need_all(v, ob, who);
+}
+
 /* An asynchronous start whose element 0 the plan keeps as its operands
  * (XLA's dataflow: start{0} is the operand, read until the done): one
  * operand of that shape, or a tuple of them; it writes the rest. */
@@ -389,7 +427,7 @@ run_async_start(struct vr *v, int c, int i, int who)
 		}
 	}
 	for (int k = 0; k < in->nops; k++)
-		vr_need_all(v, v->posbase[c][in->ops[k]], who);
+		need_start_operand(v, c, i, k, who);
 	check_overlap(v, c, i, who);
 	for (int node = 0; node < v->nsub[base]; node++)
 		if (v->pl->pos[base + node].defines)

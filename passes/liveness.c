@@ -93,11 +93,12 @@ read_at(struct lv *x, int v, int64_t q)
 			q = pt(p->loops[k].end, PT_INSTR);
 	if (q > *e)
 		*e = q;
-	if (x->async < 0 && q > x->sync[v])
-		x->sync[v] = q;
-	else if (x->async >= 0)
-		x->tail[v] = l < 0 && (x->tail[v] == -1 ||
-				       x->tail[v] == x->async) ? x->async : -2;
+	if (x->async < 0 && e == &x->ein[v] && q > x->sync[v])
+		x->sync[v] = q;	/* (a state's reads after its loop: eout) */
+	else if (x->async >= 0 && e == &x->ein[v])	/* (after its loop: no
+							   tail) */
+		x->tail[v] = x->tail[v] == -1 || x->tail[v] == x->async ?
+				     x->async : -2;
 }
 
 typedef void readfn(struct lv *x, int v, int64_t q);
@@ -149,7 +150,12 @@ reads_at(struct lv *x, int32_t t)
 	x->async = s >= 0 ? p->time[c][s] : -1;
 	for (int k = 0; s >= 0 && k < p->m->comps[c].instrs[s].nops; k++)
 		read_operand(x, c, s, k, q);
-	x->async = -1;
+	if (s >= 0) {	/* its operand: the start's operands in {0} too */
+		for (int k = 0; k < in->nops; k++)
+			read_operand(x, c, i, k, q);
+		x->async = -1;
+		return;
+	}
 
 	switch (in->op ? in->op->op : OP_OTHER) {
 	case OP_PARAMETER:

@@ -307,6 +307,96 @@ forwarded_param(const struct module *m, int c, int i, int depth)
 	}
 }
 
+/* The parameter instruction i of c is on every path (through bitcasts,
+ * tuples and calls), or -1. */
+static int
+strict_forward(const struct module *m, int c, int i, int depth)
+{
+	const struct comp *cp = &m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	const struct instr *t;
+	int r;
+
+	if (depth > 64)
+		return -1;
+	switch (opcode(in)) {
+	case OP_PARAMETER:
+		return (int)in->param;
+	case OP_BITCAST:
+	case OP_OPT_BARRIER:
+		return in->nops >= 1 ? strict_forward(m, c, in->ops[0],
+						      depth + 1) : -1;
+	case OP_GTE:
+		if (in->nops < 1 || opcode(t = &cp->instrs[in->ops[0]]) !=
+					    OP_TUPLE || in->index >= t->nops)
+			return -1;
+		return strict_forward(m, c, t->ops[in->index], depth + 1);
+	case OP_CALL:
+		if (in->ncall < 1 || m->comps[in->calls[0]].root < 0)
+			return -1;
+		r = strict_forward(m, in->calls[0],
+				   m->comps[in->calls[0]].root, depth + 1);
+		return r >= 0 && r < in->nops ?
+			       strict_forward(m, c, in->ops[r], depth + 1) : -1;
+	default:
+		return -1;	/* a conditional's branch may compute anew */
+	}
+}
+
+/* Which parameter of computation d its root updates in place, or -1: a
+ * dynamic-update-slice or scatter over it, a custom-call's
+ * output_to_operand_aliasing {}: (k, {}) over it, a call of one (XLA's
+ * dataflow shares the wrapped computation's values with its async-start,
+ * so that start{1} is that operand's buffer). */
+static int source_of(const struct comp *f, int r, const int64_t *idx, int n,
+		     int64_t *left, int *rest);
+
+static int
+updated_param(const struct module *m, int d, int depth)
+{
+	const struct comp *f = &m->comps[d];
+	const struct instr *in;
+	int rest, r, k = -1, x;
+
+	if (f->root < 0 || depth > 64)
+		return -1;
+	r = source_of(f, f->root, NULL, 0, NULL, &rest);
+	in = &f->instrs[r];
+	if (rest != 0)
+		return -1;
+	if ((opcode(in) == OP_DUS || (opcode(in) == OP_SCATTER &&
+				      !shape_is_tuple(&in->shape))) &&
+	    in->nops >= 1)
+		k = 0;
+	for (int j = 0; j < in->nops && opcode(in) == OP_CUSTOM_CALL &&
+			k < 0; j++)
+		if (aliasing_names(f, in, j, 0, 0))
+			k = j;
+	if (opcode(in) == OP_CALL && in->ncall >= 1)
+		k = updated_param(m, in->calls[0], depth + 1);
+	if (k < 0 || k >= in->nops)
+		return -1;
+	x = source_of(f, in->ops[k], NULL, 0, NULL, &rest);
+	return opcode(&f->instrs[x]) == OP_PARAMETER && rest == 0 ?
+		       (int)f->instrs[x].param : -1;
+}
+
+/* Does async-start in's computation return an operand's bytes on every
+ * path (as it is, or updated in place: no branch computes it anew)?  Then
+ * its result may take that operand over while its done still counts it
+ * as read (liveness.c's tail); a branch that may compute anew keeps them
+ * apart. */
+int
+start_writes_over(const struct module *m, const struct instr *in)
+{
+	int d = in->ncall >= 1 ? in->calls[0] : -1;
+
+	if (d < 0 || m->comps[d].root < 0)
+		return 0;
+	return updated_param(m, d, 0) >= 0 ||
+	       strict_forward(m, d, m->comps[d].root, 0) >= 0;
+}
+
 /* An async-start whose computation may return operand k as it is writes
  * its result {1} over it: they share a buffer, or the runtime copies the
  * operand in first and the kernel writes over the copy when it computes
@@ -322,7 +412,8 @@ start_forwards(const struct module *m, const struct instr *in, int k,
 	    shape_is_tuple(&in->shape.elems[1]) ||
 	    node != shape_child(&in->shape, 1))
 		return 0;
-	return forwarded_param(m, d, m->comps[d].root, 0) == k;
+	return forwarded_param(m, d, m->comps[d].root, 0) == k ||
+	       updated_param(m, d, 0) == k;
 }
 
 /* ---- fusions ------------------------------------------------------------ */

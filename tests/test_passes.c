@@ -467,6 +467,60 @@ test_async_call_forwards(void **state)
 	assert_int_equal(F.plan.copies[0].after, 0);
 }
 
+/* An async computation that updates its operand in place: start{1} is
+ * that operand's buffer (XLA's dataflow shares the wrapped computation's
+ * values with the start).  In a loop over its state, no copy
+ * (copy_insertion_test.cc's AsyncDUSInLoop); over an operand read later,
+ * a copy of it into start{1} (AsyncCallDUSCopy). */
+static void
+test_async_in_place(void **state)
+{
+	static const char loop[] =
+		"HloModule m\n"
+		"w { p0 = f32[64] parameter(0)\n"
+		"  p1 = f32[4] parameter(1)\n"
+		"  i = s32[] constant(8)\n"
+		"  ROOT d = f32[64] dynamic-update-slice(p0, p1, i) }\n"
+		"c { t = (f32[64], f32[4], pred[]) parameter(0)\n"
+		"  ROOT b = pred[] get-tuple-element(t), index=2 }\n"
+		"b { t = (f32[64], f32[4], pred[]) parameter(0)\n"
+		"  x = f32[64] get-tuple-element(t), index=0\n"
+		"  u = f32[4] get-tuple-element(t), index=1\n"
+		"  q = pred[] get-tuple-element(t), index=2\n"
+		"  s = ((f32[64], f32[4]), f32[64], u32[]) async-start(x, u), "
+		"calls=w\n"
+		"  d = f32[64] async-done(s), calls=w\n"
+		"  ROOT r = (f32[64], f32[4], pred[]) tuple(d, u, q) }\n"
+		"ENTRY e { a = f32[] parameter(0)\n"
+		"  u = f32[4] parameter(1)\n"
+		"  q = pred[] parameter(2)\n"
+		"  x = f32[64] broadcast(a), dimensions={}\n"
+		"  t = (f32[64], f32[4], pred[]) tuple(x, u, q)\n"
+		"  l = (f32[64], f32[4], pred[]) while(t), condition=c, body=b\n"
+		"  ROOT o = f32[64] get-tuple-element(l), index=0 }\n";
+	static const char param[] =
+		"HloModule m\n"
+		"w { p0 = f32[64] parameter(0)\n"
+		"  p1 = f32[4] parameter(1)\n"
+		"  i = s32[] constant(8)\n"
+		"  ROOT d = f32[64] dynamic-update-slice(p0, p1, i) }\n"
+		"ENTRY e { x = f32[64] parameter(0)\n"
+		"  u = f32[4] parameter(1)\n"
+		"  s = ((f32[64], f32[4]), f32[64], u32[]) async-start(x, u), "
+		"calls=w\n"
+		"  d = f32[64] async-done(s), calls=w\n"
+		"  ROOT r = (f32[64], f32[64]) tuple(d, x) }\n";
+
+	(void)state;
+	assert_int_equal(plan_text(loop, 0), 0);
+	assert_int_equal(F.plan.ncopy, 0);
+	assert_int_equal(plan_text(param, 0), 0);
+	assert_int_equal(F.plan.ncopy, 2);	/* and x into its output */
+	assert_string_equal(F.plan.bufs[F.plan.copies[0].src].name, "x");
+	assert_string_equal(F.plan.bufs[F.plan.copies[0].dst].name, "s{1}");
+	assert_int_equal(F.plan.copies[0].after, 0);
+}
+
 /* A conditional's branch ROOTs and its result share one buffer; the
  * branches' parameters are the conditional's operands. */
 static void
@@ -1336,6 +1390,7 @@ main(void)
 		cmocka_unit_test(test_colocate_loop_state),
 		cmocka_unit_test(test_colocate_after_condition),
 		cmocka_unit_test(test_async_call_forwards),
+		cmocka_unit_test(test_async_in_place),
 		cmocka_unit_test(test_tuple_forwarding),
 		cmocka_unit_test(test_while),
 		cmocka_unit_test(test_loop_use_lives_to_loop_end),

@@ -440,6 +440,64 @@ permute_in_place(const struct instr *in, const struct shape *const *as,
 	return 1;
 }
 
+/* The parameter of computation d whose array its root is, or updates in
+ * place (dynamic-update-slice, scatter, a custom-call's aliasing, a call
+ * of one): -1 when none.  XLA's dataflow shares an async computation's
+ * values with its start: start{1} is then that operand's bytes. */
+static int
+root_parameter(const struct module *m, int d, int depth)
+{
+	const struct comp *f = &m->comps[d];
+	const struct shape *as[MAXPAIRS];
+	const struct instr *in;
+	int node = 0, x, k = -1, jn = 0;
+
+	if (f->root < 0 || depth > 32)
+		return -1;
+	x = source(f, f->root, &node);
+	in = &f->instrs[x];
+	if (node != 0 || !is_array(&in->shape, 0))
+		return -1;
+	if (opcode(in) == OP_PARAMETER)
+		return (int)in->param;
+	if (opcode(in) == OP_CUSTOM_CALL && in->nops <= MAXPAIRS) {
+		for (int q = 0; q < in->nops; q++)
+			as[q] = &f->instrs[in->ops[q]].shape;
+		if (!attr_in_place(in, as, 0, &k, &jn))
+			k = -1;
+	} else if (opcode(in) == OP_CALL && in->ncall == 1) {
+		k = root_parameter(m, in->calls[0], depth + 1);
+	} else if (!op_in_place(in, 0, &k, &jn)) {
+		k = -1;
+	}
+	if (k < 0 || k >= in->nops || jn != 0)
+		return -1;
+	node = 0;
+	x = source(f, in->ops[k], &node);
+	return node == 0 && opcode(&f->instrs[x]) == OP_PARAMETER ?
+		       (int)f->instrs[x].param : -1;
+}
+
+/* An async-start's {1}, an array, over the operand its computation
+ * returns or updates in place. */
+static int
+start_in_place(const struct module *m, const struct instr *in,
+	       const struct shape *const *as, int node, int *k, int *j)
+{
+	int p;
+
+	if (in->ncall < 1 || !shape_is_tuple(&in->shape) ||
+	    in->shape.nelem < 2 || shape_is_tuple(&in->shape.elems[1]) ||
+	    node != child(&in->shape, 1))
+		return 0;
+	p = root_parameter(m, in->calls[0], 0);
+	if (p < 0 || p >= in->nops || !is_array(as[p], 0))
+		return 0;
+	*k = p;
+	*j = 0;
+	return 1;
+}
+
 int
 contract_in_place(const struct module *m, const struct instr *in,
 		  const struct shape *const *as, int node, int *k, int *j)
@@ -457,6 +515,8 @@ contract_in_place(const struct module *m, const struct instr *in,
 	case OP_FUSION:
 		return fusion_in_place(m, in, node, k, j) ||
 		       attr_in_place(in, as, node, k, j);
+	case OP_ASYNC_START:
+		return start_in_place(m, in, as, node, k, j);
 	default:
 		return 0;
 	}

@@ -435,6 +435,79 @@ run_async_start(struct vr *v, int c, int i, int who)
 	return 1;
 }
 
+/* The position of element e of the tuple at position pos. */
+static int
+elem_pos(const struct vr *v, int pos, int e)
+{
+	int at = pos + 1;
+
+	for (int k = 0; k < e; k++)
+		at += v->nsub[at];
+	return at;
+}
+
+/* Element at dst is src's arrays when their shapes agree (and src is no
+ * empty tuple, a result not bound yet); else the op writes it. */
+static void
+take_or_write(struct vr *v, int dst, int src, int who)
+{
+	const struct shape *a = v->nshape[dst], *b = src >= 0 ? v->nshape[src] :
+					NULL;
+
+	if (b && shape_equal(a, b) && !(shape_is_tuple(b) && !b->nelem)) {
+		vr_forward_tree(v, dst, src, v->nsub[dst], who);
+		return;
+	}
+	for (int node = 0; node < v->nsub[dst]; node++)
+		vr_define(v, dst + node, who);
+}
+
+/* An async-update that binds late (XLA's UpdateAsyncUpdateValueSet): its
+ * {0, e} is what its chain bound (operand 0's {0, e}, then its operands
+ * 1, 2, ...), {1} operand 0's when bound there, else the computation's
+ * result written now (over an operand it updates in place: read there),
+ * the contexts operand 0's. */
+static int
+run_late_update(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	const struct shape *s = &in->shape, *q;
+	int base = v->posbase[c][i], ob, np, one, e0, q0;
+
+	if (in->nops < 1)
+		return 0;
+	ob = v->posbase[c][in->ops[0]];
+	q = v->nshape[ob];
+	if (!shape_is_tuple(s) || s->nelem < 2 || !shape_is_tuple(q) ||
+	    q->nelem < 2 || !shape_is_tuple(&s->elems[0]) ||
+	    !shape_is_tuple(&q->elems[0]))
+		return 0;
+	np = q->elems[0].nelem;
+	one = elem_pos(v, base, 1);
+	for (int k = 1; k < in->nops; k++) {
+		int kb = v->posbase[c][in->ops[k]];
+
+		if (v->nsub[kb] == 1 &&
+		    vx_over(v->m, &v->m->comps[c], in, k, 0, one - base))
+			vr_need_at(v, kb, vr_where(v, one), v->cur[kb], who);
+		else
+			vr_need_all(v, kb, who);
+	}
+	vr_define(v, base, who);
+	vr_define(v, e0 = base + 1, who);
+	q0 = ob + 1;
+	for (int e = 0; e < s->elems[0].nelem; e++) {
+		int k = e - np + 1, src = e < np ? elem_pos(v, q0, e) :
+				     k < in->nops ? v->posbase[c][in->ops[k]] : -1;
+
+		take_or_write(v, elem_pos(v, e0, e), src, who);
+	}
+	for (int e = 1; e < s->nelem; e++)
+		take_or_write(v, elem_pos(v, base, e),
+			      e < q->nelem ? elem_pos(v, ob, e) : -1, who);
+	return 1;
+}
+
 /* Nodes of (c,i) forwarded whole from operand 0, when shapes allow. */
 static void
 run_forward(struct vr *v, int c, int i, int who)
@@ -527,6 +600,8 @@ run_instr(struct vr *v, int c, int i, const int *args)
 			run_forward(v, c, i, who);
 			return;
 		}
+		if (run_late_update(v, c, i, who))
+			return;
 		break;
 	case OP_COPY_START: run_copy_start(v, c, i, who); return;
 	case OP_SEND: run_send(v, c, i, who); return;

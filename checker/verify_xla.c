@@ -422,6 +422,41 @@ start_over(const struct module *m, const struct instr *in, int k, int knode,
 	return root_param(m, in->calls[0], 0) == k;
 }
 
+/* An async-update that binds its result {1}, an array, late: over the
+ * operand of its chain that the computation returns or updates in place,
+ * its own operand k (past the chain's count) or its operand 0's {0, p}. */
+static int
+update_over_x(const struct module *m, const struct comp *c,
+	      const struct instr *in, int k, int knode, int node)
+{
+	static const int64_t one[1] = {1};
+	const struct instr *st = in;
+	const struct shape *q;
+	int64_t idx[2] = {0, 0};
+	int par, np;
+
+	if (in->nops < 1 || !shape_is_tuple(&in->shape) ||
+	    in->shape.nelem < 2 || shape_is_tuple(&in->shape.elems[1]) ||
+	    node != node_of(&in->shape, one, 1))
+		return 0;
+	q = &c->instrs[in->ops[0]].shape;
+	if (!shape_is_tuple(q) || q->nelem < 2 ||
+	    !shape_is_tuple(&q->elems[0]) ||
+	    shape_equal(&q->elems[1], &in->shape.elems[1]))
+		return 0;
+	for (int n = 0; n <= c->ninstr && st->nops >= 1 &&
+			op_of(st) == OP_ASYNC_UPDATE; n++)
+		st = &c->instrs[st->ops[0]];
+	if (op_of(st) != OP_ASYNC_START || st->ncall < 1 ||
+	    (par = root_param(m, st->calls[0], 0)) < 0)
+		return 0;
+	np = q->elems[0].nelem;
+	if (par >= np)
+		return k == par - np + 1 && knode == 0;
+	idx[1] = par;
+	return k == 0 && knode == node_of(q, idx, 2);
+}
+
 /* An in-place collective-permute (input, output buffer, input and output
  * offsets; alias_info.cc): it writes slices of operand 1 where they lie,
  * its result {i} (a start's {1, i}) is operand 1's {i}.  -1 when in is
@@ -465,6 +500,8 @@ vx_over(const struct module *m, const struct comp *c, const struct instr *in,
 		return k == 0 && done_over(c, in, knode, node);
 	case OP_ASYNC_START:
 		return start_over(m, in, k, knode, node);
+	case OP_ASYNC_UPDATE:
+		return update_over_x(m, c, in, k, knode, node);
 	case OP_FUSION:
 		if (aliased(c, in, k, knode, node))
 			return 1;

@@ -136,6 +136,24 @@ async_start(const struct comp *cp, int i)
 	       in->op->op == OP_RECV ? s : -1;
 }
 
+/* A done reads what the async-updates of its chain bound (their operands
+ * past the first) too: the asynchronous op reads them until then. */
+static void
+read_bound_late(struct lv *x, int c, int i, int64_t q)
+{
+	struct prog *p = x->p;
+	const struct comp *cp = &p->m->comps[c];
+
+	for (int u = cp->instrs[i].ops[0], guard = 0;
+	     cp->instrs[u].op && cp->instrs[u].op->op == OP_ASYNC_UPDATE &&
+	     cp->instrs[u].nops > 0 && guard < cp->ninstr;
+	     u = cp->instrs[u].ops[0], guard++) {
+		x->async = p->time[c][u];
+		for (int k = 1; k < cp->instrs[u].nops; k++)
+			read_operand(x, c, u, k, q);
+	}
+}
+
 /* The values the instruction at step t reads.  A done reads its start's
  * operands too: the asynchronous op reads them until then. */
 static void
@@ -153,6 +171,7 @@ reads_at(struct lv *x, int32_t t)
 	if (s >= 0) {	/* its operand: the start's operands in {0} too */
 		for (int k = 0; k < in->nops; k++)
 			read_operand(x, c, i, k, q);
+		read_bound_late(x, c, i, q);
 		x->async = -1;
 		return;
 	}

@@ -416,6 +416,44 @@ start_forwards(const struct module *m, const struct instr *in, int k,
 	       updated_param(m, d, 0) == k;
 }
 
+/* An async-update that binds its result {1} (an array) late, over the
+ * operand its chain's computation returns or updates in place: that
+ * operand of the chain, bound by the update itself (operand 1, 2, ...
+ * past the chain's count) or before it (its operand 0's {0, p}). */
+static int
+update_over(const struct module *m, const struct comp *c,
+	    const struct instr *in, int k, int knode, int node)
+{
+	const struct instr *st = in;
+	const struct shape *s = &in->shape, *q;
+	int d, par, np, guard = 0;
+
+	if (in->nops < 1 || !shape_is_tuple(s) || s->nelem < 2 ||
+	    shape_is_tuple(&s->elems[1]) || node != shape_child(s, 1))
+		return 0;
+	q = &c->instrs[in->ops[0]].shape;
+	if (!shape_is_tuple(q) || q->nelem < 2 || !shape_is_tuple(&q->elems[0]) ||
+	    shape_equal(&q->elems[1], &s->elems[1]))
+		return 0;	/* {1} bound before: the previous op's */
+	while (opcode(st) == OP_ASYNC_UPDATE && st->nops >= 1 &&
+	       ++guard < c->ninstr)
+		st = &c->instrs[st->ops[0]];
+	d = opcode(st) == OP_ASYNC_START && st->ncall >= 1 ? st->calls[0] : -1;
+	if (d < 0 || m->comps[d].root < 0)
+		return 0;
+	par = updated_param(m, d, 0);
+	if (par < 0)
+		par = strict_forward(m, d, m->comps[d].root, 0);
+	np = q->elems[0].nelem;
+	if (par < 0)
+		return 0;
+	if (par >= np)
+		return k == par - np + 1 && knode == 0;
+	return k == 0 && shape_is_tuple(&q->elems[0]) &&
+	       !shape_is_tuple(&q->elems[0].elems[par]) &&
+	       knode == shape_child(q, 0) + shape_child(&q->elems[0], par);
+}
+
 /* ---- fusions ------------------------------------------------------------ */
 
 /* Past get-tuple-elements of tuples and bitcasts, the instruction of f
@@ -719,6 +757,8 @@ must_share(const struct module *m, const struct comp *c,
 		return done_aliases(c, in, k, knode, node);
 	case OP_ASYNC_START:
 		return start_forwards(m, in, k, knode, node);
+	case OP_ASYNC_UPDATE:
+		return update_over(m, c, in, k, knode, node);
 	case OP_FUSION:
 		if (aliasing_names(c, in, k, knode, node))
 			return 1;

@@ -4,6 +4,7 @@
  * pairs from its root), and the dying operands it may write over (GPU
  * FusionCanShareBufferHint).  Shares no code with passes/, so that the
  * planner's mistake is not the oracle's. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,61 @@ same_arrays(const struct instr *in, const struct shape *const *as, int node,
 	return 1;
 }
 
+/* Is async-update in, of shape s over operand 0's q, one that binds
+ * late (operands past the chain's, or a shape not its operand's)? */
+int
+contract_binds_late(const struct instr *in, const struct shape *const *as)
+{
+	const struct shape *s = &in->shape, *q = in->nops ? as[0] : NULL;
+
+	return opcode(in) == OP_ASYNC_UPDATE && q &&
+	       (in->nops > 1 || !shape_equal(s, q)) && shape_is_tuple(s) &&
+	       s->nelem >= 2 && shape_is_tuple(&s->elems[0]) &&
+	       shape_is_tuple(q) && q->nelem >= 2 &&
+	       shape_is_tuple(&q->elems[0]);
+}
+
+/* Does element a (of the update) take element b's arrays: same shape,
+ * and b no empty tuple (a result not bound yet)? */
+static int
+takes(const struct shape *a, const struct shape *b)
+{
+	return b && shape_equal(a, b) && !(shape_is_tuple(b) && !b->nelem);
+}
+
+/* A late-binding async-update (XLA's UpdateAsyncUpdateValueSet): {0, e}
+ * what the chain bound (operand 0's {0, e}, then its operands 1, 2, ...),
+ * {1} and the contexts operand 0's where bound there. */
+static int
+late_update(const struct instr *in, const struct shape *const *as, int node,
+	    int *k, int *j)
+{
+	const struct shape *s = &in->shape, *q = as[0];
+	int at, e, e2, np = q->elems[0].nelem;
+
+	if ((e = split(s, node, &at)) < 0 || !is_array(s, node))
+		return 0;
+	if (e != 0) {
+		if (e >= q->nelem || !takes(&s->elems[e], &q->elems[e]))
+			return 0;
+		*k = 0;
+		*j = child(q, e) + at;
+		return 1;
+	}
+	if ((e2 = split(&s->elems[0], at, &at)) < 0)
+		return 0;
+	if (e2 < np) {
+		if (!takes(&s->elems[0].elems[e2], &q->elems[0].elems[e2]))
+			return 0;
+		*k = 0;
+		*j = child(q, 0) + child(&q->elems[0], e2) + at;
+		return 1;
+	}
+	*k = e2 - np + 1;
+	*j = at;
+	return *k < in->nops && takes(&s->elems[0].elems[e2], as[*k]);
+}
+
 int
 contract_forward(const struct instr *in, const struct shape *const *as,
 		 int node, int *k, int *j)
@@ -185,6 +241,8 @@ contract_forward(const struct instr *in, const struct shape *const *as,
 		*j = node;
 		return in->nops > 0;
 	case OP_ASYNC_UPDATE:
+		if (contract_binds_late(in, as))
+			return late_update(in, as, node, k, j);
 		return same_arrays(in, as, node, k, j);
 	case OP_ASYNC_DONE:
 		return from_start(in, as, node, k, j);
@@ -498,6 +556,52 @@ start_in_place(const struct module *m, const struct instr *in,
 	return 1;
 }
 
+/* The computation that holds instruction in. */
+static const struct comp *
+comp_holding(const struct module *m, const struct instr *in)
+{
+	uintptr_t a = (uintptr_t)in;
+
+	for (int c = 0; c < m->ncomp; c++) {
+		const struct comp *cp = &m->comps[c];
+
+		if (a >= (uintptr_t)cp->instrs &&
+		    a < (uintptr_t)(cp->instrs + cp->ninstr))
+			return cp;
+	}
+	return NULL;
+}
+
+/* A late-binding async-update that binds its result {1}, an array, now:
+ * over the operand of the chain its computation returns or updates in
+ * place (its own operand past the chain's count, or operand 0's {0, p});
+ * the chain's start names the computation. */
+static int
+update_in_place(const struct module *m, const struct comp *c,
+		const struct instr *in, const struct shape *const *as,
+		int node, int *k, int *j)
+{
+	const struct instr *st = in;
+	const struct shape *q = as[0];
+	int p, np;
+
+	if (!c || !contract_binds_late(in, as) ||
+	    shape_is_tuple(&in->shape.elems[1]) ||
+	    node != child(&in->shape, 1) || takes(&in->shape.elems[1],
+						  &q->elems[1]))
+		return 0;
+	for (int n = 0; n <= c->ninstr && opcode(st) == OP_ASYNC_UPDATE &&
+			st->nops >= 1; n++)
+		st = &c->instrs[st->ops[0]];
+	if (opcode(st) != OP_ASYNC_START || st->ncall < 1 ||
+	    (p = root_parameter(m, st->calls[0], 0)) < 0)
+		return 0;
+	np = q->elems[0].nelem;
+	*k = p >= np ? p - np + 1 : 0;
+	*j = p >= np ? 0 : child(q, 0) + child(&q->elems[0], p);
+	return *k < in->nops && is_array(as[*k], *j);
+}
+
 int
 contract_in_place(const struct module *m, const struct instr *in,
 		  const struct shape *const *as, int node, int *k, int *j)
@@ -517,6 +621,9 @@ contract_in_place(const struct module *m, const struct instr *in,
 		       attr_in_place(in, as, node, k, j);
 	case OP_ASYNC_START:
 		return start_in_place(m, in, as, node, k, j);
+	case OP_ASYNC_UPDATE:
+		return update_in_place(m, comp_holding(m, in), in, as, node, k,
+				       j);
 	default:
 		return 0;
 	}

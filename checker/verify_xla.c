@@ -372,6 +372,21 @@ done_over(const struct comp *c, const struct instr *in, int knode, int node)
 	}
 }
 
+/* Are a and b laid out alike (shape, layout, tiles, memory space)?  An
+ * async computation updates an operand in place only so. */
+static int
+alike(const struct shape *a, const struct shape *b)
+{
+	if (!shape_equal(a, b) || a->ntile != b->ntile)
+		return 0;
+	for (int t = 0; t < a->ntile; t++)
+		if (a->tiles[t].n != b->tiles[t].n ||
+		    memcmp(a->tiles[t].d, b->tiles[t].d,
+			   sizeof(int64_t) * (size_t)a->tiles[t].n))
+			return 0;
+	return 1;
+}
+
 /* The parameter of computation f whose bytes its root result is: the
  * parameter itself, or one an in-place op there updates (a
  * dynamic-update-slice, a scatter, a custom-call's aliasing of {}, a call
@@ -410,8 +425,8 @@ root_param(const struct module *m, int f, int depth)
 /* An async-start's result {1}, an array, over operand k (an array) that
  * its computation returns or updates in place. */
 static int
-start_over(const struct module *m, const struct instr *in, int k, int knode,
-	   int node)
+start_over(const struct module *m, const struct comp *c,
+	   const struct instr *in, int k, int knode, int node)
 {
 	static const int64_t one[1] = {1};
 
@@ -419,7 +434,8 @@ start_over(const struct module *m, const struct instr *in, int k, int knode,
 	    in->shape.nelem < 2 || shape_is_tuple(&in->shape.elems[1]) ||
 	    node != node_of(&in->shape, one, 1))
 		return 0;
-	return root_param(m, in->calls[0], 0) == k;
+	return root_param(m, in->calls[0], 0) == k && k < in->nops &&
+	       alike(&c->instrs[in->ops[k]].shape, &in->shape.elems[1]);
 }
 
 /* An async-update that binds its result {1}, an array, late: over the
@@ -452,9 +468,12 @@ update_over_x(const struct module *m, const struct comp *c,
 		return 0;
 	np = q->elems[0].nelem;
 	if (par >= np)
-		return k == par - np + 1 && knode == 0;
+		return k == par - np + 1 && knode == 0 && k < in->nops &&
+		       alike(&c->instrs[in->ops[k]].shape,
+			     &in->shape.elems[1]);
 	idx[1] = par;
-	return k == 0 && knode == node_of(q, idx, 2);
+	return k == 0 && knode == node_of(q, idx, 2) &&
+	       alike(&q->elems[0].elems[par], &in->shape.elems[1]);
 }
 
 /* An in-place collective-permute (input, output buffer, input and output
@@ -499,7 +518,7 @@ vx_over(const struct module *m, const struct comp *c, const struct instr *in,
 	case OP_ASYNC_DONE:
 		return k == 0 && done_over(c, in, knode, node);
 	case OP_ASYNC_START:
-		return start_over(m, in, k, knode, node);
+		return start_over(m, c, in, k, knode, node);
 	case OP_ASYNC_UPDATE:
 		return update_over_x(m, c, in, k, knode, node);
 	case OP_FUSION:

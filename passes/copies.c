@@ -73,6 +73,25 @@ add_copy(struct cx *x, int src, int dst, int32_t step, int after, int phase)
 	c->phase = phase;
 }
 
+/* Is the state that join j (a rotation of loop j's state) writes the
+ * source of another rotation of that loop, which reads its old bytes at
+ * the same point?  (A swap: then each goes through a buffer of its own.) */
+static int
+rotation_source(struct cx *x, const struct join *j)
+{
+	struct prog *p = x->p;
+
+	for (int k = 0; k < p->njoin; k++) {
+		const struct join *o = &p->joins[k];
+
+		if (o != j && o->kind == J_WHILE_ROOT && o->comp == j->comp &&
+		    o->instr == j->instr && o->hand == j->hand &&
+		    root(x, o->a) == root(x, j->b))
+			return 1;
+	}
+	return 0;
+}
+
 /* The next state at one index is a value not made in this iteration (the
  * state at another index, a rotation): it is saved to a buffer of its own
  * first, before any state is overwritten (phase 0, then phase 1). */
@@ -82,10 +101,17 @@ copy_rotation(struct cx *x, const struct join *j)
 	struct prog *p = x->p;
 	int32_t end = pt_step(j->hand);
 	const struct comp *body = &p->m->comps[j->callee];
-	int t = sets_new_value(p, j->callee, body->root, p->values[j->b].node,
-			       p->values[j->a].shape, pt(end, PT_AFTER0),
-			       pt(end, PT_AFTER1));
+	int t;
 
+	if (!rotation_source(x, j)) {	/* nothing reads b's old bytes
+					   there: one copy, before any state
+					   is overwritten */
+		add_copy(x, j->a, j->b, end, 1, 0);
+		return;
+	}
+	t = sets_new_value(p, j->callee, body->root, p->values[j->b].node,
+			   p->values[j->a].shape, pt(end, PT_AFTER0),
+			   pt(end, PT_AFTER1));
 	add_copy(x, j->a, t, end, 1, 0);
 	add_copy(x, t, j->b, end, 1, 1);
 }

@@ -343,6 +343,21 @@ strict_forward(const struct module *m, int c, int i, int depth)
 	}
 }
 
+/* Are a and b laid out alike (shape, layout, tiles, memory space)?  An
+ * async computation updates an operand in place only so. */
+static int
+laid_alike(const struct shape *a, const struct shape *b)
+{
+	if (!shape_equal(a, b) || a->ntile != b->ntile)
+		return 0;
+	for (int t = 0; t < a->ntile; t++)
+		if (a->tiles[t].n != b->tiles[t].n ||
+		    memcmp(a->tiles[t].d, b->tiles[t].d,
+			   sizeof(int64_t) * (size_t)a->tiles[t].n))
+			return 0;
+	return 1;
+}
+
 /* Which parameter of computation d its root updates in place, or -1: a
  * dynamic-update-slice or scatter over it, a custom-call's
  * output_to_operand_aliasing {}: (k, {}) over it, a call of one (XLA's
@@ -402,8 +417,8 @@ start_writes_over(const struct module *m, const struct instr *in)
  * operand in first and the kernel writes over the copy when it computes
  * its result instead. */
 static int
-start_forwards(const struct module *m, const struct instr *in, int k,
-	       int knode, int node)
+start_forwards(const struct module *m, const struct comp *c,
+	       const struct instr *in, int k, int knode, int node)
 {
 	int d = in->ncall >= 1 ? in->calls[0] : -1;
 
@@ -413,7 +428,8 @@ start_forwards(const struct module *m, const struct instr *in, int k,
 	    node != shape_child(&in->shape, 1))
 		return 0;
 	return forwarded_param(m, d, m->comps[d].root, 0) == k ||
-	       updated_param(m, d, 0) == k;
+	       (updated_param(m, d, 0) == k && k < in->nops &&
+		laid_alike(&c->instrs[in->ops[k]].shape, &in->shape.elems[1]));
 }
 
 /* An async-update that binds its result {1} (an array) late, over the
@@ -448,9 +464,11 @@ update_over(const struct module *m, const struct comp *c,
 	if (par < 0)
 		return 0;
 	if (par >= np)
-		return k == par - np + 1 && knode == 0;
+		return k == par - np + 1 && knode == 0 && k < in->nops &&
+		       laid_alike(&c->instrs[in->ops[k]].shape, &s->elems[1]);
 	return k == 0 && shape_is_tuple(&q->elems[0]) &&
 	       !shape_is_tuple(&q->elems[0].elems[par]) &&
+	       laid_alike(&q->elems[0].elems[par], &s->elems[1]) &&
 	       knode == shape_child(q, 0) + shape_child(&q->elems[0], par);
 }
 
@@ -756,7 +774,7 @@ must_share(const struct module *m, const struct comp *c,
 	case OP_ASYNC_DONE:
 		return done_aliases(c, in, k, knode, node);
 	case OP_ASYNC_START:
-		return start_forwards(m, in, k, knode, node);
+		return start_forwards(m, c, in, k, knode, node);
 	case OP_ASYNC_UPDATE:
 		return update_over(m, c, in, k, knode, node);
 	case OP_FUSION:

@@ -536,6 +536,21 @@ root_parameter(const struct module *m, int d, int depth)
 		       (int)f->instrs[x].param : -1;
 }
 
+/* Are a and b laid out alike (shape, layout, tiles, memory space)?  An
+ * async computation updates an operand in place only so. */
+static int
+laid_alike(const struct shape *a, const struct shape *b)
+{
+	if (!shape_equal(a, b) || a->ntile != b->ntile)
+		return 0;
+	for (int t = 0; t < a->ntile; t++)
+		if (a->tiles[t].n != b->tiles[t].n ||
+		    memcmp(a->tiles[t].d, b->tiles[t].d,
+			   sizeof(int64_t) * (size_t)a->tiles[t].n))
+			return 0;
+	return 1;
+}
+
 /* An async-start's {1}, an array, over the operand its computation
  * returns or updates in place. */
 static int
@@ -549,7 +564,8 @@ start_in_place(const struct module *m, const struct instr *in,
 	    node != child(&in->shape, 1))
 		return 0;
 	p = root_parameter(m, in->calls[0], 0);
-	if (p < 0 || p >= in->nops || !is_array(as[p], 0))
+	if (p < 0 || p >= in->nops || !is_array(as[p], 0) ||
+	    !laid_alike(as[p], &in->shape.elems[1]))
 		return 0;
 	*k = p;
 	*j = 0;
@@ -599,7 +615,8 @@ update_in_place(const struct module *m, const struct comp *c,
 	np = q->elems[0].nelem;
 	*k = p >= np ? p - np + 1 : 0;
 	*j = p >= np ? 0 : child(q, 0) + child(&q->elems[0], p);
-	return *k < in->nops && is_array(as[*k], *j);
+	return *k < in->nops && is_array(as[*k], *j) &&
+	       laid_alike(at_node(as[*k], *j), &in->shape.elems[1]);
 }
 
 int

@@ -50,9 +50,9 @@ copyable(struct prog *p, int v, int dst)
 	if (!x->shape->is_buffer || !p->values[dst].shape->is_buffer)
 		return 1;
 	diag_error(p->ds, in->loc, "'%s' is a buffer b(...), which must not "
-		   "be copied, and this plan would need to copy it: hloplan "
-		   "does not move such copies to the arrays around it",
-		   in->name);
+		   "be copied, but two of its values are needed at once here: "
+		   "XLA's verifier refuses a buffer with two writers or used "
+		   "in results more than once", in->name);
 	return 0;
 }
 

@@ -243,6 +243,25 @@ consumed_in_place(struct vr *v, int c, int s, int k, int j)
 	return 0;
 }
 
+/* Is position pos (of the done's operand: the start's {0}) one of start
+ * s's operands that it consumed in place?  Its bytes are the output's. */
+static int
+forwards_consumed(struct vr *v, int c, int s, int pos)
+{
+	const struct instr *in = &v->m->comps[c].instrs[s];
+
+	for (int k = 0; k < in->nops; k++) {
+		int kb = v->posbase[c][in->ops[k]];
+
+		for (int j = 0; j < v->nsub[kb]; j++)
+			if (v->cur[kb + j] == v->cur[pos] &&
+			    !shape_is_tuple(v->nshape[pos]) &&
+			    consumed_in_place(v, c, s, k, j))
+				return 1;
+	}
+	return 0;
+}
+
 static void
 run_done(struct vr *v, int c, int i, int s, int who)
 {
@@ -258,7 +277,9 @@ run_done(struct vr *v, int c, int i, int s, int who)
 			if (!consumed_in_place(v, c, s, k, j))
 				vr_need(v, kb + j, who);
 	}
-	vr_need_all(v, ob, who);
+	for (int node = 0; node < v->nsub[ob]; node++)
+		if (!forwards_consumed(v, c, s, ob + node))
+			vr_need(v, ob + node, who);
 	switch (vr_opcode(in)) {
 	case OP_SEND_DONE:	/* only waits: its token is new */
 		run_kernel(v, c, i, who);
@@ -332,6 +353,23 @@ run_copy_start(struct vr *v, int c, int i, int who)
 		vr_define(v, node, who);		/* the context */
 }
 
+/* Operand k of a start, where its kernel reads it: at the result {1}
+ * when its computation returns it or updates it in place there (XLA's
+ * dataflow shares the computation's values with the start). */
+static void
+need_start_operand(struct vr *v, int c, int i, int k, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], ob = v->posbase[c][in->ops[k]];
+	int one = 1 + v->nsub[base + 1];	/* {1}: after {0}'s nodes */
+
+	if (v->nsub[ob] == 1 && one < v->nsub[base] &&
+	    vx_over(v->m, &v->m->comps[c], in, k, 0, one))
+		vr_need_at(v, ob, vr_where(v, base + one), v->cur[ob], who);
+	else
+		vr_need_all(v, ob, who);
+}
+
 /* An asynchronous start whose element 0 the plan keeps as its operands
  * (XLA's dataflow: start{0} is the operand, read until the done): one
  * operand of that shape, or a tuple of them; it writes the rest. */
@@ -389,11 +427,84 @@ run_async_start(struct vr *v, int c, int i, int who)
 		}
 	}
 	for (int k = 0; k < in->nops; k++)
-		vr_need_all(v, v->posbase[c][in->ops[k]], who);
+		need_start_operand(v, c, i, k, who);
 	check_overlap(v, c, i, who);
 	for (int node = 0; node < v->nsub[base]; node++)
 		if (v->pl->pos[base + node].defines)
 			vr_define(v, base + node, who);
+	return 1;
+}
+
+/* The position of element e of the tuple at position pos. */
+static int
+elem_pos(const struct vr *v, int pos, int e)
+{
+	int at = pos + 1;
+
+	for (int k = 0; k < e; k++)
+		at += v->nsub[at];
+	return at;
+}
+
+/* Element at dst is src's arrays when their shapes agree (and src is no
+ * empty tuple, a result not bound yet); else the op writes it. */
+static void
+take_or_write(struct vr *v, int dst, int src, int who)
+{
+	const struct shape *a = v->nshape[dst], *b = src >= 0 ? v->nshape[src] :
+					NULL;
+
+	if (b && shape_equal(a, b) && !(shape_is_tuple(b) && !b->nelem)) {
+		vr_forward_tree(v, dst, src, v->nsub[dst], who);
+		return;
+	}
+	for (int node = 0; node < v->nsub[dst]; node++)
+		vr_define(v, dst + node, who);
+}
+
+/* An async-update that binds late (XLA's UpdateAsyncUpdateValueSet): its
+ * {0, e} is what its chain bound (operand 0's {0, e}, then its operands
+ * 1, 2, ...), {1} operand 0's when bound there, else the computation's
+ * result written now (over an operand it updates in place: read there),
+ * the contexts operand 0's. */
+static int
+run_late_update(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	const struct shape *s = &in->shape, *q;
+	int base = v->posbase[c][i], ob, np, one, e0, q0;
+
+	if (in->nops < 1)
+		return 0;
+	ob = v->posbase[c][in->ops[0]];
+	q = v->nshape[ob];
+	if (!shape_is_tuple(s) || s->nelem < 2 || !shape_is_tuple(q) ||
+	    q->nelem < 2 || !shape_is_tuple(&s->elems[0]) ||
+	    !shape_is_tuple(&q->elems[0]))
+		return 0;
+	np = q->elems[0].nelem;
+	one = elem_pos(v, base, 1);
+	for (int k = 1; k < in->nops; k++) {
+		int kb = v->posbase[c][in->ops[k]];
+
+		if (v->nsub[kb] == 1 &&
+		    vx_over(v->m, &v->m->comps[c], in, k, 0, one - base))
+			vr_need_at(v, kb, vr_where(v, one), v->cur[kb], who);
+		else
+			vr_need_all(v, kb, who);
+	}
+	vr_define(v, base, who);
+	vr_define(v, e0 = base + 1, who);
+	q0 = ob + 1;
+	for (int e = 0; e < s->elems[0].nelem; e++) {
+		int k = e - np + 1, src = e < np ? elem_pos(v, q0, e) :
+				     k < in->nops ? v->posbase[c][in->ops[k]] : -1;
+
+		take_or_write(v, elem_pos(v, e0, e), src, who);
+	}
+	for (int e = 1; e < s->nelem; e++)
+		take_or_write(v, elem_pos(v, base, e),
+			      e < q->nelem ? elem_pos(v, ob, e) : -1, who);
 	return 1;
 }
 
@@ -489,6 +600,8 @@ run_instr(struct vr *v, int c, int i, const int *args)
 			run_forward(v, c, i, who);
 			return;
 		}
+		if (run_late_update(v, c, i, who))
+			return;
 		break;
 	case OP_COPY_START: run_copy_start(v, c, i, who); return;
 	case OP_SEND: run_send(v, c, i, who); return;

@@ -372,6 +372,110 @@ done_over(const struct comp *c, const struct instr *in, int knode, int node)
 	}
 }
 
+/* Are a and b laid out alike (shape, layout, tiles, memory space)?  An
+ * async computation updates an operand in place only so. */
+static int
+alike(const struct shape *a, const struct shape *b)
+{
+	if (!shape_equal(a, b) || a->ntile != b->ntile)
+		return 0;
+	for (int t = 0; t < a->ntile; t++)
+		if (a->tiles[t].n != b->tiles[t].n ||
+		    memcmp(a->tiles[t].d, b->tiles[t].d,
+			   sizeof(int64_t) * (size_t)a->tiles[t].n))
+			return 0;
+	return 1;
+}
+
+/* The parameter of computation f whose bytes its root result is: the
+ * parameter itself, or one an in-place op there updates (a
+ * dynamic-update-slice, a scatter, a custom-call's aliasing of {}, a call
+ * of such a computation); -1 otherwise.  XLA's dataflow shares an async
+ * computation's values with its start, so start{1} is that operand. */
+static int
+root_param(const struct module *m, int f, int depth)
+{
+	const struct comp *c = &m->comps[f];
+	const struct instr *in;
+	int left, r, k = -1;
+
+	if (c->root < 0 || depth > 64)
+		return -1;
+	r = writer(c, c->root, NULL, 0, &left, NULL);
+	in = &c->instrs[r];
+	if (left)
+		return -1;
+	if (op_of(in) == OP_PARAMETER)
+		return (int)in->param;
+	if (op_of(in) == OP_DUS || (op_of(in) == OP_SCATTER &&
+				    in->nops == 3))
+		k = 0;
+	for (int j = 0; op_of(in) == OP_CUSTOM_CALL && j < in->nops; j++)
+		if (k < 0 && aliased(c, in, j, 0, 0))
+			k = j;
+	if (op_of(in) == OP_CALL && in->ncall == 1)
+		k = root_param(m, in->calls[0], depth + 1);
+	if (k < 0 || k >= in->nops)
+		return -1;
+	r = writer(c, in->ops[k], NULL, 0, &left, NULL);
+	return !left && op_of(&c->instrs[r]) == OP_PARAMETER ?
+		       (int)c->instrs[r].param : -1;
+}
+
+/* An async-start's result {1}, an array, over operand k (an array) that
+ * its computation returns or updates in place. */
+static int
+start_over(const struct module *m, const struct comp *c,
+	   const struct instr *in, int k, int knode, int node)
+{
+	static const int64_t one[1] = {1};
+
+	if (knode != 0 || in->ncall < 1 || !shape_is_tuple(&in->shape) ||
+	    in->shape.nelem < 2 || shape_is_tuple(&in->shape.elems[1]) ||
+	    node != node_of(&in->shape, one, 1))
+		return 0;
+	return root_param(m, in->calls[0], 0) == k && k < in->nops &&
+	       alike(&c->instrs[in->ops[k]].shape, &in->shape.elems[1]);
+}
+
+/* An async-update that binds its result {1}, an array, late: over the
+ * operand of its chain that the computation returns or updates in place,
+ * its own operand k (past the chain's count) or its operand 0's {0, p}. */
+static int
+update_over_x(const struct module *m, const struct comp *c,
+	      const struct instr *in, int k, int knode, int node)
+{
+	static const int64_t one[1] = {1};
+	const struct instr *st = in;
+	const struct shape *q;
+	int64_t idx[2] = {0, 0};
+	int par, np;
+
+	if (in->nops < 1 || !shape_is_tuple(&in->shape) ||
+	    in->shape.nelem < 2 || shape_is_tuple(&in->shape.elems[1]) ||
+	    node != node_of(&in->shape, one, 1))
+		return 0;
+	q = &c->instrs[in->ops[0]].shape;
+	if (!shape_is_tuple(q) || q->nelem < 2 ||
+	    !shape_is_tuple(&q->elems[0]) ||
+	    shape_equal(&q->elems[1], &in->shape.elems[1]))
+		return 0;
+	for (int n = 0; n <= c->ninstr && st->nops >= 1 &&
+			op_of(st) == OP_ASYNC_UPDATE; n++)
+		st = &c->instrs[st->ops[0]];
+	if (op_of(st) != OP_ASYNC_START || st->ncall < 1 ||
+	    (par = root_param(m, st->calls[0], 0)) < 0)
+		return 0;
+	np = q->elems[0].nelem;
+	if (par >= np)
+		return k == par - np + 1 && knode == 0 && k < in->nops &&
+		       alike(&c->instrs[in->ops[k]].shape,
+			     &in->shape.elems[1]);
+	idx[1] = par;
+	return k == 0 && knode == node_of(q, idx, 2) &&
+	       alike(&q->elems[0].elems[par], &in->shape.elems[1]);
+}
+
 /* An in-place collective-permute (input, output buffer, input and output
  * offsets; alias_info.cc): it writes slices of operand 1 where they lie,
  * its result {i} (a start's {1, i}) is operand 1's {i}.  -1 when in is
@@ -413,6 +517,10 @@ vx_over(const struct module *m, const struct comp *c, const struct instr *in,
 		return aliased(c, in, k, knode, node);
 	case OP_ASYNC_DONE:
 		return k == 0 && done_over(c, in, knode, node);
+	case OP_ASYNC_START:
+		return start_over(m, c, in, k, knode, node);
+	case OP_ASYNC_UPDATE:
+		return update_over_x(m, c, in, k, knode, node);
 	case OP_FUSION:
 		if (aliased(c, in, k, knode, node))
 			return 1;

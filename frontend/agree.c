@@ -212,7 +212,7 @@ static const struct arity {
 	{"power", 2, 2}, {"real", 1, 1}, {"reduce-precision", 1, 1},
 	{"remainder", 2, 2}, {"reshape", 1, 1}, {"reverse", 1, 1},
 	{"round-nearest-afz", 1, 1}, {"round-nearest-even", 1, 1},
-	{"rsqrt", 1, 1}, {"select", 3, 3}, {"shift-left", 2, 2},
+	{"rsqrt", 1, 1}, {"scaled-dot", 4, 4}, {"select", 3, 3}, {"shift-left", 2, 2},
 	{"shift-right-arithmetic", 2, 2}, {"shift-right-logical", 2, 2},
 	{"sign", 1, 1}, {"sine", 1, 1}, {"sinh", 1, 1}, {"slice", 1, 1},
 	{"sqrt", 1, 1}, {"stochastic-convert", 2, 2}, {"subtract", 2, 2},

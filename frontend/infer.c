@@ -722,6 +722,65 @@ infer_dot(const struct inf *x)
 	return 1;
 }
 
+/* A scale of 1 in the operand's bf16, every dimension 1: no scale
+ * (XLA's IsNoOpScale). */
+static int
+noop_scale(const struct shape *o, const struct shape *s)
+{
+	int all1 = 1, any = 0;
+
+	if (s->type != o->type || o->type != DT_BF16)
+		return 0;
+	for (int i = 0; i < s->rank; i++)
+		all1 &= s->dims[i] == 1;
+	for (int i = 0; i < o->rank; i++)
+		any |= o->dims[i] != 1;
+	return all1 && any;
+}
+
+/* Operand k's scale, operand k + 2: of its rank, one contracting
+ * dimension, each dimension dividing the operand's (ScalesShapeVerifier). */
+static int
+scale_ok(const struct inf *x, int k, int ncontract)
+{
+	const struct shape *o = operand(x, k), *s = operand(x, k + 2);
+
+	if (noop_scale(o, s))
+		return 1;
+	if (s->rank != o->rank)
+		return fail(x, "scale %s has %d dimensions, its operand %s "
+			    "has %d", text(x, s), s->rank, text(x, o),
+			    o->rank);
+	if (ncontract != 1)
+		return fail(x, "operand %d has %d contracting dimensions, a "
+			    "scaled dot takes one", k, ncontract);
+	for (int i = 0; i < o->rank; i++)
+		if (!s->dims[i] || o->dims[i] % s->dims[i])
+			return fail(x, "dimension %d of operand %d, %s, is not "
+				    "a multiple of its scale's, %s", i, k,
+				    text(x, o), text(x, s));
+	return 1;
+}
+
+/* scaled-dot(lhs, rhs, lhs_scale, rhs_scale): a dot of lhs and rhs, each
+ * scaled blockwise (XLA's ShapeVerifier::HandleScaledDot). */
+static int
+infer_scaled_dot(const struct inf *x)
+{
+	struct dotdims dd;
+
+	for (int k = 0; k < 4; k++)
+		if (!need_array(x, k))
+			return -1;
+	if (read_dotdims(x, &dd) < 0 || scale_ok(x, 0, dd.nlc) < 0 ||
+	    scale_ok(x, 1, dd.nrc) < 0)
+		return -1;
+	if (!operand(x, 2)->rank && !operand(x, 3)->rank)
+		return fail(x, "both scales are scalars: at least one must not "
+			    "be");
+	return infer_dot(x);
+}
+
 /* ---- reductions ------------------------------------------------------- */
 
 /* The element type of leaf i of the reducer's root, or DT_INVALID. */
@@ -1185,6 +1244,8 @@ infer_op(const struct inf *x)
 	case OP_PAD:
 		return n == 2 ? infer_pad(x) : 0;
 	case OP_DOT:
+		if (!strcmp(x->in->op->name, "scaled-dot"))
+			return n == 4 ? infer_scaled_dot(x) : 0;
 		return n == 2 ? infer_dot(x) : 0;
 	case OP_REDUCE:
 		return infer_reduce(x);

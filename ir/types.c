@@ -114,7 +114,7 @@ static const struct opinfo opcodes[] = {
 	{"rng-get-and-update-state", OP_OTHER, SE},
 	{"round-nearest-afz", OP_OTHER, EW},
 	{"round-nearest-even", OP_OTHER, EW}, {"rsqrt", OP_OTHER, EW},
-	{"scan", OP_SCAN, 0}, {"scatter", OP_SCATTER, 0},
+	{"scaled-dot", OP_DOT, 0}, {"scan", OP_SCAN, 0}, {"scatter", OP_SCATTER, 0},
 	{"select", OP_SELECT, EW},
 	{"select-and-scatter", OP_SELECT_AND_SCATTER, 0},
 	{"send", OP_SEND, SE}, {"send-done", OP_SEND_DONE, SE},

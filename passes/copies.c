@@ -37,20 +37,22 @@ read_only(struct cx *x, int v)
 		(!x->p->opt.io_in_arena || !x->p->opt.reuse_params));
 }
 
-/* A value of a buffer shape b(...) is never copied out of (XLA: a buffer
- * is not copyable); a plan that needs to is refused. */
+/* A value of a buffer shape b(...) is never copied into another buffer
+ * (XLA: a buffer is not copyable); a plan that needs to is refused.  Its
+ * bytes copied into an array are XLA's copy after the op that leaves the
+ * chain (an Unpin): that copy is made. */
 static int
-copyable(struct prog *p, int v)
+copyable(struct prog *p, int v, int dst)
 {
 	const struct value *x = &p->values[v];
 	const struct instr *in = &p->m->comps[x->comp].instrs[x->instr];
 
-	if (!x->shape->is_buffer)
+	if (!x->shape->is_buffer || !p->values[dst].shape->is_buffer)
 		return 1;
 	diag_error(p->ds, in->loc, "'%s' is a buffer b(...), which must not "
-		   "be copied, and this plan would need to copy it: hloplan "
-		   "does not move such copies to the arrays around it",
-		   in->name);
+		   "be copied, but two of its values are needed at once here: "
+		   "XLA's verifier refuses a buffer with two writers or used "
+		   "in results more than once", in->name);
 	return 0;
 }
 
@@ -60,7 +62,7 @@ add_copy(struct cx *x, int src, int dst, int32_t step, int after, int phase)
 	struct prog *p = x->p;
 	struct copy *c;
 
-	if (!copyable(p, src))
+	if (!copyable(p, src, dst))
 		return;		/* a copy into a buffer is XLA's too */
 	c = VEC_PUSH(p->pool, p->copies, p->ncopy, p->copycap);
 
@@ -69,6 +71,25 @@ add_copy(struct cx *x, int src, int dst, int32_t step, int after, int phase)
 	c->step = step;
 	c->after = after;
 	c->phase = phase;
+}
+
+/* Is the state that join j (a rotation of loop j's state) writes the
+ * source of another rotation of that loop, which reads its old bytes at
+ * the same point?  (A swap: then each goes through a buffer of its own.) */
+static int
+rotation_source(struct cx *x, const struct join *j)
+{
+	struct prog *p = x->p;
+
+	for (int k = 0; k < p->njoin; k++) {
+		const struct join *o = &p->joins[k];
+
+		if (o != j && o->kind == J_WHILE_ROOT && o->comp == j->comp &&
+		    o->instr == j->instr && o->hand == j->hand &&
+		    root(x, o->a) == root(x, j->b))
+			return 1;
+	}
+	return 0;
 }
 
 /* The next state at one index is a value not made in this iteration (the
@@ -80,10 +101,17 @@ copy_rotation(struct cx *x, const struct join *j)
 	struct prog *p = x->p;
 	int32_t end = pt_step(j->hand);
 	const struct comp *body = &p->m->comps[j->callee];
-	int t = sets_new_value(p, j->callee, body->root, p->values[j->b].node,
-			       p->values[j->a].shape, pt(end, PT_AFTER0),
-			       pt(end, PT_AFTER1));
+	int t;
 
+	if (!rotation_source(x, j)) {	/* nothing reads b's old bytes
+					   there: one copy, before any state
+					   is overwritten */
+		add_copy(x, j->a, j->b, end, 1, 0);
+		return;
+	}
+	t = sets_new_value(p, j->callee, body->root, p->values[j->b].node,
+			   p->values[j->a].shape, pt(end, PT_AFTER0),
+			   pt(end, PT_AFTER1));
 	add_copy(x, j->a, t, end, 1, 0);
 	add_copy(x, t, j->b, end, 1, 1);
 }
@@ -185,6 +213,22 @@ do_join(struct cx *x, const struct join *j)
 	x->written[root(x, j->a)] = w;
 }
 
+/* An op that takes an array into a chain of buffers b(...) (a Pin) or
+ * out of one (an Unpin), in place.  These joins are made last: a loop
+ * state of a chain pipelined across iterations first joins the chain's
+ * two parts, and a copy falls on the arrays around them, never on a
+ * buffer (XLA's AddCopiesForNonCopyableTransitionsRotatedCase: a copy of
+ * the Pin's operand, of the Unpin's result). */
+static int
+transition(const struct prog *p, const struct join *j)
+{
+	return j->kind == J_IN_PLACE &&
+	       !shape_is_tuple(p->values[j->a].shape) &&
+	       !shape_is_tuple(p->values[j->b].shape) &&
+	       p->values[j->a].shape->is_buffer !=
+		       p->values[j->b].shape->is_buffer;
+}
+
 /* The runtime's order: by step, before the step then after it, and at one
  * point the saving copies first; otherwise as decided. */
 static int
@@ -237,7 +281,11 @@ insert_copies(struct prog *p)
 			x.written[root(&x, j->b)] = 1;
 	}
 	for (int k = 0; k < p->njoin; k++)
-		do_join(&x, &p->joins[k]);
+		if (!transition(p, &p->joins[k]))
+			do_join(&x, &p->joins[k]);
+	for (int k = 0; k < p->njoin; k++)
+		if (transition(p, &p->joins[k]))
+			do_join(&x, &p->joins[k]);
 	for (int k = 0; k < p->njoin; k++)	/* a must-alias is kept by
 						   its copy */
 		p->nalias_kept += p->joins[k].kind == J_ALIAS_MUST ||

@@ -93,11 +93,12 @@ read_at(struct lv *x, int v, int64_t q)
 			q = pt(p->loops[k].end, PT_INSTR);
 	if (q > *e)
 		*e = q;
-	if (x->async < 0 && q > x->sync[v])
-		x->sync[v] = q;
-	else if (x->async >= 0)
-		x->tail[v] = l < 0 && (x->tail[v] == -1 ||
-				       x->tail[v] == x->async) ? x->async : -2;
+	if (x->async < 0 && e == &x->ein[v] && q > x->sync[v])
+		x->sync[v] = q;	/* (a state's reads after its loop: eout) */
+	else if (x->async >= 0 && e == &x->ein[v])	/* (after its loop: no
+							   tail) */
+		x->tail[v] = x->tail[v] == -1 || x->tail[v] == x->async ?
+				     x->async : -2;
 }
 
 typedef void readfn(struct lv *x, int v, int64_t q);
@@ -135,6 +136,24 @@ async_start(const struct comp *cp, int i)
 	       in->op->op == OP_RECV ? s : -1;
 }
 
+/* A done reads what the async-updates of its chain bound (their operands
+ * past the first) too: the asynchronous op reads them until then. */
+static void
+read_bound_late(struct lv *x, int c, int i, int64_t q)
+{
+	struct prog *p = x->p;
+	const struct comp *cp = &p->m->comps[c];
+
+	for (int u = cp->instrs[i].ops[0], guard = 0;
+	     cp->instrs[u].op && cp->instrs[u].op->op == OP_ASYNC_UPDATE &&
+	     cp->instrs[u].nops > 0 && guard < cp->ninstr;
+	     u = cp->instrs[u].ops[0], guard++) {
+		x->async = p->time[c][u];
+		for (int k = 1; k < cp->instrs[u].nops; k++)
+			read_operand(x, c, u, k, q);
+	}
+}
+
 /* The values the instruction at step t reads.  A done reads its start's
  * operands too: the asynchronous op reads them until then. */
 static void
@@ -149,7 +168,13 @@ reads_at(struct lv *x, int32_t t)
 	x->async = s >= 0 ? p->time[c][s] : -1;
 	for (int k = 0; s >= 0 && k < p->m->comps[c].instrs[s].nops; k++)
 		read_operand(x, c, s, k, q);
-	x->async = -1;
+	if (s >= 0) {	/* its operand: the start's operands in {0} too */
+		for (int k = 0; k < in->nops; k++)
+			read_operand(x, c, i, k, q);
+		read_bound_late(x, c, i, q);
+		x->async = -1;
+		return;
+	}
 
 	switch (in->op ? in->op->op : OP_OTHER) {
 	case OP_PARAMETER:

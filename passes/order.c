@@ -122,6 +122,185 @@ control_edges(const struct comp *cp, int i, struct edge **e, int *n, int *cap)
 	}
 }
 
+/* ---- a chain of buffers b(...) pipelined across a loop's iterations ---- */
+
+/* The instruction that element (i, 0) of c is, past a get-tuple-element
+ * of a tuple (*node: the element's node there); else i itself, node 0. */
+static int
+past_gte(const struct comp *cp, int i, int *node)
+{
+	const struct instr *in = &cp->instrs[i];
+	const struct shape *t;
+
+	*node = 0;
+	if (!in->op || in->op->op != OP_GTE || in->nops != 1 || in->ops[0] < 0)
+		return i;
+	t = &cp->instrs[in->ops[0]].shape;
+	if (!shape_is_tuple(t) || in->index < 0 || in->index >= t->nelem)
+		return i;
+	*node = shape_child(t, (int)in->index);
+	return in->ops[0];
+}
+
+/* Is node n of a tuple of arrays s (or s itself, n 0) a buffer b(...)? */
+static int
+node_is_buffer(const struct shape *s, int n)
+{
+	if (!shape_is_tuple(s))
+		return n == 0 && s->is_buffer;
+	for (int e = 0; e < s->nelem; e++)
+		if (shape_child(s, e) == n)
+			return !shape_is_tuple(&s->elems[e]) &&
+			       s->elems[e].is_buffer;
+	return 0;
+}
+
+/* The operand k and output node *on of in written over it in place. */
+static int
+in_place_out(struct prog *p, const struct comp *cp, const struct instr *in,
+	     int k)
+{
+	for (int n = 0; n < shape_nodes(&in->shape); n++)
+		if (in_place_must(p, cp, in, k, 0, n))
+			return n;
+	return -1;
+}
+
+/* Up from ROOT operand r, through ops that write it in place over a
+ * buffer, to the one that writes it over an array (a Pin): the start of
+ * the chain's second part, or -1. */
+static int
+chain_start(struct prog *p, const struct comp *cp, int r)
+{
+	for (int guard = 0; guard < cp->ninstr; guard++) {
+		int node, i = past_gte(cp, r, &node), up = -1;
+		const struct instr *in = &cp->instrs[i];
+
+		for (int k = 0; k < in->nops && up < 0; k++)
+			if (in->ops[k] >= 0 &&
+			    !shape_is_tuple(&cp->instrs[in->ops[k]].shape) &&
+			    in_place_must(p, cp, in, k, 0, node))
+				up = k;
+		if (up < 0)
+			return -1;
+		if (!cp->instrs[in->ops[up]].shape.is_buffer)
+			return i;
+		r = in->ops[up];
+	}
+	return -1;
+}
+
+/* The one reader of node `node` of i (an element of a tuple: through its
+ * one get-tuple-element), and the operand it reads it as; -1 if not one. */
+static int
+one_user(const struct comp *cp, int i, int node, int *k)
+{
+	int u = -1, n = 0, jn;
+
+	if (shape_is_tuple(&cp->instrs[i].shape)) {
+		for (int j = i + 1; j < cp->ninstr; j++)
+			if (cp->instrs[j].op && cp->instrs[j].op->op == OP_GTE &&
+			    past_gte(cp, j, &jn) == i && jn == node)
+				u = j, n++;
+		return n == 1 ? one_user(cp, u, 0, k) : -1;
+	}
+	for (int j = i + 1; j < cp->ninstr; j++)
+		for (int q = 0; q < cp->instrs[j].nops; q++)
+			if (cp->instrs[j].ops[q] == i)
+				u = j, *k = q, n++;
+	return n == 1 ? u : -1;
+}
+
+/* Down from the body parameter's element at `node`, through ops that
+ * write it in place, to the last (an Unpin, which leaves the buffer for an
+ * array): the end of the chain's first part; -1 when the chain reaches the
+ * ROOT (one part) or no op takes it. */
+static int
+chain_end(struct prog *p, const struct comp *cp, int i, int node)
+{
+	for (int guard = 0, last = -1; guard < cp->ninstr; guard++) {
+		int k, u = one_user(cp, i, node, &k), on;
+
+		if (u < 0 || u == cp->root)
+			return u < 0 ? last : -1;
+		if ((on = in_place_out(p, cp, &cp->instrs[u], k)) < 0)
+			return last;
+		if (!node_is_buffer(&cp->instrs[u].shape, on))
+			return u;
+		i = last = u, node = on;
+	}
+	return -1;
+}
+
+/* Does instruction a depend on b (through operands)? */
+static int
+depends(const struct comp *cp, int a, int b, char *seen)
+{
+	if (a == b)
+		return 1;
+	if (seen[a])
+		return 0;
+	seen[a] = 1;
+	for (int k = 0; k < cp->instrs[a].nops; k++)
+		if (cp->instrs[a].ops[k] >= 0 &&
+		    depends(cp, cp->instrs[a].ops[k], b, seen))
+			return 1;
+	return 0;
+}
+
+/* Is c the body of a while? */
+static int
+is_body(const struct module *m, int c)
+{
+	for (int d = 0; d < m->ncomp; d++)
+		for (int i = 0; i < m->comps[d].ninstr; i++) {
+			const struct instr *in = &m->comps[d].instrs[i];
+
+			for (int j = 0; j < in->ncall; j++)
+				if (in->calls[j] == c && in->callkey[j] &&
+				    !strcmp(in->callkey[j], "body"))
+					return 1;
+		}
+	return 0;
+}
+
+/* A loop state b(...) whose chain the body ends (an Unpin) before it
+ * starts the next iteration's (a Pin): the end runs before the start, so
+ * that the two parts share the state's buffer, copies falling on the
+ * arrays around them (XLA's control dependence, copy_insertion.cc's
+ * AddCopiesForNonCopyableTransitionsRotatedCase). */
+static void
+chain_edges(struct prog *p, int c, struct edge **e, int *n, int *cap)
+{
+	const struct comp *cp = &p->m->comps[c];
+	const struct instr *r = &cp->instrs[cp->root];
+	int par = cp->nparam == 1 ? cp->params[0] : -1, body = -1;
+
+	if (par < 0 || !r->op || r->op->op != OP_TUPLE ||
+	    !shape_is_tuple(&cp->instrs[par].shape))
+		return;
+	for (int x = 0; x < r->nops; x++) {
+		int s, t;
+		char *seen;
+
+		if (r->ops[x] < 0 || !node_is_buffer(&r->shape,
+						     shape_child(&r->shape, x)))
+			continue;
+		if (body < 0)	/* only now: a walk over the module */
+			body = is_body(p->m, c);
+		if (!body || (s = chain_start(p, cp, r->ops[x])) < 0 ||
+		    (t = chain_end(p, cp, par, shape_child(&cp->instrs[par].shape,
+							   x))) < 0)
+			continue;
+		seen = calloc((size_t)cp->ninstr, 1);
+		if (!seen)
+			abort();
+		if (t != s && !depends(cp, t, s, seen))
+			push_edge(e, n, cap, t, s);
+		free(seen);
+	}
+}
+
 /* Bytes an instruction's output adds: none for what only forwards, for
  * parameters (live anyway) and constants (not in the arena). */
 static int64_t
@@ -188,6 +367,8 @@ build_deps(struct prog *p, int c, struct deps *d, char *memo)
 			if (in->ops[k] >= 0)
 				push_edge(&e, &n, &cap, in->ops[k], i);
 		control_edges(cp, i, &e, &n, &cap);
+		if (i == cp->root)
+			chain_edges(p, c, &e, &n, &cap);
 		if (has_effects(p, in, memo)) {
 			if (last_effect >= 0)
 				push_edge(&e, &n, &cap, last_effect, i);

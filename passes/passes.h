@@ -184,6 +184,9 @@ enum {
 	R_START
 };
 int value_rule(const struct instr *in, int64_t *elem);
+/* Does an async-start's computation return an operand's bytes on every
+ * path, as they are or updated in place? */
+int start_writes_over(const struct module *m, const struct instr *in);
 /* Does the instruction run its called computations as program steps
  * (while, conditional, call), rather than inside one kernel? */
 int runs_program(const struct instr *in);

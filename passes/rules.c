@@ -307,13 +307,118 @@ forwarded_param(const struct module *m, int c, int i, int depth)
 	}
 }
 
+/* The parameter instruction i of c is on every path (through bitcasts,
+ * tuples and calls), or -1. */
+static int
+strict_forward(const struct module *m, int c, int i, int depth)
+{
+	const struct comp *cp = &m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	const struct instr *t;
+	int r;
+
+	if (depth > 64)
+		return -1;
+	switch (opcode(in)) {
+	case OP_PARAMETER:
+		return (int)in->param;
+	case OP_BITCAST:
+	case OP_OPT_BARRIER:
+		return in->nops >= 1 ? strict_forward(m, c, in->ops[0],
+						      depth + 1) : -1;
+	case OP_GTE:
+		if (in->nops < 1 || opcode(t = &cp->instrs[in->ops[0]]) !=
+					    OP_TUPLE || in->index >= t->nops)
+			return -1;
+		return strict_forward(m, c, t->ops[in->index], depth + 1);
+	case OP_CALL:
+		if (in->ncall < 1 || m->comps[in->calls[0]].root < 0)
+			return -1;
+		r = strict_forward(m, in->calls[0],
+				   m->comps[in->calls[0]].root, depth + 1);
+		return r >= 0 && r < in->nops ?
+			       strict_forward(m, c, in->ops[r], depth + 1) : -1;
+	default:
+		return -1;	/* a conditional's branch may compute anew */
+	}
+}
+
+/* Are a and b laid out alike (shape, layout, tiles, memory space)?  An
+ * async computation updates an operand in place only so. */
+static int
+laid_alike(const struct shape *a, const struct shape *b)
+{
+	if (!shape_equal(a, b) || a->ntile != b->ntile)
+		return 0;
+	for (int t = 0; t < a->ntile; t++)
+		if (a->tiles[t].n != b->tiles[t].n ||
+		    memcmp(a->tiles[t].d, b->tiles[t].d,
+			   sizeof(int64_t) * (size_t)a->tiles[t].n))
+			return 0;
+	return 1;
+}
+
+/* Which parameter of computation d its root updates in place, or -1: a
+ * dynamic-update-slice or scatter over it, a custom-call's
+ * output_to_operand_aliasing {}: (k, {}) over it, a call of one (XLA's
+ * dataflow shares the wrapped computation's values with its async-start,
+ * so that start{1} is that operand's buffer). */
+static int source_of(const struct comp *f, int r, const int64_t *idx, int n,
+		     int64_t *left, int *rest);
+
+static int
+updated_param(const struct module *m, int d, int depth)
+{
+	const struct comp *f = &m->comps[d];
+	const struct instr *in;
+	int rest, r, k = -1, x;
+
+	if (f->root < 0 || depth > 64)
+		return -1;
+	r = source_of(f, f->root, NULL, 0, NULL, &rest);
+	in = &f->instrs[r];
+	if (rest != 0)
+		return -1;
+	if ((opcode(in) == OP_DUS || (opcode(in) == OP_SCATTER &&
+				      !shape_is_tuple(&in->shape))) &&
+	    in->nops >= 1)
+		k = 0;
+	for (int j = 0; j < in->nops && opcode(in) == OP_CUSTOM_CALL &&
+			k < 0; j++)
+		if (aliasing_names(f, in, j, 0, 0))
+			k = j;
+	if (opcode(in) == OP_CALL && in->ncall >= 1)
+		k = updated_param(m, in->calls[0], depth + 1);
+	if (k < 0 || k >= in->nops)
+		return -1;
+	x = source_of(f, in->ops[k], NULL, 0, NULL, &rest);
+	return opcode(&f->instrs[x]) == OP_PARAMETER && rest == 0 ?
+		       (int)f->instrs[x].param : -1;
+}
+
+/* Does async-start in's computation return an operand's bytes on every
+ * path (as it is, or updated in place: no branch computes it anew)?  Then
+ * its result may take that operand over while its done still counts it
+ * as read (liveness.c's tail); a branch that may compute anew keeps them
+ * apart. */
+int
+start_writes_over(const struct module *m, const struct instr *in)
+{
+	int d = in->ncall >= 1 ? in->calls[0] : -1;
+
+	if (d < 0 || m->comps[d].root < 0)
+		return 0;
+	return updated_param(m, d, 0) >= 0 ||
+	       strict_forward(m, d, m->comps[d].root, 0) >= 0;
+}
+
 /* An async-start whose computation may return operand k as it is writes
  * its result {1} over it: they share a buffer, or the runtime copies the
  * operand in first and the kernel writes over the copy when it computes
  * its result instead. */
 static int
-start_forwards(const struct module *m, const struct instr *in, int k,
-	       int knode, int node)
+start_forwards(const struct module *m, const struct comp *c,
+	       const struct instr *in, int k, int knode, int node)
 {
 	int d = in->ncall >= 1 ? in->calls[0] : -1;
 
@@ -322,7 +427,49 @@ start_forwards(const struct module *m, const struct instr *in, int k,
 	    shape_is_tuple(&in->shape.elems[1]) ||
 	    node != shape_child(&in->shape, 1))
 		return 0;
-	return forwarded_param(m, d, m->comps[d].root, 0) == k;
+	return forwarded_param(m, d, m->comps[d].root, 0) == k ||
+	       (updated_param(m, d, 0) == k && k < in->nops &&
+		laid_alike(&c->instrs[in->ops[k]].shape, &in->shape.elems[1]));
+}
+
+/* An async-update that binds its result {1} (an array) late, over the
+ * operand its chain's computation returns or updates in place: that
+ * operand of the chain, bound by the update itself (operand 1, 2, ...
+ * past the chain's count) or before it (its operand 0's {0, p}). */
+static int
+update_over(const struct module *m, const struct comp *c,
+	    const struct instr *in, int k, int knode, int node)
+{
+	const struct instr *st = in;
+	const struct shape *s = &in->shape, *q;
+	int d, par, np, guard = 0;
+
+	if (in->nops < 1 || !shape_is_tuple(s) || s->nelem < 2 ||
+	    shape_is_tuple(&s->elems[1]) || node != shape_child(s, 1))
+		return 0;
+	q = &c->instrs[in->ops[0]].shape;
+	if (!shape_is_tuple(q) || q->nelem < 2 || !shape_is_tuple(&q->elems[0]) ||
+	    shape_equal(&q->elems[1], &s->elems[1]))
+		return 0;	/* {1} bound before: the previous op's */
+	while (opcode(st) == OP_ASYNC_UPDATE && st->nops >= 1 &&
+	       ++guard < c->ninstr)
+		st = &c->instrs[st->ops[0]];
+	d = opcode(st) == OP_ASYNC_START && st->ncall >= 1 ? st->calls[0] : -1;
+	if (d < 0 || m->comps[d].root < 0)
+		return 0;
+	par = updated_param(m, d, 0);
+	if (par < 0)
+		par = strict_forward(m, d, m->comps[d].root, 0);
+	np = q->elems[0].nelem;
+	if (par < 0)
+		return 0;
+	if (par >= np)
+		return k == par - np + 1 && knode == 0 && k < in->nops &&
+		       laid_alike(&c->instrs[in->ops[k]].shape, &s->elems[1]);
+	return k == 0 && shape_is_tuple(&q->elems[0]) &&
+	       !shape_is_tuple(&q->elems[0].elems[par]) &&
+	       laid_alike(&q->elems[0].elems[par], &s->elems[1]) &&
+	       knode == shape_child(q, 0) + shape_child(&q->elems[0], par);
 }
 
 /* ---- fusions ------------------------------------------------------------ */
@@ -627,7 +774,9 @@ must_share(const struct module *m, const struct comp *c,
 	case OP_ASYNC_DONE:
 		return done_aliases(c, in, k, knode, node);
 	case OP_ASYNC_START:
-		return start_forwards(m, in, k, knode, node);
+		return start_forwards(m, c, in, k, knode, node);
+	case OP_ASYNC_UPDATE:
+		return update_over(m, c, in, k, knode, node);
 	case OP_FUSION:
 		if (aliasing_names(c, in, k, knode, node))
 			return 1;

@@ -178,10 +178,15 @@ static int
 in_flight(const struct prog *p, const struct seg *x, const struct seg *y)
 {
 	int32_t t = p->values[x->val].tail;
-	int64_t q;
+	const struct instr *in;
+	int64_t q, e;
 
 	if (t < 0)
 		return 0;
+	in = &p->m->comps[p->steps[t].comp].instrs[p->steps[t].instr];
+	if (in->ncall >= 1 && value_rule(in, &e) == R_START &&
+	    !start_writes_over(p->m, in))
+		return 0;	/* its computation's branch may compute anew */
 	q = pt(t, PT_INSTR);
 	return x->lo <= q && x->hi > q && hands_over(p, x, y, q);
 }

@@ -352,6 +352,77 @@ do_forward(struct prog *p, int c, int i)
 		define_tree(p, c, i, &in->shape, 0, 0);
 }
 
+/* Element e of (c,i)'s tuple at node `at` forwards n nodes of operand k
+ * from node src when their shapes agree; else it is defined here. */
+static void
+element_from(struct prog *p, int c, int i, int at, const struct shape *e,
+	     int k, int src, const struct shape *from)
+{
+	if (from && shape_equal(e, from) && k < p->m->comps[c].instrs[i].nops &&
+	    forward(p, c, i, at, k, src, shape_nodes(e)))
+		return;
+	define_tree(p, c, i, e, at, 0);
+}
+
+/* An async-update that binds late: (bound operands, result, contexts).
+ * {0, e} is what the chain bound (the previous op's {0, e}, then its own
+ * operands 1, 2, ...); {1} the previous op's when bound there, else what
+ * the computation writes now (over an operand it updates in place:
+ * rules.c); contexts the previous op's (XLA's UpdateAsyncUpdateValueSet). */
+static void
+do_late_update(struct prog *p, int c, int i)
+{
+	const struct comp *cp = &p->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	const struct shape *s = &in->shape, *q = &cp->instrs[in->ops[0]].shape;
+	const struct shape *e0 = &s->elems[0], *q0 = &q->elems[0];
+	int at = shape_child(s, 0), qa = shape_child(q, 0), np = q0->nelem;
+
+	p->nodeval[p->nodebase[c][i]] = prog_new_value(p, c, i, 0, s, 0);
+	p->nodeval[p->nodebase[c][i] + at] = prog_new_value(p, c, i, at, e0, 0);
+	for (int e = 0; e < e0->nelem; e++) {
+		int k = e < np ? 0 : e - np + 1;
+		const struct shape *from = e < np ? &q0->elems[e] :
+					   k < in->nops ?
+					   &cp->instrs[in->ops[k]].shape : NULL;
+
+		element_from(p, c, i, at + shape_child(e0, e), &e0->elems[e], k,
+			     e < np ? qa + shape_child(q0, e) : 0, from);
+	}
+	for (int e = 1; e < s->nelem; e++)
+		element_from(p, c, i, shape_child(s, e), &s->elems[e], 0,
+			     e < q->nelem ? shape_child(q, e) : 0,
+			     e < q->nelem && (e != 1 || !shape_is_tuple(
+					&q->elems[1]) || q->elems[1].nelem) ?
+				     &q->elems[e] : NULL);
+	for (int node = shape_child(s, 1), end = node + shape_nodes(
+		     &s->elems[1]); node < end; node++) {
+		int k, kn;
+
+		if (p->values[prog_val(p, c, i, node)].instr == i &&
+		    must_pair(p, cp, in, node, &k, &kn))
+			add_join(p, J_IN_PLACE, prog_val(p, c, in->ops[k], kn),
+				 prog_val(p, c, i, node), c, i, -1);
+	}
+}
+
+/* Does (c,i), an async-update, bind late: operands past its chain, or a
+ * shape that is not its operand's? */
+static int
+binds_late(const struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	const struct shape *s = &in->shape, *q;
+
+	if (in->nops < 1)
+		return 0;
+	q = &p->m->comps[c].instrs[in->ops[0]].shape;
+	return (in->nops > 1 || !shape_equal(s, q)) && shape_is_tuple(s) &&
+	       s->nelem >= 2 && shape_is_tuple(&s->elems[0]) &&
+	       shape_is_tuple(q) && q->nelem >= 2 &&
+	       shape_is_tuple(&q->elems[0]);
+}
+
 /* How element 0 of start (c,i) can be its operands themselves: the one
  * operand whole (1), each operand an element of a tuple (2), or not (0). */
 static int
@@ -516,8 +587,10 @@ do_instr(struct prog *p, int c, int i)
 		if (in->nops == 1 && shape_equal(&in->shape, &p->m->comps[c]
 					.instrs[in->ops[0]].shape))
 			do_forward(p, c, i);
+		else if (binds_late(p, c, i))
+			do_late_update(p, c, i);
 		else
-			do_in_place(p, c, i);	/* one that binds late */
+			do_in_place(p, c, i);
 		break;
 	case R_WHILE: do_while(p, c, i); break;
 	case R_CONDITIONAL:

@@ -467,6 +467,111 @@ test_async_call_forwards(void **state)
 	assert_int_equal(F.plan.copies[0].after, 0);
 }
 
+/* An async computation that updates its operand in place: start{1} is
+ * that operand's buffer (XLA's dataflow shares the wrapped computation's
+ * values with the start).  In a loop over its state, no copy
+ * (copy_insertion_test.cc's AsyncDUSInLoop); over an operand read later,
+ * a copy of it into start{1} (AsyncCallDUSCopy). */
+static void
+test_async_in_place(void **state)
+{
+	static const char loop[] =
+		"HloModule m\n"
+		"w { p0 = f32[64] parameter(0)\n"
+		"  p1 = f32[4] parameter(1)\n"
+		"  i = s32[] constant(8)\n"
+		"  ROOT d = f32[64] dynamic-update-slice(p0, p1, i) }\n"
+		"c { t = (f32[64], f32[4], pred[]) parameter(0)\n"
+		"  ROOT b = pred[] get-tuple-element(t), index=2 }\n"
+		"b { t = (f32[64], f32[4], pred[]) parameter(0)\n"
+		"  x = f32[64] get-tuple-element(t), index=0\n"
+		"  u = f32[4] get-tuple-element(t), index=1\n"
+		"  q = pred[] get-tuple-element(t), index=2\n"
+		"  s = ((f32[64], f32[4]), f32[64], u32[]) async-start(x, u), "
+		"calls=w\n"
+		"  d = f32[64] async-done(s), calls=w\n"
+		"  ROOT r = (f32[64], f32[4], pred[]) tuple(d, u, q) }\n"
+		"ENTRY e { a = f32[] parameter(0)\n"
+		"  u = f32[4] parameter(1)\n"
+		"  q = pred[] parameter(2)\n"
+		"  x = f32[64] broadcast(a), dimensions={}\n"
+		"  t = (f32[64], f32[4], pred[]) tuple(x, u, q)\n"
+		"  l = (f32[64], f32[4], pred[]) while(t), condition=c, body=b\n"
+		"  ROOT o = f32[64] get-tuple-element(l), index=0 }\n";
+	static const char param[] =
+		"HloModule m\n"
+		"w { p0 = f32[64] parameter(0)\n"
+		"  p1 = f32[4] parameter(1)\n"
+		"  i = s32[] constant(8)\n"
+		"  ROOT d = f32[64] dynamic-update-slice(p0, p1, i) }\n"
+		"ENTRY e { x = f32[64] parameter(0)\n"
+		"  u = f32[4] parameter(1)\n"
+		"  s = ((f32[64], f32[4]), f32[64], u32[]) async-start(x, u), "
+		"calls=w\n"
+		"  d = f32[64] async-done(s), calls=w\n"
+		"  ROOT r = (f32[64], f32[64]) tuple(d, x) }\n";
+
+	(void)state;
+	assert_int_equal(plan_text(loop, 0), 0);
+	assert_int_equal(F.plan.ncopy, 0);
+	assert_int_equal(plan_text(param, 0), 0);
+	assert_int_equal(F.plan.ncopy, 2);	/* and x into its output */
+	assert_string_equal(F.plan.bufs[F.plan.copies[0].src].name, "x");
+	assert_string_equal(F.plan.bufs[F.plan.copies[0].dst].name, "s{1}");
+	assert_int_equal(F.plan.copies[0].after, 0);
+}
+
+/* A loop's next state that is the state at another index (a send's
+ * operand passed on too: copy_insertion_test.cc's
+ * PartiallyPipelinedAsyncSendMultipleUses) moves with one copy when
+ * nothing reads the old state there; a swap would go through a buffer of
+ * its own. */
+static void
+test_rotation_one_copy(void **state)
+{
+	static const char src[] =
+		"HloModule send_pipelined_rotation\n"
+		"body {\n"
+		"  param = (s32[], (f32[16], u32[], token[]), f32[16]) parameter(0)\n"
+		"  i = s32[] get-tuple-element(param), index=0\n"
+		"  one = s32[] constant(1)\n"
+		"  i1 = s32[] add(i, one)\n"
+		"  prev = (f32[16], u32[], token[]) get-tuple-element(param), index=1\n"
+		"  data = f32[16] get-tuple-element(param), index=2\n"
+		"  sd = token[] send-done(prev), channel_id=1\n"
+		"  aa = token[] after-all()\n"
+		"  s = (f32[16], u32[], token[]) send(data, aa), channel_id=1\n"
+		"  ROOT t = (s32[], (f32[16], u32[], token[]), f32[16]) tuple(i1, s, data)\n"
+		"}\n"
+		"cond {\n"
+		"  pc = (s32[], (f32[16], u32[], token[]), f32[16]) parameter(0)\n"
+		"  n = s32[] get-tuple-element(pc), index=0\n"
+		"  three = s32[] constant(3)\n"
+		"  ROOT lt = pred[] compare(n, three), direction=LT\n"
+		"}\n"
+		"ENTRY main {\n"
+		"  d0 = f32[16] parameter(0)\n"
+		"  zero = s32[] constant(0)\n"
+		"  d1 = f32[16] add(d0, d0)\n"
+		"  aa = token[] after-all()\n"
+		"  s = (f32[16], u32[], token[]) send(d1, aa), channel_id=1\n"
+		"  init = (s32[], (f32[16], u32[], token[]), f32[16]) tuple(zero, s, d1)\n"
+		"  w = (s32[], (f32[16], u32[], token[]), f32[16]) while(init),\n"
+		"    condition=cond, body=body\n"
+		"  ctx = (f32[16], u32[], token[]) get-tuple-element(w), index=1\n"
+		"  sd = token[] send-done(ctx), channel_id=1\n"
+		"  ROOT d2 = f32[16] get-tuple-element(w), index=2\n"
+		"}\n";
+	int in_body = 0;
+
+	(void)state;
+	assert_int_equal(plan_text(src, 0), 0);
+	for (int k = 0; k < F.plan.ncopy; k++)
+		in_body += F.plan.copies[k].after;
+	assert_int_equal(F.plan.ncopy, 3);	/* zero and d1 in; one turn */
+	assert_int_equal(in_body, 1);
+}
+
 /* A conditional's branch ROOTs and its result share one buffer; the
  * branches' parameters are the conditional's operands. */
 static void
@@ -1336,6 +1441,8 @@ main(void)
 		cmocka_unit_test(test_colocate_loop_state),
 		cmocka_unit_test(test_colocate_after_condition),
 		cmocka_unit_test(test_async_call_forwards),
+		cmocka_unit_test(test_async_in_place),
+		cmocka_unit_test(test_rotation_one_copy),
 		cmocka_unit_test(test_tuple_forwarding),
 		cmocka_unit_test(test_while),
 		cmocka_unit_test(test_loop_use_lives_to_loop_end),

@@ -314,6 +314,48 @@ check_forward(struct chk *k, const struct comp *c, const struct instr *in)
 	return no(k, "'%s': %s of this form", in->name, in->op->name);
 }
 
+/* An async-update that binds late: operands past its chain's, or a
+ * shape not its operand's (the stub binds them: stubs.c). */
+static int
+late_update(const struct comp *c, const struct instr *in)
+{
+	const struct shape *s = &in->shape, *q;
+
+	if (in->nops < 1)
+		return 0;
+	q = operand(c, in, 0);
+	return (in->nops > 1 || !fits(q, s)) && shape_is_tuple(s) &&
+	       s->nelem >= 2 && shape_is_tuple(&s->elems[0]) &&
+	       shape_is_tuple(q) && q->nelem >= 2 &&
+	       shape_is_tuple(&q->elems[0]);
+}
+
+/* An async-start whose computation takes operands its chain binds later,
+ * or whose result it binds later (an empty {1}). */
+static int
+late_start(struct chk *k, const struct comp *c, const struct instr *in)
+{
+	int d = comp_of(k->m, in, "calls", 0);
+	const struct shape *r = &in->shape.elems[1];
+
+	(void)c;
+	return d >= 0 && (k->m->comps[d].nparam > in->nops ||
+			  (shape_is_tuple(r) && !r->nelem));
+}
+
+static int
+check_late_start(struct chk *k, const struct comp *c, const struct instr *in)
+{
+	const struct comp *d = &k->m->comps[comp_of(k->m, in, "calls", 0)];
+
+	for (int j = 0; j < in->nops; j++)
+		if (!param_shape(d, j) || !fits(param_shape(d, j),
+						operand(c, in, j)))
+			return no(k, "'%s': computation '%s' does not fit "
+				  "its call", in->name, d->name);
+	return 0;
+}
+
 /* copy-start: (destination, source, context) of one array;
  * copy-done: the destination. */
 static int
@@ -350,8 +392,10 @@ check_instr(struct chk *k, const struct comp *c, const struct instr *in)
 			/* fall through */
 		default: return no(k, "'%s': %s", in->name, why);
 		}
+	case OP_ASYNC_UPDATE:
+		return late_update(c, in) ? 0 : check_forward(k, c, in);
 	case OP_GTE: case OP_TUPLE: case OP_BITCAST: case OP_OPT_BARRIER:
-	case OP_ADD_DEPENDENCY: case OP_DOMAIN: case OP_ASYNC_UPDATE:
+	case OP_ADD_DEPENDENCY: case OP_DOMAIN:
 		return check_forward(k, c, in);
 	case OP_COPY_START: case OP_COPY_DONE:
 		return check_async_copy(k, c, in);
@@ -363,6 +407,8 @@ check_instr(struct chk *k, const struct comp *c, const struct instr *in)
 		if (!shape_is_tuple(&in->shape) || in->shape.nelem < 2)
 			return no(k, "'%s': async-start of this form",
 				  in->name);
+		if (late_start(k, c, in))
+			return check_late_start(k, c, in);
 		return check_apply(k, c, in, "calls", &in->shape.elems[1]);
 	default: break;
 	}

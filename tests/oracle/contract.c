@@ -4,6 +4,7 @@
  * pairs from its root), and the dying operands it may write over (GPU
  * FusionCanShareBufferHint).  Shares no code with passes/, so that the
  * planner's mistake is not the oracle's. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,61 @@ same_arrays(const struct instr *in, const struct shape *const *as, int node,
 	return 1;
 }
 
+/* Is async-update in, of shape s over operand 0's q, one that binds
+ * late (operands past the chain's, or a shape not its operand's)? */
+int
+contract_binds_late(const struct instr *in, const struct shape *const *as)
+{
+	const struct shape *s = &in->shape, *q = in->nops ? as[0] : NULL;
+
+	return opcode(in) == OP_ASYNC_UPDATE && q &&
+	       (in->nops > 1 || !shape_equal(s, q)) && shape_is_tuple(s) &&
+	       s->nelem >= 2 && shape_is_tuple(&s->elems[0]) &&
+	       shape_is_tuple(q) && q->nelem >= 2 &&
+	       shape_is_tuple(&q->elems[0]);
+}
+
+/* Does element a (of the update) take element b's arrays: same shape,
+ * and b no empty tuple (a result not bound yet)? */
+static int
+takes(const struct shape *a, const struct shape *b)
+{
+	return b && shape_equal(a, b) && !(shape_is_tuple(b) && !b->nelem);
+}
+
+/* A late-binding async-update (XLA's UpdateAsyncUpdateValueSet): {0, e}
+ * what the chain bound (operand 0's {0, e}, then its operands 1, 2, ...),
+ * {1} and the contexts operand 0's where bound there. */
+static int
+late_update(const struct instr *in, const struct shape *const *as, int node,
+	    int *k, int *j)
+{
+	const struct shape *s = &in->shape, *q = as[0];
+	int at, e, e2, np = q->elems[0].nelem;
+
+	if ((e = split(s, node, &at)) < 0 || !is_array(s, node))
+		return 0;
+	if (e != 0) {
+		if (e >= q->nelem || !takes(&s->elems[e], &q->elems[e]))
+			return 0;
+		*k = 0;
+		*j = child(q, e) + at;
+		return 1;
+	}
+	if ((e2 = split(&s->elems[0], at, &at)) < 0)
+		return 0;
+	if (e2 < np) {
+		if (!takes(&s->elems[0].elems[e2], &q->elems[0].elems[e2]))
+			return 0;
+		*k = 0;
+		*j = child(q, 0) + child(&q->elems[0], e2) + at;
+		return 1;
+	}
+	*k = e2 - np + 1;
+	*j = at;
+	return *k < in->nops && takes(&s->elems[0].elems[e2], as[*k]);
+}
+
 int
 contract_forward(const struct instr *in, const struct shape *const *as,
 		 int node, int *k, int *j)
@@ -185,6 +241,8 @@ contract_forward(const struct instr *in, const struct shape *const *as,
 		*j = node;
 		return in->nops > 0;
 	case OP_ASYNC_UPDATE:
+		if (contract_binds_late(in, as))
+			return late_update(in, as, node, k, j);
 		return same_arrays(in, as, node, k, j);
 	case OP_ASYNC_DONE:
 		return from_start(in, as, node, k, j);
@@ -440,6 +498,127 @@ permute_in_place(const struct instr *in, const struct shape *const *as,
 	return 1;
 }
 
+/* The parameter of computation d whose array its root is, or updates in
+ * place (dynamic-update-slice, scatter, a custom-call's aliasing, a call
+ * of one): -1 when none.  XLA's dataflow shares an async computation's
+ * values with its start: start{1} is then that operand's bytes. */
+static int
+root_parameter(const struct module *m, int d, int depth)
+{
+	const struct comp *f = &m->comps[d];
+	const struct shape *as[MAXPAIRS];
+	const struct instr *in;
+	int node = 0, x, k = -1, jn = 0;
+
+	if (f->root < 0 || depth > 32)
+		return -1;
+	x = source(f, f->root, &node);
+	in = &f->instrs[x];
+	if (node != 0 || !is_array(&in->shape, 0))
+		return -1;
+	if (opcode(in) == OP_PARAMETER)
+		return (int)in->param;
+	if (opcode(in) == OP_CUSTOM_CALL && in->nops <= MAXPAIRS) {
+		for (int q = 0; q < in->nops; q++)
+			as[q] = &f->instrs[in->ops[q]].shape;
+		if (!attr_in_place(in, as, 0, &k, &jn))
+			k = -1;
+	} else if (opcode(in) == OP_CALL && in->ncall == 1) {
+		k = root_parameter(m, in->calls[0], depth + 1);
+	} else if (!op_in_place(in, 0, &k, &jn)) {
+		k = -1;
+	}
+	if (k < 0 || k >= in->nops || jn != 0)
+		return -1;
+	node = 0;
+	x = source(f, in->ops[k], &node);
+	return node == 0 && opcode(&f->instrs[x]) == OP_PARAMETER ?
+		       (int)f->instrs[x].param : -1;
+}
+
+/* Are a and b laid out alike (shape, layout, tiles, memory space)?  An
+ * async computation updates an operand in place only so. */
+static int
+laid_alike(const struct shape *a, const struct shape *b)
+{
+	if (!shape_equal(a, b) || a->ntile != b->ntile)
+		return 0;
+	for (int t = 0; t < a->ntile; t++)
+		if (a->tiles[t].n != b->tiles[t].n ||
+		    memcmp(a->tiles[t].d, b->tiles[t].d,
+			   sizeof(int64_t) * (size_t)a->tiles[t].n))
+			return 0;
+	return 1;
+}
+
+/* An async-start's {1}, an array, over the operand its computation
+ * returns or updates in place. */
+static int
+start_in_place(const struct module *m, const struct instr *in,
+	       const struct shape *const *as, int node, int *k, int *j)
+{
+	int p;
+
+	if (in->ncall < 1 || !shape_is_tuple(&in->shape) ||
+	    in->shape.nelem < 2 || shape_is_tuple(&in->shape.elems[1]) ||
+	    node != child(&in->shape, 1))
+		return 0;
+	p = root_parameter(m, in->calls[0], 0);
+	if (p < 0 || p >= in->nops || !is_array(as[p], 0) ||
+	    !laid_alike(as[p], &in->shape.elems[1]))
+		return 0;
+	*k = p;
+	*j = 0;
+	return 1;
+}
+
+/* The computation that holds instruction in. */
+static const struct comp *
+comp_holding(const struct module *m, const struct instr *in)
+{
+	uintptr_t a = (uintptr_t)in;
+
+	for (int c = 0; c < m->ncomp; c++) {
+		const struct comp *cp = &m->comps[c];
+
+		if (a >= (uintptr_t)cp->instrs &&
+		    a < (uintptr_t)(cp->instrs + cp->ninstr))
+			return cp;
+	}
+	return NULL;
+}
+
+/* A late-binding async-update that binds its result {1}, an array, now:
+ * over the operand of the chain its computation returns or updates in
+ * place (its own operand past the chain's count, or operand 0's {0, p});
+ * the chain's start names the computation. */
+static int
+update_in_place(const struct module *m, const struct comp *c,
+		const struct instr *in, const struct shape *const *as,
+		int node, int *k, int *j)
+{
+	const struct instr *st = in;
+	const struct shape *q = as[0];
+	int p, np;
+
+	if (!c || !contract_binds_late(in, as) ||
+	    shape_is_tuple(&in->shape.elems[1]) ||
+	    node != child(&in->shape, 1) || takes(&in->shape.elems[1],
+						  &q->elems[1]))
+		return 0;
+	for (int n = 0; n <= c->ninstr && opcode(st) == OP_ASYNC_UPDATE &&
+			st->nops >= 1; n++)
+		st = &c->instrs[st->ops[0]];
+	if (opcode(st) != OP_ASYNC_START || st->ncall < 1 ||
+	    (p = root_parameter(m, st->calls[0], 0)) < 0)
+		return 0;
+	np = q->elems[0].nelem;
+	*k = p >= np ? p - np + 1 : 0;
+	*j = p >= np ? 0 : child(q, 0) + child(&q->elems[0], p);
+	return *k < in->nops && is_array(as[*k], *j) &&
+	       laid_alike(at_node(as[*k], *j), &in->shape.elems[1]);
+}
+
 int
 contract_in_place(const struct module *m, const struct instr *in,
 		  const struct shape *const *as, int node, int *k, int *j)
@@ -457,6 +636,11 @@ contract_in_place(const struct module *m, const struct instr *in,
 	case OP_FUSION:
 		return fusion_in_place(m, in, node, k, j) ||
 		       attr_in_place(in, as, node, k, j);
+	case OP_ASYNC_START:
+		return start_in_place(m, in, as, node, k, j);
+	case OP_ASYNC_UPDATE:
+		return update_in_place(m, comp_holding(m, in), in, as, node, k,
+				       j);
 	default:
 		return 0;
 	}

@@ -14,6 +14,11 @@
 int contract_forward(const struct instr *in, const struct shape *const *as,
 		     int node, int *k, int *j);
 
+/* Does async-update `in` bind late: operands past its chain's, or a
+ * shape that is not its operand's (as[0])? */
+int contract_binds_late(const struct instr *in,
+			const struct shape *const *as);
+
 /* Must output node `node` hold operand *k's node *j before `in` runs,
  * because XLA runs the kernel in place (dynamic-update-slice, scatter,
  * output_to_operand_aliasing, fusions whose root updates a parameter)?

@@ -1,5 +1,6 @@
 /* gather and scatter, as XLA's operation semantics define them (with
- * batching dimensions): gather clamps its start indices into the operand;
+ * batching dimensions): gather clamps its start indices into the operand
+ * (a slice of size 0 gathers zeros, as XLA's GatherSimplifier folds it);
  * scatter drops an update window that does not fit, and in the plan's run
  * writes only its updates into the output, which already holds operand 0. */
 #include <string.h>
@@ -113,6 +114,11 @@ gather(struct op *o)
 	strides(src, sst);
 	if (elems(os) == 0)
 		return;
+	for (int d = 0; d < src->rank; d++)
+		if (size[d] == 0) {	/* XLA's GatherSimplifier: zeros */
+			memset(o->out[0], 0, (size_t)shape_bytes(os));
+			return;
+		}
 	do {
 		int64_t at = 0;
 		int n = 0;

@@ -457,8 +457,21 @@ start_shape(struct op *o)
 	return s;
 }
 
-/* async-start: runs the wrapped computation now; the done's operands
- * must stay intact until it (interp.c checks). */
+/* Does async computation c take n operands and give what s holds?  Else
+ * its chain binds them, or its result, late. */
+static int
+binds_all(const struct module *m, int c, int n, const struct shape *s)
+{
+	const struct comp *d = &m->comps[c];
+
+	return d->nparam == n && d->root >= 0 &&
+	       shape_nodes(&d->instrs[d->root].shape) == shape_nodes(s) &&
+	       !(shape_is_tuple(s) && !s->nelem);
+}
+
+/* async-start: runs the wrapped computation now (unless its chain binds
+ * operands or the result late: then the update that binds the result);
+ * the done's operands must stay intact until it (interp.c checks). */
 static void
 async_start(struct op *o)
 {
@@ -470,6 +483,12 @@ async_start(struct op *o)
 		c = o->in->calls[0];
 	if (c < 0)
 		bad_attr(o, "calls");
+	if (!binds_all(o->m, c, o->in->nops, &s->elems[1])) {
+		if (o->in->nops)
+			keep_operands(o);
+		zero_from(o->out, s, 2);
+		return;
+	}
 	keep_operands(o);
 	r = interp_kernel(o->st, c, o->arg);
 	copy_tree(o, o->out + shape_child(s, 1), r,
@@ -502,6 +521,93 @@ static void
 async_pass(struct op *o)
 {
 	copy_tree(o, o->out, o->arg[0], o->as[0], &o->in->shape);
+}
+
+/* The computation an async chain runs: its start's. */
+static int
+chain_comp(struct op *o)
+{
+	const struct comp *cp = &o->m->comps[o->c];
+	const struct instr *st = o->in;
+
+	for (int n = 0; n <= cp->ninstr && st->op &&
+			st->op->op == OP_ASYNC_UPDATE && st->nops >= 1; n++)
+		st = &cp->instrs[st->ops[0]];
+	if (!st->op || st->op->op != OP_ASYNC_START || st->ncall < 1)
+		interp_fail(o->st, INTERP_SKIP, "'%s': async chain of this form",
+			    o->in->name);
+	return st->calls[0];
+}
+
+/* Copies element e of the update's tuple at node `at` from src (shape
+ * from) when shapes agree and src is bound; 0 when not. */
+static int
+take(struct op *o, int at, const struct shape *e, unsigned char **src,
+     const struct shape *from)
+{
+	if (!from || !shape_equal(e, from) ||
+	    (shape_is_tuple(from) && !from->nelem))
+		return 0;
+	copy_tree(o, o->out + at, src, from, e);
+	return 1;
+}
+
+/* An async-update that binds late (XLA's UpdateAsyncUpdateValueSet):
+ * {0, e} is what the chain bound (operand 0's {0, e}, then its operands
+ * 1, 2, ...), {1} operand 0's when bound there, else the computation's
+ * result, run now on the operands bound; contexts operand 0's. */
+static void
+async_update_late(struct op *o)
+{
+	const struct shape *s = &o->in->shape, *q = o->as[0];
+	const struct shape *e0 = &s->elems[0], *q0 = &q->elems[0];
+	int np = q0->nelem, c = chain_comp(o), n = e0->nelem;
+	unsigned char ***args;
+
+	for (int e = 0; e < n; e++) {
+		int k = e - np + 1, at = shape_child(s, 0) + shape_child(e0, e);
+
+		if (e < np)
+			take(o, at, &e0->elems[e], o->arg[0] + shape_child(q, 0) +
+			     shape_child(q0, e), &q0->elems[e]);
+		else if (k < o->in->nops)
+			take(o, at, &e0->elems[e], o->arg[k], o->as[k]);
+	}
+	for (int e = 2; e < s->nelem; e++)
+		if (e >= q->nelem || !take(o, shape_child(s, e), &s->elems[e],
+					   o->arg[0] + shape_child(q, e),
+					   &q->elems[e]))
+			zero_from(o->out, s, e);
+	if (take(o, shape_child(s, 1), &s->elems[1], o->arg[0] +
+		 shape_child(q, 1), &q->elems[1]) ||
+	    !binds_all(o->m, c, n, &s->elems[1]))
+		return;
+	args = interp_alloc(o->st, sizeof(void *) * (size_t)(n + 1));
+	for (int e = 0; e < n; e++)	/* where the op reads each: its
+					   operands (one in place: at {1}) */
+		args[e] = e < np ? o->arg[0] + shape_child(q, 0) +
+				   shape_child(q0, e) : o->arg[e - np + 1];
+	copy_tree(o, o->out + shape_child(s, 1), interp_kernel(o->st, c, args),
+		  &o->m->comps[c].instrs[o->m->comps[c].root].shape,
+		  &s->elems[1]);
+	interp_release(o->st, args);
+}
+
+static void
+async_update(struct op *o)
+{
+	const struct shape *s = &o->in->shape, *q = o->as[0];
+
+	if (o->in->nops > 1 || !shape_equal(s, q)) {
+		if (!shape_is_tuple(s) || s->nelem < 2 || !shape_is_tuple(q) ||
+		    q->nelem < 2 || !shape_is_tuple(&s->elems[0]) ||
+		    !shape_is_tuple(&q->elems[0]))
+			interp_fail(o->st, INTERP_SKIP, "'%s': async-update "
+				    "of this form", o->in->name);
+		async_update_late(o);
+		return;
+	}
+	async_pass(o);
 }
 
 static void
@@ -587,7 +693,7 @@ const struct kernel stub_kernels[] = {
 	{"collective-permute", permute, 1},
 	{"collective-permute-start", collective_start, 1},
 	{"collective-permute-done", async_done, 1},
-	{"async-start", async_start, 1}, {"async-update", async_pass, 1},
+	{"async-start", async_start, 1}, {"async-update", async_update, 1},
 	{"async-done", async_done, 1},
 	{"infeed", outside, 1}, {"recv", outside, 1},
 	{"rng", outside, 1}, {"rng-get-and-update-state", outside, 1},

@@ -227,6 +227,28 @@ imap_move(struct imap *mp, int64_t lo, int64_t hi, int64_t to)
 	free(pc);
 }
 
+/* A hash of the tags over [lo, hi), gaps included. */
+static uint64_t
+imap_hash(const struct imap *mp, int64_t lo, int64_t hi, uint64_t h)
+{
+	for (int64_t at = lo; at < hi;) {
+		int x = find_le(mp, at);
+		int64_t end;
+
+		if (!x || mp->t[x].hi <= at) {
+			x = find_gt(mp, at);
+			at = x && mp->t[x].lo < hi ? mp->t[x].lo : hi;
+			h = (h ^ (uint64_t)at) * 1099511628211u;
+			continue;
+		}
+		end = mp->t[x].hi < hi ? mp->t[x].hi : hi;
+		h = (h ^ (uint64_t)(end - lo)) * 1099511628211u;
+		h = (h ^ mp->t[x].tag) * 1099511628211u;
+		at = end;
+	}
+	return h;
+}
+
 /* ---- the run's state ------------------------------------------------------ */
 
 /* A program computation's instructions: per instruction and output node,
@@ -241,6 +263,8 @@ struct frame {
 	int **inplace;		/* per node: the operand node it updates in
 				   place, k << 16 | j, or -1 */
 	int64_t *runs;
+	uint64_t *inflight;	/* per async start: its operands' tags,
+				   hashed after it ran */
 	int busy;
 };
 
@@ -635,10 +659,8 @@ operand_at(struct ident *st, int c, int i, int k, int j)
 	return st->fr[c].addr[st->m->comps[c].instrs[i].ops[k]][j];
 }
 
-/* Operand k of (c, i) read (inflight: at its done, where what the start
- * updates in place is its result's now). */
 static void
-read_operand(struct ident *st, int c, int i, int k, int inflight)
+read_operand(struct ident *st, int c, int i, int k)
 {
 	struct frame *f = &st->fr[c];
 	const struct instr *in = &st->m->comps[c].instrs[i];
@@ -648,8 +670,6 @@ read_operand(struct ident *st, int c, int i, int k, int inflight)
 	for (int j = 0; j < n; j++) {
 		int64_t at = operand_at(st, c, i, k, j);
 
-		if (inflight && updated_by(st, c, i, k, j) >= 0)
-			continue;
 		snprintf(what, sizeof what, "operand %d ('%s') node %d", k,
 			 st->m->comps[c].instrs[x].name, j);
 		check_read(st, at, node_bytes(f->ns[x][j]), f->ref[x][j],
@@ -719,7 +739,32 @@ write_defined(struct ident *st, int c, int i)
 	}
 }
 
-/* A done: its start's operands (through any updates) unchanged. */
+/* The tags over every operand node of (c, i), where it was made (as
+ * interp.c's hash_args). */
+static uint64_t
+hash_args(struct ident *st, int c, int i)
+{
+	const struct comp *cp = &st->m->comps[c];
+	const struct instr *in = &cp->instrs[i];
+	struct frame *f = &st->fr[c];
+	uint64_t h = 1469598103934665603u;
+
+	for (int k = 0; k < in->nops; k++) {
+		int x = in->ops[k];
+
+		for (int j = 0; j < shape_nodes(&cp->instrs[x].shape); j++) {
+			int64_t at = f->addr[x][j];
+
+			work(st, 1);
+			h = imap_hash(&st->map, at, at +
+				      node_bytes(f->ns[x][j]), h);
+		}
+	}
+	return h;
+}
+
+/* A done: its start's operands (through any updates) as they were once
+ * it ran. */
 static void
 check_inflight(struct ident *st, int c, int i)
 {
@@ -731,10 +776,11 @@ check_inflight(struct ident *st, int c, int i)
 	for (j = cp->instrs[i].ops[0]; opcode(&cp->instrs[j]) ==
 	     OP_ASYNC_UPDATE && cp->instrs[j].nops > 0;)
 		j = cp->instrs[j].ops[0];
-	if (!is_start(&cp->instrs[j]))
-		return;
-	for (int k = 0; k < cp->instrs[j].nops; k++)
-		read_operand(st, c, j, k, 1);
+	if (is_start(&cp->instrs[j]) &&
+	    hash_args(st, c, j) != st->fr[c].inflight[j])
+		fail(st, INTERP_DIFF, "'%s': an operand of '%s' changed while "
+		     "it was in flight", cp->instrs[i].name,
+		     cp->instrs[j].name);
 }
 
 static int
@@ -827,7 +873,7 @@ run_conditional(struct ident *st, int c, int i)
 	int pred = ps->type == DT_PRED, k, b, n = shape_nodes(&in->shape);
 	uint64_t *args[1], *r;
 
-	read_operand(st, c, i, 0, 0);
+	read_operand(st, c, i, 0);
 	k = pick_branch(st, c, i, pred ? 2 : in->ncall);
 	if (pred)
 		b = k == 0 ? callee(st, in, "true_computation", 0) :
@@ -845,7 +891,7 @@ run_conditional(struct ident *st, int c, int i)
 }
 
 /* A constant: the runtime loaded its bytes before the run (the plan's
- * constants table); its step reads them.  One the table does not list is
+ * constants table, out of the arena); its step reads them.  Any other is
  * written at its step. */
 static void
 run_constant(struct ident *st, int c, int i)
@@ -901,9 +947,11 @@ run_op(struct ident *st, int c, int i)
 	if (writes_nothing(st, c, i))
 		return;
 	for (int k = 0; k < in->nops; k++)
-		read_operand(st, c, i, k, 0);
+		read_operand(st, c, i, k);
 	check_overlap(st, c, i);
 	write_defined(st, c, i);
+	if (is_start(in))
+		st->fr[c].inflight[i] = hash_args(st, c, i);
 }
 
 static void
@@ -1192,6 +1240,7 @@ setup_frames(struct ident *st)
 		f->fwd = alloc(st, sizeof *f->fwd * n);
 		f->inplace = alloc(st, sizeof *f->inplace * n);
 		f->runs = alloc(st, sizeof *f->runs * n);
+		f->inflight = alloc(st, sizeof *f->inflight * n);
 		for (int i = 0; i < cp->ninstr; i++) {
 			const struct shape *s = &cp->instrs[i].shape;
 			size_t nn = (size_t)shape_nodes(s);
@@ -1206,7 +1255,10 @@ setup_frames(struct ident *st)
 	}
 }
 
-/* The runtime loads every constant the plan lists before the run. */
+/* The runtime loads every constant the plan lists in a buffer out of
+ * the arena before the run; one in the arena (the plan may give it an
+ * output's buffer, which other values hold before it) is written at its
+ * step, as interp.c writes every constant. */
 static void
 load_constants(struct ident *st)
 {
@@ -1223,7 +1275,7 @@ load_constants(struct ident *st)
 			fail(st, INTERP_ERROR, "constant %d: no position", k);
 		p = &pl->pos[pc->pos];
 		if (!st->posbase[p->comp] || p->slot >= 0 ||
-		    pl->bufs[p->buf].slots > 1)
+		    pl->bufs[p->buf].slots > 1 || pl->bufs[p->buf].in_arena)
 			continue;
 		s = st->fr[p->comp].ns[p->instr][p->node];
 		at = buffer_at(st, p->buf, -1, node_bytes(s), p->name);
@@ -1380,12 +1432,27 @@ print_stats(struct trial *t, const char *name, const char *target,
 		(long long)s->copies, s->maxranges);
 }
 
+/* The module of plan p: the file's plans follow its modules, a plan per
+ * target, and names may repeat (// -----): the current module while its
+ * name matches and the target is new to it, else the next of that name.
+ * *cur and *seen (targets' bits) carry from plan to plan. */
 static int
-module_named(const struct hlofile *f, const char *name)
+module_of(const struct hlofile *f, const struct jv *p, int *cur, int *seen)
 {
-	for (int k = 0; k < f->nmod; k++)
-		if (!strcmp(f->mods[k].name, name))
+	const struct jv *mv = json_get(p, "module"), *tv = json_get(p, "target");
+	const char *name = mv->kind == JV_STR ? mv->str : "";
+	int bit = tv->kind == JV_STR && !strcmp(tv->str, "tpu") ? 2 : 1;
+
+	if (*cur >= 0 && !strcmp(f->mods[*cur].name, name) && !(*seen & bit)) {
+		*seen |= bit;
+		return *cur;
+	}
+	for (int k = *cur + 1; k < f->nmod; k++)
+		if (!strcmp(f->mods[k].name, name)) {
+			*cur = k;
+			*seen = bit;
 			return k;
+		}
 	return -1;
 }
 
@@ -1393,11 +1460,8 @@ module_named(const struct hlofile *f, const char *name)
  * plans): a TRIAL_* status, reported. */
 static int
 json_plan(struct trial *t, struct pool *pool, struct hlofile *f,
-	  const struct jv *root, int k)
+	  const struct jv *root, int k, int mod)
 {
-	const struct jv *p = &json_get(root, "plans")->items[k];
-	const struct jv *mv = json_get(p, "module");
-	int mod = module_named(f, mv->kind == JV_STR ? mv->str : "");
 	struct ident_stats sum = {0};
 	struct plan pl;
 	int r;
@@ -1457,7 +1521,7 @@ identity_json(struct trial *t, const char *text, size_t len, const char *json)
 	size_t jlen;
 	char *js = slurp_path(json, &jlen);
 	struct jv root;
-	int worst = TRIAL_SAME, np;
+	int worst = TRIAL_SAME, np, cur = -1, seen = 0;
 	static const int rank[] = {
 		[TRIAL_SAME] = 0, [TRIAL_SKIP] = 1, [TRIAL_REFUSED] = 1,
 		[TRIAL_ERROR] = 2, [TRIAL_DIFF] = 3,
@@ -1486,7 +1550,9 @@ identity_json(struct trial *t, const char *text, size_t len, const char *json)
 	if (!np)
 		fprintf(stderr, "%s: no plans\n", json);
 	for (int k = 0; k < np; k++) {
-		int r = json_plan(t, pool, f, &root, k);
+		const struct jv *p = &json_get(&root, "plans")->items[k];
+		int r = json_plan(t, pool, f, &root, k,
+				  module_of(f, p, &cur, &seen));
 
 		if (rank[r] > rank[worst])
 			worst = r;

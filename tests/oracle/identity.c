@@ -249,6 +249,57 @@ imap_hash(const struct imap *mp, int64_t lo, int64_t hi, uint64_t h)
 	return h;
 }
 
+/* The map against a byte array over [0, 4096): random writes, erases
+ * and moves, every byte's tag and every check compared (test_identity).
+ * 0, or the first operation that disagrees (1-based). */
+int
+identity_map_selftest(uint64_t seed, int ops)
+{
+	enum { N = 4096 };
+	static uint64_t model[N], tmp[N];
+	struct imap mp = {.rng = 1};
+	uint64_t r = seed, got;
+	int bad = 0;
+
+	memset(model, 0, sizeof model);
+	for (int k = 1; k <= ops && !bad; k++) {
+		int64_t lo, hi, to;
+		int kind;
+
+		r = r * 6364136223846793005u + 1442695040888963407u;
+		kind = (int)(r >> 60) % 4;
+		lo = (int64_t)(r >> 20) % N;
+		hi = lo + (int64_t)(r >> 40) % (kind == 3 ? 600 : 90);
+		hi = hi > N ? N : hi;
+		to = (int64_t)(r >> 8) % (N - (hi - lo) + 1);
+		if (kind < 2) {
+			uint64_t tag = kind ? (uint64_t)k : 0;
+
+			imap_write(&mp, lo, hi, tag);
+			for (int64_t b = lo; b < hi; b++)
+				model[b] = tag;
+		} else if (kind == 2) {
+			imap_move(&mp, lo, hi, to);
+			memcpy(tmp, model + lo, sizeof *tmp * (size_t)(hi - lo));
+			memcpy(model + to, tmp, sizeof *tmp * (size_t)(hi - lo));
+		}
+		for (int64_t b = 0; b < N && !bad; b++)
+			if (imap_check(&mp, b, b + 1, model[b], &got) !=
+			    (model[b] == 0) || (model[b] == 0 && got))
+				bad = k;
+		if (lo < hi && !bad) {
+			int same = 1;
+
+			for (int64_t b = lo; b < hi; b++)
+				same &= model[b] == model[lo] && model[b];
+			if (imap_check(&mp, lo, hi, model[lo], &got) == same)
+				bad = k;
+		}
+	}
+	free(mp.t);
+	return bad;
+}
+
 /* ---- the run's state ------------------------------------------------------ */
 
 /* A program computation's instructions: per instruction and output node,

@@ -52,4 +52,8 @@ int identity_trial(struct trial *t, const struct module *m,
 int identity_json(struct trial *t, const char *text, size_t len,
 		  const char *json);
 
+/* The interval map against a byte array, ops random operations from
+ * seed: 0, or the first that disagrees. */
+int identity_map_selftest(uint64_t seed, int ops);
+
 #endif

@@ -179,7 +179,12 @@ try_plan(struct trial *t, const struct planned *p, const struct outputs *ref,
 		.params_survive = p->params_survive,
 	};
 	struct outputs out;
-	int r = interp_run(p->m, &p->pl, &io, &out, t->why, sizeof t->why);
+	struct ident_stats s = {0};
+	int r;
+
+	if (t->identity == 1)	/* --identity --mutate: by value identity */
+		return identity_trial(t, p->m, &p->pl, p->params_survive, &s);
+	r = interp_run(p->m, &p->pl, &io, &out, t->why, sizeof t->why);
 
 	if (r == INTERP_LIMIT) {
 		snprintf(t->why, sizeof t->why, "the planned run did not end "
@@ -646,7 +651,7 @@ trial_module(struct trial *t, const char *text, size_t len, int mod)
 	if (plan_all(t, text, len, mod, p) < 0)
 		return fail(t, "?", t->why);
 	name = p[0].m->name;
-	if (t->identity == 1) {
+	if (t->identity == 1 && !t->mutate) {
 		r = identity_module(t, p);
 	} else if (interp_check(p[0].m, &io, t->why, sizeof t->why) < 0) {
 		r = t->identity ? identity_module(t, p) :

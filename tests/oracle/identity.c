@@ -312,7 +312,7 @@ struct frame {
 	int **fwd;		/* per node: k << 16 | j forwarded, or -1;
 				   NULL: not yet worked out */
 	int **inplace;		/* per node: the operand node it updates in
-				   place, k << 16 | j, or -1 */
+				   place, k << 16 | j, or -1; NULL: none */
 	int64_t *runs;
 	uint64_t *inflight;	/* per async start: its operands' tags,
 				   hashed after it ran */
@@ -563,7 +563,7 @@ instr_facts(struct ident *st, int c, int i)
 	const struct instr *in = &st->m->comps[c].instrs[i];
 	const struct shape **as = alloc(st, sizeof *as *
 					(size_t)(in->nops + 1));
-	int n = shape_nodes(&in->shape), k, j;
+	int n = shape_nodes(&in->shape), k, j, any = 0;
 
 	operand_shapes(st, c, i, as);
 	f->fwd[i] = alloc(st, sizeof(int) * (size_t)n);
@@ -581,9 +581,13 @@ instr_facts(struct ident *st, int c, int i)
 		    k < in->nops && j < shape_nodes(as[k]) && k < 1 << 14 &&
 		    j < 1 << 16 && (st->pl->target != TARGET_TPU ||
 				    shape_equal(f->ns[i][node],
-						node_shape(as[k], j))))
+						node_shape(as[k], j)))) {
 			f->inplace[i][node] = k << 16 | j;
+			any = 1;
+		}
 	}
+	if (!any)
+		f->inplace[i] = NULL;
 }
 
 /* ---- binding an instruction's nodes --------------------------------------- */
@@ -692,7 +696,7 @@ updated_by(const struct ident *st, int c, int i, int k, int j)
 {
 	int n = shape_nodes(&st->m->comps[c].instrs[i].shape);
 
-	for (int node = 0; node < n; node++)
+	for (int node = 0; st->fr[c].inplace[i] && node < n; node++)
 		if (st->fr[c].inplace[i][node] == (k << 16 | j))
 			return node;
 	return -1;

@@ -82,10 +82,11 @@ verify(struct prog *p, const struct plan *pl)
 
 /* The stages from an order to sized buffers: schedule, values, liveness,
  * copies, reuse and colocation, buffers, double buffering.  The driver runs
- * them once the order is chosen, and fill_order (passes/order.c) runs them
- * for each candidate order (d NULL: no dumps, no timing), so that the
- * order is scored on the plan that is written.  0, or -1 with diagnostics
- * in p->ds. */
+ * them for each candidate order (fill_order, passes/order.c; d NULL: no
+ * dumps, no timing), so that the order is scored on the plan that is
+ * written, and keeps the chosen candidate's plan; or once the order is
+ * chosen, when there was one candidate only or for a dump.  0, or -1 with
+ * diagnostics in p->ds. */
 static int
 plan_buffers(struct prog *p, struct plan *pl, const struct driver_opts *d)
 {
@@ -129,9 +130,13 @@ plan_module(struct pool *pool, struct diags *ds, struct module *m,
 	STAGE(st, ST_FLATTEN, err = flatten_calls(pool, ds, m));
 	if (err)
 		return -1;
-	STAGE(st, ST_ORDER, err = fill_order(&p, pl, plan_buffers));
-	if (err || plan_buffers(&p, pl, d))
+	/* The chosen order's trial is the real run, but for a dump of its
+	 * stages. */
+	STAGE(st, ST_ORDER, err = fill_order(&p, pl, plan_buffers,
+					     !d || !d->dump));
+	if (err < 0 || (err == 0 && plan_buffers(&p, pl, d)))
 		return -1;
+	STAGE(st, ST_ORDER, score_order(&p, pl));
 	STAGE(st, ST_BUFFERS, list_constants(&p, pl));
 	STAGE(st, ST_PACKING, assign_offsets(&p, pl));
 	STAGE(st, ST_PACKING, err = check_heights(&p, pl));

@@ -3,7 +3,10 @@
 # and the header written, as `hloplan FILE -o plan.h` does (issue 40).  Per
 # module, of the best of 3 runs (the lowest total of --stats-json): its MB,
 # the ms of each stage (they sum to the total; "analyses" is schedule,
-# values, liveness, copies, reuse and double-buffering), the whole run over
+# values, liveness, copies, reuse and double-buffering, which "order"
+# holds instead when the chosen order's trial is kept as the real run: an
+# unscheduled module of 2,000 instructions or more whose candidate orders
+# differ), the whole run over
 # its parse stage in that same run (x parse; the issue's bound is 8), the
 # same without codegen (no cg), the header's bytes over the input's
 # (header x), and the largest peak RSS of the 3 (MiB).  A table, not a

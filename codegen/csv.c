@@ -33,8 +33,10 @@
  *                    when it holds an entry parameter's node or an
  *                    output's: parameter(N)'s N and the shape index
  *                    ("{}", "{0,1}"); else empty
- *   values           where each value it holds is defined:
- *                    "computation/instruction{index}" joined by ';' */
+ *   values           where each value it holds is defined: its step
+ *                    and shape index, "12{0}", joined by ';' (the step's
+ *                    name is the JSON's schedule step and the header's
+ *                    P_STEP_NAME: a name is written once, not per value) */
 static const char columns[] =
 	"buffer_id,buffer_name,offset,size,definition_time,end_time,"
 	"unpadded_size,memory_space,slots,stride,class,plan,module,target,"
@@ -87,9 +89,7 @@ put_bindings(FILE *out, struct pool *pool, const struct plan *p,
 		const struct plan_pos *q = &p->pos[bd->val[v]];
 		if (v > bd->first[id])
 			fputc(';', out);
-		put_escaped(out, q->comp_name ? q->comp_name : "");
-		fputc('/', out);
-		put_escaped(out, q->name ? q->name : "");
+		fprintf(out, "%" PRId32, q->step);
 		codegen_index(out, q, "{}", ",", "");
 	}
 	fputc('"', out);

@@ -1,5 +1,6 @@
-/* The plan header: per plan, macros for arenas and buffers, a table of the
- * buffers and compile-time checks, all under the plan's prefix.  Two
+/* The plan header: per plan, macros for arenas and buffers, the step text,
+ * the tables (header_tables.c) and compile-time checks, all under the
+ * plan's prefix.  Two
  * namespaces that cannot meet: a runtime's bindings (P_PARAM_<n>...,
  * P_OUTPUT...) and the buffers' macros (P_BUF_<NAME>...), where NAME is the
  * sanitised HLO name, or NAME_<buffer id> when that is taken already. */
@@ -9,22 +10,11 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "codegen/header_internal.h"
 #include "ir/ir.h"
 #include "passes/passes.h"
 
 /* ---- the identifiers a header defines, to settle clashes -------------- */
-
-struct idset {
-	struct pool *pool;
-	const char **slot;	/* open addressing; NULL is empty */
-	size_t cap;		/* a power of two, over twice the entries */
-	int *val;		/* by slot: for the key "prefix base" of a
-				   name, the k to try next; for a key_id
-				   key, its id */
-	int n;			/* ids key_id has given */
-	char *tmp;		/* scratch for a name looked up, not kept */
-	size_t tmpcap;
-};
 
 /* Macro suffixes every plan defines, besides three per arena. */
 static const char *const fixed_names[] = {
@@ -33,8 +23,9 @@ static const char *const fixed_names[] = {
 	"CLASS_CONST", "CLASS_TABLE", "NUM_COPIES", "NUM_SLOT_USES",
 	"NUM_PARAMS", "NUM_OUTPUTS", "NUM_VALUES", "INDEX_MAX",
 	"NUM_CONSTANTS", "CONST_BYTES", "CONST_FILE", "CONST_BASE",
-	"CONST_EMBEDDED", "CONST_IN_ARENA", "NUM_LOOPS",
-	"TABLES_FILLED_BY_RUNTIME", "TABLE_POINTER_BYTES",
+	"CONST_EMBEDDED", "CONST_IN_ARENA", "CONST_DATA", "NUM_LOOPS",
+	"TABLES_FILLED_BY_RUNTIME", "TABLE_POINTER_BYTES", "NUM_POSITIONS", "T",
+	"NUM_OPERANDS",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
@@ -75,8 +66,8 @@ idset_add(struct idset *set, const char *s)
 	*idset_slot(set, s) = s;
 }
 
-static void
-idset_init(struct idset *set, struct pool *pool, size_t n)
+void
+hdr_idset_init(struct idset *set, struct pool *pool, size_t n)
 {
 	set->pool = pool;
 	set->cap = 16;
@@ -311,7 +302,7 @@ name_buffers(struct pool *keep, const struct plan *plans,
 		n += NFIXED + 3 * (size_t)plans[i].narena +
 		     NFORMS * (size_t)plans[i].nbuf +
 		     NIO_FORMS * (size_t)(b[i].npar + b[i].nout);
-	idset_init(&set, pool, n);
+	hdr_idset_init(&set, pool, n);
 	idset_add(&set, guard);
 	for (i = 0; i < nplan; i++)
 		reserve_fixed(&set, prefixes[i], &plans[i]);
@@ -347,73 +338,7 @@ put_comment_text(FILE *out, const char *s)
 	}
 }
 
-/* s as a C string literal; '?' escaped so that no trigraph forms. */
-static void
-put_cstring_as(FILE *out, const char *s, const char *end)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\' || c == '?')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c > 0x7e)
-			fprintf(out, "\\%03o", c);
-		else
-			fputc(c, out);
-	}
-	fprintf(out, "%s\"", end);
-}
-
-static void
-put_cstring(FILE *out, const char *s)
-{
-	put_cstring_as(out, s, "");
-}
-
-/* The same with a NUL of its own, ending one of a string table's names. */
-static void
-put_cstring_nul(FILE *out, const char *s)
-{
-	put_cstring_as(out, s, "\\0");
-}
-
 /* ---- one plan ----------------------------------------------------------- */
-
-/* Where each step's name starts in the step text (see put_steps). */
-enum { STEP_CHUNK = 4096, STEP_CHUNK_TEXT = 4095 };
-
-struct hdr {
-	FILE *out;
-	const char *blob;	/* the constants blob's name, or NULL */
-	int64_t blob_base;	/* this plan's part of it starts here */
-	struct pool *pool;
-	const struct plan *p;
-	const char *pre;	/* the plan's prefix */
-	const char **name;	/* the C name of each buffer */
-	const struct bindings *b;
-	const char **io;	/* the name of each parameter, then output */
-	const char *steps_of;	/* an earlier plan's prefix whose step tables
-				   is this one's too, or NULL */
-	const struct shape *last;	/* the shape text_of made last */
-	const char *last_text;
-	int *at;		/* by step: chunk * STEP_CHUNK + offset of its
-				   name in the step text */
-	const char *text_pre;	/* the prefix whose step text that is */
-	int *ix;		/* by position: its shape index in P_ix[] */
-};
-
-/* codegen_shape_text, once for a run of positions that share a laid-out
- * shape (16,384 outputs of one shape in a wide tuple). */
-static const char *
-text_of(struct hdr *h, const struct shape *s)
-{
-	if (!s || s != h->last) {
-		h->last = s;
-		h->last_text = codegen_shape_text(h->pool, s);
-	}
-	return h->last_text;
-}
 
 static const struct arena *
 find_arena(const struct plan *p, int space)
@@ -443,16 +368,6 @@ put_arena_macros(struct hdr *h, const struct arena *a)
 		a->space, a->lower);
 }
 
-static int
-slot_uses(const struct plan *p)
-{
-	int n = 0;
-
-	for (int k = 0; k < p->npos; k++)
-		n += p->pos[k].slot >= 0 && p->pos[k].defines;
-	return n;
-}
-
 static void
 put_plan_macros(struct hdr *h)
 {
@@ -465,6 +380,7 @@ put_plan_macros(struct hdr *h)
 	define(h, "NUM_STEPS", p->ntime);
 	define(h, "NUM_ARENAS", p->narena);
 	define(h, "NUM_POSITIONS", p->npos);
+	define(h, "NUM_OPERANDS", p->opnd_first ? p->nopnd : 0);
 	define(h, "NUM_COPIES", p->ncopy);
 	define(h, "NUM_LOOPS", p->nloop);
 	define(h, "NUM_VALUES", h->b->nval);
@@ -473,8 +389,8 @@ put_plan_macros(struct hdr *h)
 	define(h, "INDEX_MAX", h->b->depth);
 	define(h, "NUM_CONSTANTS", p->nconst);
 	define(h, "CONST_BYTES", p->const_bytes);
-	if (slot_uses(p))
-		define(h, "NUM_SLOT_USES", slot_uses(p));
+	if (hdr_slot_uses(p))
+		define(h, "NUM_SLOT_USES", hdr_slot_uses(p));
 	define(h, "ARENA_SIZE", s0 ? s0->size : 0);
 	define(h, "ARENA_ALIGN", p->align);
 	for (i = 0; i < p->narena; i++)
@@ -503,73 +419,6 @@ put_buffer_ids(struct hdr *h)
 		fprintf(h->out, "#define %s_%s %d\n", h->pre, h->name[i], i);
 }
 
-/* The step text holds q's instruction name: step q->step's name is
- * "computation/instruction".  Then q's name is written as a pointer into
- * it, and a name is written once however many tables give it. */
-static int
-name_in_steps(const struct hdr *h, const struct plan_pos *q)
-{
-	const char *s, *c = q->comp_name, *n = q->name;
-	size_t lc;
-
-	if (!h->p->steps || !c || !n || q->step < 0 || q->step >= h->p->ntime)
-		return 0;
-	s = h->p->steps[q->step];
-	lc = strlen(c);
-	return !strncmp(s, c, lc) && s[lc] == '/' && !strcmp(s + lc + 1, n);
-}
-
-/* q's instruction name, as a pointer into the step text or a literal. */
-static void
-put_instr_name(struct hdr *h, const struct plan_pos *q)
-{
-	int at;
-
-	if (!name_in_steps(h, q)) {
-		put_cstring(h->out, q->name ? q->name : "");
-		return;
-	}
-	at = h->at[q->step];
-	fprintf(h->out, "%s_step_text_%d + %d", h->text_pre, at / STEP_CHUNK,
-		at % STEP_CHUNK + (int)strlen(q->comp_name) + 1);
-}
-
-/* Buffer i's name: its first value's instruction when that is its name. */
-static void
-put_buffer_name(struct hdr *h, int i)
-{
-	const struct buffer *b = &h->p->bufs[i];
-	const struct plan_pos *q = NULL;
-
-	if (h->b->count[i] > 0)
-		q = &h->p->pos[h->b->val[h->b->first[i]]];
-	if (q && q->name && !strcmp(q->name, b->name) && name_in_steps(h, q))
-		put_instr_name(h, q);
-	else
-		put_cstring(h->out, b->name);
-}
-
-
-/* The tiles of a layout as XLA prints them, without the "T". */
-static const char *
-tiles_text(struct pool *pool, const struct shape *s)
-{
-	const char *t = "";
-
-	for (int k = 0; s && k < s->ntile; k++) {
-		t = pool_printf(pool, "%s(", t);
-		for (int i = 0; i < s->tiles[k].n; i++) {
-			int64_t d = s->tiles[k].d[i];
-
-			t = d < 0 ? pool_printf(pool, "%s%s*", t, i ? "," : "") :
-				    pool_printf(pool, "%s%s%" PRId64, t,
-						i ? "," : "", d);
-		}
-		t = pool_printf(pool, "%s)", t);
-	}
-	return t;
-}
-
 /* key's id in set, 0, 1, ... in the order keys are first seen; *fresh
  * says whether it was given now.  Thousands of buffers share a few shapes,
  * and a compiler pays for every row and every string literal: each is
@@ -591,8 +440,8 @@ idset_grow(struct idset *set)
 		}
 }
 
-static int
-key_id(struct idset *set, const char *key, int *fresh)
+int
+hdr_key_id(struct idset *set, const char *key, int *fresh)
 {
 	const char **slot;
 	int *id;
@@ -608,312 +457,6 @@ key_id(struct idset *set, const char *key, int *fresh)
 		*id = set->n++;
 	}
 	return *id;
-}
-
-/* "d100, 200" or "m1, 0": a shape's dims or minor_to_major as a key, in
- * time linear in the rank. */
-static const char *
-list_key(struct pool *pool, const struct shape *s, int m2m)
-{
-	int rank = s && !shape_is_tuple(s) ? s->rank : 0;
-	char *key = pool_alloc(pool, 24 * (size_t)rank + 2), *at = key;
-
-	*at++ = m2m ? 'm' : 'd';
-	for (int d = 0; d < rank; d++) {
-		int64_t v = !m2m ? s->dims[d] : s->has_layout ? s->m2m[d] :
-			    rank - 1 - d;
-
-		at += sprintf(at, "%s%" PRId64, d ? ", " : "", v);
-	}
-	*at = 0;
-	return key;
-}
-
-/* The named array P_s<id> holding a list key's numbers, written at its
- * first use. */
-static int
-list_array(struct hdr *h, struct idset *t, const char *key)
-{
-	int fresh, id = key_id(t, key, &fresh);
-
-	if (fresh)
-		fprintf(h->out, "static const %s %s_s%d[] = {%s};\n",
-			key[0] == 'd' ? "long long" : "int", h->pre, id,
-			key[1] ? key + 1 : "0");
-	return id;
-}
-
-/* A shape as the table gives it: its fields' text, and the named arrays
- * of its lists. */
-struct shape_row {
-	const struct shape *s;
-	const char *dims, *m2m;	/* list keys */
-	const char *tiles, *text;
-};
-
-static void
-put_shape_row(struct hdr *h, struct idset *lists,
-	      const struct shape_row *r)
-{
-	const struct shape *s = r->s;
-	int rank = s && !shape_is_tuple(s) ? s->rank : 0;
-	int dims = list_array(h, lists, r->dims);
-	int m2m = list_array(h, lists, r->m2m);
-
-	fputs("\t{", h->out);
-	put_cstring(h->out, codegen_dtype(s));
-	fprintf(h->out, ", %d, %s_s%d, %s_s%d, ", rank, h->pre, dims, h->pre,
-		m2m);
-	put_cstring(h->out, r->tiles);
-	fputs(", ", h->out);
-	put_cstring(h->out, r->text);
-	fputs("},\n", h->out);
-}
-
-/* P_shapes[]: each distinct laid-out shape once, the buffers' shape field
- * indexing it; *shape gets each buffer's row.  Each shape's text is made
- * once a buffer: a shape may have a million dimensions. */
-static void
-put_shapes(struct hdr *h, int *shape)
-{
-	const struct plan *p = h->p;
-	struct pool *pool = h->pool;
-	struct idset keys, lists;
-	struct shape_row *rows = pool_alloc(pool, ((size_t)p->nbuf + 1) *
-					    sizeof *rows);
-	int fresh, n = 0;
-
-	size_t cap = 16, at;
-	const struct shape **seen;	/* open addressing: a shape pointer */
-	int *seen_id;			/* its row */
-
-	while (cap < 2 * (size_t)p->nbuf + 1)
-		cap *= 2;
-	seen = pool_alloc(pool, cap * sizeof *seen);
-	seen_id = pool_alloc(pool, cap * sizeof *seen_id);
-	idset_init(&keys, pool, 16);	/* grown as keys come */
-	idset_init(&lists, pool, 16);
-	for (int i = 0; i < p->nbuf; i++) {
-		const struct shape *s = p->bufs[i].shape;
-		struct shape_row r;
-		const char *key;
-
-		/* Buffers share laid-out shapes: each pointer's text once. */
-		at = ((uintptr_t)s / sizeof(void *) * 2654435761u) & (cap - 1);
-		while (seen[at] && seen[at] != s)
-			at = (at + 1) & (cap - 1);
-		if (s && seen[at] == s) {
-			shape[i] = seen_id[at];
-			continue;
-		}
-		r = (struct shape_row){s, list_key(pool, s, 0),
-				       list_key(pool, s, 1), tiles_text(pool, s),
-				       codegen_shape_text(pool, s)};
-		key = pool_printf(pool, "%s|%s|%s|%s|%s", codegen_dtype(s),
-				  r.dims, r.m2m, r.tiles, r.text);
-		shape[i] = key_id(&keys, key, &fresh);
-		if (fresh)
-			rows[n++] = r;
-		if (s) {
-			seen[at] = s;
-			seen_id[at] = shape[i];
-		}
-	}
-	fputs("\n/* The buffers' shapes, each once, and their lists */\n",
-	      h->out);
-	for (int k = 0; k < n; k++) {	/* the lists first */
-		list_array(h, &lists, rows[k].dims);
-		list_array(h, &lists, rows[k].m2m);
-	}
-	fprintf(h->out, "#define %s_NUM_SHAPES %d\n"
-		"static const struct hloplan_plan_shape %s_shapes[%s_NUM_SHAPES]"
-		" HLOPLAN_UNUSED = {\n", h->pre, n ? n : 1, h->pre, h->pre);
-	if (!n)
-		fputs("\t/* no buffers: a placeholder */\n"
-		      "\t{\"\", 0, 0, 0, \"\", \"\"},\n", h->out);
-	for (int k = 0; k < n; k++)
-		put_shape_row(h, &lists, &rows[k]);
-	fputs("};\n", h->out);
-}
-
-/* P_ix[]: each shape index once, its depth then its entries; h->ix[k]
- * gets position k's.  The empty index is P_ix[0]. */
-static void
-put_indices(struct hdr *h)
-{
-	const struct plan *p = h->p;
-	struct idset keys;
-	char *key;
-	int fresh, next = 1;
-	int *start = pool_alloc(h->pool, ((size_t)p->npos + 1) * sizeof *start);
-
-	h->ix = pool_alloc(h->pool, ((size_t)p->npos + 1) * sizeof *h->ix);
-	idset_init(&keys, h->pool, 16);
-	fprintf(h->out, "\n/* Shape indices: P_ix[k] is a depth, the entries "
-		"follow */\nstatic const int %s_ix[] HLOPLAN_UNUSED = {0", h->pre);
-	for (int k = 0; k < p->npos; k++) {
-		const struct plan_pos *q = &p->pos[k];
-		int id;
-
-		if (!q->depth)
-			continue;
-		key = pool_alloc(h->pool, 12 * (size_t)q->depth + 1);
-		for (int d = 0, n = 0; d < q->depth; d++)
-			n += sprintf(key + n, "%d,", q->index[d]);
-		id = key_id(&keys, key, &fresh);
-		if (fresh) {
-			start[id] = next;
-			fprintf(h->out, ",%s%d", id % 8 ? " " : "\n\t",
-				q->depth);
-			for (int d = 0; d < q->depth; d++)
-				fprintf(h->out, ", %d", q->index[d]);
-			next += q->depth + 1;
-		}
-		h->ix[k] = start[id];
-	}
-	fputs("};\n", h->out);
-}
-
-/* Numbers n a line: a compiler pays little for an int, a reader does
- * not need a line each. */
-static void
-put_ints(FILE *out, const int *v, int n, int per_line)
-{
-	for (int k = 0; k < n; k++)
-		fprintf(out, "%s%d,", k % per_line ? " " : "\n\t", v[k]);
-	fputc('\n', out);
-}
-
-/* One buffer's row: the numbers themselves, the name a pointer into the
- * step text.  A row is what a runtime needs of a buffer; a macro and a
- * compile-time check a buffer cost a compiler more than the row (L01's
- * header held 12 MB of checks of what verify had proved). */
-static void
-put_row(struct hdr *h, int i, int shape)
-{
-	const struct buffer *b = &h->p->bufs[i];
-	FILE *out = h->out;
-
-	fputs("\t{", out);
-	put_buffer_name(h, i);
-	fprintf(out, ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
-		", %" PRId32 ", %" PRId32 ", %d, %d, %d, %d, %d, %d, %d},\n",
-		b->in_arena ? b->offset : -1, b->size, b->bytes,
-		b->slots > 1 ? b->stride : 0, b->start, b->end, b->space,
-		b->flags, b->slots > 1 ? b->slots : 1, b->in_arena ? 1 : 0,
-		shape, h->b->first[i], h->b->count[i]);
-}
-
-/* The table.  It is static, so each translation unit has its own copy, and
- * marked unused for GCC and Clang, which otherwise warn when the header is
- * compiled on its own (-x c-header, as Bazel's parse_headers does). */
-static void
-put_table(struct hdr *h)
-{
-	FILE *out = h->out;
-	int *shape = pool_alloc(h->pool, ((size_t)h->p->nbuf + 1) *
-				sizeof *shape);
-
-	put_shapes(h, shape);
-	fprintf(out, "\nstatic const struct hloplan_plan_buffer %s_buffers[%s%s] "
-		"HLOPLAN_UNUSED = {\n", h->pre, h->p->nbuf ? h->pre : "1",
-		h->p->nbuf ? "_NUM_BUFFERS" : "");
-	if (h->p->nbuf)
-		fputs("\t/* name, offset, size, bytes, stride, start, end, "
-		      "space, flags, slots, in_arena,\n"
-		      "\t   shape, first_value, num_values */\n", out);
-	else
-		fputs("\t/* no buffers: a placeholder */\n"
-		      "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0},\n",
-		      out);
-	for (int i = 0; i < h->p->nbuf; i++)
-		put_row(h, i, shape[i]);
-	fputs("};\n", out);
-}
-
-/* 1: the step writes the position's value; 2: a copy does; 0: it holds
- * what an operand's position holds. */
-static int
-pos_kind(const struct plan_pos *q)
-{
-	return q->copied ? 2 : q->defines ? 1 : 0;
-}
-
-/* P_positions[], in schedule order, and P_step_first_position[]: where a
- * kernel of step t finds each node of its result, and so each operand.
- * Colocation keeps a value at its host's offset 0, so no position lies
- * inside a buffer today; the field says so rather than assume it. */
-static void
-put_positions(struct hdr *h)
-{
-	const struct plan *p = h->p;
-	FILE *out = h->out;
-	int *first = pool_alloc(h->pool, ((size_t)p->ntime + 2) *
-				sizeof *first);
-	int32_t t = 0;
-
-	fprintf(out, "\nstatic const struct hloplan_plan_position %s_positions"
-		"[%s%s] HLOPLAN_UNUSED = {\n\t/* buffer, offset, slot, index, "
-		"defines */", h->pre, p->npos ? h->pre : "1",
-		p->npos ? "_NUM_POSITIONS" : "");
-	if (!p->npos)
-		fputs("\n\t{-1, 0, -1, 0, 0},", out);
-	for (int k = 0; k < p->npos; k++) {
-		const struct plan_pos *q = &p->pos[k];
-
-		/* in schedule order: t is one past the last step seen */
-		assert(q->step >= t - 1 && q->step < p->ntime);
-		while (t <= q->step)
-			first[t++] = k;
-		fprintf(out, "%s{%d, 0, %d, %d, %d},", k % 4 ? " " : "\n\t",
-			q->buf, q->slot, h->ix[k], pos_kind(q));
-	}
-	while (t <= p->ntime)
-		first[t++] = p->npos;
-	fprintf(out, "\n};\nstatic const int %s_step_first_position"
-		"[%s_NUM_STEPS + 1] HLOPLAN_UNUSED = {", h->pre, h->pre);
-	put_ints(out, first, p->ntime + 1, 16);
-	fputs("};\n", out);
-}
-
-/* The positions that write each buffer (XLA's assigned values), grouped
- * by buffer; P_buffers[] gives each buffer's range. */
-static void
-put_values(struct hdr *h)
-{
-	fprintf(h->out, "\nstatic const int %s_values[%s%s] HLOPLAN_UNUSED "
-		"= {", h->pre, h->b->nval ? h->pre : "1",
-		h->b->nval ? "_NUM_VALUES" : "");
-	if (h->b->nval)
-		put_ints(h->out, h->b->val, h->b->nval, 16);
-	else
-		fputs("-1\n", h->out);
-	fputs("};\n", h->out);
-}
-
-/* Parameter or output k of the bindings, and its name. */
-static const struct plan_pos *
-io_pos(const struct hdr *h, int k)
-{
-	return &h->p->pos[k < h->b->npar ? h->b->par[k] :
-					   h->b->out[k - h->b->npar]];
-}
-
-/* The array's own bytes, as the caller holds it: laid out (tiles count),
- * without the alignment the plan pads a buffer to. */
-static int64_t
-exact_bytes(const struct hdr *h, const struct plan_pos *q)
-{
-	struct options o;
-	int64_t n;
-
-	if (!q->shape)
-		return q->size;
-	options_default(&o);
-	o.target = h->p->target;
-	o.align = h->p->align;
-	n = target_bytes(&o, q->shape);
-	return n < 0 || n > q->size ? q->size : n;
 }
 
 /* P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE, _BYTES and
@@ -933,7 +476,7 @@ put_io_macros(struct hdr *h)
 		      "(--io-out-of-arena: memory of the caller's); copy "
 		      "_BYTES */\n", h->out);
 	for (int k = 0; k < n; k++) {
-		const struct plan_pos *q = io_pos(h, k);
+		const struct plan_pos *q = hdr_io_pos(h, k);
 		const struct buffer *b = &h->p->bufs[q->buf];
 		const char *pre = h->pre, *m = h->io[k];
 
@@ -947,279 +490,11 @@ put_io_macros(struct hdr *h)
 		fprintf(h->out, "#define %s_%s_SIZE %" PRId64 "\n", pre, m,
 			q->size);
 		fprintf(h->out, "#define %s_%s_BYTES %" PRId64 "\n", pre, m,
-			exact_bytes(h, q));
+			hdr_exact_bytes(h, q));
 		if (k < h->b->npar && !shape_is_tuple(q->shape))
 			fprintf(h->out, "#define %s_%s_SURVIVES %d\n", pre, m,
 				q->survives);
 	}
-}
-
-/* A row of a small table: each field named (HLOPLAN_FIELD). */
-static void
-field(FILE *out, const char *f)
-{
-	fprintf(out, "HLOPLAN_FIELD(%s) ", f);
-}
-
-static void
-put_io_row(struct hdr *h, int k)
-{
-	const struct plan_pos *q = io_pos(h, k);
-	const struct buffer *b = &h->p->bufs[q->buf];
-	const char *pre = h->pre, *n = h->io[k];
-	FILE *out = h->out;
-	int pos = k < h->b->npar ? h->b->par[k] : h->b->out[k - h->b->npar];
-
-	fputs("\t{", out);
-	field(out, "parameter");
-	fprintf(out, "%d, ", k < h->b->npar ? q->param : -1);
-	field(out, "depth");
-	fprintf(out, "%d, ", q->depth);
-	field(out, "index");
-	fprintf(out, "%s_ix + %d,\n\t ", pre, h->ix[pos] + (q->depth > 0));
-	field(out, "buffer");
-	fprintf(out, "%d, ", q->buf);
-	field(out, "offset");
-	fprintf(out, "%" PRId64 ", ", b->in_arena ? b->offset : -1);
-	field(out, "size");
-	fprintf(out, "%" PRId64 ", ", q->size);
-	field(out, "bytes");
-	fprintf(out, "%" PRId64 ",\n\t ", exact_bytes(h, q));
-	field(out, "shape");
-	put_cstring(out, text_of(h, q->shape));
-	fputs(", ", out);
-	field(out, "position");
-	fprintf(out, "%d},", pos);
-	if (n)
-		fprintf(out, "\t/* %s_%s_* */", pre, n);
-	fputc('\n', out);
-}
-
-/* P_params[] and P_outputs[]: the macros above as tables, for loops. */
-static void
-put_io_tables(struct hdr *h)
-{
-	const char *pre = h->pre, *what[] = {"params", "outputs"};
-	const char *count[] = {"_NUM_PARAMS", "_NUM_OUTPUTS"};
-	int from[] = {0, h->b->npar}, to[] = {h->b->npar,
-					       h->b->npar + h->b->nout};
-	FILE *out = h->out;
-
-	for (int t = 0; t < 2; t++) {
-		fprintf(out, "\nstatic const struct hloplan_plan_binding %s_%s[%s%s]"
-			" HLOPLAN_UNUSED = {\n", pre, what[t],
-			to[t] > from[t] ? pre : "1",
-			to[t] > from[t] ? count[t] : "");
-		if (to[t] == from[t])
-			fprintf(out, "\t/* no %s: a placeholder */\n"
-				"\t{-1, 0, %s_ix, -1, -1, 0, 0, \"\", -1},\n",
-				what[t], pre);
-		for (int k = from[t]; k < to[t]; k++)
-			put_io_row(h, k);
-		fputs("};\n", out);
-	}
-}
-
-/* The copies the runtime makes where two values that must share a buffer
- * are live at once: P_copies[], in the order to run them. */
-static void
-put_copies(struct hdr *h)
-{
-	FILE *out = h->out;
-
-	fprintf(out, "\nstatic const struct hloplan_plan_copy %s_copies[%s%s] "
-		"HLOPLAN_UNUSED = {\n", h->pre, h->p->ncopy ? h->pre : "1",
-		h->p->ncopy ? "_NUM_COPIES" : "");
-	if (!h->p->ncopy)
-		fputs("\t/* no copies: a placeholder */\n"
-		      "\t{-1, -1, 0, 0, 0, -1},\n", out);
-	for (int k = 0; k < h->p->ncopy; k++) {
-		const struct plan_copy *c = &h->p->copies[k];
-
-		fputs("\t{", out);
-		field(out, "src");
-		fprintf(out, "%s_%s, ", h->pre, h->name[c->src]);
-		field(out, "dst");
-		fprintf(out, "%s_%s, ", h->pre, h->name[c->dst]);
-		field(out, "step");
-		fprintf(out, "%" PRId32 ", ", c->step);
-		field(out, "after");
-		fprintf(out, "%d, ", c->after);
-		field(out, "bytes");
-		fprintf(out, "%" PRId64 ", ", c->bytes);
-		field(out, "loop");
-		fprintf(out, "%d},\n", c->loop);
-	}
-	fputs("};\n", out);
-}
-
-/* The while loops, for a runtime that runs the schedule itself:
- * P_loops[], as each closes (inner before outer). */
-static void
-put_loops(struct hdr *h)
-{
-	FILE *out = h->out;
-
-	fprintf(out, "\nstatic const struct hloplan_plan_loop %s_loops[%s%s] "
-		"HLOPLAN_UNUSED = {\n", h->pre, h->p->nloop ? h->pre : "1",
-		h->p->nloop ? "_NUM_LOOPS" : "");
-	if (!h->p->nloop)
-		fputs("\t/* no loops: a placeholder */\n"
-		      "\t{-1, -1, -1, -1, -1, \"\"},\n", out);
-	for (int k = 0; k < h->p->nloop; k++) {
-		const struct plan_loop *l = &h->p->loops[k];
-
-		fputs("\t{", out);
-		field(out, "first");
-		fprintf(out, "%" PRId32 ", ", l->first);
-		field(out, "cond_last");
-		fprintf(out, "%" PRId32 ", ", l->cond_last);
-		field(out, "step");
-		fprintf(out, "%" PRId32 ", ", l->step);
-		field(out, "parent");
-		fprintf(out, "%d, ", l->parent);
-		field(out, "trips");
-		fprintf(out, "%" PRId64 ", ", l->trips);
-		field(out, "trips_from");
-		fprintf(out, "\"%s\"},\n", l->trips_from);
-	}
-	fputs("};\n", out);
-}
-
-static void
-put_constant_row(struct hdr *h, const struct plan_const *k)
-{
-	const struct plan_pos *q = &h->p->pos[k->pos];
-	FILE *out = h->out;
-
-	fputs("\t{", out);
-	field(out, "buffer");
-	fprintf(out, "%d, ", k->buf);
-	field(out, "computation");
-	put_cstring(out, q->comp_name ? q->comp_name : "");
-	fputs(", ", out);
-	field(out, "instruction");
-	put_instr_name(h, q);
-	fputs(",\n\t ", out);
-	field(out, "depth");
-	fprintf(out, "%d, ", q->depth);
-	field(out, "index");
-	fprintf(out, "%s_ix + %d, ", h->pre, h->ix[k->pos] + (q->depth > 0));
-	field(out, "offset");
-	fprintf(out, "%" PRId64 ", ", k->offset);
-	field(out, "bytes");
-	fprintf(out, "%" PRId64 ", ", k->bytes);
-	field(out, "known");
-	fprintf(out, "%d},\n", k->known);
-}
-
-
-/* Bytes in decimal, 24 a line after a tab: a line a write, not a printf a
- * byte (which was a quarter of a 50 MB module's header). */
-static void
-put_bytes(FILE *out, const unsigned char *d, int64_t n)
-{
-	char line[2 + 24 * 4 + 1];
-
-	for (int64_t i = 0; i < n; i += 24) {
-		char *q = line;
-
-		if (i)
-			*q++ = ',';
-		*q++ = '\n';
-		*q++ = '\t';
-		for (int64_t j = i; j < n && j < i + 24; j++) {
-			unsigned v = d[j];
-
-			if (j > i)
-				*q++ = ',';
-			if (v >= 100)
-				*q++ = (char)('0' + v / 100);
-			if (v >= 10)
-				*q++ = (char)('0' + v / 10 % 10);
-			*q++ = (char)('0' + v % 10);
-		}
-		fwrite(line, 1, (size_t)(q - line), out);
-	}
-}
-
-
-/* The constants' bytes, laid out as their buffers are. */
-static void
-put_const_data(struct hdr *h)
-{
-	const char *pre = h->pre;
-	FILE *out = h->out;
-
-	fprintf(out, "\n#define %s_CONST_IN_ARENA 0\t/* constants live in no "
-		"arena: each one's buffer is memory of the runtime's own */\n",
-		pre);
-	fprintf(out, "#define %s_CONST_EMBEDDED %d\t/* 1: %s_const_data[] "
-		"holds the bytes */\n", pre, !h->blob && h->p->const_bytes,
-		pre);
-	if (h->blob) {
-		fprintf(out, "#define %s_CONST_FILE ", pre);
-		put_cstring(out, h->blob);
-		fprintf(out, "\n#define %s_CONST_BASE %" PRId64 "\n", pre,
-			h->blob_base);
-		return;
-	}
-	if (!h->p->const_bytes)
-		return;
-	fprintf(out, "static const unsigned char %s_const_data"
-		"[%s_CONST_BYTES] HLOPLAN_UNUSED = {", pre, pre);
-	put_bytes(out, h->p->const_data, h->p->const_bytes);
-	fputs("\n};\n", out);
-}
-
-/* Each constant's bytes: a runtime copies P_const_data[offset ..] (or the
- * blob's bytes at P_CONST_BASE + offset) into its buffer, where the plan
- * puts it, before the first step. */
-static void
-put_constants(struct hdr *h)
-{
-	const char *pre = h->pre;
-	FILE *out = h->out;
-
-	fprintf(out, "\nstatic const struct hloplan_plan_constant %s_constants[%s%s]"
-		" HLOPLAN_UNUSED = {\n", pre, h->p->nconst ? pre : "1",
-		h->p->nconst ? "_NUM_CONSTANTS" : "");
-	if (!h->p->nconst)
-		fprintf(out, "\t/* no constants: a placeholder */\n"
-			"\t{-1, \"\", \"\", 0, %s_ix, 0, 0, 0},\n", pre);
-	for (int i = 0; i < h->p->nconst; i++)
-		put_constant_row(h, &h->p->consts[i]);
-	fputs("};\n", out);
-	put_const_data(h);
-}
-
-/* The iterations of an unrolled loop share one slotted buffer: which slot
- * each fetch writes (at HLOPLAN_SLOT_OFFSET(buffer, slot)). */
-static void
-put_slot_uses(struct hdr *h)
-{
-	FILE *out = h->out;
-	int n = slot_uses(h->p);
-
-	if (!n)
-		return;
-	fprintf(out, "\nstatic const struct hloplan_plan_slot_use %s_slot_uses"
-		"[%s_NUM_SLOT_USES] HLOPLAN_UNUSED = {\n", h->pre, h->pre);
-	for (int k = 0; k < h->p->npos; k++) {
-		const struct plan_pos *q = &h->p->pos[k];
-
-		if (q->slot < 0 || !q->defines)
-			continue;
-		fputs("\t{", out);
-		field(out, "buffer");
-		fprintf(out, "%s_%s, ", h->pre, h->name[q->buf]);
-		field(out, "instr");
-		put_instr_name(h, q);
-		fputs(", ", out);
-		field(out, "slot");
-		fprintf(out, "%d},\n", q->slot);
-	}
-	fputs("};\n", out);
 }
 
 /* Where each step's name starts: chunk * STEP_CHUNK + offset.  The same
@@ -1279,7 +554,7 @@ put_steps(struct hdr *h)
 					"%d[] =", t ? ";" : "", pre,
 					h->at[t] / STEP_CHUNK);
 			fputs("\n\t", out);
-			put_cstring_nul(out, h->p->steps[t]);
+			hdr_cstring_nul(out, h->p->steps[t]);
 		}
 		fprintf(out, "%sstatic const char *const %s_step_text[%d] "
 			"HLOPLAN_UNUSED = {", n ? ";\n" : "\n", pre,
@@ -1290,12 +565,246 @@ put_steps(struct hdr *h)
 		fprintf(out, "%s};\n", n ? "\n" : "0");
 		fprintf(out, "static const int %s_step_at[%s_NUM_STEPS + 1] "
 			"HLOPLAN_UNUSED = {", pre, pre);
-		put_ints(out, h->at, n, 8);
+		hdr_ints(out, h->at, n, 8);
 		fputs("\t-1\n};\n", out);
+		fprintf(out, "/* A name in the tables: byte k of chunk c */\n"
+			"#define %s_T(c, k) (%s_step_text_##c + (k))\n", pre,
+			pre);
 	}
 	fprintf(out, "#define %s_STEP_NAME(t) (%s_step_text[%s_step_at[t] / "
 		"%d] + %s_step_at[t] %% %d)\n", pre, pre, pre, STEP_CHUNK, pre,
 		STEP_CHUNK);
+}
+
+/* The tiles of a layout as XLA prints them, without the "T". */
+static const char *
+tiles_text(struct pool *pool, const struct shape *s)
+{
+	const char *t = "";
+
+	for (int k = 0; s && k < s->ntile; k++) {
+		t = pool_printf(pool, "%s(", t);
+		for (int i = 0; i < s->tiles[k].n; i++) {
+			int64_t d = s->tiles[k].d[i];
+
+			t = d < 0 ? pool_printf(pool, "%s%s*", t, i ? "," : "") :
+				    pool_printf(pool, "%s%s%" PRId64, t,
+						i ? "," : "", d);
+		}
+		t = pool_printf(pool, "%s)", t);
+	}
+	return t;
+}
+
+/* "d100, 200" or "m1, 0": a shape's dims or minor_to_major as a key, in
+ * time linear in the rank. */
+static const char *
+list_key(struct pool *pool, const struct shape *s, int m2m)
+{
+	int rank = s && !shape_is_tuple(s) ? s->rank : 0;
+	char *key = pool_alloc(pool, 24 * (size_t)rank + 2), *at = key;
+
+	*at++ = m2m ? 'm' : 'd';
+	for (int d = 0; d < rank; d++) {
+		int64_t v = !m2m ? s->dims[d] : s->has_layout ? s->m2m[d] :
+			    rank - 1 - d;
+
+		at += sprintf(at, "%s%" PRId64, d ? ", " : "", v);
+	}
+	*at = 0;
+	return key;
+}
+
+/* The named array P_s<id> holding a list key's numbers, written at its
+ * first use. */
+static int
+list_array(struct hdr *h, struct idset *t, const char *key)
+{
+	int fresh, id = hdr_key_id(t, key, &fresh);
+
+	if (fresh)
+		fprintf(h->out, "static const %s %s_s%d[] = {%s};\n",
+			key[0] == 'd' ? "long long" : "int", h->pre, id,
+			key[1] ? key + 1 : "0");
+	return id;
+}
+
+/* A shape as the table gives it: its fields' text, and the named arrays
+ * of its lists. */
+struct shape_row {
+	const struct shape *s;
+	const char *dims, *m2m;	/* list keys */
+	const char *tiles, *text;
+};
+
+static void
+put_shape_row(struct hdr *h, struct idset *lists,
+	      const struct shape_row *r)
+{
+	const struct shape *s = r->s;
+	int rank = s && !shape_is_tuple(s) ? s->rank : 0;
+	int dims = list_array(h, lists, r->dims);
+	int m2m = list_array(h, lists, r->m2m);
+
+	fputs("\t{", h->out);
+	hdr_cstring(h->out, codegen_dtype(s));
+	fprintf(h->out, ", %d, %s_s%d, %s_s%d, ", rank, h->pre, dims, h->pre,
+		m2m);
+	hdr_cstring(h->out, r->tiles);
+	fputs(", ", h->out);
+	hdr_cstring(h->out, r->text);
+	fputs("},\n", h->out);
+}
+
+/* P_shapes[]: each distinct laid-out shape once, the buffers' shape field
+ * indexing it; *shape gets each buffer's row.  Each shape's text is made
+ * once a buffer: a shape may have a million dimensions. */
+static void
+put_shapes(struct hdr *h, int *shape)
+{
+	const struct plan *p = h->p;
+	struct pool *pool = h->pool;
+	struct idset keys, lists;
+	struct shape_row *rows = pool_alloc(pool, ((size_t)p->nbuf + 1) *
+					    sizeof *rows);
+	int fresh, n = 0;
+
+	size_t cap = 16, at;
+	const struct shape **seen;	/* open addressing: a shape pointer */
+	int *seen_id;			/* its row */
+
+	while (cap < 2 * (size_t)p->nbuf + 1)
+		cap *= 2;
+	seen = pool_alloc(pool, cap * sizeof *seen);
+	seen_id = pool_alloc(pool, cap * sizeof *seen_id);
+	hdr_idset_init(&keys, pool, 16);	/* grown as keys come */
+	hdr_idset_init(&lists, pool, 16);
+	for (int i = 0; i < p->nbuf; i++) {
+		const struct shape *s = p->bufs[i].shape;
+		struct shape_row r;
+		const char *key;
+
+		/* Buffers share laid-out shapes: each pointer's text once. */
+		at = ((uintptr_t)s / sizeof(void *) * 2654435761u) & (cap - 1);
+		while (seen[at] && seen[at] != s)
+			at = (at + 1) & (cap - 1);
+		if (s && seen[at] == s) {
+			shape[i] = seen_id[at];
+			continue;
+		}
+		r = (struct shape_row){s, list_key(pool, s, 0),
+				       list_key(pool, s, 1), tiles_text(pool, s),
+				       codegen_shape_text(pool, s)};
+		key = pool_printf(pool, "%s|%s|%s|%s|%s", codegen_dtype(s),
+				  r.dims, r.m2m, r.tiles, r.text);
+		shape[i] = hdr_key_id(&keys, key, &fresh);
+		if (fresh)
+			rows[n++] = r;
+		if (s) {
+			seen[at] = s;
+			seen_id[at] = shape[i];
+		}
+	}
+	fputs("\n/* The buffers' shapes, each once, and their lists */\n",
+	      h->out);
+	for (int k = 0; k < n; k++) {	/* the lists first */
+		list_array(h, &lists, rows[k].dims);
+		list_array(h, &lists, rows[k].m2m);
+	}
+	fprintf(h->out, "#define %s_NUM_SHAPES %d\n"
+		"static const struct hloplan_plan_shape %s_shapes[%s_NUM_SHAPES]"
+		" HLOPLAN_UNUSED = {\n", h->pre, n ? n : 1, h->pre, h->pre);
+	if (!n)
+		fputs("\t/* no buffers: a placeholder */\n"
+		      "\t{\"\", 0, 0, 0, \"\", \"\"},\n", h->out);
+	for (int k = 0; k < n; k++)
+		put_shape_row(h, &lists, &rows[k]);
+	fputs("};\n", h->out);
+}
+
+/* P_ix[]: each shape index once, its depth then its entries; h->ix[k]
+ * gets position k's.  The empty index is P_ix[0]. */
+static void
+put_indices(struct hdr *h)
+{
+	const struct plan *p = h->p;
+	struct idset keys;
+	char *key;
+	int fresh, next = 1;
+	int *start = pool_alloc(h->pool, ((size_t)p->npos + 1) * sizeof *start);
+
+	h->ix = pool_alloc(h->pool, ((size_t)p->npos + 1) * sizeof *h->ix);
+	hdr_idset_init(&keys, h->pool, 16);
+	fprintf(h->out, "\n/* Shape indices: P_ix[k] is a depth, the entries "
+		"follow */\nstatic const int %s_ix[] HLOPLAN_UNUSED = {0", h->pre);
+	for (int k = 0; k < p->npos; k++) {
+		const struct plan_pos *q = &p->pos[k];
+		int id;
+
+		if (!q->depth)
+			continue;
+		key = pool_alloc(h->pool, 12 * (size_t)q->depth + 1);
+		for (int d = 0, n = 0; d < q->depth; d++)
+			n += sprintf(key + n, "%d,", q->index[d]);
+		id = hdr_key_id(&keys, key, &fresh);
+		if (fresh) {
+			start[id] = next;
+			fprintf(h->out, ",%s%d", id % 8 ? " " : "\n\t",
+				q->depth);
+			for (int d = 0; d < q->depth; d++)
+				fprintf(h->out, ", %d", q->index[d]);
+			next += q->depth + 1;
+		}
+		h->ix[k] = start[id];
+	}
+	fputs("};\n", h->out);
+}
+
+/* One buffer's row: the numbers themselves, the name a pointer into the
+ * step text.  A row is what a runtime needs of a buffer; a macro and a
+ * compile-time check a buffer cost a compiler more than the row (L01's
+ * header held 12 MB of checks of what verify had proved). */
+static void
+put_row(struct hdr *h, int i, int shape)
+{
+	const struct buffer *b = &h->p->bufs[i];
+	FILE *out = h->out;
+
+	fputs("\t{", out);
+	hdr_buffer_name(h, i);
+	fprintf(out, ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+		", %" PRId32 ", %" PRId32 ", %d, %d, %d, %d, %d, %d, %d},\n",
+		b->in_arena ? b->offset : -1, b->size, b->bytes,
+		b->slots > 1 ? b->stride : 0, b->start, b->end, b->space,
+		b->flags, b->slots > 1 ? b->slots : 1, b->in_arena ? 1 : 0,
+		shape, h->b->first[i], h->b->count[i]);
+}
+
+/* The table.  It is static, so each translation unit has its own copy, and
+ * marked unused for GCC and Clang, which otherwise warn when the header is
+ * compiled on its own (-x c-header, as Bazel's parse_headers does). */
+static void
+put_table(struct hdr *h)
+{
+	FILE *out = h->out;
+	int *shape = pool_alloc(h->pool, ((size_t)h->p->nbuf + 1) *
+				sizeof *shape);
+
+	put_shapes(h, shape);
+	fprintf(out, "\nstatic const struct hloplan_plan_buffer %s_buffers[%s%s] "
+		"HLOPLAN_UNUSED = {\n", h->pre, h->p->nbuf ? h->pre : "1",
+		h->p->nbuf ? "_NUM_BUFFERS" : "");
+	if (h->p->nbuf)
+		fputs("\t/* name, offset, size, bytes, stride, start, end, "
+		      "space, flags, slots, in_arena,\n"
+		      "\t   shape, first_value, num_values */\n", out);
+	else
+		fputs("\t/* no buffers: a placeholder */\n"
+		      "\t{\"\", -1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0},\n",
+		      out);
+	for (int i = 0; i < h->p->nbuf; i++)
+		put_row(h, i, shape[i]);
+	fputs("};\n", out);
 }
 
 /* Compile-time checks of what a runtime sizes statically: each arena's
@@ -1331,13 +840,7 @@ put_plan(struct hdr *h)
 	put_steps(h);
 	put_indices(h);
 	put_table(h);
-	put_positions(h);
-	put_values(h);
-	put_io_tables(h);
-	put_copies(h);
-	put_loops(h);
-	put_slot_uses(h);
-	put_constants(h);
+	hdr_tables(h);
 	put_checks(h);
 }
 
@@ -1352,6 +855,27 @@ same_steps(const struct plan *a, const struct plan *b)
 		if (strcmp(a->steps[t], b->steps[t]) != 0)
 			return 0;
 	return 1;
+}
+
+/* Whether b's positions lie at a's steps and indices, with a's operands:
+ * then the tables of those are a's. */
+static int
+same_positions(const struct plan *a, const struct plan *b)
+{
+	if (a->npos != b->npos || !a->opnd_first != !b->opnd_first ||
+	    a->ntime != b->ntime || (a->opnd_first && a->nopnd != b->nopnd))
+		return 0;
+	for (int k = 0; k < a->npos; k++) {
+		const struct plan_pos *x = &a->pos[k], *y = &b->pos[k];
+
+		if (x->step != y->step || x->depth != y->depth ||
+		    memcmp(x->index, y->index, sizeof(int) * (size_t)x->depth))
+			return 0;
+	}
+	return !a->opnd_first ||
+	       (!memcmp(a->opnd, b->opnd, sizeof(int) * (size_t)a->nopnd) &&
+		!memcmp(a->opnd_first, b->opnd_first,
+			sizeof(int) * (size_t)(a->ntime + 1)));
 }
 
 /* The first plan before plan i whose schedule is plan i's, or -1. */
@@ -1405,7 +929,9 @@ codegen_header(FILE *out, const struct plan *plans,
 		h = (struct hdr){out, o ? o->constants : NULL,
 				 codegen_constants_base(&set, i), pool_new(),
 				 &plans[i], prefixes[i], names[i], &b[i],
-				 io[i], j >= 0 ? prefixes[j] : NULL, NULL,
+				 io[i], j >= 0 && same_positions(&plans[j],
+						&plans[i]) ? prefixes[j] : NULL,
+				 j >= 0 ? prefixes[j] : NULL, NULL,
 				 NULL, NULL, j >= 0 ? prefixes[j] : prefixes[i],
 				 NULL};
 		put_plan(&h);

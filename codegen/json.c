@@ -13,8 +13,43 @@
  *    copies the loop in every iteration of which each is made; with
  *    XLA's assignment given, each plan carries "xla" beside it.
  * 5: plans carry positions: where every node of every instruction's
- *    result lives, forwarded ones included. */
-enum { JSON_VERSION = 5 };
+ *    result lives, forwarded ones included.
+ * 6: plans carry operands: each step's operands as positions.
+ * 7: every name once: plans carry "computations", schedule steps are
+ *    [computation, instruction] pairs, and positions, values and
+ *    constants give a step instead of the names. */
+enum { JSON_VERSION = 7 };
+
+/* Each computation's index in the plan's "computations", in the order
+ * the schedule first runs one: by the module's computation index. */
+struct comps {
+	int n;
+	int *of;		/* by module computation: its index, or -1 */
+	const char **name;	/* by index */
+};
+
+static void
+number_comps(struct pool *pool, const struct plan *p, struct comps *c)
+{
+	int max = 0;
+
+	for (int k = 0; k < p->npos; k++)
+		if (p->pos[k].comp + 1 > max)
+			max = p->pos[k].comp + 1;
+	c->n = 0;
+	c->of = pool_alloc(pool, sizeof(int) * (size_t)(max + 1));
+	c->name = pool_alloc(pool, sizeof(char *) * (size_t)(max + 1));
+	for (int i = 0; i < max; i++)
+		c->of[i] = -1;
+	for (int k = 0; k < p->npos; k++) {
+		const struct plan_pos *q = &p->pos[k];
+
+		if (q->comp >= 0 && c->of[q->comp] < 0) {
+			c->name[c->n] = q->comp_name ? q->comp_name : "";
+			c->of[q->comp] = c->n++;
+		}
+	}
+}
 
 static void
 put_key(FILE *out, const char *indent, const char *key)
@@ -70,12 +105,8 @@ put_values(FILE *out, const struct plan *p, const struct bindings *bd,
 	for (int v = bd->first[id]; v < bd->first[id] + bd->count[id]; v++) {
 		const struct plan_pos *q = &p->pos[bd->val[v]];
 
-		fputs(v > bd->first[id] ? ", {\"computation\": " :
-		      "{\"computation\": ", out);
-		codegen_json_string(out, q->comp_name ? q->comp_name : "");
-		fputs(", \"instruction\": ", out);
-		codegen_json_string(out, q->name ? q->name : "");
-		fputs(", \"index\": ", out);
+		fprintf(out, "%s{\"step\": %" PRId32 ", \"index\": ",
+			v > bd->first[id] ? ", " : "", q->step);
 		codegen_index(out, q, "[]", ", ", "");
 		if (q->slot >= 0)
 			fprintf(out, ", \"slot\": %d", q->slot);
@@ -235,12 +266,8 @@ put_constants(FILE *out, const struct plan *p)
 		const struct plan_const *k = &p->consts[i];
 		const struct plan_pos *q = &p->pos[k->pos];
 
-		fprintf(out, "        {\"buffer\": %d, \"computation\": ",
-			k->buf);
-		codegen_json_string(out, q->comp_name ? q->comp_name : "");
-		fputs(", \"instruction\": ", out);
-		codegen_json_string(out, q->name ? q->name : "");
-		fputs(", \"index\": ", out);
+		fprintf(out, "        {\"buffer\": %d, \"step\": %" PRId32
+			", \"index\": ", k->buf, q->step);
 		codegen_index(out, q, "[]", ", ", "");
 		fprintf(out, ", \"offset\": %" PRId64 ", \"bytes\": %" PRId64
 			", \"known\": %s}%s\n", k->offset, k->bytes,
@@ -250,11 +277,52 @@ put_constants(FILE *out, const struct plan *p)
 	fputs(p->nconst ? "      ],\n" : "],\n", out);
 }
 
-/* The schedule the intervals count: its order's name, peaks, and a name
- * per step when the plan has them. */
+/* Step t as [computation, "instruction"]: from its first position, or
+ * (a plan without positions) its "computation/instruction" name. */
 static void
-put_schedule(FILE *out, const struct plan *p)
+put_step(FILE *out, const struct plan *p, const struct comps *c,
+	 const int *first, int32_t t)
 {
+	const struct plan_pos *q = first[t] >= 0 ? &p->pos[first[t]] : NULL;
+	const char *s = p->steps[t], *slash = strchr(s, '/');
+
+	if (q && q->comp >= 0) {
+		fprintf(out, "[%d, ", c->of[q->comp]);
+		codegen_json_string(out, q->name ? q->name : "");
+	} else {
+		fputs("[-1, ", out);
+		codegen_json_string(out, slash ? slash + 1 : s);
+	}
+	fputc(']', out);
+}
+
+/* "computations": each name once, in the order the schedule first runs
+ * one; steps, positions, values and constants index it. */
+static void
+put_comps(FILE *out, const struct comps *c)
+{
+	put_key(out, "      ", "computations");
+	fputc('[', out);
+	for (int i = 0; i < c->n; i++) {
+		fputs(i ? ",\n        " : "\n        ", out);
+		codegen_json_string(out, c->name[i]);
+	}
+	fputs(c->n ? "\n      ],\n" : "],\n", out);
+}
+
+/* The schedule the intervals count: its order's name, peaks, and per step
+ * its computation's index and instruction's name when the plan has them. */
+static void
+put_schedule(FILE *out, struct pool *pool, const struct plan *p,
+	     const struct comps *c)
+{
+	int *first = pool_alloc(pool, sizeof(int) * (size_t)(p->ntime + 1));
+
+	for (int32_t t = 0; t <= p->ntime; t++)
+		first[t] = -1;
+	for (int k = p->npos - 1; k >= 0; k--)
+		if (p->pos[k].step >= 0 && p->pos[k].step < p->ntime)
+			first[p->pos[k].step] = k;
 	put_key(out, "      ", "schedule");
 	fputs("{\"order\": ", out);
 	codegen_json_string(out, p->sched.name ? p->sched.name : "text");
@@ -262,7 +330,7 @@ put_schedule(FILE *out, const struct plan *p)
 		", \"steps\": [", p->sched.peak, p->sched.peak_text);
 	for (int32_t t = 0; p->steps && t < p->ntime; t++) {
 		fputs(t ? ",\n        " : "\n        ", out);
-		codegen_json_string(out, p->steps[t]);
+		put_step(out, p, c, first, t);
 	}
 	fputs(p->steps && p->ntime ? "\n      ]},\n" : "]},\n", out);
 }
@@ -280,15 +348,12 @@ put_positions(FILE *out, const struct plan *p)
 	for (int i = 0; i < p->npos; i++) {
 		const struct plan_pos *q = &p->pos[i];
 
-		fputs("        {\"computation\": ", out);
-		codegen_json_string(out, q->comp_name ? q->comp_name : "");
-		fputs(", \"instruction\": ", out);
-		codegen_json_string(out, q->name ? q->name : "");
-		fputs(", \"index\": ", out);
+		fprintf(out, "        {\"step\": %" PRId32 ", \"index\": ",
+			q->step);
 		codegen_index(out, q, "[]", ", ", "");
-		fprintf(out, ", \"step\": %" PRId32 ", \"buffer\": %d, "
+		fprintf(out, ", \"buffer\": %d, "
 			"\"offset\": 0, \"slot\": %d, \"defines\": %s, "
-			"\"size\": %" PRId64, q->step, q->buf, q->slot,
+			"\"size\": %" PRId64, q->buf, q->slot,
 			q->defines ? "true" : "false", q->size);
 		if (q->param >= 0)
 			fprintf(out, ", \"parameter\": %d", q->param);
@@ -301,12 +366,34 @@ put_positions(FILE *out, const struct plan *p)
 	fputs(p->npos ? "      ],\n" : "],\n", out);
 }
 
+/* Each step's operands, a list a step, 16 steps a line: the position of
+ * each operand's root node (its producer's; the other nodes follow it). */
+static void
+put_operands(FILE *out, const struct plan *p)
+{
+	put_key(out, "      ", "operands");
+	fputc('[', out);
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int a = p->opnd_first ? p->opnd_first[t] : 0;
+		int z = p->opnd_first ? p->opnd_first[t + 1] : 0;
+
+		fputs(t ? "," : "", out);
+		fputs(t % 16 ? " [" : "\n        [", out);
+		for (int k = a; k < z; k++)
+			fprintf(out, "%s%d", k > a ? ", " : "", p->opnd[k]);
+		fputc(']', out);
+	}
+	fputs(p->ntime ? "\n      ],\n" : "],\n", out);
+}
+
 static void
 put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	 const char *prefix, const struct xla_assignment *xla, int last)
 {
 	struct bindings bd;
+	struct comps c;
 
+	number_comps(pool, p, &c);
 	fputs("    {\n", out);
 	put_key(out, "      ", "module");
 	codegen_json_string(out, p->module ? p->module : "");
@@ -317,7 +404,8 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	codegen_json_string(out, prefix);
 	fprintf(out, ",\n      \"align\": %" PRId64 ",\n      \"steps\": %"
 		PRId32 ",\n", p->align, p->ntime);
-	put_schedule(out, p);
+	put_comps(out, &c);
+	put_schedule(out, pool, p, &c);
 	put_arenas(out, p);
 	put_allocators(out, p);
 	put_copies(out, p);
@@ -325,6 +413,7 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	put_xla(out, p, xla);
 	put_constants(out, p);
 	put_positions(out, p);
+	put_operands(out, p);
 	put_key(out, "      ", "buffers");
 	fputs(p->nbuf ? "[\n" : "[", out);
 	codegen_bindings(pool, p, &bd);

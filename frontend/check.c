@@ -232,14 +232,16 @@ operand_shape(const struct comp *c, const struct instr *in, int k)
 }
 
 /* Whether the written shape s agrees with the inferred one, precision
- * aside; a dot's element type is the text's (preferred_element_type). */
+ * aside; a dot's and a convolution's element type is the text's (XLA's
+ * verifier passes it as preferred_element_type). */
 static int
 agrees(const struct instr *in, const struct shape *s,
        const struct shape *inferred)
 {
 	struct shape t = *inferred;
 
-	if (in->op->op == OP_DOT || same_element_type(t.type, s->type))
+	if (in->op->op == OP_DOT || !strcmp(in->op->name, "convolution") ||
+	    same_element_type(t.type, s->type))
 		t.type = s->type;
 	return shape_compatible(s, &t);
 }
@@ -449,6 +451,30 @@ check_instr(struct parser *P, const struct module *m, const struct comp *c,
 	else if ((in->op->op == OP_RESHAPE || in->op->op == OP_CONVERT) &&
 		 in->nops == 1)
 		check_reshape(P, c, in);
+	else if (in->op->op == OP_INFEED && (!shape_is_tuple(&in->shape) ||
+					     in->shape.nelem == 0))
+		diag_error(P->ds, in->loc, "infeed '%s' must have a non-empty "
+			   "tuple shape (data, token), not %s", in->name,
+			   shape_text(P->pool, &in->shape));
+}
+
+/* HloParser's ParseComputation: the "-> shape" of a signature is
+ * compatible with the root's shape (layouts aside). */
+static void
+check_result(struct parser *P, const struct comp *c)
+{
+	const struct shape *r;
+
+	if (!c->result || c->root < 0)
+		return;
+	r = &c->instrs[c->root].shape;
+	if (has_invalid(r) || has_invalid(c->result) ||
+	    shape_compatible(r, c->result))
+		return;
+	diag_error(P->ds, c->result_loc, "the shape of computation '%s', %s, "
+		   "is not compatible with that of its root '%s', %s", c->name,
+		   shape_text(P->pool, c->result), c->instrs[c->root].name,
+		   shape_text(P->pool, r));
 }
 
 /* ---- the entry layout ------------------------------------------------- */
@@ -489,8 +515,10 @@ check_entry_layout(struct parser *P, const struct module *m,
 void
 sema_check(struct parser *P, const struct module *m)
 {
-	for (int c = 0; c < m->ncomp; c++)
+	for (int c = 0; c < m->ncomp; c++) {
 		for (int i = 0; i < m->comps[c].ninstr; i++)
 			check_instr(P, m, &m->comps[c],
 				    &m->comps[c].instrs[i]);
+		check_result(P, &m->comps[c]);
+	}
 }

@@ -75,6 +75,20 @@ act_comp(struct parser *P, int entry, struct tok name, struct span loc)
 	P->nroot = 0;
 }
 
+/* The result shape its signature gives the computation being parsed. */
+void
+act_comp_result(struct parser *P, const struct shape *result, struct span loc)
+{
+	struct shape *r;
+
+	if (!result)
+		return;
+	r = pool_alloc(P->pool, sizeof *r);	/* result is in P->tmp */
+	*r = *result;
+	P->comp->result = r;
+	P->comp->result_loc = span_loc(P, loc);
+}
+
 /* A zeroed instruction at the end of the computation being parsed.  They
  * gather in a buffer of a pool of their own, which comp_finish copies to
  * the pool at its exact size: growing them in the IR's pool would leave

@@ -155,6 +155,8 @@ void too_deep(struct parser *P, struct span loc);
 void act_module(struct parser *P, struct tok name, struct span loc);
 void act_module_attr(struct parser *P, struct attr *a);
 void act_comp(struct parser *P, int entry, struct tok name, struct span loc);
+void act_comp_result(struct parser *P, const struct shape *result,
+		     struct span loc);
 void act_comp_end(struct parser *P, struct attrs *attrs);
 void act_instr(struct parser *P, int root, struct tok name, struct span nloc,
 	       struct shape *shape, struct tok opc, struct span oploc,

@@ -106,7 +106,8 @@ make_array(const struct inf *x, int type, int rank)
 	return array_of(x->P->pool, x->out, type, rank);
 }
 
-/* *out becomes s's type and dimensions, with type t, without a layout. */
+/* *out becomes s's type and dimensions (bounded ones too), with type t,
+ * without a layout. */
 static int
 like(const struct inf *x, const struct shape *s, int t)
 {
@@ -114,7 +115,25 @@ like(const struct inf *x, const struct shape *s, int t)
 
 	for (int i = 0; i < s->rank; i++)
 		d[i] = s->dims[i];
+	if (s->dyn) {
+		x->out->dyn = pool_alloc(x->P->pool, (size_t)s->rank + 1);
+		memcpy(x->out->dyn, s->dyn, (size_t)s->rank);
+	}
 	return 1;
+}
+
+/* A dimension of *out is bounded where s's is (XLA's elementwise ops: the
+ * result is dynamic where either operand is). */
+static void
+merge_bounded(const struct inf *x, const struct shape *s)
+{
+	if (!s->dyn)
+		return;
+	if (!x->out->dyn)
+		x->out->dyn = pool_alloc(x->P->pool, (size_t)s->rank + 1);
+	for (int i = 0; i < s->rank; i++)
+		if (s->dyn[i] != DIM_STATIC)
+			x->out->dyn[i] = s->dyn[i];
 }
 
 /* *out becomes s as it is, tuples included. */
@@ -382,7 +401,9 @@ infer_binary(const struct inf *x, int rule)
 		t = DT_PRED;
 	else if (rule == B_COMPLEX)
 		t = a->type == DT_F32 ? DT_C64 : DT_C128;
-	return like(x, a, t);
+	like(x, a, t);
+	merge_bounded(x, b);
+	return 1;
 }
 
 /* select(pred, on_true, on_false): pred is PRED, scalar or of their
@@ -719,7 +740,7 @@ reducer_type(const struct shape *root, int i, int n)
  * array, or a tuple of them. */
 static int
 reduced(const struct inf *x, const struct shape *root, int n,
-	const int64_t *d, int r)
+	const int64_t *d, const uint8_t *dyn, int r)
 {
 	struct shape *e = pool_alloc(x->P->pool, sizeof *e * (size_t)n);
 
@@ -731,6 +752,7 @@ reduced(const struct inf *x, const struct shape *root, int n,
 				    text(x, root), n, n == 1 ? "" : "s");
 		memcpy(array_of(x->P->pool, &e[i], t, r), d,
 		       sizeof(int64_t) * (size_t)r);
+		e[i].dyn = (uint8_t *)dyn;
 	}
 	if (n == 1 && !shape_is_tuple(root))
 		return same(x, &e[0]);
@@ -765,6 +787,7 @@ infer_reduce(const struct inf *x)
 	const struct shape *s = operand(x, 0);
 	const struct shape *root = callee_root(x, "to_apply");
 	int64_t *v, *d;
+	uint8_t *dyn;
 	int n = x->in->nops / 2, r = 0;
 	int nd = attr_list(x, "dimensions", 1, &v);
 
@@ -775,10 +798,14 @@ infer_reduce(const struct inf *x)
 	if (!root)
 		return 0;
 	d = pool_alloc(x->P->pool, sizeof *d * (size_t)(s->rank + 1));
+	dyn = s->dyn ? pool_alloc(x->P->pool, (size_t)s->rank + 1) : NULL;
 	for (int i = 0; i < s->rank; i++)
-		if (!listed(v, nd, i))
+		if (!listed(v, nd, i)) {
+			if (dyn)
+				dyn[r] = s->dyn[i];
 			d[r++] = s->dims[i];
-	return reduced(x, root, n, d, r);
+		}
+	return reduced(x, root, n, d, dyn, r);
 }
 
 /* map: the operands' dimensions, the element type of to_apply's root. */
@@ -849,7 +876,7 @@ read_window_field(const char **p, const char *end, int rank, int pairs,
 			       !read_int(p, end, &f[1]))))
 			return 0;
 	}
-	return 1;
+	return *p >= end || **p == ' ' || **p == '}';	/* not "1_1_0" */
 }
 
 static const struct winfield {
@@ -969,6 +996,108 @@ infer_reduce_window(const struct inf *x)
 	return 1;
 }
 
+/* ---- convolution ------------------------------------------------------ */
+
+/* Where batch (b, or input feature i), feature (f, or output feature o)
+ * and each spatial dimension lie in one side of dim_labels. */
+struct convside {
+	int b, f, sp[10];
+};
+
+/* One side of "bf01_01io->bf01" from *p: rank labels, each once. */
+static int
+read_conv_side(const char **p, const char *end, int rank, const char *bf,
+	       struct convside *cs)
+{
+	int seen = 0;
+
+	cs->b = cs->f = -1;
+	for (int k = 0; k < 10; k++)
+		cs->sp[k] = -1;
+	for (int j = 0; j < rank; j++, (*p)++) {
+		char c = *p < end ? **p : 0;
+		int digit = c >= '0' && c <= '9';
+		int *slot = c == bf[0] ? &cs->b : c == bf[1] ? &cs->f :
+			    digit ? &cs->sp[c - '0'] : NULL;
+
+		if (!slot || *slot >= 0 || (digit && c - '0' >= rank - 2))
+			return 0;
+		*slot = j;
+		seen++;
+	}
+	return seen == rank;
+}
+
+static int
+conv_labels(const struct inf *x, int rank, struct convside cs[3])
+{
+	const struct attr *a = instr_attr(x->in, "dim_labels");
+	const char *p = a ? a->val : NULL, *end = a ? a->val + a->vlen : NULL;
+
+	if (!a || rank < 2 || rank > 12 ||
+	    !read_conv_side(&p, end, rank, "bf", &cs[0]) ||
+	    !skip_to(&p, end, '_') ||
+	    !read_conv_side(&p, end, rank, "io", &cs[1]) ||
+	    !skip_to(&p, end, '-') || !skip_to(&p, end, '>') ||
+	    !read_conv_side(&p, end, rank, "bf", &cs[2]) || p != end)
+		return fail(x, "needs dim_labels for rank %d operands, such as "
+			    "bf01_01io->bf01", rank);
+	return 1;
+}
+
+/* A count attribute (feature_group_count, batch_group_count): 1 when
+ * absent, 0 when not a positive number. */
+static int64_t
+group_count(const struct inf *x, const char *key)
+{
+	const struct attr *a = instr_attr(x->in, key);
+	const char *p = a ? a->val : NULL;
+	int64_t v = 1;
+
+	if (a && (!read_int(&p, a->val + a->vlen, &v) ||
+		  p != a->val + a->vlen || v < 1))
+		return 0;
+	return v;
+}
+
+/* ShapeInference::InferConvolveShape: the output's batch is the lhs's
+ * over batch_group_count, its feature the rhs's output feature, each
+ * spatial dimension the lhs's through the window.  The window's sizes are
+ * taken as written: XLA's verifier also wants them to be the kernel's,
+ * which MHLO's importer does not (the corpus's M01). */
+static int
+infer_convolution(const struct inf *x)
+{
+	const struct shape *l = operand(x, 0), *r = operand(x, 1);
+	struct convside cs[3];
+	struct windim w[10];
+	int64_t in[10], out[10], *d;
+	int nsp = l->rank - 2;
+	int64_t bg = group_count(x, "batch_group_count");
+
+	if (shape_is_tuple(l) || shape_is_tuple(r))
+		return 0;	/* a sparse kernel (values, indices) */
+	if (l->rank != r->rank)
+		return fail(x, "operands of ranks %d and %d", l->rank,
+			    r->rank);
+	if (conv_labels(x, l->rank, cs) < 0 || read_window(x, nsp, w) < 0)
+		return -1;
+	if (!bg || !group_count(x, "feature_group_count") ||
+	    l->dims[cs[0].b] % bg)
+		return fail(x, "group counts that do not divide its batch");
+	for (int k = 0; k < nsp; k++)
+		in[k] = l->dims[cs[0].sp[k]];
+	if (window_dims(x, &(struct shape){.rank = nsp, .dims = in}, w,
+			out) < 0)
+		return -1;
+	d = make_array(x, wider(l->type, r->type), l->rank);
+	d[cs[2].b] = l->dims[cs[0].b] / bg;
+	d[cs[2].f] = r->dims[cs[1].f];
+	for (int k = 0; k < nsp; k++)
+		d[cs[2].sp[k]] = out[k];
+	return 1;
+}
+
 /* ---- small ones ------------------------------------------------------- */
 
 static int
@@ -1011,6 +1140,8 @@ infer_named(const struct inf *x)
 		return scalar(x, DT_U32);
 	if (!strcmp(name, "get-dimension-size") && x->in->nops == 1)
 		return infer_dimension_size(x);
+	if (!strcmp(name, "convolution") && x->in->nops == 2)
+		return infer_convolution(x);
 	return 0;
 }
 
@@ -1091,6 +1222,36 @@ moves_shapes(const struct instr *in)
 	}
 }
 
+/* Ops whose result keeps an operand's bounded dimensions as they are:
+ * elementwise ones and reduce (its kept dimensions). */
+static int
+keeps_bounds(const struct instr *in)
+{
+	const char *name = in->op->name;
+
+	if (in->op->op == OP_COMPARE || in->op->op == OP_REDUCE)
+		return 1;
+	return in->op->op == OP_OTHER &&
+	       ((find_unary(name) && in->nops == 1) ||
+		(find_binary(name) && in->nops == 2));
+}
+
+/* Whether operand s's dynamic dimensions are ones in infers through:
+ * bounded ones (<=N) through keeps_bounds's ops; any through ops that
+ * move shapes whole. */
+static int
+dynamic_ok(const struct instr *in, const struct shape *s)
+{
+	if (!shape_is_dynamic(s) || moves_shapes(in))
+		return 1;
+	if (!keeps_bounds(in) || shape_is_tuple(s))
+		return 0;
+	for (int i = 0; i < s->rank; i++)
+		if (s->dyn[i] == DIM_UNKNOWN)
+			return 0;
+	return 1;
+}
+
 /* Other shapes with dynamic dimensions are left to XLA: hloplan sizes
  * them by their bounds and does not infer them. */
 int
@@ -1103,7 +1264,7 @@ infer_shape(struct parser *P, const struct module *m, const struct comp *c,
 		return 0;
 	for (int k = 0; k < in->nops; k++)
 		if (in->ops[k] < 0 || operand(&x, k)->type == DT_INVALID ||
-		    (shape_is_dynamic(operand(&x, k)) && !moves_shapes(in)))
+		    !dynamic_ok(in, operand(&x, k)))
 			return 0;
 	return infer_op(&x);
 }

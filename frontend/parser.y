@@ -235,7 +235,7 @@ enter(struct parser *P, struct span opener, int here)
 %type <opnds> operands operands_opt args
 %type <attr> attr
 %type <attrs> attrs frame_body frame_keys
-%type <shape> shape head_shape
+%type <shape> shape head_shape sig_opt
 %type <shapes> shapes shapes_opt
 %type <ints> dims dims_opt ints ints_opt largs largs_opt hashes_opt
 %type <layout> layout_opt layout_body litems
@@ -249,7 +249,8 @@ file:	module
 	;
 
 /* module: 'HloModule' name (',' attr)* [stack frames] computation* */
-module:	T_HLOMODULE T_NAME { act_module(P, T(@2), @1); } mod_attrs frames_opt
+module:	T_HLOMODULE T_NAME colon_opt { act_module(P, T(@2), @1); } mod_attrs
+	  frames_opt
 	comps
 	;
 
@@ -305,7 +306,10 @@ comp:	comp_head instrs comp_end attrs { act_comp_end(P, $4); }
 	| comp_head error comp_end attrs { act_comp_end(P, $4); }
 	;
 
-comp_head: entry_opt T_NAME sig_opt '{' { act_comp(P, $1, T(@2), @2); }
+comp_head: entry_opt T_NAME sig_opt '{' {
+		act_comp(P, $1, T(@2), @2);
+		act_comp_result(P, $3, @3);
+	}
 	;
 
 comp_end: T_END { P->depth = BASE_DEPTH; }
@@ -315,9 +319,9 @@ entry_opt: %empty { $$ = 0; }
 	| T_ENTRY { $$ = 1; }
 	;
 
-/* signature: '(' [name ':' shape (',' name ':' shape)*] ')' '->' shape */
-sig_opt: %empty
-	| '(' params_opt ')' T_ARROW shape
+/* signature: '(' [name [':'] shape (',' name [':'] shape)*] ')' '->' shape */
+sig_opt: %empty { $$ = NULL; }
+	| '(' params_opt ')' T_ARROW shape { $$ = $5; @$ = @5; }
 	;
 
 params_opt: %empty
@@ -328,7 +332,13 @@ params:	param
 	| params ',' param
 	;
 
-param:	T_NAME ':' shape
+/* XLA's lexer makes "p:" one name token and its ParseParamList takes a
+ * name and a shape, so the ':' is optional, as after HloModule's name. */
+param:	T_NAME colon_opt shape
+	;
+
+colon_opt: %empty
+	| ':'
 	;
 
 instrs:	%empty

@@ -15,6 +15,8 @@ struct pool;
 struct pool *pool_new(void);
 void pool_free(struct pool *p);
 void pool_reset(struct pool *p);	/* empty, keeping a block's pages */
+void pool_adopt(struct pool *p, struct pool *from);	/* from's blocks
+							   become p's */
 void *pool_alloc(struct pool *p, size_t n);	/* zeroed; aborts when out */
 char *pool_strndup(struct pool *p, const char *s, size_t n);
 char *pool_strdup(struct pool *p, const char *s);
@@ -208,6 +210,8 @@ struct comp {
 	int root;		/* index of the ROOT (or last) instruction */
 	int nparam;
 	int *params;		/* instruction index of parameter(i) */
+	const struct shape *result;	/* its signature's "-> shape", or NULL */
+	struct loc result_loc;
 	int nattr;		/* after the closing brace */
 	struct attr *attrs;
 };

@@ -201,6 +201,25 @@ pool_reset(struct pool *p)
 	p->bytes = sizeof *b + b->cap;
 }
 
+void
+pool_adopt(struct pool *p, struct pool *from)
+{
+	struct block *b = from->head;
+
+	if (b) {
+		while (b->next)
+			b = b->next;
+		if (p->head) {	/* behind p's head: p keeps bumping it */
+			b->next = p->head->next;
+			p->head->next = from->head;
+		} else {
+			p->head = from->head;
+		}
+		p->bytes += from->bytes;
+	}
+	free(from);
+}
+
 void *
 pool_alloc(struct pool *p, size_t n)
 {

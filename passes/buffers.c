@@ -433,6 +433,39 @@ list_copies(struct prog *p, struct plan *pl)
 	}
 }
 
+/* Each step's operands, as positions: an operand is its producer's root
+ * node (its other nodes follow), so a runtime binds it from the positions
+ * alone.  An operand without a step (none in a program computation) is
+ * -1. */
+static void
+list_operands(struct prog *p, struct plan *pl)
+{
+	int *root = pool_alloc(p->pool, sizeof(int) * (size_t)(p->ntime + 1));
+	int n = 0;
+
+	for (int k = pl->npos - 1; k >= 0; k--)
+		root[pl->pos[k].step] = k;
+	for (int32_t t = 0; t < p->ntime; t++)
+		n += p->m->comps[p->steps[t].comp].instrs[p->steps[t].instr].nops;
+	pl->nopnd = n;
+	pl->opnd = pool_alloc(p->pool, sizeof(int) * (size_t)(n + 1));
+	pl->opnd_first = pool_alloc(p->pool, sizeof(int) *
+					     (size_t)(p->ntime + 1));
+	n = 0;
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int c = p->steps[t].comp;
+		const struct instr *in = &p->m->comps[c].instrs[p->steps[t].instr];
+
+		pl->opnd_first[t] = n;
+		for (int j = 0; j < in->nops; j++) {
+			int32_t s = p->time[c][in->ops[j]];
+
+			pl->opnd[n++] = s >= 0 ? root[s] : -1;
+		}
+	}
+	pl->opnd_first[p->ntime] = n;
+}
+
 /* Each step's "computation/instruction", for the outputs. */
 static void
 name_steps(struct prog *p, struct plan *pl)
@@ -482,6 +515,8 @@ build_buffers(struct prog *p, struct plan *pl)
 		fit_nodes(p, pl);
 	else
 		list_positions(p, pl);
+	if (!p->trial)
+		list_operands(p, pl);
 	list_copies(p, pl);
 	if (!p->trial)
 		name_steps(p, pl);

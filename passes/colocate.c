@@ -18,6 +18,13 @@ struct host {
 	int64_t size;
 };
 
+/* A temp as the search reads it: its set, space and hull, and the steps
+ * of a span of it that may show a conflict at once (t0 > t1: none). */
+struct cand {
+	int root, space;
+	int32_t bstart, bend, t0, t1;
+};
+
 /* Candidates: sets of arrays of one memory space, by size, largest first
  * (ties by root: the same plan on every machine). */
 static int
@@ -103,6 +110,7 @@ colocate(struct prog *p)
 {
 	struct facts f;
 	struct host *hosts, *temps;
+	struct cand *cands;
 	int nh = 0, nt = 0;
 	long work = 0;
 
@@ -120,22 +128,39 @@ colocate(struct prog *p)
 	}
 	qsort(hosts, (size_t)nh, sizeof *hosts, cmp_desc);
 	qsort(temps, (size_t)nt, sizeof *temps, cmp_desc);
-	for (int h = 0; h < nh && work < COLOCATE_WORK; h++) {
+	cands = pool_alloc(p->pool, sizeof *cands * (size_t)(nt + 1));
+	for (int t = 0; t < nt; t++) {
+		struct cand *c = &cands[t];
+
+		c->root = temps[t].root;
+		c->space = f.space[c->root];
+		c->bstart = p->bstart[c->root];
+		c->bend = p->bend[c->root];
+		if (!sets_sure_steps(p, c->root, &c->t0, &c->t1)) {
+			c->t0 = 1;
+			c->t1 = 0;
+		}
+	}
+	for (int h = 0, t0 = 0; h < nh && work < COLOCATE_WORK; h++) {
 		int a = hosts[h].root, space = f.space[a];
 		int32_t lo = p->bstart[a], hi = p->bend[a];
+		struct set_index ix = {.root = -1, .lo = lo, .hi = hi};
 
-		for (int t = 0; t < nt && work < COLOCATE_WORK; t++) {
-			int b = temps[t].root;
+		while (t0 < nt && temps[t0].size > hosts[h].size)
+			t0++;	/* hosts by size too: none before t0 fits */
+		for (int t = t0; t < nt && work < COLOCATE_WORK; t++) {
+			const struct cand *c = &cands[t];
 
-			if (b < 0 || temps[t].size > hosts[h].size ||
-			    f.space[b] != space || p->bstart[b] < lo ||
-			    p->bend[b] > hi)
+			if (c->root < 0 || c->space != space ||
+			    c->bstart < lo || c->bend > hi)
 				continue;
 			work++;
-			if (sets_conflict(p, a, b))
+			if ((c->t0 <= c->t1 &&
+			     sets_sure_conflict(p, &ix, a, c->t0, c->t1)) ||
+			    sets_conflict_indexed(p, &ix, a, c->root))
 				continue;
-			sets_union(p, a, b);
-			temps[t].root = -1;	/* placed */
+			sets_union(p, a, c->root);
+			cands[t].root = -1;	/* placed */
 			a = prog_find(p, a);
 		}
 	}

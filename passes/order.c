@@ -524,49 +524,105 @@ plan_peak(const struct plan *pl)
 /* The driver's plan_buffers, as fill_order was given it. */
 typedef int plan_fn(struct prog *, struct plan *, const struct driver_opts *);
 
-/* Plans with the given orders through plan, the function the real run
- * plans with, as far as the buffers, and returns the peak, or -1 when the
- * module has errors.  All it makes is in a pool of its own, freed before
- * it returns, and the module is only read: candidates may be tried on
- * threads at once. */
-static int64_t
-try_orders(const struct prog *base, int **order, plan_fn *plan)
-{
-	struct pool *pool = pool_new();
-	struct diags ds = {.pool = pool};
-	struct prog q = {.pool = pool, .ds = &ds, .m = base->m,
-			 .opt = base->opt, .order = order, .trial = 1};
-	struct plan pl = {0};
-	int64_t peak = -1;
-
-	if (plan(&q, &pl, NULL) == 0) {
-		list_arenas(&q, &pl);
-		peak = plan_peak(&pl);
-	}
-	pool_free(pool);
-	return peak;
-}
-
+/* One candidate's trial: the plan made with its orders, in a pool of its
+ * own, and its peak of live bytes (-1: the module has errors). */
 struct trial {
 	const struct prog *base;
 	int **order;
 	plan_fn *plan;
 	int64_t peak;
+	int trial;		/* prog.trial: not to be kept */
+	struct pool *pool;
+	struct diags ds;
+	struct prog q;
+	struct plan pl;
 };
+
+/* Plans with t's orders through plan, the function the real run plans
+ * with, as far as the buffers: as the real run would, or as far as the
+ * peak only (t->trial).  All it makes is in t's pool, and the module is
+ * only read: candidates may be tried on threads at once.  The chosen
+ * one's plan may be the real run's (keep_trial); the others are dropped
+ * (drop_trial). */
+static void
+try_orders(struct trial *t)
+{
+	t->pool = pool_new();
+	t->ds = (struct diags){.pool = t->pool};
+	t->q = (struct prog){.pool = t->pool, .ds = &t->ds, .m = t->base->m,
+			     .opt = t->base->opt, .order = t->order,
+			     .trial = t->trial};
+	t->pl = (struct plan){0};
+	t->peak = -1;
+	if (t->plan(&t->q, &t->pl, NULL) == 0) {
+		list_arenas(&t->q, &t->pl);
+		t->peak = plan_peak(&t->pl);
+	}
+}
+
+static void
+drop_trial(struct trial *t)
+{
+	pool_free(t->pool);
+	t->pool = NULL;
+}
+
+/* p and pl become t's: its pool joins p's, its program and plan are p's
+ * and pl's (a trial with a peak has no diagnostics). */
+static void
+keep_trial(struct prog *p, struct plan *pl, struct trial *t)
+{
+	struct pool *pool = p->pool;
+	struct diags *ds = p->ds;
+
+	pool_adopt(pool, t->pool);
+	t->pool = NULL;
+	*p = t->q;
+	p->pool = pool;
+	p->ds = ds;
+	*pl = t->pl;
+}
 
 static void *
 run_trial(void *arg)
 {
-	struct trial *t = arg;
-
-	t->peak = try_orders(t->base, t->order, t->plan);
+	try_orders(arg);
 	return NULL;
 }
 
 /* Below this many instructions a module's trials run on the calling
  * thread: a thread and its malloc arena cost about a millisecond, a trial
- * of samples/mlp.hlo a tenth of that. */
+ * of samples/mlp.hlo a tenth of that.  Nor is the chosen trial kept: a
+ * kept pool holds its pages, and the next trials take fresh ones, which
+ * cost more than planning so small a module again. */
 enum { TRIAL_THREADED = 2000 };
+
+static long
+module_instrs(const struct module *m)
+{
+	long n = 0;
+
+	for (int c = 0; c < m->ncomp; c++)
+		n += m->comps[c].ninstr;
+	return n;
+}
+
+/* Trials run one after another drop at once what cannot be chosen, so
+ * that the next reuses its pages: fill_order chooses the first trial of
+ * the lowest peak, and none when the first has errors.  *best: the one
+ * kept so far. */
+static void
+drop_loser(struct trial *t, int k, int *best)
+{
+	if (k == 0 && t[0].peak >= 0)
+		return;
+	if (t[0].peak < 0 || t[k].peak < 0 || t[k].peak >= t[*best].peak) {
+		drop_trial(&t[k]);
+		return;
+	}
+	drop_trial(&t[*best]);
+	*best = k;
+}
 
 /* Tries n (at most 3) candidates, on up to options.threads threads (0:
  * one per processor); each peak is the same however many run at once. */
@@ -575,20 +631,22 @@ try_all(const struct prog *p, struct trial *t, int n)
 {
 	long nt = p->opt.threads > 0 ? p->opt.threads
 				     : sysconf(_SC_NPROCESSORS_ONLN);
-	long ninstr = 0;
 	pthread_t th[3];
-	int started[3] = {0, 0, 0};
+	int started[3] = {0, 0, 0}, threaded = 0, best = 0;
 
-	for (int c = 0; c < p->m->ncomp; c++)
-		ninstr += p->m->comps[c].ninstr;
-	if (ninstr < TRIAL_THREADED)
+	if (module_instrs(p->m) < TRIAL_THREADED)
 		nt = 1;
 	for (int k = 1; k < n && k < nt; k++)
-		started[k] = pthread_create(&th[k], NULL, run_trial,
-					    &t[k]) == 0;
-	for (int k = 0; k < n; k++)
-		if (!started[k])
-			run_trial(&t[k]);
+		threaded |= started[k] = pthread_create(&th[k], NULL,
+							run_trial,
+							&t[k]) == 0;
+	for (int k = 0; k < n; k++) {
+		if (started[k])
+			continue;
+		run_trial(&t[k]);
+		if (!threaded)
+			drop_loser(t, k, &best);
+	}
 	for (int k = 1; k < n; k++)
 		if (started[k])
 			pthread_join(th[k], NULL);
@@ -634,15 +692,12 @@ same_order(const struct module *m, int **a, int **b)
 	return 1;
 }
 
-/* The peak of each of n candidates (-1: the module has errors); one that
- * runs everything as an earlier one does is not tried again (a small or
- * straight-line module's orders often agree). */
-static void
-try_candidates(const struct prog *p, int **const *orders, int n,
-	       plan_fn *plan, int64_t *peak)
+/* For each of n candidates, the first earlier one that runs everything
+ * as it does, or -1; the number of candidates unlike any earlier one. */
+static int
+find_same(const struct prog *p, int **const *orders, int n, int *same)
 {
-	struct trial t[3];
-	int same[3], m = 0;
+	int m = 0;
 
 	for (int k = 0; k < n; k++) {
 		same[k] = -1;
@@ -650,12 +705,31 @@ try_candidates(const struct prog *p, int **const *orders, int n,
 			if (orders[j] && orders[k] &&
 			    same_order(p->m, orders[j], orders[k]))
 				same[k] = j;
-		if (same[k] < 0)
-			t[m++] = (struct trial){p, orders[k], plan, -1};
+		m += same[k] < 0;
 	}
+	return m;
+}
+
+/* The peak of each of n candidates (-1: the module has errors), and in
+ * at[k] the trial that planned candidate k: one that runs everything as
+ * an earlier one does is not tried again (a small or straight-line
+ * module's orders often agree). */
+static void
+try_candidates(const struct prog *p, int **const *orders, int n,
+	       const int *same, plan_fn *plan, int keep, struct trial *t,
+	       int *at, int64_t *peak)
+{
+	int m = 0;
+
+	for (int k = 0; k < n; k++)
+		if (same[k] < 0)
+			t[m++] = (struct trial){.base = p, .order = orders[k],
+						.plan = plan, .trial = !keep};
 	try_all(p, t, m);
-	for (int k = 0, i = 0; k < n; k++)
-		peak[k] = same[k] < 0 ? t[i++].peak : peak[same[k]];
+	for (int k = 0, i = 0; k < n; k++) {
+		at[k] = same[k] < 0 ? i++ : at[same[k]];
+		peak[k] = t[at[k]].peak;
+	}
 }
 
 /* A scheduled module's order is its text: each computation must keep its
@@ -676,19 +750,20 @@ check_scheduled(struct prog *p, const int *kind)
 }
 
 int
-fill_order(struct prog *p, struct plan *pl, plan_fn *plan)
+fill_order(struct prog *p, struct plan *pl, plan_fn *plan, int keep)
 {
 	static const char *const names[] = {"text", "list", "dfs"};
 	int *(*const how[])(struct prog *, const struct deps *) = {
 		order_text, order_list, order_dfs,
 	};
 	int64_t peak[3];
-	int **orders[3] = {NULL, NULL, NULL};
+	int **orders[3] = {NULL, NULL, NULL}, same[3], at[3];
 	int mem = p->opt.schedule == SCHED_MEM ||
 		  (p->opt.schedule == SCHED_AUTO && !p->m->is_scheduled);
-	int n = mem ? 3 : 1, best = 0, nerr = p->ds->n;
+	int n = mem ? 3 : 1, best = 0, nerr = p->ds->n, m;
 	struct prog q = {.pool = p->pool, .ds = p->ds, .m = p->m,
 			 .opt = p->opt};
+	struct trial t[3];
 
 	if (fill_schedule(&q))	/* which computations run as steps */
 		return -1;
@@ -699,19 +774,45 @@ fill_order(struct prog *p, struct plan *pl, plan_fn *plan)
 	if (p->ds->n > nerr)
 		return -1;
 	p->order = orders[0];
+	pl->sched.name = names[0];
+	m = find_same(p, orders, n, same);
+	if (m == 1) {
+		/* One order only (a scheduled module's text, or candidates
+		 * that agree): nothing to choose, and the real run's plan
+		 * gives the peak (score_order). */
+		pl->sched.peak_text = pl->sched.peak = SCHED_UNSCORED;
+		return 0;
+	}
 	/* Every candidate at once: when the text order has errors, the
 	 * others are tried for nothing, but a module with errors is rare and
 	 * its run short. */
-	try_candidates(p, orders, n, plan, peak);
-	pl->sched.name = names[0];
-	pl->sched.peak_text = pl->sched.peak = peak[0];
-	if (peak[0] < 0)
-		return 0;	/* the real run reports the errors */
+	keep = keep && module_instrs(p->m) >= TRIAL_THREADED;
+	try_candidates(p, orders, n, same, plan, keep, t, at, peak);
 	for (int k = 1; k < n; k++)
-		if (peak[k] >= 0 && peak[k] < peak[best])
+		if (peak[0] >= 0 && peak[k] >= 0 && peak[k] < peak[best])
 			best = k;
+	for (int i = 0; i < m; i++)
+		if (i != at[best] || peak[best] < 0 || !keep)
+			drop_trial(&t[i]);
+	pl->sched.peak_text = peak[0];
+	if (peak[0] < 0) {	/* the real run reports the errors */
+		pl->sched.peak = peak[0];
+		return 0;
+	}
 	p->order = orders[best];
+	if (keep)	/* the chosen trial's plan is the real run's */
+		keep_trial(p, pl, &t[at[best]]);
 	pl->sched.name = names[best];
+	pl->sched.peak_text = peak[0];
 	pl->sched.peak = peak[best];
-	return 0;
+	return keep;
+}
+
+void
+score_order(struct prog *p, struct plan *pl)
+{
+	if (pl->sched.peak != SCHED_UNSCORED)
+		return;
+	list_arenas(p, pl);
+	pl->sched.peak_text = pl->sched.peak = plan_peak(pl);
 }

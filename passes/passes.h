@@ -148,8 +148,9 @@ struct prog {
 				   block, or -1 (dbuf.c) */
 	struct layouts *layouts;	/* buffers.c: each laid-out shape once */
 	int trial;		/* planned only as far as the peak (order.c's
-				   trials): buffers get no laid-out shape, the
-				   plan no positions or step names */
+				   trials that are not kept): buffers get no
+				   laid-out shape, the plan no positions or
+				   step names */
 };
 
 /* prog.c: the nodes of a shape, and values in struct prog.
@@ -202,12 +203,18 @@ int flatten_calls(struct pool *pool, struct diags *ds, struct module *m);
 /* order.c: the order each program computation runs in: the text order,
  * or the lowest-peak one of several memory-aware orders (XLA's
  * hlo_memory_scheduler), each planned by `plan` (the driver's
- * plan_buffers, with no driver_opts) as far as the peak.  Fills p->order
- * and the plan's schedule facts; 0, or -1 with diagnostics in p->ds. */
+ * plan_buffers, with no driver_opts) as the real run would.  Fills
+ * p->order and the plan's schedule facts; 0, or -1 with diagnostics in
+ * p->ds.  With keep, the chosen candidate's trial is the real run: p and
+ * pl are as `plan` leaves them, and it returns 1. */
 struct driver_opts;
 int fill_order(struct prog *p, struct plan *pl,
 	       int (*plan)(struct prog *, struct plan *,
-			   const struct driver_opts *));
+			   const struct driver_opts *), int keep);
+/* When fill_order had one order only, it tried none: the peak is that
+ * of the plan planned with it, which score_order fills in once the driver
+ * has planned the buffers. */
+void score_order(struct prog *p, struct plan *pl);
 /* schedule.c: which computations run as program steps, and the flattened
  * schedule of their instructions (XLA's HloLiveRange order); 0, or -1
  * with diagnostics in p->ds. */
@@ -253,6 +260,54 @@ struct segset {
 };
 void sets_init(struct prog *p);
 int sets_conflict(struct prog *p, int a, int b);
+/* Many tests against one set a (colocate.c): sets_conflict's answer,
+ * with a's spans indexed by step over [lo, hi] (its hull) in ix, built
+ * on the first test and again when a's set changes.  Start from
+ * {.root = -1, .lo = lo, .hi = hi}. */
+struct set_index {
+	int root, n, cap;	/* the set indexed, its spans then */
+	const struct seg *s;
+	int32_t lo, hi, width;	/* steps covered, steps per bucket */
+	int *last;		/* per bucket: the last span starting by its
+				   last point, or -1 */
+	int nsolid;
+	int32_t *solid;		/* runs of steps of sure conflict: first,
+				   last */
+};
+int sets_conflict_indexed(struct prog *p, struct set_index *ix, int a, int b);
+/* A shortcut to that answer: the steps of root b's widest span that one
+ * test can show in conflict (sets_sure_steps; 0: it has none); and that
+ * test, 1 for a conflict with a, 0 for no answer. */
+int sets_sure_steps(const struct prog *p, int b, int32_t *t0, int32_t *t1);
+void sets_solid(struct prog *p, struct set_index *ix, int a);
+
+/* Does a run of ix's solid steps meet steps [t0, t1]? */
+static inline int
+sets_hits_runs(const struct set_index *ix, int32_t t0, int32_t t1)
+{
+	int lo = 0, hi = ix->nsolid - 1, at = -1;
+
+	while (lo <= hi) {	/* the last run starting by t1 */
+		int mid = lo + (hi - lo) / 2;
+
+		if (ix->solid[2 * mid] <= t1) {
+			at = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return at >= 0 && ix->solid[2 * at + 1] >= t0;
+}
+
+static inline int
+sets_sure_conflict(struct prog *p, struct set_index *ix, int a, int32_t t0,
+		   int32_t t1)
+{
+	if (!ix->solid)
+		sets_solid(p, ix, a);
+	return sets_hits_runs(ix, t0, t1);
+}
 void sets_union(struct prog *p, int a, int b);
 /* A new span of value v (a copy that writes its set earlier). */
 void sets_add(struct prog *p, int v, int64_t lo, int64_t hi);

@@ -39,6 +39,8 @@ struct options {
 };
 
 enum { SCHED_AUTO, SCHED_TEXT, SCHED_MEM };
+/* plan.sched.peak before the order's plan is scored (passes/order.c). */
+#define SCHED_UNSCORED INT64_C(-2)
 
 /* sizing.c: the defaults, as the command line has them. */
 void options_default(struct options *o);
@@ -262,7 +264,8 @@ struct plan {
 	struct {
 		const char *name;	/* "text", "list" or "dfs" */
 		int64_t peak_text;	/* peak of live bytes in text order */
-		int64_t peak;		/* ... in the order chosen */
+		int64_t peak;		/* ... in the order chosen
+					   (SCHED_UNSCORED: not yet) */
 	} sched;
 	const char **steps;	/* ntime names, "computation/instruction":
 				   the order the plan assumes; or NULL */
@@ -280,6 +283,13 @@ struct plan {
 	int nloop;
 	struct plan_loop *loops;	/* as each closes (by step), inner
 					   before outer */
+	int nopnd;
+	int *opnd;		/* each step's operands in order: the position
+				   of the producer's root node; the operand's
+				   other nodes follow it (depth > 0) */
+	int *opnd_first;	/* by step (ntime + 1 entries): step t's are
+				   opnd[opnd_first[t] .. opnd_first[t + 1]);
+				   NULL when the plan lists none */
 };
 
 /* peak.c: an arena's peak as text, each line after lead: the step, then per

@@ -22,8 +22,8 @@ reuse_node(struct prog *p, const int *flags, int c, int i, int node)
 
 			if (flags[prog_find(p, v)] & ~(BUF_OUTPUT | VAL_PHI) ||
 			    prog_find(p, v) == prog_find(p, out) ||
-			    in_place_kind(p, cp, in, k, kn, node) != IP_MAY ||
-			    sets_conflict(p, out, v))
+			    sets_conflict(p, out, v) ||
+			    in_place_kind(p, cp, in, k, kn, node) != IP_MAY)
 				continue;
 			sets_union(p, out, v);
 			return;

@@ -186,6 +186,16 @@ in_flight(const struct prog *p, const struct seg *x, const struct seg *y)
 	return x->lo <= q && x->hi > q && hands_over(p, x, y, q);
 }
 
+/* prog_find, without a call when v names its set (as a set's root, the
+ * usual argument, does). */
+static inline int
+find_root(struct prog *p, int v)
+{
+	return p->values[v].parent == v ? v : prog_find(p, v);
+}
+
+/* The cheap tests first: other_branches needs a point span with a join,
+ * in_flight a value with an asynchronous start. */
 static int
 may_overlap(const struct prog *p, const struct seg *x, const struct seg *y)
 {
@@ -193,15 +203,48 @@ may_overlap(const struct prog *p, const struct seg *x, const struct seg *y)
 		return 1;
 	if (y->hi == x->lo && hands_over(p, y, x, y->hi))
 		return 1;
-	return other_branches(p, x, y) || other_branches(p, y, x) ||
-	       in_flight(p, x, y) || in_flight(p, y, x);
+	return (y->join >= 0 && y->lo == y->hi && other_branches(p, x, y)) ||
+	       (x->join >= 0 && x->lo == x->hi && other_branches(p, y, x)) ||
+	       (p->values[x->val].tail >= 0 && in_flight(p, x, y)) ||
+	       (p->values[y->val].tail >= 0 && in_flight(p, y, x));
+}
+
+/* The last span of s starting by point q among s[0..hi], or -1. */
+static int
+last_by(const struct segset *s, int hi, int64_t q)
+{
+	int lo = 0, at = -1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (s->s[mid].lo <= q) {
+			at = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return at;
+}
+
+/* Does span x overlap a span of s, from s[at] (the last one starting by
+ * x's end) back, where they may not share bytes? */
+static int
+conflict_at(const struct prog *p, const struct seg *x, const struct segset *s,
+	    int at)
+{
+	for (; at >= 0 && s->top[at] >= x->lo; at--)
+		if (s->s[at].hi >= x->lo && !may_overlap(p, x, &s->s[at]))
+			return 1;
+	return 0;
 }
 
 int
 sets_conflict(struct prog *p, int a, int b)
 {
-	const struct segset *sa = &p->sets[prog_find(p, a)];
-	const struct segset *sb = &p->sets[prog_find(p, b)];
+	const struct segset *sa = &p->sets[find_root(p, a)];
+	const struct segset *sb = &p->sets[find_root(p, b)];
 
 	if (sa->n > sb->n) {
 		const struct segset *t = sa;
@@ -209,25 +252,181 @@ sets_conflict(struct prog *p, int a, int b)
 		sa = sb;
 		sb = t;
 	}
-	for (int k = 0; k < sa->n; k++) {
-		const struct seg *x = &sa->s[k];
-		int lo = 0, hi = sb->n - 1, at = -1;
+	for (int k = 0; k < sa->n; k++)
+		if (conflict_at(p, &sa->s[k], sb,
+				last_by(sb, sb->n - 1, sa->s[k].hi)))
+			return 1;
+	return 0;
+}
 
-		while (lo <= hi) {	/* the last span starting by x's end */
-			int mid = lo + (hi - lo) / 2;
+/* (Re)builds ix for root r's set over steps [lo, hi]: per bucket of steps,
+ * about one bucket per span, the last span starting by the bucket's last
+ * point. */
+static void
+index_set(struct prog *p, struct set_index *ix, int r)
+{
+	const struct segset *s = &p->sets[r];
+	int32_t steps = ix->hi - ix->lo + 1;
+	int nb, k = -1;
 
-			if (sb->s[mid].lo <= x->hi) {
-				at = mid;
-				lo = mid + 1;
-			} else {
-				hi = mid - 1;
-			}
-		}
-		for (; at >= 0 && sb->top[at] >= x->lo; at--)
-			if (sb->s[at].hi >= x->lo &&
-			    !may_overlap(p, x, &sb->s[at]))
-				return 1;
+	ix->width = s->n > 0 && steps > s->n ? (steps + s->n - 1) / s->n : 1;
+	nb = (int)((steps + ix->width - 1) / ix->width);
+	if (nb > ix->cap) {
+		ix->cap = 2 * nb;
+		ix->last = pool_alloc(p->pool, sizeof(int) * (size_t)ix->cap);
 	}
+	for (int j = 0; j < nb; j++) {
+		int32_t t = ix->lo + (j + 1) * ix->width - 1;
+		int64_t end = pt(t < ix->hi ? t : ix->hi, PT_AFTER1);
+
+		while (k + 1 < s->n && s->s[k + 1].lo <= end)
+			k++;
+		ix->last[j] = k;
+	}
+	ix->root = r;
+	ix->s = s->s;
+	ix->n = s->n;
+}
+
+/* The last span of the indexed set starting by point q, or -1. */
+static int
+last_indexed(const struct segset *s, const struct set_index *ix, int64_t q)
+{
+	int32_t t = pt_step(q);
+	int at;
+
+	if (t < ix->lo || t > ix->hi)
+		return last_by(s, s->n - 1, q);
+	at = ix->last[(t - ix->lo) / ix->width];
+	for (int i = 0; at >= 0 && s->s[at].lo > q; at--)
+		if (++i > 8)
+			return last_by(s, at, q);
+	return at;
+}
+
+static int
+cmp_run(const void *a, const void *b)
+{
+	const int32_t *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return (x[0] > y[0]) - (x[0] < y[0]);
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The steps whose every point lies strictly inside a span of root r's
+ * set that no exception of may_overlap can concern (not a point, its
+ * value never in flight), as sorted disjoint runs of steps.  A span x
+ * that exceptions cannot concern either, touching such a step, overlaps
+ * that span on two points or more: neither ends where the other starts,
+ * so x conflicts with the set.  Spans the set gains later only add to
+ * this. */
+static void
+solid_steps(struct prog *p, struct set_index *ix, int r)
+{
+	const struct segset *s = &p->sets[r];
+	int32_t *run = pool_alloc(p->pool, sizeof(int32_t) * 2 *
+					   (size_t)(s->n + 1));
+	int n = 0;
+
+	for (int k = 0; k < s->n; k++) {
+		const struct seg *y = &s->s[k];
+		/* steps t with y->lo < pt(t, 0) and pt(t, PT_AFTER1) < y->hi */
+		int64_t t0 = (y->lo + 4) / 5, t1 = (y->hi - 6) / 5;
+
+		if (y->hi < 6 || t0 > t1 || p->values[y->val].tail >= 0)
+			continue;
+		run[2 * n] = (int32_t)t0;
+		run[2 * n + 1] = (int32_t)t1;
+		n++;
+	}
+	qsort(run, (size_t)n, 2 * sizeof *run, cmp_run);
+	ix->nsolid = 0;
+	for (int k = 0; k < n; k++) {
+		int32_t *last = run + 2 * (ix->nsolid - 1);
+
+		if (ix->nsolid && run[2 * k] <= last[1] + 1) {
+			if (run[2 * k + 1] > last[1])
+				last[1] = run[2 * k + 1];
+			continue;
+		}
+		run[2 * ix->nsolid] = run[2 * k];
+		run[2 * ix->nsolid + 1] = run[2 * k + 1];
+		ix->nsolid++;
+	}
+	ix->solid = run;
+}
+
+/* The steps span x touches, when no exception of may_overlap can concern
+ * it (solid_steps); 0 when one can. */
+static int
+sure_steps(const struct prog *p, const struct seg *x, int32_t *t0,
+	   int32_t *t1)
+{
+	if (x->hi < 1 || (x->join >= 0 && x->lo == x->hi) ||
+	    p->values[x->val].tail >= 0)
+		return 0;
+	*t0 = pt_step(x->lo > 1 ? x->lo : 1);
+	*t1 = pt_step(x->hi);
+	return 1;
+}
+
+/* Does span x surely conflict with the indexed set (solid_steps)? */
+static int
+hits_solid(const struct prog *p, const struct set_index *ix,
+	   const struct seg *x)
+{
+	int32_t t0, t1;
+
+	return sure_steps(p, x, &t0, &t1) && sets_hits_runs(ix, t0, t1);
+}
+
+int
+sets_sure_steps(const struct prog *p, int b, int32_t *t0, int32_t *t1)
+{
+	const struct segset *s = &p->sets[b];
+	int found = 0;
+
+	if (p->values[b].parent != b)
+		return 0;
+	for (int k = 0; k < s->n; k++) {	/* the widest */
+		int32_t a, z;
+
+		if (sure_steps(p, &s->s[k], &a, &z) &&
+		    (!found || z - a > *t1 - *t0)) {
+			*t0 = a;
+			*t1 = z;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+void
+sets_solid(struct prog *p, struct set_index *ix, int a)
+{
+	solid_steps(p, ix, find_root(p, a));
+}
+
+int
+sets_conflict_indexed(struct prog *p, struct set_index *ix, int a, int b)
+{
+	int ra = find_root(p, a), rb = find_root(p, b);
+	const struct segset *sa = &p->sets[ra], *sb = &p->sets[rb];
+
+	if (ra == rb)
+		return sets_conflict(p, a, b);
+	if (!ix->solid)
+		solid_steps(p, ix, ra);
+	for (int k = 0; k < sb->n; k++)
+		if (hits_solid(p, ix, &sb->s[k]))
+			return 1;
+	if (ix->root != ra || ix->s != sa->s || ix->n != sa->n)
+		index_set(p, ix, ra);
+	for (int k = 0; k < sb->n; k++)
+		if (conflict_at(p, &sb->s[k], sa,
+				last_indexed(sa, ix, sb->s[k].hi)))
+			return 1;
 	return 0;
 }
 

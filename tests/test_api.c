@@ -589,7 +589,7 @@ static void
 test_json(void **state)
 {
 	static const char head[] = "{\n  \"schema\": \"hloplan.plan\",\n"
-				   "  \"version\": 5,\n"
+				   "  \"version\": 7,\n"
 				   "  \"source\": \"add.hlo\",\n";
 	struct hloplan_result *r = plan(NULL);
 	char *j = written(r, HLOPLAN_FORMAT_JSON, NULL);
@@ -603,8 +603,9 @@ test_json(void **state)
 	assert_non_null(strstr(j, "\"size\": 512, \"bytes\": 256, "
 			       "\"interval\": [0, 3], \"slots\": 1, "
 			       "\"stride\": 0, \"dtype\": \"f32\", \"dims\": "));
-	assert_non_null(strstr(j, "\"values\": [{\"computation\": "
-			       "\"add\", \"instruction\": \"a\", "
+	assert_non_null(strstr(j, "\"computations\": [\n        \"add\"\n"));
+	assert_non_null(strstr(j, "\"steps\": [\n        [0, \"a\"],"));
+	assert_non_null(strstr(j, "\"values\": [{\"step\": 0, "
 			       "\"index\": []}], \"parameter\": 0, "
 			       "\"param_index\": []}"));
 	assert_string_equal(j, again);

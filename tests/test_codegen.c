@@ -33,7 +33,7 @@ static const struct shape pos_f32 = {.type = DT_F32};
 /* A plan of buffers b, arenas a and positions pos over three steps. */
 #define IO_PLAN(b, a, pos) \
 	{"m", TARGET_GPU, 256, 3, LEN(b), b, LEN(a), a, LEN(pos), pos, 0, \
-	 NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL}
+	 NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL}
 
 static char *
 emit_n(const struct plan *plans, const char *const *prefixes, int n,
@@ -89,7 +89,7 @@ static struct buffer three_bufs[] = {
 };
 static struct arena three_arenas[] = {{0, 2048, 2048, 3, NULL}};
 static const struct plan three = {"jit_f", TARGET_GPU, 256, 4, 3, three_bufs,
-				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+				  1, three_arenas, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 
 static void
 test_layout(void **state)
@@ -108,6 +108,7 @@ test_layout(void **state)
 	       "#define HLOPLAN_GPU_NUM_STEPS 4\n"
 	       "#define HLOPLAN_GPU_NUM_ARENAS 1\n"
 	       "#define HLOPLAN_GPU_NUM_POSITIONS 0\n"
+	       "#define HLOPLAN_GPU_NUM_OPERANDS 0\n"
 	       "#define HLOPLAN_GPU_NUM_COPIES 0\n"
 	       "#define HLOPLAN_GPU_NUM_LOOPS 0\n"
 	       "#define HLOPLAN_GPU_NUM_VALUES 0\n"
@@ -159,7 +160,7 @@ test_not_in_arena(void **state)
 		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{0, 256, 256, 1, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -179,17 +180,15 @@ test_copies(void **state)
 	struct arena a[] = {{0, 512, 512, 2, NULL}};
 	struct plan_copy c[] = {{1, 0, 7, 1, 200, -1}};
 	struct plan p = {"m", TARGET_GPU, 256, 9, LEN(b), b, LEN(a), a, 0, NULL,
-			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+			 LEN(c), c, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 	char *t = emit(&p);
 
 	(void)state;
 	has(t, "#define HLOPLAN_GPU_NUM_COPIES 1\n");
 	has(t, "static const struct hloplan_plan_copy "
 	       "HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES] HLOPLAN_UNUSED");
-	has(t, "\t{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_ROOT_1, "
-	       "HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_S_1, HLOPLAN_FIELD(step) 7, "
-	       "HLOPLAN_FIELD(after) 1, HLOPLAN_FIELD(bytes) 200, "
-	       "HLOPLAN_FIELD(loop) -1},\n");
+	has(t, "\t/* src, dst, step, after, bytes, loop */\n"
+	       "\t{HLOPLAN_GPU_BUF_ROOT_1, HLOPLAN_GPU_BUF_S_1, 7, 1, 200, -1},\n");
 	free(t);
 }
 
@@ -201,7 +200,7 @@ test_slotted(void **state)
 		 NULL, NULL, 0, NULL},
 	};
 	struct arena a[] = {{1, 6656, 6144, 1, NULL}};
-	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+	struct plan p = {"m", TARGET_TPU, 512, 10, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -229,7 +228,7 @@ test_sanitise(void **state)
 		TEMP("na\xc3\xafve", 5), TEMP("a..b", 6), TEMP("MiXed", 7),
 	};
 	struct arena a[] = {{0, 2048, 2048, 8, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -261,7 +260,7 @@ test_collisions(void **state)
 		TEMP("add.1", 15), TEMP("param.0", 16), TEMP("output", 17),
 	};
 	struct arena a[] = {{0, 256 * 18, 256 * 18, 18, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"BUF_PLAN", NULL, NULL};
 	char *t = NULL;
@@ -360,9 +359,8 @@ test_io_out_of_arena(void **state)
 	       "#define HLOPLAN_GPU_OUTPUT_SIZE 256\n");
 	lacks(t, "BUF_P_OFFSET");
 	lacks(t, "BUF_R_OFFSET");
-	has(t, "\t{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, ");
-	has(t, "HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) -1, "
-	       "HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) ");
+	has(t, "\t/* parameter, depth, index, buffer, offset, size, bytes, "
+	       "shape, position */\n\t{0, 0, HLOPLAN_GPU_ix + 0, 0, -1, 256, ");
 	has(t, "\n#define HLOPLAN_GPU_CONST_IN_ARENA 0\t");
 	free(t);
 }
@@ -377,8 +375,8 @@ test_collisions_across_plans(void **state)
 			     TEMP("buf.x", 2), TEMP("align", 3)};
 	struct arena a[] = {{0, 1024, 1024, 4, NULL}};
 	struct plan p[] = {
-		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL},
-		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL},
+		{"m", TARGET_GPU, 256, 2, LEN(g), g, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL},
+		{"m", TARGET_GPU, 256, 2, LEN(h), h, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN"};
 	static const char *const nest[] = {"HLOPLAN_BUF", "HLOPLAN"};
@@ -410,8 +408,8 @@ test_steps(void **state)
 	struct buffer b[] = {TEMP("x", 0)};
 	struct arena a[] = {{0, 256, 256, 1, NULL}};
 	struct plan p[2] = {
-		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL},
-		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL},
+		{"m", TARGET_GPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL},
+		{"m", TARGET_TPU, 256, N, LEN(b), b, 1, a, 0, NULL, 0, NULL, {"list", 0, 0}, steps, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL},
 	};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
 	char *t;
@@ -450,7 +448,7 @@ test_shapes(void **state)
 	struct shape f = {0}, g = {0};
 	struct buffer b[] = {TEMP("x", 0), TEMP("y", 1), TEMP("z", 2)};
 	struct arena a[] = {{0, 768, 768, 3, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, 1, a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 	char *t;
 
 	(void)state;
@@ -484,7 +482,7 @@ test_escape(void **state)
 		TEMP("?\?=", 3), TEMP("\xc3\xaf", 4),
 	};
 	struct arena a[] = {{0, 1280, 1280, 5, NULL}};
-	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+	struct plan p = {"mod*/x", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	char *t = emit_n(&p, pre, 1, "dir/we*/ird.hlo");
 
@@ -603,7 +601,7 @@ test_two_plans(void **state)
 	};
 	struct arena ta[] = {{0, 1024, 1024, 1, NULL}, {1, 512, 512, 1, NULL}};
 	struct plan p[] = {three, {"jit_f", TARGET_TPU, 512, 4, LEN(tb), tb,
-				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL}};
+				   LEN(ta), ta, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL}};
 	static const char *const pre[] = {"HLOPLAN_GPU", "HLOPLAN_TPU"};
 	char *t = emit_n(p, pre, 2, "m.hlo");
 
@@ -630,7 +628,7 @@ test_two_plans(void **state)
 static void
 test_empty(void **state)
 {
-	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+	struct plan p = {"e", TARGET_GPU, 256, 0, 0, NULL, 0, NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 	char *t = emit(&p);
 
 	(void)state;
@@ -656,7 +654,7 @@ test_many_checks(void **state)
 	static char names[300][8];
 	struct buffer b[300];
 	struct arena a[] = {{0, 256 * 300, 256 * 300, 300, NULL}};
-	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 	char *t;
 	int i;
 
@@ -696,7 +694,7 @@ test_constants(void **state)
 	struct arena a[] = {{0, 0, 0, 0, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a,
 			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0,
-			 LEN(k), k, 128, data, 0, NULL, 0, 0, NULL};
+			 LEN(k), k, 128, data, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
 	struct header_opts o = {"H", NULL, "m.bin"};
 	char *t = emit(&p), *u;
@@ -706,21 +704,24 @@ test_constants(void **state)
 	(void)state;
 	has(t, "#define HLOPLAN_GPU_NUM_CONSTANTS 2\n"
 	       "#define HLOPLAN_GPU_CONST_BYTES 128\n");
-	has(t, "\t{HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(computation) \"main\", "
-	       "HLOPLAN_FIELD(instruction) \"c.1\",\n\t HLOPLAN_FIELD(depth) 0, "
-	       "HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 0, "
-	       "HLOPLAN_FIELD(bytes) 4, HLOPLAN_FIELD(known) 1},\n");
-	has(t, "HLOPLAN_FIELD(offset) 64, HLOPLAN_FIELD(bytes) 2, "
-	       "HLOPLAN_FIELD(known) 0},\n};\n");
-	has(t, "HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES] HLOPLAN_UNUSED");
-	has(t, " = {\n\t1,2,3,255,0,");
+	has(t, "\t/* buffer, computation, instruction, depth, index, offset, "
+	       "bytes, known */\n"
+	       "\t{0, \"main\", \"c.1\", 0, HLOPLAN_GPU_ix + 0, 0, 4, 1},\n");
+	has(t, ", 64, 2, 0},\n};\n");
+	/* two parts, from each constant's offset, trailing zeros left out */
+	has(t, "static const struct {\n\tunsigned char p0[64];\n"
+	       "\tunsigned char p1[64];\n} HLOPLAN_GPU_const_data "
+	       "HLOPLAN_UNUSED = {\n\t{1,2,3,255},\n\t{0},\n};\n"
+	       "#define HLOPLAN_GPU_CONST_DATA ((const unsigned char *)"
+	       "&HLOPLAN_GPU_const_data)\n");
+	has(t, "sizeof HLOPLAN_GPU_const_data == HLOPLAN_GPU_CONST_BYTES ? 1 : -1;");
 	lacks(t, "#define HLOPLAN_GPU_CONST_FILE");
 	f = open_memstream(&u, &len);
 	codegen_header(f, &p, pre, 1, &o);
 	fclose(f);
 	has(u, "#define HLOPLAN_GPU_CONST_FILE \"m.bin\"\n"
 	       "#define HLOPLAN_GPU_CONST_BASE 0\n");
-	lacks(u, "const_data[HLOPLAN_GPU_CONST_BYTES]");
+	lacks(u, "HLOPLAN_GPU_const_data");
 	free(t);
 	free(u);
 }

@@ -1073,6 +1073,124 @@ test_infer_elementwise(void **state)
 	done(x);
 }
 
+/* A convolution's shape from dim_labels and window (InferConvolveShape):
+ * cudnn_fused_conv_rewriter_test writes convolutions without a shape. */
+static void
+test_infer_convolution(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule conv\n"
+		"ENTRY e {\n"
+		"  a = f32[1,17,9,9] parameter(0)\n"
+		"  k = f32[3,3,17,32] parameter(1)\n"
+		"  b = f32[256,32,32,1] parameter(2)\n"
+		"  k2 = f32[2,2,1,1] parameter(3)\n"
+		"  c = f32[1,32,9,9] convolution(a, k), window={size=3x3 "
+		"pad=1_1x1_1}, dim_labels=bf01_01io->bf01\n"
+		"  ROOT d = f32[1,30,30,256] convolution(b, k2), window={size=3x3 "
+		"stride=4x5 pad=44_45x60_60 rhs_dilate=2x3}, "
+		"dim_labels=b01f_01io->f01b\n"
+		"}\n");
+
+	(void)state;
+	assert_string_equal(inferred(x, "c"), "f32[1,32,9,9]");
+	assert_string_equal(inferred(x, "d"), "f32[1,30,30,256]");
+	done(x);
+	expect_errors("HloModule m\n"
+		      "ENTRY e {\n"
+		      "  a = f32[1,17,9,9] parameter(0)\n"
+		      "  k = f32[3,3,17,32] parameter(1)\n"
+		      "  ROOT c = s32[1,32,9,8] convolution(a, k), "
+		      "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_01io->bf01\n"
+		      "}\n",
+		      "t.hlo:5:8: error: convolution 'c': its shape, "
+		      "s32[1,32,9,8], is not the f32[1,32,9,9] that its operands "
+		      "give\n"
+		      "    ROOT c = s32[1,32,9,8] convolution(a, k), "
+		      "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_01io->bf0...\n"
+		      "         ^\n");
+	expect_errors("HloModule m\n"
+		      "ENTRY e {\n"
+		      "  a = f32[1,2,1] parameter(0)\n"
+		      "  k = f32[1,1,1] parameter(1)\n"
+		      "  ROOT c = f32[1,2,1] convolution(a, k), "
+		      "window={pad=1_1_0 size=1}, dim_labels=b0f_0io->b0f\n"
+		      "}\n",
+		      "t.hlo:5:8: error: convolution 'c': window does not "
+		      "describe 1 dimensions\n"
+		      "    ROOT c = f32[1,2,1] convolution(a, k), window={pad=1_1_0 "
+		      "size=1}, dim_labels=b0f_0io->b0f\n"
+		      "         ^\n");
+}
+
+/* What XLA's parser refuses that a plan would not notice: a signature's
+ * result that is not its root's shape (ParseComputation), and an infeed
+ * whose shape is not a non-empty tuple. */
+static void
+test_signature_result(void **state)
+{
+	(void)state;
+	expect_errors("HloModule m\n"
+		      "ENTRY e () -> f32[1] {\n"
+		      "  c = f32[1]{0} constant({1})\n"
+		      "  ROOT f = f32[1,2]{1,0} custom-call(c), "
+		      "custom_call_target=\"f\"\n"
+		      "}\n",
+		      "t.hlo:2:15: error: the shape of computation 'e', f32[1], "
+		      "is not compatible with that of its root 'f', f32[1,2]{1,0}\n"
+		      "  ENTRY e () -> f32[1] {\n"
+		      "                ^\n");
+	expect_errors("HloModule m\n"
+		      "ENTRY e {\n"
+		      "  t = token[] after-all()\n"
+		      "  ROOT i = pred[] infeed(t)\n"
+		      "}\n",
+		      "t.hlo:4:8: error: infeed 'i' must have a non-empty tuple "
+		      "shape (data, token), not pred[]\n"
+		      "    ROOT i = pred[] infeed(t)\n"
+		      "         ^\n");
+	done(parse_ok("HloModule m\n"
+		      "ENTRY e (p: f32[2]) -> f32[2] {\n"
+		      "  ROOT p = f32[2]{0:S(1)} parameter(0)\n"
+		      "}\n"));
+}
+
+/* Bounded dimensions (<=N) go through elementwise ops and reduce's kept
+ * dimensions as XLA's shape inference carries them; '?' and other ops are
+ * not inferred. */
+static void
+test_infer_bounded(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule dyn\n"
+		"add {\n"
+		"  x = f32[] parameter(0)\n"
+		"  y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  a = f32[<=20,20] parameter(0)\n"
+		"  b = f32[20,<=20] parameter(1)\n"
+		"  z = f32[] constant(0)\n"
+		"  s = f32[20,20] add(a, b)\n"
+		"  n = f32[20,20] imag(a)\n"
+		"  c = pred[20,20] compare(a, b), direction=LT\n"
+		"  r = f32[20] reduce(a, z), dimensions={0}, to_apply=add\n"
+		"  r1 = f32[20] reduce(b, z), dimensions={0}, to_apply=add\n"
+		"  t = f32[20,20] transpose(a), dimensions={1,0}\n"
+		"  ROOT o = f32[20,20] negate(a)\n"
+		"}\n");
+
+	(void)state;
+	assert_string_equal(inferred(x, "s"), "f32[<=20,<=20]");
+	assert_string_equal(inferred(x, "n"), "f32[<=20,20]");
+	assert_string_equal(inferred(x, "c"), "pred[<=20,<=20]");
+	assert_string_equal(inferred(x, "r"), "f32[20]");
+	assert_string_equal(inferred(x, "r1"), "f32[<=20]");
+	assert_string_equal(inferred(x, "t"), "not inferred");
+	done(x);
+}
+
 static void
 test_infer_structure(void **state)
 {
@@ -1597,6 +1715,37 @@ test_opattrs_sorted(void **state)
 	assert_non_null(prev);
 }
 
+/* XLA's lexer makes "name:" one name token, and its ParseParamList wants a
+ * name and a shape: "HloModule m:" and "(p f32[2])" parse.  A '{' right
+ * after a result shape's ']' opens the body unless a number or ':' comes
+ * next (XLA's ParseShape looks one token ahead). */
+static void
+test_xla_name_tokens(void **state)
+{
+	struct fx *x = parse_ok(
+		"HloModule named_with_colon:\n"
+		"ENTRY e (p f32[2]{0}, q: f32[2]) -> f32[2]{\n"
+		"  %p = f32[2]{0} parameter(0)\n"
+		"  %q = f32[2]{0} parameter(1)\n"
+		"  ROOT s = f32[2]{0} add(p, q)\n"
+		"}\n");
+	const struct comp *e = comp_named(mod0(x), "e");
+
+	(void)state;
+	assert_string_equal(mod0(x)->name, "named_with_colon");
+	assert_int_equal(e->ninstr, 3);
+	assert_int_equal(e->nparam, 2);
+	done(x);
+	x = parse_ok("HloModule m\n"
+		     "ENTRY e (p: f32[2,3]) -> f32[2,3]{\n"
+		     "  p = f32[2,3]{0,1} parameter(0)\n"
+		     "  ROOT n = f32[2,3]{\n"
+		     "0,1} negate(p)\n"
+		     "}\n");
+	assert_int_equal(shape_of(x, "n")->m2m[0], 0);
+	done(x);
+}
+
 /* A brace group of words and strings after '=' is one token: lines and
  * columns after it (a string in it may span lines) and the attribute's
  * text are as when its words were tokens; a layout's braces and a group
@@ -1689,6 +1838,10 @@ main(void)
 		cmocka_unit_test(test_byte_order_mark),
 		cmocka_unit_test(test_opattrs_sorted),
 		cmocka_unit_test(test_value_groups),
+		cmocka_unit_test(test_xla_name_tokens),
+		cmocka_unit_test(test_infer_bounded),
+		cmocka_unit_test(test_infer_convolution),
+		cmocka_unit_test(test_signature_result),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,23 +15,28 @@ name=$(basename "$input" .hlo)_$target
 json=$outdir/$name.json
 mkdir -p "$outdir" && rm -f "$json" || exit 1
 "$hloplan" "$input" --target="$target" --json "$json" || exit 1
-"$jq" -e '.schema == "hloplan.plan" and .version == 5 and
+"$jq" -e '.schema == "hloplan.plan" and .version == 7 and
 	  (.plans | length) > 0' "$json" >/dev/null ||
 	{ echo "FAIL: schema or version of $json"; exit 1; }
+# Names are written once (version 7): a step's from its [computation,
+# instruction] pair and "computations"; positions, values and constants
+# name theirs by step.
 "$jq" -r '.plans[] as $p | $p.target as $t |
+	def cname: $p.computations[$p.schedule.steps[.][0]];
+	def iname: $p.schedule.steps[.][1];
 	(["plan", $p.module, $t, $p.prefix, $p.align, $p.steps] | @tsv),
 	($p.arenas[] | ["arena", $t, .space, .size, .lower_bound] | @tsv),
 	($p.buffers[] | ["buf", $t, .id, .name, (.offset // -1), .size,
 	  .bytes, .interval[0], .interval[1], .space, .flags, .slots,
 	  .stride, (if .in_arena then 1 else 0 end)] | @tsv),
 	($p.buffers[] | .id as $id |
-	  ((.values[] | ["val", $t, $id, .computation, .instruction,
+	  ((.values[] | ["val", $t, $id, (.step | cname), (.step | iname),
 	    (.index | map(tostring) | join(","))] | @tsv),
 	   (select(has("parameter")) | ["param", $t, $id, .parameter,
 	    (.param_index | map(tostring) | join(","))] | @tsv),
 	   (select(has("output_index")) | ["output", $t, $id,
 	    (.output_index | map(tostring) | join(","))] | @tsv))),
-	($p.positions[] | ["pos", $t, .computation, .instruction,
+	($p.positions[] | ["pos", $t, (.step | cname), (.step | iname),
 	  (.index | map(tostring) | join(",")), .buffer, .slot,
 	  (if .defines or .copied then 1 else 0 end), (.parameter // -1),
 	  (if .output then 1 else 0 end), .size] | @tsv),

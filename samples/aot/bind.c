@@ -243,7 +243,7 @@ place_constants(struct memory *m)
 		at = place(m, &x);
 #if P(_CONST_EMBEDDED)
 		if (k->known)
-			memcpy(at, P(_const_data) + k->offset,
+			memcpy(at, P(_CONST_DATA) + k->offset,
 			       (size_t)k->bytes);
 #endif
 		(void)at;
@@ -377,7 +377,7 @@ check_const_data(const struct hloplan_plan *p)
 			       "header %lld\n", (long long)p->const_bytes,
 			       (long long)P(_CONST_BYTES));
 #if P(_CONST_EMBEDDED)
-	if (memcmp(p->const_data, P(_const_data), (size_t)p->const_bytes))
+	if (memcmp(p->const_data, P(_CONST_DATA), (size_t)p->const_bytes))
 		return !printf("the constants' bytes differ\n");
 #endif
 	return 1;

@@ -4,15 +4,19 @@
  * and body P_loops[].trips times (twice where the header says the
  * condition decides at run time), binds every step's positions
  * (P_positions[], found by P_step_first_position[]): writes each it
- * defines, reads each it forwards; and makes each copy where P_copies[]
- * says: before or after its step, once per run or in every iteration of
- * its loop.
+ * defines, reads each it forwards; binds every node of every operand
+ * (P_operands[], found by P_step_first_operand[]: the producer's
+ * position); and makes each copy where P_copies[] says: before or after
+ * its step, once per run or in every iteration of its loop.
  *
  * What it checks, with the header's facts only: no write lands on bytes of
- * another buffer that is live at that step (the arena is tracked in units
- * of P_ALIGN, each unit owned by the buffer that last wrote it); a copy
+ * another buffer that is live at that step (the arena is tracked in
+ * pieces between the buffers' edges, each piece owned by the buffer that
+ * last wrote it: a 500 GB arena costs no more than a small one); a copy
  * reads a buffer that has been written and is live, and fits both sides;
- * each output still holds its own bytes at the end.  Prints what it ran,
+ * an operand's node that is live at its step (so read there) lies in a
+ * buffer written before and holding its own bytes; each output still
+ * holds its own bytes at the end.  Prints what it ran,
  * then OK.
  *
  * Built for any header: -DPLAN_HEADER='"plan.h"' -DPLAN_PREFIX=HLOPLAN_TPU;
@@ -39,16 +43,20 @@ enum { MAX_SPACE = 64, UNKNOWN_TRIPS = 2 };
 #define NSTEP P(_NUM_STEPS)
 #define NLOOP P(_NUM_LOOPS)
 #define NCOPY P(_NUM_COPIES)
-#define ALIGN ((long long)P(_ALIGN))
 
-/* Each space's arena in units of P_ALIGN: the buffer whose bytes a unit
- * holds, -1 for none yet. */
+/* Each space's arena in pieces: edge[s][0 .. nedge[s]) are the buffers'
+ * first and last bytes + 1, sorted, and owner[s][i] the buffer whose bytes
+ * the piece [edge[i], edge[i + 1]) holds, -1 for none yet. */
+static long long *edge[MAX_SPACE];
+static int nedge[MAX_SPACE];
 static int *owner[MAX_SPACE];
-static long long units[MAX_SPACE];
 static int written[NBUF > 0 ? NBUF : 1];
+static char entered_at[NSTEP + 1];	/* a while laid out as a loop: its
+					   operands are bound at entry */
 static long long steps_run, copies_made, values_written, iterations;
 static long long positions_bound;
 static long long forwards_dead;	/* forwards of values no longer live */
+static long long operands_bound, operand_nodes, operand_nodes_dead;
 static int failures;
 
 static void
@@ -68,24 +76,40 @@ live_at(int b, int t)
 	return P(_buffers)[b].start <= t && t <= P(_buffers)[b].end;
 }
 
-/* Buffer b written at step t: every unit it spans becomes its own; a unit
- * of another buffer live at t is a clobber. */
+/* The piece of space sp that starts at byte x (an edge). */
+static int
+piece(int sp, long long x)
+{
+	int lo = 0, hi = nedge[sp] - 1;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (edge[sp][mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Buffer b written at step t: every piece it spans becomes its own; a
+ * piece of another buffer live at t is a clobber. */
 static void
 write_buffer(int b, int t)
 {
 	const struct hloplan_plan_buffer *x = &P(_buffers)[b];
-	long long u, end;
-	int said = 0;
+	int u, end, said = 0;
 
 	written[b] = 1;
 	if (!x->in_arena || x->size <= 0)
 		return;	/* memory of its own: a constant, or the caller's */
-	u = x->offset / ALIGN;
-	end = (x->offset + x->size + ALIGN - 1) / ALIGN;
-	if (x->space < 0 || x->space >= MAX_SPACE || end > units[x->space]) {
+	if (x->space < 0 || x->space >= MAX_SPACE || x->offset < 0) {
 		fail("outside its arena:", t, b, -1);
 		return;
 	}
+	u = piece(x->space, x->offset);
+	end = piece(x->space, x->offset + x->size);
 	for (; u < end; u++) {
 		int o = owner[x->space][u];
 
@@ -95,16 +119,19 @@ write_buffer(int b, int t)
 	}
 }
 
-/* b still holds its own bytes: every unit is its. */
+/* b still holds its own bytes: every piece is its. */
 static int
 holds_own(int b)
 {
 	const struct hloplan_plan_buffer *x = &P(_buffers)[b];
+	int end;
 
-	if (!x->in_arena || x->size <= 0)
+	if (x->size <= 0)
+		return 1;	/* a token: no bytes to hold */
+	if (!x->in_arena)
 		return written[b];
-	for (long long u = x->offset / ALIGN;
-	     u < (x->offset + x->size + ALIGN - 1) / ALIGN; u++)
+	end = piece(x->space, x->offset + x->size);
+	for (int u = piece(x->space, x->offset); u < end; u++)
 		if (owner[x->space][u] != b)
 			return 0;
 	return written[b];
@@ -181,12 +208,60 @@ bind_positions(int t)
 	}
 }
 
-/* Step t: its copies before, its positions, its copies after.  again: the
+/* Step t's operands, bound at step at (t itself, or a loop's first step
+ * for its while: the loop's inputs are read as it is entered), through
+ * the positions alone: each is its producer's root position, the
+ * operand's other nodes after it (an index of depth > 0).  A node whose
+ * buffer is live at that step is read: its buffer was written and still
+ * holds its own bytes.  One the plan says is dead there is not read (a
+ * forward passing a tuple on, or a conditional's operand its branch read
+ * before the conditional's step): counted, not checked. */
+static void
+bind_operands(int t, int at)
+{
+	for (int j = P(_step_first_operand)[t];
+	     j < P(_step_first_operand)[t + 1]; j++) {
+		int k = P(_operands)[j];
+
+		if (k < 0 || k >= P(_NUM_POSITIONS) ||
+		    P(_ix)[P(_positions)[k].index] != 0) {
+			fail("an operand is no producer's root position:", t,
+			     0, -1);
+			continue;
+		}
+		operands_bound++;
+		do {
+			int b = P(_positions)[k].buffer;
+
+			operand_nodes++;
+			if (b < 0 || b >= NBUF) {
+				fail("an operand names no buffer:", t, 0, -1);
+			} else if (!live_at(b, at)) {
+				operand_nodes_dead++;
+			} else if (P(_buffers)[b].size <= 0) {
+				/* a token: no bytes to read */
+			} else if (!written[b]) {
+				fail("an operand reads a buffer never "
+				     "written:", at, b, -1);
+			} else if (!holds_own(b)) {
+				fail("an operand reads bytes not its own:",
+				     at, b, -1);
+			}
+			k++;
+		} while (k < P(_NUM_POSITIONS) &&
+			 P(_ix)[P(_positions)[k].index] != 0);
+	}
+}
+
+/* Step t: its copies before, its operands, its positions, its copies
+ * after.  again: the
  * loop in a later iteration of which t is that loop's first step, or -1. */
 static void
 run_step(int t, int again)
 {
 	copies_at(t, 0, again);
+	if (!entered_at[t])	/* a while's: bound as its loop is entered */
+		bind_operands(t, t);
 	bind_positions(t);
 	copies_at(t, 1, -1);
 	steps_run++;
@@ -220,6 +295,8 @@ run_loop(int l)
 		return;
 	}
 	for (long long i = 0;; i++) {
+		if (!i)
+			bind_operands(L->step, L->first);
 		run_step(L->first, i ? l : -1);
 		run_range(L->first + 1, L->cond_last);
 		if (i == trips)
@@ -245,32 +322,82 @@ run_range(int lo, int hi)
 	}
 }
 
+/* Buffer b takes bytes of an arena. */
+static int
+in_pieces(int b)
+{
+	const struct hloplan_plan_buffer *x = &P(_buffers)[b];
+
+	return x->in_arena && x->size > 0 && x->space >= 0 &&
+	       x->space < MAX_SPACE;
+}
+
+static int
+cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Each space's pieces, from the buffers' edges: the header's tables
+ * alone.  Nonzero when there is no memory or a buffer ends past
+ * P_ARENA_SIZE. */
+static int
+make_pieces(void)
+{
+	long long end0 = 0;
+	static int cap[MAX_SPACE];
+
+	for (int b = 0; b < NBUF; b++)
+		if (in_pieces(b))
+			cap[P(_buffers)[b].space] += 2;
+	for (int s = 0; s < MAX_SPACE; s++) {
+		edge[s] = malloc(sizeof(long long) * (size_t)(cap[s] + 1));
+		owner[s] = malloc(sizeof(int) * (size_t)(cap[s] + 1));
+		if (!edge[s] || !owner[s]) {
+			printf("FAIL: no memory for the pieces\n");
+			return 1;
+		}
+	}
+	for (int b = 0; b < NBUF; b++) {
+		const struct hloplan_plan_buffer *x = &P(_buffers)[b];
+
+		if (!in_pieces(b))
+			continue;
+		edge[x->space][nedge[x->space]++] = x->offset;
+		edge[x->space][nedge[x->space]++] = x->offset + x->size;
+		if (x->space == 0 && x->offset + x->size > end0)
+			end0 = x->offset + x->size;
+	}
+	if (P(_ARENA_SIZE) < end0) {
+		printf("FAIL: a buffer ends past P_ARENA_SIZE\n");
+		return 1;
+	}
+	for (int s = 0; s < MAX_SPACE; s++) {
+		int n = 0;
+
+		qsort(edge[s], (size_t)nedge[s], sizeof(long long), cmp_ll);
+		for (int i = 0; i < nedge[s]; i++)
+			if (!n || edge[s][i] != edge[s][n - 1])
+				edge[s][n++] = edge[s][i];
+		nedge[s] = n;
+		for (int i = 0; i <= cap[s]; i++)
+			owner[s][i] = -1;
+	}
+	return 0;
+}
+
 int
 main(void)
 {
 	int bound = 0;
 
-	/* Each arena's size from its buffers: the header's tables alone. */
-	for (int b = 0; b < NBUF; b++) {
-		const struct hloplan_plan_buffer *x = &P(_buffers)[b];
-		long long end = (x->offset + x->size + ALIGN - 1) / ALIGN;
-
-		if (x->in_arena && x->space >= 0 && x->space < MAX_SPACE &&
-		    end > units[x->space])
-			units[x->space] = end;
-	}
-	if (P(_ARENA_SIZE) / ALIGN < units[0]) {
-		printf("FAIL: a buffer ends past P_ARENA_SIZE\n");
+	if (make_pieces())
 		return 1;
-	}
-	for (int s = 0; s < MAX_SPACE; s++) {
-		owner[s] = malloc(sizeof(int) * (size_t)(units[s] + 1));
-		if (!owner[s]) {
-			printf("FAIL: no memory for %lld units\n", units[s]);
-			return 1;
-		}
-		memset(owner[s], -1, sizeof(int) * (size_t)(units[s] + 1));
-	}
+	for (int l = 0; NLOOP > 0 && l < NLOOP; l++)
+		if (P(_loops)[l].cond_last >= 0 && P(_loops)[l].step >= 0)
+			entered_at[P(_loops)[l].step] = 1;
 	/* The caller's arguments, then constants' bytes: before step 0. */
 	for (int k = 0; k < P(_NUM_PARAMS); k++)
 		if (P(_params)[k].buffer >= 0) {
@@ -289,11 +416,15 @@ main(void)
 	}
 	printf("%d parameters bound; %lld steps run, %d loops, %lld "
 	       "iterations, %lld positions bound (%lld forwards of dead "
-	       "values), %lld values written, %lld copies made\n", bound,
+	       "values), %lld operands bound (%lld nodes, %lld dead: not "
+	       "read), %lld values written, %lld copies made\n", bound,
 	       steps_run, NLOOP, iterations, positions_bound, forwards_dead,
+	       operands_bound, operand_nodes, operand_nodes_dead,
 	       values_written, copies_made);
-	for (int s = 0; s < MAX_SPACE; s++)
+	for (int s = 0; s < MAX_SPACE; s++) {
 		free(owner[s]);
+		free(edge[s]);
+	}
 	if (failures)
 		return 1;
 	puts("OK");

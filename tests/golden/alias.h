@@ -21,8 +21,12 @@
  *                            indices in preorder): the buffer, the
  *                            offset inside it, the slot; step t's
  *                            are P_positions[P_step_first_position[t]
- *                            .. P_step_first_position[t + 1]).  An
- *                            operand is its producer's position.
+ *                            .. P_step_first_position[t + 1])
+ *   P_NUM_OPERANDS, P_operands[]  each step's operands in order:
+ *                            the position of the producer's root
+ *                            node, its other nodes after it (index
+ *                            depth > 0); step t's are P_operands[
+ *                            P_step_first_operand[t] .. [t + 1])
  *   P_ix[]                   shape indices: P_ix[k] entries follow k
  *   P_NUM_VALUES, P_values[] the positions that write each buffer,
  *                            grouped by buffer: P_buffers[].first_value
@@ -44,7 +48,7 @@
  *                            the same as tables; P_INDEX_MAX bounds
  *                            their shape indices
  *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and where
- *                            its bytes are: P_const_data[]
+ *                            its bytes are: P_CONST_DATA + offset
  *                            (P_CONST_EMBEDDED 1), or the file
  *                            P_CONST_FILE from P_CONST_BASE on; copy
  *                            them in before the first step; a
@@ -67,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -78,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -174,7 +179,7 @@ struct hloplan_plan_constant {
 	const char *instruction;
 	int depth;		/* its shape index: index[0 .. depth) */
 	const int *index;
-	long long offset;	/* of its bytes in P_const_data[], or in the blob after P_CONST_BASE; -1 when not known */
+	long long offset;	/* of its bytes after P_CONST_DATA, or in the blob after P_CONST_BASE; -1 when not known */
 	long long bytes;	/* as laid out in its buffer */
 	int known;		/* 0: the HLO text elides its value (or hloplan cannot be sure of its bytes); fill it from elsewhere */
 };
@@ -192,6 +197,7 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_NUM_STEPS 12
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_POSITIONS 14
+#define HLOPLAN_GPU_NUM_OPERANDS 11
 #define HLOPLAN_GPU_NUM_COPIES 0
 #define HLOPLAN_GPU_NUM_LOOPS 0
 #define HLOPLAN_GPU_NUM_VALUES 12
@@ -300,6 +306,8 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	68, 76, 83, 95,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -326,15 +334,15 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 0, 1048576, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
-	{HLOPLAN_GPU_step_text_0 + 12, 1048576, 1048576, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 19, 3145728, 16384, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
-	{HLOPLAN_GPU_step_text_0 + 30, 3162112, 2048, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
-	{HLOPLAN_GPU_step_text_0 + 39, 3164160, 256, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
-	{HLOPLAN_GPU_step_text_0 + 46, -1, 256, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_step_text_0 + 54, 2097152, 1048576, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
-	{HLOPLAN_GPU_step_text_0 + 81, -1, 256, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
-	{HLOPLAN_GPU_step_text_0 + 100, 2097152, 256, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
+	{HLOPLAN_GPU_T(0, 5), 0, 1048576, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
+	{HLOPLAN_GPU_T(0, 12), 1048576, 1048576, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
+	{HLOPLAN_GPU_T(0, 19), 3145728, 16384, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
+	{HLOPLAN_GPU_T(0, 30), 3162112, 2048, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 39), 3164160, 256, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
+	{HLOPLAN_GPU_T(0, 46), -1, 256, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
+	{HLOPLAN_GPU_T(0, 54), 2097152, 1048576, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
+	{HLOPLAN_GPU_T(0, 81), -1, 256, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
+	{HLOPLAN_GPU_T(0, 100), 2097152, 256, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -348,38 +356,31 @@ static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOP
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14,
 };
 
+static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	5, 1, 6, 0, 7, 2, 3, 4, 9, 8, 10,
+};
+static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 0, 0, 0, 1, 3, 5, 5, 9, 11,
+};
+
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 8, 1, 2, 10, 3, 4, 5, 6, 7, 9, 11,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 1048576, HLOPLAN_FIELD(bytes) 1048576,
-	 HLOPLAN_FIELD(shape) "f32[512,512]{1,0}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_GPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 1048576, HLOPLAN_FIELD(size) 1048576, HLOPLAN_FIELD(bytes) 1048576,
-	 HLOPLAN_FIELD(shape) "f32[512,512]{1,0}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_GPU_PARAM_1_* */
-	{HLOPLAN_FIELD(parameter) 2, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) 3145728, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "bf16[8,1024]{1,0}", HLOPLAN_FIELD(position) 2},	/* HLOPLAN_GPU_PARAM_2_* */
-	{HLOPLAN_FIELD(parameter) 3, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 3162112, HLOPLAN_FIELD(size) 2048, HLOPLAN_FIELD(bytes) 2048,
-	 HLOPLAN_FIELD(shape) "bf16[1,1024]{1,0}", HLOPLAN_FIELD(position) 3},	/* HLOPLAN_GPU_PARAM_3_* */
-	{HLOPLAN_FIELD(parameter) 4, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 4, HLOPLAN_FIELD(offset) 3164160, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 4,
-	 HLOPLAN_FIELD(shape) "s32[]", HLOPLAN_FIELD(position) 4},	/* HLOPLAN_GPU_PARAM_4_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 1048576, 1048576, "f32[512,512]{1,0}", 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	{1, 0, HLOPLAN_GPU_ix + 0, 1, 1048576, 1048576, 1048576, "f32[512,512]{1,0}", 1},	/* HLOPLAN_GPU_PARAM_1_* */
+	{2, 0, HLOPLAN_GPU_ix + 0, 2, 3145728, 16384, 16384, "bf16[8,1024]{1,0}", 2},	/* HLOPLAN_GPU_PARAM_2_* */
+	{3, 0, HLOPLAN_GPU_ix + 0, 3, 3162112, 2048, 2048, "bf16[1,1024]{1,0}", 3},	/* HLOPLAN_GPU_PARAM_3_* */
+	{4, 0, HLOPLAN_GPU_ix + 0, 4, 3164160, 256, 4, "s32[]", 4},	/* HLOPLAN_GPU_PARAM_4_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 8, HLOPLAN_FIELD(offset) 2097152, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 16,
-	 HLOPLAN_FIELD(shape) "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", HLOPLAN_FIELD(position) 11},	/* HLOPLAN_GPU_OUTPUT_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 2,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 1048576, HLOPLAN_FIELD(bytes) 1048576,
-	 HLOPLAN_FIELD(shape) "f32[512,512]{1,0}", HLOPLAN_FIELD(position) 12},	/* HLOPLAN_GPU_OUTPUT_0_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 4,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) 3145728, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "bf16[8,1024]{1,0}", HLOPLAN_FIELD(position) 13},	/* HLOPLAN_GPU_OUTPUT_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 8, 2097152, 256, 16, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", 11},	/* HLOPLAN_GPU_OUTPUT_* */
+	{-1, 1, HLOPLAN_GPU_ix + 2, 0, 0, 1048576, 1048576, "f32[512,512]{1,0}", 12},	/* HLOPLAN_GPU_OUTPUT_0_* */
+	{-1, 1, HLOPLAN_GPU_ix + 4, 2, 3145728, 16384, 16384, "bf16[8,1024]{1,0}", 13},	/* HLOPLAN_GPU_OUTPUT_1_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -393,37 +394,24 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 46,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 7, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 81,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 256, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{5, "main", HLOPLAN_GPU_T(0, 46), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{7, "main", HLOPLAN_GPU_T(0, 81), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
-#define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
-static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES] HLOPLAN_UNUSED = {
-	10,215,35,60,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0
+#define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_CONST_DATA points to the bytes */
+static const struct {
+	unsigned char p0[256];
+	unsigned char p1[256];
+} HLOPLAN_GPU_const_data HLOPLAN_UNUSED = {
+	{10,215,35,60},
+	{0},
+};
+#define HLOPLAN_GPU_CONST_DATA ((const unsigned char *)&HLOPLAN_GPU_const_data)
+/* The parts lie end to end: no padding */
+struct HLOPLAN_GPU_const_checks {
+	unsigned HLOPLAN_GPU_const_packed : sizeof HLOPLAN_GPU_const_data == HLOPLAN_GPU_CONST_BYTES ? 1 : -1;
 };
 
 /* Compile-time checks: arenas aligned */
@@ -437,6 +425,7 @@ struct HLOPLAN_GPU_checks {
 #define HLOPLAN_TPU_NUM_STEPS 12
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_POSITIONS 14
+#define HLOPLAN_TPU_NUM_OPERANDS 11
 #define HLOPLAN_TPU_NUM_COPIES 0
 #define HLOPLAN_TPU_NUM_LOOPS 0
 #define HLOPLAN_TPU_NUM_VALUES 12
@@ -550,15 +539,15 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 0, 1048576, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
-	{HLOPLAN_GPU_step_text_0 + 12, 1048576, 1048576, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 19, 3145728, 16384, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
-	{HLOPLAN_GPU_step_text_0 + 30, 3162112, 16384, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
-	{HLOPLAN_GPU_step_text_0 + 39, 3178496, 512, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
-	{HLOPLAN_GPU_step_text_0 + 46, -1, 512, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_step_text_0 + 54, 2097152, 1048576, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
-	{HLOPLAN_GPU_step_text_0 + 81, -1, 512, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
-	{HLOPLAN_GPU_step_text_0 + 100, 2097152, 256, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
+	{HLOPLAN_GPU_T(0, 5), 0, 1048576, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
+	{HLOPLAN_GPU_T(0, 12), 1048576, 1048576, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
+	{HLOPLAN_GPU_T(0, 19), 3145728, 16384, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
+	{HLOPLAN_GPU_T(0, 30), 3162112, 16384, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 39), 3178496, 512, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
+	{HLOPLAN_GPU_T(0, 46), -1, 512, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
+	{HLOPLAN_GPU_T(0, 54), 2097152, 1048576, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
+	{HLOPLAN_GPU_T(0, 81), -1, 512, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
+	{HLOPLAN_GPU_T(0, 100), 2097152, 256, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -568,42 +557,29 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 	{0, 0, -1, 0, 1}, {7, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {8, 0, -1, 0, 1},
 	{0, 0, -1, 1, 0}, {2, 0, -1, 3, 0},
 };
-static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14,
-};
+#define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
+
+#define HLOPLAN_TPU_operands HLOPLAN_GPU_operands
+#define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 8, 1, 2, 10, 3, 4, 5, 6, 7, 9, 11,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 1048576, HLOPLAN_FIELD(bytes) 1048576,
-	 HLOPLAN_FIELD(shape) "f32[512,512]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_TPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 1048576, HLOPLAN_FIELD(size) 1048576, HLOPLAN_FIELD(bytes) 1048576,
-	 HLOPLAN_FIELD(shape) "f32[512,512]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_TPU_PARAM_1_* */
-	{HLOPLAN_FIELD(parameter) 2, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) 3145728, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "bf16[8,1024]{1,0:T(8,128)(2,1)}", HLOPLAN_FIELD(position) 2},	/* HLOPLAN_TPU_PARAM_2_* */
-	{HLOPLAN_FIELD(parameter) 3, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 3162112, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "bf16[1,1024]{1,0:T(8,128)(2,1)}", HLOPLAN_FIELD(position) 3},	/* HLOPLAN_TPU_PARAM_3_* */
-	{HLOPLAN_FIELD(parameter) 4, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 4, HLOPLAN_FIELD(offset) 3178496, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "s32[]{:T(128)}", HLOPLAN_FIELD(position) 4},	/* HLOPLAN_TPU_PARAM_4_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_TPU_ix + 0, 0, 0, 1048576, 1048576, "f32[512,512]{1,0:T(8,128)}", 0},	/* HLOPLAN_TPU_PARAM_0_* */
+	{1, 0, HLOPLAN_TPU_ix + 0, 1, 1048576, 1048576, 1048576, "f32[512,512]{1,0:T(8,128)}", 1},	/* HLOPLAN_TPU_PARAM_1_* */
+	{2, 0, HLOPLAN_TPU_ix + 0, 2, 3145728, 16384, 16384, "bf16[8,1024]{1,0:T(8,128)(2,1)}", 2},	/* HLOPLAN_TPU_PARAM_2_* */
+	{3, 0, HLOPLAN_TPU_ix + 0, 3, 3162112, 16384, 16384, "bf16[1,1024]{1,0:T(8,128)(2,1)}", 3},	/* HLOPLAN_TPU_PARAM_3_* */
+	{4, 0, HLOPLAN_TPU_ix + 0, 4, 3178496, 512, 512, "s32[]{:T(128)}", 4},	/* HLOPLAN_TPU_PARAM_4_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 8, HLOPLAN_FIELD(offset) 2097152, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 16,
-	 HLOPLAN_FIELD(shape) "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", HLOPLAN_FIELD(position) 11},	/* HLOPLAN_TPU_OUTPUT_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 2,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 1048576, HLOPLAN_FIELD(bytes) 1048576,
-	 HLOPLAN_FIELD(shape) "f32[512,512]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 12},	/* HLOPLAN_TPU_OUTPUT_0_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 4,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) 3145728, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "bf16[8,1024]{1,0:T(8,128)(2,1)}", HLOPLAN_FIELD(position) 13},	/* HLOPLAN_TPU_OUTPUT_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_TPU_ix + 0, 8, 2097152, 256, 16, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", 11},	/* HLOPLAN_TPU_OUTPUT_* */
+	{-1, 1, HLOPLAN_TPU_ix + 2, 0, 0, 1048576, 1048576, "f32[512,512]{1,0:T(8,128)}", 12},	/* HLOPLAN_TPU_OUTPUT_0_* */
+	{-1, 1, HLOPLAN_TPU_ix + 4, 2, 3145728, 16384, 16384, "bf16[8,1024]{1,0:T(8,128)(2,1)}", 13},	/* HLOPLAN_TPU_OUTPUT_1_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {
@@ -617,58 +593,24 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 46,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 7, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 81,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 512, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{5, "main", HLOPLAN_GPU_T(0, 46), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{7, "main", HLOPLAN_GPU_T(0, 81), 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
-#define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
-static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES] HLOPLAN_UNUSED = {
-	10,215,35,60,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
+#define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_CONST_DATA points to the bytes */
+static const struct {
+	unsigned char p0[512];
+	unsigned char p1[512];
+} HLOPLAN_TPU_const_data HLOPLAN_UNUSED = {
+	{10,215,35,60},
+	{0},
+};
+#define HLOPLAN_TPU_CONST_DATA ((const unsigned char *)&HLOPLAN_TPU_const_data)
+/* The parts lie end to end: no padding */
+struct HLOPLAN_TPU_const_checks {
+	unsigned HLOPLAN_TPU_const_packed : sizeof HLOPLAN_TPU_const_data == HLOPLAN_TPU_CONST_BYTES ? 1 : -1;
 };
 
 /* Compile-time checks: arenas aligned */

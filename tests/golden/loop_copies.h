@@ -21,8 +21,12 @@
  *                            indices in preorder): the buffer, the
  *                            offset inside it, the slot; step t's
  *                            are P_positions[P_step_first_position[t]
- *                            .. P_step_first_position[t + 1]).  An
- *                            operand is its producer's position.
+ *                            .. P_step_first_position[t + 1])
+ *   P_NUM_OPERANDS, P_operands[]  each step's operands in order:
+ *                            the position of the producer's root
+ *                            node, its other nodes after it (index
+ *                            depth > 0); step t's are P_operands[
+ *                            P_step_first_operand[t] .. [t + 1])
  *   P_ix[]                   shape indices: P_ix[k] entries follow k
  *   P_NUM_VALUES, P_values[] the positions that write each buffer,
  *                            grouped by buffer: P_buffers[].first_value
@@ -44,7 +48,7 @@
  *                            the same as tables; P_INDEX_MAX bounds
  *                            their shape indices
  *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and where
- *                            its bytes are: P_const_data[]
+ *                            its bytes are: P_CONST_DATA + offset
  *                            (P_CONST_EMBEDDED 1), or the file
  *                            P_CONST_FILE from P_CONST_BASE on; copy
  *                            them in before the first step; a
@@ -67,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -78,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -174,7 +179,7 @@ struct hloplan_plan_constant {
 	const char *instruction;
 	int depth;		/* its shape index: index[0 .. depth) */
 	const int *index;
-	long long offset;	/* of its bytes in P_const_data[], or in the blob after P_CONST_BASE; -1 when not known */
+	long long offset;	/* of its bytes after P_CONST_DATA, or in the blob after P_CONST_BASE; -1 when not known */
 	long long bytes;	/* as laid out in its buffer */
 	int known;		/* 0: the HLO text elides its value (or hloplan cannot be sure of its bytes); fill it from elsewhere */
 };
@@ -192,6 +197,7 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_NUM_STEPS 36
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_POSITIONS 68
+#define HLOPLAN_GPU_NUM_OPERANDS 38
 #define HLOPLAN_GPU_NUM_COPIES 8
 #define HLOPLAN_GPU_NUM_LOOPS 2
 #define HLOPLAN_GPU_NUM_VALUES 26
@@ -319,6 +325,8 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	417, 427, 435, 443,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -342,23 +350,23 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 5, 0, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 12, 1024, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 19, -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 1, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 29, 6144, 256, 24, 0, 3, 34, 0, 8, 1, 1, 2, 3, 3},
+	{HLOPLAN_GPU_T(0, 5), 0, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 12), 1024, 1024, 1024, 0, 0, 35, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 19), -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 29), 6144, 256, 24, 0, 3, 34, 0, 8, 1, 1, 2, 3, 3},
 	{"loop{0}", 6400, 256, 4, 0, 4, 32, 0, 0, 1, 1, 1, 6, 2},
 	{"loop{1}", 2048, 1024, 1024, 0, 4, 35, 0, 2, 1, 1, 0, 8, 3},
 	{"loop{2}", 3072, 1024, 1024, 0, 4, 35, 0, 2, 1, 1, 0, 11, 2},
-	{HLOPLAN_GPU_step_text_0 + 71, -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 1, 13, 1},
-	{HLOPLAN_GPU_step_text_0 + 84, 4096, 256, 1, 0, 7, 7, 0, 0, 1, 1, 3, 14, 1},
-	{HLOPLAN_GPU_step_text_0 + 150, -1, 256, 4, 0, 12, 14, 0, 4, 1, 0, 1, 15, 1},
-	{HLOPLAN_GPU_step_text_0 + 166, 6656, 256, 24, 0, 13, 27, 0, 8, 1, 1, 2, 16, 3},
+	{HLOPLAN_GPU_T(0, 71), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 1, 13, 1},
+	{HLOPLAN_GPU_T(0, 84), 4096, 256, 1, 0, 7, 7, 0, 0, 1, 1, 3, 14, 1},
+	{HLOPLAN_GPU_T(0, 150), -1, 256, 4, 0, 12, 14, 0, 4, 1, 0, 1, 15, 1},
+	{HLOPLAN_GPU_T(0, 166), 6656, 256, 24, 0, 13, 27, 0, 8, 1, 1, 2, 16, 3},
 	{"in{0}", 6912, 256, 4, 0, 14, 25, 0, 0, 1, 1, 1, 19, 2},
-	{HLOPLAN_GPU_step_text_0 + 208, -1, 256, 4, 0, 16, 17, 0, 4, 1, 0, 1, 21, 1},
-	{HLOPLAN_GPU_step_text_0 + 221, 4096, 256, 1, 0, 17, 17, 0, 0, 1, 1, 3, 22, 1},
-	{HLOPLAN_GPU_step_text_0 + 287, -1, 256, 4, 0, 22, 23, 0, 4, 1, 0, 1, 23, 1},
-	{HLOPLAN_GPU_step_text_0 + 386, -1, 256, 4, 0, 29, 30, 0, 4, 1, 0, 1, 24, 1},
-	{HLOPLAN_GPU_step_text_0 + 448, 4096, 256, 16, 0, 35, 35, 0, 10, 1, 1, 4, 25, 1},
+	{HLOPLAN_GPU_T(0, 208), -1, 256, 4, 0, 16, 17, 0, 4, 1, 0, 1, 21, 1},
+	{HLOPLAN_GPU_T(0, 221), 4096, 256, 1, 0, 17, 17, 0, 0, 1, 1, 3, 22, 1},
+	{HLOPLAN_GPU_T(0, 287), -1, 256, 4, 0, 22, 23, 0, 4, 1, 0, 1, 23, 1},
+	{HLOPLAN_GPU_T(0, 386), -1, 256, 4, 0, 29, 30, 0, 4, 1, 0, 1, 24, 1},
+	{HLOPLAN_GPU_T(0, 448), 4096, 256, 16, 0, 35, 35, 0, 10, 1, 1, 4, 25, 1},
 	{"t{1}", 4096, 1024, 1024, 0, 24, 24, 0, 0, 1, 1, 0, 26, 0},
 	{"t{2}", 5120, 1024, 1024, 0, 24, 24, 0, 0, 1, 1, 0, 26, 0},
 };
@@ -389,41 +397,45 @@ static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOP
 	59, 63, 64, 65, 68,
 };
 
+static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	2, 0, 1, 7, 11, 12, 14, 14, 14, 21, 19, 20, 26, 30, 31, 33,
+	33, 33, 37, 40, 41, 39, 38, 22, 46, 46, 50, 51, 18, 53, 54, 52,
+	51, 3, 59, 59, 63, 64,
+};
+static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 3, 3, 4, 4, 6, 6, 7, 8, 9, 9, 12, 12,
+	13, 13, 15, 15, 16, 17, 18, 18, 20, 23, 24, 25, 26, 28, 28, 30,
+	33, 34, 35, 36, 38,
+};
+
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 55, 59, 54, 60, 48, 52, 61, 49, 62, 12, 13, 21,
 	22, 42, 46, 41, 47, 31, 32, 40, 53, 65,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 1024, HLOPLAN_FIELD(bytes) 1024,
-	 HLOPLAN_FIELD(shape) "f32[256]{0}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_GPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 1024, HLOPLAN_FIELD(size) 1024, HLOPLAN_FIELD(bytes) 1024,
-	 HLOPLAN_FIELD(shape) "f32[256]{0}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_GPU_PARAM_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 1024, 1024, "f32[256]{0}", 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	{1, 0, HLOPLAN_GPU_ix + 0, 1, 1024, 1024, 1024, "f32[256]{0}", 1},	/* HLOPLAN_GPU_PARAM_1_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 16, HLOPLAN_FIELD(offset) 4096, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 16,
-	 HLOPLAN_FIELD(shape) "(f32[256]{0}, f32[256]{0})", HLOPLAN_FIELD(position) 65},	/* HLOPLAN_GPU_OUTPUT_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 2,
-	 HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(offset) 2048, HLOPLAN_FIELD(size) 1024, HLOPLAN_FIELD(bytes) 1024,
-	 HLOPLAN_FIELD(shape) "f32[256]{0}", HLOPLAN_FIELD(position) 66},	/* HLOPLAN_GPU_OUTPUT_0_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 4,
-	 HLOPLAN_FIELD(buffer) 6, HLOPLAN_FIELD(offset) 3072, HLOPLAN_FIELD(size) 1024, HLOPLAN_FIELD(bytes) 1024,
-	 HLOPLAN_FIELD(shape) "f32[256]{0}", HLOPLAN_FIELD(position) 67},	/* HLOPLAN_GPU_OUTPUT_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 16, 4096, 256, 16, "(f32[256]{0}, f32[256]{0})", 65},	/* HLOPLAN_GPU_OUTPUT_* */
+	{-1, 1, HLOPLAN_GPU_ix + 2, 5, 2048, 1024, 1024, "f32[256]{0}", 66},	/* HLOPLAN_GPU_OUTPUT_0_* */
+	{-1, 1, HLOPLAN_GPU_ix + 4, 6, 3072, 1024, 1024, "f32[256]{0}", 67},	/* HLOPLAN_GPU_OUTPUT_1_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_X, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_LOOP_1, HLOPLAN_FIELD(step) 4, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 1024, HLOPLAN_FIELD(loop) -1},
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_Y, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_LOOP_2, HLOPLAN_FIELD(step) 4, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 1024, HLOPLAN_FIELD(loop) -1},
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_ZERO, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_LOOP_0, HLOPLAN_FIELD(step) 4, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 4, HLOPLAN_FIELD(loop) -1},
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_ZERO_9, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_IN_0, HLOPLAN_FIELD(step) 14, HLOPLAN_FIELD(after) 0, HLOPLAN_FIELD(bytes) 4, HLOPLAN_FIELD(loop) 1},
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_LOOP_1, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_T_2, HLOPLAN_FIELD(step) 24, HLOPLAN_FIELD(after) 1, HLOPLAN_FIELD(bytes) 1024, HLOPLAN_FIELD(loop) 0},
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_LOOP_2, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_T_1, HLOPLAN_FIELD(step) 24, HLOPLAN_FIELD(after) 1, HLOPLAN_FIELD(bytes) 1024, HLOPLAN_FIELD(loop) 0},
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_T_1, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_LOOP_1, HLOPLAN_FIELD(step) 24, HLOPLAN_FIELD(after) 1, HLOPLAN_FIELD(bytes) 1024, HLOPLAN_FIELD(loop) 0},
-	{HLOPLAN_FIELD(src) HLOPLAN_GPU_BUF_T_2, HLOPLAN_FIELD(dst) HLOPLAN_GPU_BUF_LOOP_2, HLOPLAN_FIELD(step) 24, HLOPLAN_FIELD(after) 1, HLOPLAN_FIELD(bytes) 1024, HLOPLAN_FIELD(loop) 0},
+	/* src, dst, step, after, bytes, loop */
+	{HLOPLAN_GPU_BUF_X, HLOPLAN_GPU_BUF_LOOP_1, 4, 0, 1024, -1},
+	{HLOPLAN_GPU_BUF_Y, HLOPLAN_GPU_BUF_LOOP_2, 4, 0, 1024, -1},
+	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 4, 0, 4, -1},
+	{HLOPLAN_GPU_BUF_ZERO_9, HLOPLAN_GPU_BUF_IN_0, 14, 0, 4, 1},
+	{HLOPLAN_GPU_BUF_LOOP_1, HLOPLAN_GPU_BUF_T_2, 24, 1, 1024, 0},
+	{HLOPLAN_GPU_BUF_LOOP_2, HLOPLAN_GPU_BUF_T_1, 24, 1, 1024, 0},
+	{HLOPLAN_GPU_BUF_T_1, HLOPLAN_GPU_BUF_LOOP_1, 24, 1, 1024, 0},
+	{HLOPLAN_GPU_BUF_T_2, HLOPLAN_GPU_BUF_LOOP_2, 24, 1, 1024, 0},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -432,87 +444,36 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 };
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(computation) "main", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 19,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 7, HLOPLAN_FIELD(computation) "outer_cond", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 71,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 256, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 9, HLOPLAN_FIELD(computation) "outer_body", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 150,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 512, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 12, HLOPLAN_FIELD(computation) "inner_cond", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 208,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 768, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 14, HLOPLAN_FIELD(computation) "inner_body", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 287,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 1024, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
-	{HLOPLAN_FIELD(buffer) 15, HLOPLAN_FIELD(computation) "outer_body", HLOPLAN_FIELD(instruction) HLOPLAN_GPU_step_text_0 + 386,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0, HLOPLAN_FIELD(offset) 1280, HLOPLAN_FIELD(bytes) 256, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{2, "main", HLOPLAN_GPU_T(0, 19), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{7, "outer_cond", HLOPLAN_GPU_T(0, 71), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{9, "outer_body", HLOPLAN_GPU_T(0, 150), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{12, "inner_cond", HLOPLAN_GPU_T(0, 208), 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
+	{14, "inner_body", HLOPLAN_GPU_T(0, 287), 0, HLOPLAN_GPU_ix + 0, 1024, 256, 1},
+	{15, "outer_body", HLOPLAN_GPU_T(0, 386), 0, HLOPLAN_GPU_ix + 0, 1280, 256, 1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
-#define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
-static const unsigned char HLOPLAN_GPU_const_data[HLOPLAN_GPU_CONST_BYTES] HLOPLAN_UNUSED = {
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,4,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
+#define HLOPLAN_GPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_GPU_CONST_DATA points to the bytes */
+static const struct {
+	unsigned char p0[256];
+	unsigned char p1[256];
+	unsigned char p2[256];
+	unsigned char p3[256];
+	unsigned char p4[256];
+	unsigned char p5[256];
+} HLOPLAN_GPU_const_data HLOPLAN_UNUSED = {
+	{0},
+	{4},
+	{0},
+	{3},
+	{1},
+	{1},
+};
+#define HLOPLAN_GPU_CONST_DATA ((const unsigned char *)&HLOPLAN_GPU_const_data)
+/* The parts lie end to end: no padding */
+struct HLOPLAN_GPU_const_checks {
+	unsigned HLOPLAN_GPU_const_packed : sizeof HLOPLAN_GPU_const_data == HLOPLAN_GPU_CONST_BYTES ? 1 : -1;
 };
 
 /* Compile-time checks: arenas aligned */

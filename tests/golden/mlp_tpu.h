@@ -21,8 +21,12 @@
  *                            indices in preorder): the buffer, the
  *                            offset inside it, the slot; step t's
  *                            are P_positions[P_step_first_position[t]
- *                            .. P_step_first_position[t + 1]).  An
- *                            operand is its producer's position.
+ *                            .. P_step_first_position[t + 1])
+ *   P_NUM_OPERANDS, P_operands[]  each step's operands in order:
+ *                            the position of the producer's root
+ *                            node, its other nodes after it (index
+ *                            depth > 0); step t's are P_operands[
+ *                            P_step_first_operand[t] .. [t + 1])
  *   P_ix[]                   shape indices: P_ix[k] entries follow k
  *   P_NUM_VALUES, P_values[] the positions that write each buffer,
  *                            grouped by buffer: P_buffers[].first_value
@@ -44,7 +48,7 @@
  *                            the same as tables; P_INDEX_MAX bounds
  *                            their shape indices
  *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and where
- *                            its bytes are: P_const_data[]
+ *                            its bytes are: P_CONST_DATA + offset
  *                            (P_CONST_EMBEDDED 1), or the file
  *                            P_CONST_FILE from P_CONST_BASE on; copy
  *                            them in before the first step; a
@@ -67,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -78,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -174,7 +179,7 @@ struct hloplan_plan_constant {
 	const char *instruction;
 	int depth;		/* its shape index: index[0 .. depth) */
 	const int *index;
-	long long offset;	/* of its bytes in P_const_data[], or in the blob after P_CONST_BASE; -1 when not known */
+	long long offset;	/* of its bytes after P_CONST_DATA, or in the blob after P_CONST_BASE; -1 when not known */
 	long long bytes;	/* as laid out in its buffer */
 	int known;		/* 0: the HLO text elides its value (or hloplan cannot be sure of its bytes); fill it from elsewhere */
 };
@@ -192,6 +197,7 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_TPU_NUM_STEPS 11
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_POSITIONS 11
+#define HLOPLAN_TPU_NUM_OPERANDS 10
 #define HLOPLAN_TPU_NUM_COPIES 0
 #define HLOPLAN_TPU_NUM_LOOPS 0
 #define HLOPLAN_TPU_NUM_VALUES 11
@@ -283,6 +289,8 @@ static const int HLOPLAN_TPU_step_at[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	56, 66, 75,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_TPU_T(c, k) (HLOPLAN_TPU_step_text_##c + (k))
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -313,15 +321,15 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_TPU_step_text_0 + 4, 401408, 114688, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_TPU_step_text_0 + 10, 0, 401408, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_TPU_step_text_0 + 17, 614400, 512, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_TPU_step_text_0 + 24, 516096, 65536, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
-	{HLOPLAN_TPU_step_text_0 + 31, 581632, 16384, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
-	{HLOPLAN_TPU_step_text_0 + 37, 598016, 16384, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
-	{HLOPLAN_TPU_step_text_0 + 51, -1, 512, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
-	{HLOPLAN_TPU_step_text_0 + 60, 598016, 16384, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
-	{HLOPLAN_TPU_step_text_0 + 79, 598016, 16384, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
+	{HLOPLAN_TPU_T(0, 4), 401408, 114688, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_TPU_T(0, 10), 0, 401408, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
+	{HLOPLAN_TPU_T(0, 17), 614400, 512, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
+	{HLOPLAN_TPU_T(0, 24), 516096, 65536, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
+	{HLOPLAN_TPU_T(0, 31), 581632, 16384, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
+	{HLOPLAN_TPU_T(0, 37), 598016, 16384, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
+	{HLOPLAN_TPU_T(0, 51), -1, 512, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
+	{HLOPLAN_TPU_T(0, 60), 598016, 16384, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
+	{HLOPLAN_TPU_T(0, 79), 598016, 16384, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -334,29 +342,28 @@ static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOP
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
 };
 
+static const int HLOPLAN_TPU_operands[HLOPLAN_TPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	0, 1, 2, 4, 5, 7, 6, 8, 9, 3,
+};
+static const int HLOPLAN_TPU_step_first_operand[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 0, 0, 2, 3, 5, 5, 6, 8, 10,
+};
+
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 4, 6, 9, 5, 7, 8, 10,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 401408, HLOPLAN_FIELD(size) 114688, HLOPLAN_FIELD(bytes) 114688,
-	 HLOPLAN_FIELD(shape) "f32[32,784]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_TPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 401408, HLOPLAN_FIELD(bytes) 401408,
-	 HLOPLAN_FIELD(shape) "f32[784,128]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_TPU_PARAM_1_* */
-	{HLOPLAN_FIELD(parameter) 2, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 2, HLOPLAN_FIELD(offset) 614400, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[128]{0:T(128)}", HLOPLAN_FIELD(position) 2},	/* HLOPLAN_TPU_PARAM_2_* */
-	{HLOPLAN_FIELD(parameter) 3, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 516096, HLOPLAN_FIELD(size) 65536, HLOPLAN_FIELD(bytes) 65536,
-	 HLOPLAN_FIELD(shape) "f32[128,10]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 3},	/* HLOPLAN_TPU_PARAM_3_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_TPU_ix + 0, 0, 401408, 114688, 114688, "f32[32,784]{1,0:T(8,128)}", 0},	/* HLOPLAN_TPU_PARAM_0_* */
+	{1, 0, HLOPLAN_TPU_ix + 0, 1, 0, 401408, 401408, "f32[784,128]{1,0:T(8,128)}", 1},	/* HLOPLAN_TPU_PARAM_1_* */
+	{2, 0, HLOPLAN_TPU_ix + 0, 2, 614400, 512, 512, "f32[128]{0:T(128)}", 2},	/* HLOPLAN_TPU_PARAM_2_* */
+	{3, 0, HLOPLAN_TPU_ix + 0, 3, 516096, 65536, 65536, "f32[128,10]{1,0:T(8,128)}", 3},	/* HLOPLAN_TPU_PARAM_3_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 8, HLOPLAN_FIELD(offset) 598016, HLOPLAN_FIELD(size) 16384, HLOPLAN_FIELD(bytes) 16384,
-	 HLOPLAN_FIELD(shape) "f32[32,10]{1,0:T(8,128)}", HLOPLAN_FIELD(position) 10},	/* HLOPLAN_TPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_TPU_ix + 0, 8, 598016, 16384, 16384, "f32[32,10]{1,0:T(8,128)}", 10},	/* HLOPLAN_TPU_OUTPUT_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {
@@ -370,35 +377,21 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(buffer) 6, HLOPLAN_FIELD(computation) "mlp", HLOPLAN_FIELD(instruction) HLOPLAN_TPU_step_text_0 + 51,
-	 HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(bytes) 512, HLOPLAN_FIELD(known) 1},
+	/* buffer, computation, instruction, depth, index, offset, bytes, known */
+	{6, "mlp", HLOPLAN_TPU_T(0, 51), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
-#define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
-static const unsigned char HLOPLAN_TPU_const_data[HLOPLAN_TPU_CONST_BYTES] HLOPLAN_UNUSED = {
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-	0,0,0,0,0,0,0,0
+#define HLOPLAN_TPU_CONST_EMBEDDED 1	/* 1: HLOPLAN_TPU_CONST_DATA points to the bytes */
+static const struct {
+	unsigned char p0[512];
+} HLOPLAN_TPU_const_data HLOPLAN_UNUSED = {
+	{0},
+};
+#define HLOPLAN_TPU_CONST_DATA ((const unsigned char *)&HLOPLAN_TPU_const_data)
+/* The parts lie end to end: no padding */
+struct HLOPLAN_TPU_const_checks {
+	unsigned HLOPLAN_TPU_const_packed : sizeof HLOPLAN_TPU_const_data == HLOPLAN_TPU_CONST_BYTES ? 1 : -1;
 };
 
 /* Compile-time checks: arenas aligned */

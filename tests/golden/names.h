@@ -21,8 +21,12 @@
  *                            indices in preorder): the buffer, the
  *                            offset inside it, the slot; step t's
  *                            are P_positions[P_step_first_position[t]
- *                            .. P_step_first_position[t + 1]).  An
- *                            operand is its producer's position.
+ *                            .. P_step_first_position[t + 1])
+ *   P_NUM_OPERANDS, P_operands[]  each step's operands in order:
+ *                            the position of the producer's root
+ *                            node, its other nodes after it (index
+ *                            depth > 0); step t's are P_operands[
+ *                            P_step_first_operand[t] .. [t + 1])
  *   P_ix[]                   shape indices: P_ix[k] entries follow k
  *   P_NUM_VALUES, P_values[] the positions that write each buffer,
  *                            grouped by buffer: P_buffers[].first_value
@@ -44,7 +48,7 @@
  *                            the same as tables; P_INDEX_MAX bounds
  *                            their shape indices
  *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and where
- *                            its bytes are: P_const_data[]
+ *                            its bytes are: P_CONST_DATA + offset
  *                            (P_CONST_EMBEDDED 1), or the file
  *                            P_CONST_FILE from P_CONST_BASE on; copy
  *                            them in before the first step; a
@@ -67,9 +71,9 @@
  *   P_TABLES_FILLED_BY_RUNTIME  1: a tuple's index table (P_CLASS_
  *                            TABLE) holds P_TABLE_POINTER_BYTES per
  *                            element, written at the step defining it
- * A table with few rows names its fields (HLOPLAN_FIELD: designated
- * initializers in C and C++20); the large ones (buffers, positions)
- * are positional, with their fields in a comment, for size.
+ * The loops and slot uses name their fields (HLOPLAN_FIELD: designated
+ * initializers in C and C++20); the tables that grow with the model
+ * are positional, their fields in a comment atop each, for size.
  * Bindings (P_PARAM_*, P_OUTPUT*) and buffers (P_BUF_*) are two
  * namespaces: a buffer whose HLO name is param.2.0 is P_BUF_PARAM_2_0.
  * <NAME> is the HLO name in upper case, each run of other characters
@@ -78,7 +82,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[].
+ * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
+ * steps, positions and operands are an earlier plan's uses its tables.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -174,7 +179,7 @@ struct hloplan_plan_constant {
 	const char *instruction;
 	int depth;		/* its shape index: index[0 .. depth) */
 	const int *index;
-	long long offset;	/* of its bytes in P_const_data[], or in the blob after P_CONST_BASE; -1 when not known */
+	long long offset;	/* of its bytes after P_CONST_DATA, or in the blob after P_CONST_BASE; -1 when not known */
 	long long bytes;	/* as laid out in its buffer */
 	int known;		/* 0: the HLO text elides its value (or hloplan cannot be sure of its bytes); fill it from elsewhere */
 };
@@ -192,6 +197,7 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_NUM_STEPS 6
 #define HLOPLAN_GPU_NUM_ARENAS 1
 #define HLOPLAN_GPU_NUM_POSITIONS 8
+#define HLOPLAN_GPU_NUM_OPERANDS 6
 #define HLOPLAN_GPU_NUM_COPIES 0
 #define HLOPLAN_GPU_NUM_LOOPS 0
 #define HLOPLAN_GPU_NUM_VALUES 6
@@ -272,6 +278,8 @@ static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED =
 	0, 17, 34, 50, 66, 80,
 	-1
 };
+/* A name in the tables: byte k of chunk c */
+#define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
@@ -294,12 +302,12 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 7, 0, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 24, 256, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 41, 768, 256, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 57, 512, 256, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_step_text_0 + 73, 768, 256, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_step_text_0 + 87, 1024, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 7), 0, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 24), 256, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 41), 768, 256, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 57), 512, 256, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{HLOPLAN_GPU_T(0, 73), 768, 256, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{HLOPLAN_GPU_T(0, 87), 1024, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -311,29 +319,28 @@ static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOP
 	0, 1, 2, 3, 4, 5, 8,
 };
 
+static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
+	0, 1, 2, 0, 3, 4,
+};
+static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
+	0, 0, 0, 2, 3, 4, 6,
+};
+
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 4, 5,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 32,
-	 HLOPLAN_FIELD(shape) "f32[8]{0}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_GPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 256, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 32,
-	 HLOPLAN_FIELD(shape) "f32[8]{0}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_GPU_PARAM_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 256, 32, "f32[8]{0}", 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	{1, 0, HLOPLAN_GPU_ix + 0, 1, 256, 256, 32, "f32[8]{0}", 1},	/* HLOPLAN_GPU_PARAM_1_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(offset) 1024, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 16,
-	 HLOPLAN_FIELD(shape) "(f32[8]{0}, f32[8]{0})", HLOPLAN_FIELD(position) 5},	/* HLOPLAN_GPU_OUTPUT_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 2,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 512, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 32,
-	 HLOPLAN_FIELD(shape) "f32[8]{0}", HLOPLAN_FIELD(position) 6},	/* HLOPLAN_GPU_OUTPUT_0_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_GPU_ix + 4,
-	 HLOPLAN_FIELD(buffer) 4, HLOPLAN_FIELD(offset) 768, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 32,
-	 HLOPLAN_FIELD(shape) "f32[8]{0}", HLOPLAN_FIELD(position) 7},	/* HLOPLAN_GPU_OUTPUT_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 5, 1024, 256, 16, "(f32[8]{0}, f32[8]{0})", 5},	/* HLOPLAN_GPU_OUTPUT_* */
+	{-1, 1, HLOPLAN_GPU_ix + 2, 3, 512, 256, 32, "f32[8]{0}", 6},	/* HLOPLAN_GPU_OUTPUT_0_* */
+	{-1, 1, HLOPLAN_GPU_ix + 4, 4, 768, 256, 32, "f32[8]{0}", 7},	/* HLOPLAN_GPU_OUTPUT_1_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -352,7 +359,7 @@ static const struct hloplan_plan_constant HLOPLAN_GPU_constants[1] HLOPLAN_UNUSE
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
-#define HLOPLAN_GPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_GPU_const_data[] holds the bytes */
+#define HLOPLAN_GPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_GPU_CONST_DATA points to the bytes */
 
 /* Compile-time checks: arenas aligned */
 struct HLOPLAN_GPU_checks {
@@ -365,6 +372,7 @@ struct HLOPLAN_GPU_checks {
 #define HLOPLAN_TPU_NUM_STEPS 6
 #define HLOPLAN_TPU_NUM_ARENAS 1
 #define HLOPLAN_TPU_NUM_POSITIONS 8
+#define HLOPLAN_TPU_NUM_OPERANDS 6
 #define HLOPLAN_TPU_NUM_COPIES 0
 #define HLOPLAN_TPU_NUM_LOOPS 0
 #define HLOPLAN_TPU_NUM_VALUES 6
@@ -453,12 +461,12 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_step_text_0 + 7, 0, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_step_text_0 + 24, 512, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_step_text_0 + 41, 1536, 512, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_step_text_0 + 57, 1024, 512, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_step_text_0 + 73, 1536, 512, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_step_text_0 + 87, 2048, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 7), 0, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
+	{HLOPLAN_GPU_T(0, 24), 512, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
+	{HLOPLAN_GPU_T(0, 41), 1536, 512, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
+	{HLOPLAN_GPU_T(0, 57), 1024, 512, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
+	{HLOPLAN_GPU_T(0, 73), 1536, 512, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
+	{HLOPLAN_GPU_T(0, 87), 2048, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
@@ -466,33 +474,26 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
 	{4, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {3, 0, -1, 1, 0}, {4, 0, -1, 3, 0},
 };
-static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5, 8,
-};
+#define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
+
+#define HLOPLAN_TPU_operands HLOPLAN_GPU_operands
+#define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 	0, 1, 2, 3, 4, 5,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) 0, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 0, HLOPLAN_FIELD(offset) 0, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[8]{0:T(128)}", HLOPLAN_FIELD(position) 0},	/* HLOPLAN_TPU_PARAM_0_* */
-	{HLOPLAN_FIELD(parameter) 1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 1, HLOPLAN_FIELD(offset) 512, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[8]{0:T(128)}", HLOPLAN_FIELD(position) 1},	/* HLOPLAN_TPU_PARAM_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{0, 0, HLOPLAN_TPU_ix + 0, 0, 0, 512, 512, "f32[8]{0:T(128)}", 0},	/* HLOPLAN_TPU_PARAM_0_* */
+	{1, 0, HLOPLAN_TPU_ix + 0, 1, 512, 512, 512, "f32[8]{0:T(128)}", 1},	/* HLOPLAN_TPU_PARAM_1_* */
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 0, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 0,
-	 HLOPLAN_FIELD(buffer) 5, HLOPLAN_FIELD(offset) 2048, HLOPLAN_FIELD(size) 256, HLOPLAN_FIELD(bytes) 16,
-	 HLOPLAN_FIELD(shape) "(f32[8]{0}, f32[8]{0})", HLOPLAN_FIELD(position) 5},	/* HLOPLAN_TPU_OUTPUT_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 2,
-	 HLOPLAN_FIELD(buffer) 3, HLOPLAN_FIELD(offset) 1024, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[8]{0:T(128)}", HLOPLAN_FIELD(position) 6},	/* HLOPLAN_TPU_OUTPUT_0_* */
-	{HLOPLAN_FIELD(parameter) -1, HLOPLAN_FIELD(depth) 1, HLOPLAN_FIELD(index) HLOPLAN_TPU_ix + 4,
-	 HLOPLAN_FIELD(buffer) 4, HLOPLAN_FIELD(offset) 1536, HLOPLAN_FIELD(size) 512, HLOPLAN_FIELD(bytes) 512,
-	 HLOPLAN_FIELD(shape) "f32[8]{0:T(128)}", HLOPLAN_FIELD(position) 7},	/* HLOPLAN_TPU_OUTPUT_1_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
+	{-1, 0, HLOPLAN_TPU_ix + 0, 5, 2048, 256, 16, "(f32[8]{0}, f32[8]{0})", 5},	/* HLOPLAN_TPU_OUTPUT_* */
+	{-1, 1, HLOPLAN_TPU_ix + 2, 3, 1024, 512, 512, "f32[8]{0:T(128)}", 6},	/* HLOPLAN_TPU_OUTPUT_0_* */
+	{-1, 1, HLOPLAN_TPU_ix + 4, 4, 1536, 512, 512, "f32[8]{0:T(128)}", 7},	/* HLOPLAN_TPU_OUTPUT_1_* */
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {
@@ -511,7 +512,7 @@ static const struct hloplan_plan_constant HLOPLAN_TPU_constants[1] HLOPLAN_UNUSE
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
-#define HLOPLAN_TPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_TPU_const_data[] holds the bytes */
+#define HLOPLAN_TPU_CONST_EMBEDDED 0	/* 1: HLOPLAN_TPU_CONST_DATA points to the bytes */
 
 /* Compile-time checks: arenas aligned */
 struct HLOPLAN_TPU_checks {

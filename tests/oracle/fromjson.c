@@ -76,6 +76,9 @@ struct builder {
 	const struct module *m;
 	struct plan *pl;
 	struct names names;
+	const char **comp, **instr;	/* by step: its names (version 7
+					   writes each once: schedule steps
+					   index "computations") */
 	char *why;
 	size_t n;
 };
@@ -199,14 +202,18 @@ node_of(struct builder *b, const struct shape *s, const struct jv *o,
 	return node;
 }
 
-/* Where position o lies in the module: comp, instr, node. */
+/* Where position o lies in the module (its step's instruction): comp,
+ * instr, node. */
 static int
 locate(struct builder *b, const struct jv *o, struct plan_pos *q)
 {
-	int h = names_find(&b->names, str(b, o, "computation"),
-			   str(b, o, "instruction"));
+	int64_t t = num(o, "step");
 	const struct instr *in;
+	int h;
 
+	if (!b->comp || t < 0 || t >= b->pl->ntime)
+		return -1;
+	h = names_find(&b->names, b->comp[t], b->instr[t]);
 	if (h < 0)
 		return -1;
 	q->comp = b->names.comp[h];
@@ -300,8 +307,8 @@ loops(struct builder *b, const struct jv *p)
 	return 0;
 }
 
-/* Each constant's position: the next position of that instruction and
- * index (constants are listed in position order). */
+/* Each constant's position: the next position of its step's instruction
+ * and index (constants are listed in position order). */
 static int
 constants(struct builder *b, const struct jv *p)
 {
@@ -336,6 +343,37 @@ constants(struct builder *b, const struct jv *p)
 	return 0;
 }
 
+/* Each step's names from its [computation, "instruction"] pair and the
+ * plan's "computations", and its "computation/instruction" name. */
+static int
+step_names(struct builder *b, const struct jv *p, const struct jv *st)
+{
+	const struct jv *cs = json_get(p, "computations");
+	struct plan *pl = b->pl;
+	size_t n = (size_t)st->n;
+
+	pl->steps = pool_alloc(b->pool, sizeof *pl->steps * n);
+	b->comp = pool_alloc(b->pool, sizeof *b->comp * n);
+	b->instr = pool_alloc(b->pool, sizeof *b->instr * n);
+	for (int i = 0; i < st->n; i++) {
+		const struct jv *s = &st->items[i];
+		int64_t c;
+
+		if (s->kind != JV_ARR || s->n != 2 ||
+		    s->items[0].kind != JV_NUM || s->items[1].kind != JV_STR)
+			return fail(b, "a step", i);
+		c = s->items[0].num;
+		if (cs->kind != JV_ARR || c < 0 || c >= cs->n ||
+		    cs->items[c].kind != JV_STR)
+			return fail(b, "a step's computation", i);
+		b->comp[i] = cs->items[c].str;
+		b->instr[i] = s->items[1].str;
+		pl->steps[i] = pool_printf(b->pool, "%s/%s", b->comp[i],
+					   b->instr[i]);
+	}
+	return 0;
+}
+
 static int
 plan_head(struct builder *b, const struct jv *p)
 {
@@ -353,12 +391,8 @@ plan_head(struct builder *b, const struct jv *p)
 	pl->sched.name = str(b, sch, "order");
 	pl->sched.peak = num(sch, "peak");
 	pl->sched.peak_text = num(sch, "peak_text");
-	if (st->kind == JV_ARR && st->n == pl->ntime && st->n) {
-		pl->steps = pool_alloc(b->pool, sizeof *pl->steps *
-				       (size_t)st->n);
-		for (int i = 0; i < st->n; i++)
-			pl->steps[i] = st->items[i].str ? st->items[i].str : "";
-	}
+	if (st->kind == JV_ARR && st->n == pl->ntime && st->n)
+		return step_names(b, p, st);
 	return 0;
 }
 
@@ -393,9 +427,9 @@ plan_from_jv(struct pool *pool, const struct module *m, const struct jv *root,
 	const struct jv *plans = json_get(root, "plans"), *p;
 
 	if (strcmp(str(&b, root, "schema"), "hloplan.plan") ||
-	    num(root, "version") != 5 || plans->kind != JV_ARR ||
+	    num(root, "version") != 7 || plans->kind != JV_ARR ||
 	    which >= plans->n || plans->items[which].kind != JV_OBJ)
-		return fail(&b, "not an hloplan.plan of version 5", which);
+		return fail(&b, "not an hloplan.plan of version 7", which);
 	p = &plans->items[which];
 	memset(pl, 0, sizeof *pl);
 	names_fill(pool, m, &b.names);

@@ -85,7 +85,7 @@ static struct buffer misfit_bufs[] = {
 static struct arena misfit_arenas[] = {{0, 512, 768, 2, NULL}};
 
 #define PLAN(mod, tgt, al, nt, b, a) \
-	{mod, tgt, al, nt, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL}
+	{mod, tgt, al, nt, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL}
 
 static const struct plan small = PLAN("jit_small", TARGET_GPU, 256, 6,
 				      small_bufs, small_arenas);
@@ -102,7 +102,7 @@ static const struct plan broken_slots = PLAN("broken_slots", TARGET_GPU,
 static const struct plan misfit = PLAN("misfit", TARGET_GPU, 256, 2,
 				       misfit_bufs, misfit_arenas);
 static const struct plan empty = {"empty", TARGET_GPU, 256, 0, 0, NULL, 0,
-				  NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+				  NULL, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL};
 
 static int
 emit(const char *dir, const char *file, const char *guard,

@@ -1,0 +1,80 @@
+/* The plan header's writer, in two files: header.c the names, macros, step
+ * text, shapes and buffer table, and the whole header; header_tables.c the
+ * other tables and the helpers both use (header.c calls into it, never the
+ * other way).  What they share, private to codegen/. */
+#ifndef HLOPLAN_CODEGEN_HEADER_INTERNAL_H
+#define HLOPLAN_CODEGEN_HEADER_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "codegen/codegen.h"
+
+/* A set of identifiers, or of keys each given an id (hdr_key_id). */
+struct idset {
+	struct pool *pool;
+	const char **slot;	/* open addressing; NULL is empty */
+	size_t cap;		/* a power of two, over twice the entries */
+	int *val;		/* by slot: for the key "prefix base" of a
+				   name, the k to try next; for a hdr_key_id
+				   key, its id */
+	int n;			/* ids hdr_key_id has given */
+	char *tmp;		/* scratch for a name looked up, not kept */
+	size_t tmpcap;
+};
+
+/* Where each step's name starts in the step text (see put_steps). */
+enum { STEP_CHUNK = 4096, STEP_CHUNK_TEXT = 4095 };
+
+struct hdr {
+	FILE *out;
+	const char *blob;	/* the constants blob's name, or NULL */
+	int64_t blob_base;	/* this plan's part of it starts here */
+	struct pool *pool;
+	const struct plan *p;
+	const char *pre;	/* the plan's prefix */
+	const char **name;	/* the C name of each buffer */
+	const struct bindings *b;
+	const char **io;	/* the name of each parameter, then output */
+	const char *pos_of;	/* an earlier plan's prefix whose positions
+				   lie at the same steps and indices, with the
+				   same operands: its step_first_position and
+				   operand tables are this one's; or NULL */
+	const char *steps_of;	/* an earlier plan's prefix whose step tables
+				   is this one's too, or NULL */
+	const struct shape *last;	/* the shape text_of made last */
+	const char *last_text;
+	int *at;		/* by step: chunk * STEP_CHUNK + offset of its
+				   name in the step text */
+	const char *text_pre;	/* the prefix whose step text that is */
+	int *ix;		/* by position: its shape index in P_ix[] */
+};
+
+/* header.c: the names, the idsets that choose them and number keys. */
+void hdr_idset_init(struct idset *set, struct pool *pool, size_t n);
+/* key's id in set, 0, 1, ... in the order keys are first seen; *fresh
+ * says whether it was given now. */
+int hdr_key_id(struct idset *set, const char *key, int *fresh);
+
+/* header_tables.c: the tables of one plan after its buffers (positions,
+ * operands, values, bindings, copies, loops, slot uses, constants), and
+ * the helpers both files use. */
+void hdr_tables(struct hdr *h);
+/* s as a C string literal (hdr_cstring_nul: with a NUL of its own). */
+void hdr_cstring(FILE *out, const char *s);
+void hdr_cstring_nul(FILE *out, const char *s);
+/* Numbers, per_line a line. */
+void hdr_ints(FILE *out, const int *v, int n, int per_line);
+/* codegen_shape_text, once for a run of positions that share a shape. */
+const char *hdr_text_of(struct hdr *h, const struct shape *s);
+/* The positions a slotted buffer's fetches write. */
+int hdr_slot_uses(const struct plan *p);
+/* Parameter (k < npar) or output k - npar of the bindings. */
+const struct plan_pos *hdr_io_pos(const struct hdr *h, int k);
+/* The array's own bytes as the caller holds it, without padding. */
+int64_t hdr_exact_bytes(const struct hdr *h, const struct plan_pos *q);
+/* Buffer i's name in a table row: a pointer into the step text when its
+ * first value's instruction is its name, else a literal. */
+void hdr_buffer_name(struct hdr *h, int i);
+
+#endif

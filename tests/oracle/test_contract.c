@@ -179,7 +179,7 @@ test_forwards_plain(void **state)
 
 static const char in_place_text[] =
 	"HloModule m\n"
-	"%dus (p0: f32[8,4], p1: f32[1,4], p2: s32[]) -> f32[8,4] {\n"
+	"%dus (p0: f32[8,4], p1: f32[1,4], p2: s32[]) -> f32[32] {\n"
 	"  p0 = f32[8,4] parameter(0)\n  p1 = f32[1,4] parameter(1)\n"
 	"  p2 = s32[] parameter(2)\n  z = s32[] constant(0)\n"
 	"  q = f32[1,4] dynamic-slice(p0, p2, z), dynamic_slice_sizes={1,4}\n"

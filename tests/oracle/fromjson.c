@@ -419,28 +419,15 @@ slurp(FILE *f, size_t *len)
 }
 
 int
-plan_from_json(struct pool *pool, const struct module *m, FILE *f,
-	       int which, struct plan *pl, char *why, size_t n)
+plan_from_jv(struct pool *pool, const struct module *m, const struct jv *root,
+	     int which, struct plan *pl, char *why, size_t n)
 {
 	struct builder b = {.pool = pool, .m = m, .pl = pl, .why = why,
 			    .n = n};
-	size_t len;
-	char *text = slurp(f, &len);
-	struct jv root;
-	const struct jv *plans, *p;
-	int r;
+	const struct jv *plans = json_get(root, "plans"), *p;
 
-	if (!text) {
-		snprintf(why, n, "the JSON plan: cannot read it");
-		return -1;
-	}
-	r = json_read(pool, text, len, &root, why, n);
-	free(text);
-	if (r < 0)
-		return -1;
-	plans = json_get(&root, "plans");
-	if (strcmp(str(&b, &root, "schema"), "hloplan.plan") ||
-	    num(&root, "version") != 7 || plans->kind != JV_ARR ||
+	if (strcmp(str(&b, root, "schema"), "hloplan.plan") ||
+	    num(root, "version") != 7 || plans->kind != JV_ARR ||
 	    which >= plans->n || plans->items[which].kind != JV_OBJ)
 		return fail(&b, "not an hloplan.plan of version 7", which);
 	p = &plans->items[which];
@@ -451,4 +438,24 @@ plan_from_json(struct pool *pool, const struct module *m, FILE *f,
 	    constants(&b, p) < 0)
 		return -1;
 	return 0;
+}
+
+int
+plan_from_json(struct pool *pool, const struct module *m, FILE *f,
+	       int which, struct plan *pl, char *why, size_t n)
+{
+	size_t len;
+	char *text = slurp(f, &len);
+	struct jv root;
+	int r;
+
+	if (!text) {
+		snprintf(why, n, "the JSON plan: cannot read it");
+		return -1;
+	}
+	r = json_read(pool, text, len, &root, why, n);
+	free(text);
+	if (r < 0)
+		return -1;
+	return plan_from_jv(pool, m, &root, which, pl, why, n);
 }

@@ -2754,6 +2754,8 @@ struct args {
 				   NULL: nowhere */
 	int print, require_planned;
 	int contract;		/* --from-json: plans read back from JSON */
+	int identity;		/* --identity: each plan also by value
+				   identity, which must agree */
 	unsigned safe;
 };
 
@@ -2763,7 +2765,7 @@ usage(void)
 	fputs("usage: oracle_gen [--count N] [--seed S] [--keep DIR] "
 	      "[--print]\n"
 	      "  [--avoid FAMILY] [--allow FAMILY] [--require-planned]\n"
-	      "  [--from-json]\n"
+	      "  [--from-json] [--identity]\n"
 	      "FAMILY: all, or",
 	      stderr);
 	for (int k = 0; k < NFAM; k++)
@@ -2793,6 +2795,8 @@ parse_args(int argc, char **argv, struct args *a)
 			a->require_planned = 1;
 		else if (!strcmp(f, "--from-json"))
 			a->contract = 1;
+		else if (!strcmp(f, "--identity"))
+			a->identity = 2;
 		else {
 			usage();
 			return -1;
@@ -2865,7 +2869,7 @@ run_one(const struct args *a, uint64_t s, struct tally *y)
 	char *text = gen_module(s, a->safe, &fams);
 	char name[600], list[512];
 	struct trial t = {.seed = s, .quiet = 1, .out = stdout,
-			  .contract = a->contract};
+			  .contract = a->contract, .identity = a->identity};
 	int r;
 
 	fam_list(fams, list, sizeof list);

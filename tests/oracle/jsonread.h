@@ -34,5 +34,9 @@ const struct jv *json_get(const struct jv *o, const char *key);
  * with why. */
 int plan_from_json(struct pool *pool, const struct module *m, FILE *f,
 		   int which, struct plan *pl, char *why, size_t n);
+/* ... plan `which` of a JSON file already read (root). */
+int plan_from_jv(struct pool *pool, const struct module *m,
+		 const struct jv *root, int which, struct plan *pl, char *why,
+		 size_t n);
 
 #endif

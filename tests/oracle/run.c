@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/oracle/identity.h"
 #include "tests/oracle/trial.h"
 
 static void
@@ -40,6 +41,17 @@ usage(FILE *out)
 	      "  --json-dir DIR  --from-json's files: DIR/MODULE.VARIANT.json,"
 	      " read as they\n"
 	      "                  are when they exist\n"
+	      "  --identity      run each plan, read back from its JSON, by "
+	      "value identity:\n"
+	      "                  no data, each byte range tagged with the "
+	      "value it holds\n"
+	      "                  (any size; a conditional's branch by --seed, "
+	      "then each)\n"
+	      "  --json FILE     --identity on every plan of hloplan's --json "
+	      "FILE of it\n"
+	      "  --trips N       --identity: loops of unknown trip count run "
+	      "N times\n"
+	      "                  (default 2)\n"
 	      "  --trace         print each instruction run, where its "
 	      "output lives\n"
 	      "                  and its first element, on stderr\n"
@@ -76,7 +88,8 @@ slurp(const char *path, size_t *len)
 }
 
 static int
-parse_args(int argc, char **argv, struct trial *t, const char **file)
+parse_args(int argc, char **argv, struct trial *t, const char **file,
+	   const char **json)
 {
 	for (int k = 1; k < argc; k++) {
 		const char *a = argv[k];
@@ -105,6 +118,12 @@ parse_args(int argc, char **argv, struct trial *t, const char **file)
 			t->contract = 1;
 		else if (!strcmp(a, "--json-dir") && k + 1 < argc)
 			t->json_dir = argv[++k];
+		else if (!strcmp(a, "--identity"))
+			t->identity = 1;
+		else if (!strcmp(a, "--json") && k + 1 < argc)
+			*json = argv[++k];
+		else if (!strcmp(a, "--trips") && k + 1 < argc)
+			t->trips = strtoll(argv[++k], NULL, 0);
 		else if (!strcmp(a, "--trace"))
 			t->trace = 1;
 		else if (!strcmp(a, "--help")) {
@@ -128,12 +147,12 @@ int
 main(int argc, char **argv)
 {
 	struct trial t = {.seed = 1, .out = stdout};
-	const char *file = NULL;
+	const char *file = NULL, *json = NULL;
 	char *text;
 	size_t len;
 	int r;
 
-	if (parse_args(argc, argv, &t, &file) < 0)
+	if (parse_args(argc, argv, &t, &file, &json) < 0)
 		return 2;
 	text = slurp(file, &len);
 	if (!text) {
@@ -141,7 +160,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	t.file = file;
-	r = trial_file(&t, text, len);
+	r = json ? identity_json(&t, text, len, json) :
+	    trial_file(&t, text, len);
 	free(text);
 	return r;
 }

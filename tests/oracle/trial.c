@@ -12,6 +12,7 @@
 #include "driver.h"
 #include "frontend/frontend.h"
 #include "tests/oracle/contract.h"
+#include "tests/oracle/identity.h"
 #include "tests/oracle/interp.h"
 #include "tests/oracle/jsonread.h"
 #include "tests/oracle/num.h"
@@ -138,7 +139,7 @@ plan_one(struct trial *t, const char *text, size_t len, int mod, int v,
 		return -1;
 	}
 	p->refused = r == 1;
-	if (t->contract && from_contract(t, p, v) < 0)
+	if ((t->contract || t->identity) && from_contract(t, p, v) < 0)
 		return -1;
 	if (p->refused && p->ds.n)
 		snprintf(p->verdict, sizeof p->verdict, "%s",
@@ -178,7 +179,12 @@ try_plan(struct trial *t, const struct planned *p, const struct outputs *ref,
 		.params_survive = p->params_survive,
 	};
 	struct outputs out;
-	int r = interp_run(p->m, &p->pl, &io, &out, t->why, sizeof t->why);
+	struct ident_stats s = {0};
+	int r;
+
+	if (t->identity == 1)	/* --identity --mutate: by value identity */
+		return identity_trial(t, p->m, &p->pl, p->params_survive, &s);
+	r = interp_run(p->m, &p->pl, &io, &out, t->why, sizeof t->why);
 
 	if (r == INTERP_LIMIT) {
 		snprintf(t->why, sizeof t->why, "the planned run did not end "
@@ -588,6 +594,51 @@ refused_unrun(struct trial *t, const char *name, const struct planned *p)
 	return r;
 }
 
+/* --identity: each plan, as read back from its JSON, run by value
+ * identity (identity.c) and judged as the data run's are. */
+static int
+identity_module(struct trial *t, struct planned *p)
+{
+	struct ident_stats s = {0};
+	int worst = TRIAL_SAME;
+
+	for (int v = 0; v < NVARIANT; v++) {
+		struct verdict d = {0};
+		int r;
+
+		d.status = identity_trial(t, p[v].m, &p[v].pl,
+					  p[v].params_survive, &s);
+		snprintf(d.why, sizeof d.why, "by value identity: %.480s",
+			 t->why);
+		r = judge(t, p->m->name, v, &p[v], &d);
+		if (r == TRIAL_SKIP || r == TRIAL_ERROR)
+			return r;
+		if (worse(r, worst))
+			worst = r;
+	}
+	if (worst == TRIAL_SAME && !t->quiet)
+		fprintf(t->out, "%s: %s: clean by value identity in %d plans: "
+			"%lld steps, %lld reads, %lld values, %lld copies, at "
+			"most %d ranges\n", t->file, p->m->name, NVARIANT,
+			(long long)s.steps, (long long)s.reads,
+			(long long)s.values, (long long)s.copies, s.maxranges);
+	return worst;
+}
+
+/* --identity beside the data run: the two verdicts must agree. */
+static int
+agree(struct trial *t, struct planned *p, int data)
+{
+	int r = identity_module(t, p);
+
+	if ((r == TRIAL_SAME) == (data == TRIAL_SAME))
+		return data;
+	fprintf(t->out, "%s: %s: error: value identity (%d) and data (%d) "
+		"disagree\n", t->file, p->m->name, r, data);
+	t->failed++;
+	return TRIAL_ERROR;
+}
+
 static int
 trial_module(struct trial *t, const char *text, size_t len, int mod)
 {
@@ -600,14 +651,19 @@ trial_module(struct trial *t, const char *text, size_t len, int mod)
 	if (plan_all(t, text, len, mod, p) < 0)
 		return fail(t, "?", t->why);
 	name = p[0].m->name;
-	if (interp_check(p[0].m, &io, t->why, sizeof t->why) < 0) {
-		r = skip(t, name, t->why);
+	if (t->identity == 1 && !t->mutate) {
+		r = identity_module(t, p);
+	} else if (interp_check(p[0].m, &io, t->why, sizeof t->why) < 0) {
+		r = t->identity ? identity_module(t, p) :
+		    skip(t, name, t->why);
 	} else if (t->max_bytes && plan_bytes(&p[0].pl) > t->max_bytes) {
 		snprintf(t->why, sizeof t->why, "the plan needs %lld bytes",
 			 (long long)plan_bytes(&p[0].pl));
 		r = skip(t, name, t->why);
 	} else {
 		r = t->mutate ? run_mutants(t, p) : run_module(t, p);
+		if (t->identity && !t->mutate)
+			r = agree(t, p, r);
 	}
 	if (r == TRIAL_SKIP)
 		r = refused_unrun(t, name, p);

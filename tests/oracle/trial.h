@@ -34,6 +34,10 @@ struct trial {
 	int contract;		/* run every plan as rebuilt from the JSON
 				   hloplan writes (--from-json), not from
 				   the library's struct plan */
+	int identity;		/* --identity: each plan, from its JSON, run
+				   by value identity (1), and beside the
+				   data run, which must agree (2) */
+	int64_t trips;		/* --trips: loops of unknown trip count */
 	const char *json_dir;	/* --json-dir: where those files are kept
 				   (and read from when they exist) */
 	FILE *out;

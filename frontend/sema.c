@@ -67,67 +67,6 @@ names_find(struct names *t, const char *key, int add, int val)
 	return -1;
 }
 
-/* ---- small readers of attribute text ---------------------------------- */
-
-int
-read_int(const char **p, const char *end, int64_t *v)
-{
-	const char *s = *p;
-	int neg = 0;
-
-	*v = 0;
-	while (s < end && isspace((unsigned char)*s))
-		s++;
-	if (s < end && *s == '-')
-		neg = 1, s++;
-	if (s >= end || !isdigit((unsigned char)*s))
-		return 0;
-	while (s < end && isdigit((unsigned char)*s)) {
-		if (*v > INT64_MAX / 10 - 1)
-			return 0;
-		*v = *v * 10 + (*s++ - '0');
-	}
-	if (neg)
-		*v = -*v;
-	*p = s;
-	return 1;
-}
-
-int
-skip_to(const char **p, const char *end, char c)
-{
-	while (*p < end && isspace((unsigned char)**p))
-		(*p)++;
-	if (*p < end && **p == c) {
-		(*p)++;
-		return 1;
-	}
-	return 0;
-}
-
-int
-read_index(struct pool *pool, const char **p, const char *end, int64_t **out)
-{
-	int64_t v, *arr = NULL;
-	int n = 0, cap = 0;
-
-	if (!skip_to(p, end, '{'))
-		return -1;
-	if (skip_to(p, end, '}')) {
-		*out = NULL;
-		return 0;
-	}
-	do {
-		if (!read_int(p, end, &v))
-			return -1;
-		*VEC_PUSH(pool, arr, n, cap) = v;
-	} while (skip_to(p, end, ','));
-	if (!skip_to(p, end, '}'))
-		return -1;
-	*out = arr;
-	return n;
-}
-
 /* input_output_alias={ {out}: (param, {pidx}[, may-alias|must-alias]), ...} */
 static int
 read_aliases(struct pool *pool, struct module *m, const struct attr *a)
@@ -171,25 +110,6 @@ module_attr(const struct module *m, const char *key)
 }
 
 /* ---- checks ----------------------------------------------------------- */
-
-int
-call_attr(const char *k)
-{
-	static const char *const one[] = {
-		"to_apply", "calls", "body", "condition", "true_computation",
-		"false_computation", "select", "scatter", "comparator",
-	};
-
-	/* A first byte compared before each call: this is asked of every
-	 * attribute. */
-	if ((k[0] == 'b' && !strcmp(k, "branch_computations")) ||
-	    (k[0] == 'c' && !strcmp(k, "called_computations")))
-		return CALL_LIST;
-	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
-		if (k[0] == one[i][0] && !strcmp(k, one[i]))
-			return CALL_ONE;
-	return 0;
-}
 
 /* Resolves every computation named in a call attribute's value. */
 static void
@@ -529,8 +449,12 @@ read_entry_layout(struct parser *P, struct module *m, const struct attr *a)
 			   "parameter(0)\n  ROOT r = %.*s parameter(1)\n}\n",
 			   (int)(arrow - v - 1), v + 1,
 			   (int)(end - 1 - arrow - 2), arrow + 2);
-	f = frontend_parse(P->pool, text, strlen(text), &ds);
+	f = frontend_parse_at(P->pool, text, strlen(text), &ds,
+			      (struct loc){1, 1});
 	if (ds.n || f->nmod != 1)
+		goto bad;
+	sema_module(P->pool, &ds, &f->mods[0]);
+	if (ds.n)
 		goto bad;
 	le = &f->mods[0].comps[0];
 	if (!shape_is_tuple(&le->instrs[0].shape))
@@ -574,8 +498,8 @@ read_module_attrs(struct parser *P, struct module *m)
 	}
 }
 
-void
-sema_module(struct parser *P, struct module *m)
+static void
+check_module(struct parser *P, struct module *m)
 {
 	struct names comps;
 	int errors;
@@ -602,4 +526,12 @@ sema_module(struct parser *P, struct module *m)
 	read_module_attrs(P, m);
 	sema_agree(P, m);
 	sema_check(P, m);
+}
+
+void
+sema_module(struct pool *pool, struct diags *ds, struct module *m)
+{
+	struct parser P = {.pool = pool, .ds = ds};
+
+	check_module(&P, m);
 }

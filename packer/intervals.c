@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/intervals.h"
+#include "packer/intervals.h"
 
 enum { C_ID, C_LOWER, C_UPPER, C_SIZE, C_ALIGN, C_OFFSET, NCOL };
 enum { MAXERR = 50 };

@@ -6,7 +6,7 @@
 
 #include "api.h"
 #include "checker/verify.h"
-#include "frontend/intervals.h"
+#include "packer/intervals.h"
 #include "packer/pack.h"
 
 /* The packed boxes as a plan, for the HLO path's layout verifier: one

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frontend/intervals.h"
+#include "packer/intervals.h"
 #include "packer/pack.h"
 #include "problems.h"
 

@@ -186,15 +186,13 @@ static uint32_t
 table_tag(struct vr *v, const struct shape *s)
 {
 	uint64_t h = shape_hash(s);
-	size_t k = (size_t)(h % v->ntab);
+	int t = table_u64(&v->tabs, h, -1);
 
-	while (v->tabkey[k] && v->tabkey[k] != h)
-		k = (k + 1) % v->ntab;
-	if (!v->tabkey[k]) {
-		v->tabkey[k] = h;
-		v->tabtag[k] = vr_new_tag(v, TAG_TABLE, -1, WHY_NONE);
+	if (t < 0) {
+		t = (int)vr_new_tag(v, TAG_TABLE, -1, WHY_NONE);
+		table_u64(&v->tabs, h, t);
 	}
-	return v->tabtag[k];
+	return (uint32_t)t;
 }
 
 /* ---- naming what went wrong --------------------------------------------- */
@@ -615,30 +613,34 @@ collect_writes(struct vr *v, size_t mark, size_t *n)
 /* The ranges in v->tmp[0..n) are clobbered (tag t) from now on: each
  * once (a loop writes the same ranges in every iteration), in the order
  * written. */
+struct range_key {
+	const struct vm_piece *v, *p;
+};
+
+static int
+same_range(const void *ctx, int j)
+{
+	const struct range_key *k = ctx;
+
+	return k->v[j].lo == k->p->lo && k->v[j].hi == k->p->hi;
+}
+
 static void
 clobber(struct vr *v, size_t n, uint32_t t)
 {
-	size_t cap = 1, h;
-	uint32_t *seen;
+	struct table seen;	/* each range once: its index */
 
-	while (cap < 2 * n)
-		cap *= 2;
-	seen = vr_alloc(v, sizeof *seen * cap);	/* index + 1 per slot */
+	table_init(&seen, NULL, n);
 	for (size_t k = 0; k < n; k++) {
 		const struct vm_piece *p = &v->tmp[k];
+		struct range_key key = {v->tmp, p};
+		uint64_t h = (p->lo * 0x9e3779b97f4a7c15u) ^
+			     (p->hi * 0xc2b2ae3d27d4eb4fu);
 
-		h = (size_t)((p->lo * 0x9e3779b97f4a7c15u) ^
-			     (p->hi * 0xc2b2ae3d27d4eb4fu)) >> 7;
-		for (h &= cap - 1; seen[h]; h = (h + 1) & (cap - 1))
-			if (v->tmp[seen[h] - 1].lo == p->lo &&
-			    v->tmp[seen[h] - 1].hi == p->hi)
-				break;
-		if (seen[h])
-			continue;
-		seen[h] = (uint32_t)k + 1;
-		vm_assign(v->mem, p->lo, p->hi, t);
+		if (table_key(&seen, h, same_range, &key, (int)k) < 0)
+			vm_assign(v->mem, p->lo, p->hi, t);
 	}
-	vr_free(v, seen);
+	table_free(&seen);
 }
 
 /* ---- running computations ----------------------------------------------- */
@@ -941,6 +943,7 @@ run(const struct module *m, const struct options *o, const struct plan *pl,
 	}
 	for (int k = 0; k < v->nlive; k++)
 		free(v->live[k]);
+	table_free(&v->tabs);
 	if (tr)
 		*tr = (struct verify_trace){(int)v->ntag, v->npath, v->span,
 					    v->parent};

@@ -12,6 +12,7 @@
 #include "checker/verify_internal.h"
 #include "checker/verify.h"
 #include "ir/ir.h"
+#include "ir/table.h"
 
 enum { TAG_VALUE, TAG_TABLE, TAG_POISON };
 
@@ -61,9 +62,7 @@ struct vr {
 	int32_t now;		/* the step running */
 	struct tag *tags;
 	uint32_t ntag, captag;
-	uint64_t *tabkey;	/* table tags by shape hash: open addressing */
-	uint32_t *tabtag;
-	size_t ntab;
+	struct table tabs;	/* shape_hash to its table's tag */
 	struct vm_piece *tmp;	/* a loop's or branch's writes, merged */
 	size_t captmp;
 	struct vmap *mem;

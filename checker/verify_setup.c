@@ -393,9 +393,7 @@ vr_setup(struct vr *v)
 	v->region = vr_alloc(v, sizeof(int) * nb);
 	v->slotcomp = vr_alloc(v, sizeof(int) * nb);
 	v->readonly = vr_alloc(v, sizeof(int) * nb);
-	v->ntab = 1021;
-	v->tabkey = vr_alloc(v, sizeof(uint64_t) * v->ntab);
-	v->tabtag = vr_alloc(v, sizeof(uint32_t) * v->ntab);
+	table_init(&v->tabs, NULL, 64);
 	v->kslots = vr_alloc(v, sizeof(int) * nc);
 	vr_new_tag(v, TAG_POISON, -1, WHY_NONE);	/* tag 0: never written */
 	index_positions(v);

@@ -12,6 +12,7 @@
 #include "codegen/codegen.h"
 #include "codegen/header_internal.h"
 #include "ir/ir.h"
+#include "ir/table.h"
 #include "passes/passes.h"
 
 /* ---- the identifiers a header defines, to settle clashes -------------- */
@@ -39,42 +40,24 @@ static const char *const forms[] = {
 };
 enum { NFORMS = sizeof forms / sizeof *forms };
 
-static uint32_t
-hash(const char *s)
+static int
+idset_has(struct idset *set, const char *s)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
+	return table_str(&set->t, s, strlen(s), -1) >= 0;
 }
 
-/* The slot holding s, or the empty slot where it would go. */
-static const char **
-idset_slot(const struct idset *set, const char *s)
-{
-	size_t i = hash(s) & (set->cap - 1);
-
-	while (set->slot[i] && strcmp(set->slot[i], s) != 0)
-		i = (i + 1) & (set->cap - 1);
-	return &set->slot[i];
-}
-
+/* s, which the set's pool holds, is taken. */
 static void
 idset_add(struct idset *set, const char *s)
 {
-	*idset_slot(set, s) = s;
+	table_str(&set->t, s, strlen(s), 0);
 }
 
 void
 hdr_idset_init(struct idset *set, struct pool *pool, size_t n)
 {
 	set->pool = pool;
-	set->cap = 16;
-	while (set->cap < 2 * n + 1)
-		set->cap *= 2;
-	set->slot = pool_alloc(pool, set->cap * sizeof *set->slot);
-	set->val = pool_alloc(pool, set->cap * sizeof *set->val);
+	table_init(&set->t, pool, n);
 	set->n = 0;
 	set->tmp = NULL;
 	set->tmpcap = 0;
@@ -147,16 +130,12 @@ form(struct idset *set, const char *pre, const char *name, int i)
 	return pool_strdup(set->pool, form_tmp(set, pre, name, i));
 }
 
-/* Whether every macro of name is free; then slot[i] is where macro i
- * goes. */
+/* Whether every macro of name is free. */
 static int
-forms_free(struct idset *set, const char *pre, const char *name,
-	   const char **slot[NFORMS])
+forms_free(struct idset *set, const char *pre, const char *name)
 {
-	int i;
-
-	for (i = 0; i < NFORMS; i++)
-		if (*(slot[i] = idset_slot(set, form_tmp(set, pre, name, i))))
+	for (int i = 0; i < NFORMS; i++)
+		if (idset_has(set, form_tmp(set, pre, name, i)))
 			return 0;
 	return 1;
 }
@@ -168,18 +147,12 @@ forms_free(struct idset *set, const char *pre, const char *name,
 static const char *
 pick_name(struct idset *set, const char *pre, const char *base, int id)
 {
-	const char **fs[NFORMS];
 	const char *name = pool_printf(set->pool, "BUF_%s", base);
-	int i;
 
-	while (!forms_free(set, pre, name, fs))
+	while (!forms_free(set, pre, name))
 		name = pool_printf(set->pool, "%s_%d", name, id);
-	for (i = 0; i < NFORMS; i++) {	/* two may have found one slot */
-		if (*fs[i])
-			idset_add(set, form(set, pre, name, i));
-		else
-			*fs[i] = form(set, pre, name, i);
-	}
+	for (int i = 0; i < NFORMS; i++)
+		idset_add(set, form(set, pre, name, i));
 	return name;
 }
 
@@ -225,23 +198,16 @@ name_io(struct idset *set, const char *pre, const struct plan *p,
 		const struct plan_pos *q =
 			&p->pos[param ? b->par[k] : b->out[k - b->npar]];
 		const char *n = io_name(set->pool, q, param);
-		const char **slot[NIO_FORMS];
 		int f;
 
 		for (f = 0; f < NIO_FORMS; f++)
-			if (*(slot[f] = idset_slot(set, io_form(set, pre, n, f))))
+			if (idset_has(set, io_form(set, pre, n, f)))
 				break;
 		if (f < NIO_FORMS)
 			continue;
-		for (f = 0; f < NIO_FORMS; f++) {	/* as in pick_name */
-			const char *m = pool_strdup(set->pool,
-						    io_form(set, pre, n, f));
-
-			if (*slot[f])
-				idset_add(set, m);
-			else
-				*slot[f] = m;
-		}
+		for (f = 0; f < NIO_FORMS; f++)
+			idset_add(set, pool_strdup(set->pool,
+						   io_form(set, pre, n, f)));
 		io[k] = n;
 	}
 	return io;
@@ -423,40 +389,13 @@ put_buffer_ids(struct hdr *h)
  * says whether it was given now.  Thousands of buffers share a few shapes,
  * and a compiler pays for every row and every string literal: each is
  * written once, under its id. */
-static void
-idset_grow(struct idset *set)
-{
-	struct idset old = *set;
-
-	set->cap *= 2;
-	set->slot = pool_alloc(set->pool, set->cap * sizeof *set->slot);
-	set->val = pool_alloc(set->pool, set->cap * sizeof *set->val);
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slot[i]) {
-			const char **slot = idset_slot(set, old.slot[i]);
-
-			*slot = old.slot[i];
-			set->val[slot - set->slot] = old.val[i];
-		}
-}
-
 int
 hdr_key_id(struct idset *set, const char *key, int *fresh)
 {
-	const char **slot;
-	int *id;
+	int id = table_str(&set->t, key, strlen(key), set->n);
 
-	if (2 * (size_t)set->n + 2 >= set->cap)	/* a set of keys only */
-		idset_grow(set);
-	slot = idset_slot(set, key);
-	id = &set->val[slot - set->slot];
-
-	*fresh = !*slot;
-	if (*fresh) {
-		*slot = key;
-		*id = set->n++;
-	}
-	return *id;
+	*fresh = id < 0;
+	return *fresh ? set->n++ : id;
 }
 
 /* P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE, _BYTES and
@@ -724,14 +663,9 @@ put_shapes(struct hdr *h, int *shape)
 					    sizeof *rows);
 	int fresh, n = 0;
 
-	size_t cap = 16, at;
-	const struct shape **seen;	/* open addressing: a shape pointer */
-	int *seen_id;			/* its row */
+	struct table seen;		/* a shape pointer: its row */
 
-	while (cap < 2 * (size_t)p->nbuf + 1)
-		cap *= 2;
-	seen = pool_alloc(pool, cap * sizeof *seen);
-	seen_id = pool_alloc(pool, cap * sizeof *seen_id);
+	table_init(&seen, pool, (size_t)p->nbuf);
 	hdr_idset_init(&keys, pool, 16);	/* grown as keys come */
 	hdr_idset_init(&lists, pool, 16);
 	for (int i = 0; i < p->nbuf; i++) {
@@ -740,13 +674,8 @@ put_shapes(struct hdr *h, int *shape)
 		const char *key;
 
 		/* Buffers share laid-out shapes: each pointer's text once. */
-		at = ((uintptr_t)s / sizeof(void *) * 2654435761u) & (cap - 1);
-		while (seen[at] && seen[at] != s)
-			at = (at + 1) & (cap - 1);
-		if (s && seen[at] == s) {
-			shape[i] = seen_id[at];
+		if (s && (shape[i] = table_u64(&seen, (uintptr_t)s, -1)) >= 0)
 			continue;
-		}
 		r = (struct shape_row){s, list_key(pool, s, 0),
 				       list_key(pool, s, 1), tiles_text(pool, s),
 				       codegen_shape_text(pool, s)};
@@ -755,10 +684,8 @@ put_shapes(struct hdr *h, int *shape)
 		shape[i] = hdr_key_id(&keys, key, &fresh);
 		if (fresh)
 			rows[n++] = r;
-		if (s) {
-			seen[at] = s;
-			seen_id[at] = shape[i];
-		}
+		if (s)
+			table_u64(&seen, (uintptr_t)s, shape[i]);
 	}
 	fputs("\n/* The buffers' shapes, each once, and their lists */\n",
 	      h->out);

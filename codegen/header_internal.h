@@ -9,15 +9,12 @@
 #include <stdio.h>
 
 #include "codegen/codegen.h"
+#include "ir/table.h"
 
 /* A set of identifiers, or of keys each given an id (hdr_key_id). */
 struct idset {
 	struct pool *pool;
-	const char **slot;	/* open addressing; NULL is empty */
-	size_t cap;		/* a power of two, over twice the entries */
-	int *val;		/* by slot: for the key "prefix base" of a
-				   name, the k to try next; for a hdr_key_id
-				   key, its id */
+	struct table t;		/* each identifier; a hdr_key_id key: its id */
 	int n;			/* ids hdr_key_id has given */
 	char *tmp;		/* scratch for a name looked up, not kept */
 	size_t tmpcap;

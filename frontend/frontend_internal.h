@@ -151,7 +151,7 @@ struct loc span_loc(struct parser *P, struct span s);
 /* Nesting one level too deep at loc: reported, and the parse stops. */
 void too_deep(struct parser *P, struct span loc);
 
-/* Parser actions (frontend.c). */
+/* Parser actions (actions.c). */
 void act_module(struct parser *P, struct tok name, struct span loc);
 void act_module_attr(struct parser *P, struct attr *a);
 void act_comp(struct parser *P, int entry, struct tok name, struct span loc);
@@ -178,9 +178,16 @@ struct opnd act_operand(struct parser *P, struct tok name, struct span loc,
 			struct ints *idx);
 struct shape *act_buffer(struct parser *P, struct tok b, struct span loc,
 			 struct shape *inner);
+/* Ends the computation being parsed: its instructions move to the pool. */
+void comp_finish(struct parser *P);
 
 /* Parses text whose first byte stands at `at` in the file being read,
- * without the semantic checks: for text inside an attribute. */
+ * without the semantic checks (syntax.c); *clean says whether it holds
+ * no syntax error. */
+struct hlofile *syntax_parse(struct pool *pool, const char *text, size_t len,
+			     struct diags *ds, struct loc at, int *clean);
+
+/* syntax_parse, for text inside an attribute. */
 struct hlofile *frontend_parse_at(struct pool *pool, const char *text,
 				  size_t len, struct diags *ds, struct loc at);
 
@@ -203,13 +210,15 @@ void srcloc_module(struct parser *P, struct module *m);
  * its first word: returns 1 after reporting one error, else 0 (foreign.c). */
 int foreign_format(const char *text, size_t len, struct diags *ds);
 
-/* Semantic checks after a module parsed cleanly (sema.c). */
-void sema_module(struct parser *P, struct module *m);
+/* Semantic checks after a module parsed cleanly (sema.c), its messages
+ * to ds. */
+void sema_module(struct pool *pool, struct diags *ds, struct module *m);
 /* Whether attribute key names called computations: one (which may be
  * written inline), a list of them, or none (0). */
 enum { CALL_ONE = 1, CALL_LIST };
 int call_attr(const char *key);
-/* Readers of attribute text [*p, end): each advances *p past what it read
+/* (call_attr, and the readers below: attrs.c.)
+ * Readers of attribute text [*p, end): each advances *p past what it read
  * and returns 1 (read_index: the count, its numbers in *out) or 0 (-1). */
 int read_int(const char **p, const char *end, int64_t *v);
 int skip_to(const char **p, const char *end, char c);	/* spaces, then c */

@@ -1,10 +1,10 @@
 /* The HLO grammar: a pure, reentrant bison parser with locations (jq's
- * parser.y).  Actions build the IR directly through act_* in frontend.c;
+ * parser.y).  Actions build the IR directly through act_* in actions.c;
  * attribute values are kept as source slices, a few read later by sema.c.
  *
  * The grammar is built twice (CMakeLists.txt): as hlo, without LAC, which
  * parses a module and gives up at its first error, and as hlolac, with
- * parse.lac=full, which frontend.c runs over the text again only when hlo
+ * parse.lac=full, which syntax.c runs over the text again only when hlo
  * gave up: its messages list exactly the tokens that could have come, and
  * its recovery runs no action a wrong token would have stopped.  hlo's
  * scanner also makes the common dimensions, layouts and operand lists one

@@ -402,25 +402,14 @@ out_shape(struct diags *ds, const struct joint_decl *d,
 	return s;
 }
 
-static int
-same_index(const int64_t *a, int na, const struct jindex *b)
-{
-	if (na != b->depth)
-		return 0;
-	for (int i = 0; i < na; i++)
-		if (a[i] != b->i[i])
-			return 0;
-	return 1;
-}
-
 /* The input_output_alias entry that donates u's parameter node, or NULL. */
 static const struct alias *
 donation(const struct module *m, const struct joint_use *u)
 {
 	for (int k = 0; k < m->nalias; k++)
 		if (m->aliases[k].param == u->param &&
-		    same_index(m->aliases[k].pidx, m->aliases[k].npidx,
-			       &u->pidx))
+		    jindex_is(&u->pidx, m->aliases[k].pidx,
+			      m->aliases[k].npidx))
 			return &m->aliases[k];
 	return NULL;
 }
@@ -435,7 +424,7 @@ check_donation(struct diags *ds, const struct joint_decl *d,
 	const char *pn = d->prog[u->prog].name;
 
 	if (u->param >= 0 && u->out &&
-	    (!al || !same_index(al->out, al->nout, &u->oidx))) {
+	    (!al || !jindex_is(&u->oidx, al->out, al->nout))) {
 		diag_error(ds, u->oloc, "program '%s' writes shared array "
 			   "'%s' (output %s) but does not donate it: "
 			   "input_output_alias has no %s: (%lld, %s)", pn,
@@ -472,7 +461,7 @@ check_unique(struct diags *ds, const struct joint_decl *d, int ai, int ui)
 			if (v->prog != u->prog)
 				continue;
 			if (u->param >= 0 && v->param == u->param &&
-			    same_index(u->pidx.i, u->pidx.depth, &v->pidx)) {
+			    jindex_is(&v->pidx, u->pidx.i, u->pidx.depth)) {
 				diag_error(ds, u->ploc, "parameter %lld of "
 					   "program '%s' is shared array '%s' "
 					   "already", (long long)u->param,
@@ -481,7 +470,7 @@ check_unique(struct diags *ds, const struct joint_decl *d, int ai, int ui)
 				return -1;
 			}
 			if (u->out && v->out &&
-			    same_index(u->oidx.i, u->oidx.depth, &v->oidx)) {
+			    jindex_is(&v->oidx, u->oidx.i, u->oidx.depth)) {
 				diag_error(ds, u->oloc, "output %s of program "
 					   "'%s' is shared array '%s' already",
 					   index_text(ds->pool, &u->oidx),

@@ -8,124 +8,14 @@
 
 #include "frontend/frontend_internal.h"
 #include "frontend/frontend.h"
+#include "ir/table.h"
 
-/* ---- a string -> index table, open addressing ------------------------- */
-
-struct names {
-	int cap;
-	const char **key;
-	int *val;
-};
-
-/* Eight bytes a step (names run to tens of bytes): a multiply and a shift
- * fold each word in, and MurmurHash3's finaliser mixes the last.  Only
- * lookups depend on it, never an order. */
-static uint32_t
-hash(const char *s)
-{
-	size_t n = strlen(s);
-	uint64_t h = 0x9e3779b97f4a7c15u ^ n, w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdu;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h ^= w;
-	h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdu;
-	h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53u;
-	return (uint32_t)(h ^ (h >> 33));
-}
-
-static void
-names_init(struct pool *p, struct names *t, int n)
-{
-	t->cap = 16;
-	while (t->cap < 2 * n)
-		t->cap *= 2;
-	t->key = pool_alloc(p, sizeof(char *) * (size_t)t->cap);
-	t->val = pool_alloc(p, sizeof(int) * (size_t)t->cap);
-}
-
-/* The index stored under key, or -1; with add, stores val if absent. */
+/* The index stored under name in t, or -1; with add >= 0, stores add if
+ * absent. */
 static int
-names_find(struct names *t, const char *key, int add, int val)
+name_find(struct table *t, const char *name, int add)
 {
-	uint32_t i = hash(key) & (uint32_t)(t->cap - 1);
-
-	while (t->key[i]) {
-		if (!strcmp(t->key[i], key))
-			return t->val[i];
-		i = (i + 1) & (uint32_t)(t->cap - 1);
-	}
-	if (add) {
-		t->key[i] = key;
-		t->val[i] = val;
-	}
-	return -1;
-}
-
-/* ---- small readers of attribute text ---------------------------------- */
-
-int
-read_int(const char **p, const char *end, int64_t *v)
-{
-	const char *s = *p;
-	int neg = 0;
-
-	*v = 0;
-	while (s < end && isspace((unsigned char)*s))
-		s++;
-	if (s < end && *s == '-')
-		neg = 1, s++;
-	if (s >= end || !isdigit((unsigned char)*s))
-		return 0;
-	while (s < end && isdigit((unsigned char)*s)) {
-		if (*v > INT64_MAX / 10 - 1)
-			return 0;
-		*v = *v * 10 + (*s++ - '0');
-	}
-	if (neg)
-		*v = -*v;
-	*p = s;
-	return 1;
-}
-
-int
-skip_to(const char **p, const char *end, char c)
-{
-	while (*p < end && isspace((unsigned char)**p))
-		(*p)++;
-	if (*p < end && **p == c) {
-		(*p)++;
-		return 1;
-	}
-	return 0;
-}
-
-int
-read_index(struct pool *pool, const char **p, const char *end, int64_t **out)
-{
-	int64_t v, *arr = NULL;
-	int n = 0, cap = 0;
-
-	if (!skip_to(p, end, '{'))
-		return -1;
-	if (skip_to(p, end, '}')) {
-		*out = NULL;
-		return 0;
-	}
-	do {
-		if (!read_int(p, end, &v))
-			return -1;
-		*VEC_PUSH(pool, arr, n, cap) = v;
-	} while (skip_to(p, end, ','));
-	if (!skip_to(p, end, '}'))
-		return -1;
-	*out = arr;
-	return n;
+	return table_str(t, name, strlen(name), add);
 }
 
 /* input_output_alias={ {out}: (param, {pidx}[, may-alias|must-alias]), ...} */
@@ -172,28 +62,9 @@ module_attr(const struct module *m, const char *key)
 
 /* ---- checks ----------------------------------------------------------- */
 
-int
-call_attr(const char *k)
-{
-	static const char *const one[] = {
-		"to_apply", "calls", "body", "condition", "true_computation",
-		"false_computation", "select", "scatter", "comparator",
-	};
-
-	/* A first byte compared before each call: this is asked of every
-	 * attribute. */
-	if ((k[0] == 'b' && !strcmp(k, "branch_computations")) ||
-	    (k[0] == 'c' && !strcmp(k, "called_computations")))
-		return CALL_LIST;
-	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
-		if (k[0] == one[i][0] && !strcmp(k, one[i]))
-			return CALL_ONE;
-	return 0;
-}
-
 /* Resolves every computation named in a call attribute's value. */
 static void
-resolve_calls(struct parser *P, struct names *comps, struct instr *in,
+resolve_calls(struct parser *P, struct table *comps, struct instr *in,
 	      const struct attr *a)
 {
 	const char *p = a->val, *end = a->val + a->vlen;
@@ -211,7 +82,7 @@ resolve_calls(struct parser *P, struct names *comps, struct instr *in,
 					   strchr("_.-", *p)))
 				p++;
 			name = pool_strndup(P->pool, s, (size_t)(p - s));
-			c = names_find(comps, name, 0, 0);
+			c = name_find(comps, name, -1);
 			if (c < 0)
 				diag_error(P->ds, a->loc, "%s: unknown "
 					   "computation '%s'", a->key, name);
@@ -273,10 +144,10 @@ check_gte(struct parser *P, struct comp *c, struct instr *in)
  * defined at all.  all maps every name of the computation to its first
  * definition. */
 static void
-undefined_operand(struct parser *P, struct names *all, const struct comp *c,
+undefined_operand(struct parser *P, struct table *all, const struct comp *c,
 		  const struct instr *in, int k)
 {
-	int d = names_find(all, in->opname[k], 0, 0);
+	int d = name_find(all, in->opname[k], -1);
 
 	if (d > in - c->instrs)
 		diag_error(P->ds, in->oploc[k], "operand '%s' of '%s' is used "
@@ -290,7 +161,7 @@ undefined_operand(struct parser *P, struct names *all, const struct comp *c,
 }
 
 static void
-check_operands(struct parser *P, struct names *defs, struct names *all,
+check_operands(struct parser *P, struct table *defs, struct table *all,
 	       const struct comp *c, struct instr *in)
 {
 	if (in->op &&
@@ -304,26 +175,26 @@ check_operands(struct parser *P, struct names *defs, struct names *all,
 				   "name, not a literal");
 			continue;
 		}
-		in->ops[k] = names_find(defs, in->opname[k], 0, 0);
+		in->ops[k] = name_find(defs, in->opname[k], -1);
 		if (in->ops[k] < 0)
 			undefined_operand(P, all, c, in, k);
 	}
 }
 
 static void
-check_comp(struct parser *P, struct names *comps, struct comp *c)
+check_comp(struct parser *P, struct table *comps, struct comp *c)
 {
-	struct names defs, all;
+	struct table defs, all;
 
 	if (c->ninstr == 0) {
 		diag_error(P->ds, c->loc, "computation '%s' has no "
 			   "instructions", c->name);
 		return;
 	}
-	names_init(P->pool, &defs, c->ninstr);
-	names_init(P->pool, &all, c->ninstr);
+	table_init(&defs, P->pool, (size_t)c->ninstr);
+	table_init(&all, P->pool, (size_t)c->ninstr);
 	for (int i = 0; i < c->ninstr; i++)
-		names_find(&all, c->instrs[i].name, 1, i);
+		name_find(&all, c->instrs[i].name, i);
 	c->params = pool_alloc(P->pool, sizeof(int) * (size_t)c->ninstr);
 	for (int i = 0; i < c->ninstr; i++)
 		c->params[i] = -1;
@@ -331,7 +202,7 @@ check_comp(struct parser *P, struct names *comps, struct comp *c)
 		struct instr *in = &c->instrs[i];
 
 		check_operands(P, &defs, &all, c, in);
-		if (names_find(&defs, in->name, 1, i) >= 0)
+		if (name_find(&defs, in->name, i) >= 0)
 			diag_error(P->ds, in->loc, "'%s' is defined twice in "
 				   "computation '%s'", in->name, c->name);
 		for (int k = 0; k < in->nattr; k++)
@@ -529,8 +400,12 @@ read_entry_layout(struct parser *P, struct module *m, const struct attr *a)
 			   "parameter(0)\n  ROOT r = %.*s parameter(1)\n}\n",
 			   (int)(arrow - v - 1), v + 1,
 			   (int)(end - 1 - arrow - 2), arrow + 2);
-	f = frontend_parse(P->pool, text, strlen(text), &ds);
+	f = frontend_parse_at(P->pool, text, strlen(text), &ds,
+			      (struct loc){1, 1});
 	if (ds.n || f->nmod != 1)
+		goto bad;
+	sema_module(P->pool, &ds, &f->mods[0]);
+	if (ds.n)
 		goto bad;
 	le = &f->mods[0].comps[0];
 	if (!shape_is_tuple(&le->instrs[0].shape))
@@ -574,10 +449,10 @@ read_module_attrs(struct parser *P, struct module *m)
 	}
 }
 
-void
-sema_module(struct parser *P, struct module *m)
+static void
+check_module(struct parser *P, struct module *m)
 {
-	struct names comps;
+	struct table comps;
 	int errors;
 
 	if (m->ncomp == 0) {
@@ -588,9 +463,9 @@ sema_module(struct parser *P, struct module *m)
 	find_entry(P, m);
 	desugar_module(P, m);
 	srcloc_module(P, m);	/* after desugar: inline, wrapped ops too */
-	names_init(P->pool, &comps, m->ncomp);
+	table_init(&comps, P->pool, (size_t)m->ncomp);
 	for (int i = 0; i < m->ncomp; i++)
-		if (names_find(&comps, m->comps[i].name, 1, i) >= 0)
+		if (name_find(&comps, m->comps[i].name, i) >= 0)
 			diag_error(P->ds, m->comps[i].loc, "computation '%s' "
 				   "is defined twice", m->comps[i].name);
 	for (int i = 0; i < m->ncomp; i++)
@@ -602,4 +477,12 @@ sema_module(struct parser *P, struct module *m)
 	read_module_attrs(P, m);
 	sema_agree(P, m);
 	sema_check(P, m);
+}
+
+void
+sema_module(struct pool *pool, struct diags *ds, struct module *m)
+{
+	struct parser P = {.pool = pool, .ds = ds};
+
+	check_module(&P, m);
 }

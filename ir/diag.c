@@ -3,7 +3,8 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "ir/ir.h"
+#include "ir/pool.h"
+#include "ir/diag.h"
 
 void
 diag_error(struct diags *ds, struct loc loc, const char *fmt, ...)

@@ -8,62 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* ---- pool: one arena that owns everything ---------------------------- */
-
-struct pool;
-
-struct pool *pool_new(void);
-void pool_free(struct pool *p);
-void pool_reset(struct pool *p);	/* empty, keeping a block's pages */
-void pool_adopt(struct pool *p, struct pool *from);	/* from's blocks
-							   become p's */
-void *pool_alloc(struct pool *p, size_t n);	/* zeroed; aborts when out */
-char *pool_strndup(struct pool *p, const char *s, size_t n);
-char *pool_strdup(struct pool *p, const char *s);
-char *pool_printf(struct pool *p, const char *fmt, ...);
-size_t pool_bytes(const struct pool *p);	/* bytes held, for benchmarks */
-
-/* A growable array living in a pool: call vec_push(p, &arr, &n, &cap, sz). */
-void *vec_grow(struct pool *p, void *arr, int *cap, size_t elem);
-/* Room for n elements in one allocation, where the count is known or
- * estimated ahead: doubling from 8 copies and clears twice the bytes. */
-void *vec_reserve(struct pool *p, void *arr, int *cap, int n, size_t elem);
-#define VEC_PUSH(pool, arr, n, cap)                                           \
-	(((n) >= (cap) ? (void)((arr) = vec_grow((pool), (arr), &(cap),       \
-					      sizeof *(arr)))          \
-		       : (void)0),                                            \
-	 &(arr)[(n)++])
-
-/* ---- diagnostics: the library never prints on its own ----------------- */
-
-struct loc {
-	int line;	/* 1-based */
-	int col;	/* 1-based, in bytes */
-};
-
-struct diag {
-	struct loc loc;
-	char *msg;
-	char *notes;	/* lines shown after the source line and caret,
-			   each ending in '\n' (a report's details); or
-			   NULL */
-};
-
-struct diags {
-	struct pool *pool;
-	const char *file;	/* name shown in messages */
-	const char *src;	/* the text, to show the line; may be NULL */
-	size_t srclen;
-	int n, cap;
-	struct diag *d;
-};
-
-void diag_error(struct diags *ds, struct loc loc, const char *fmt, ...);
-/* Attaches text, lines each ending in '\n', to the last diagnostic. */
-void diag_notes(struct diags *ds, const char *text);
-/* file:line:col: error: msg, then the source line and a caret, then the
- * notes. */
-void diag_print(const struct diags *ds, FILE *out);
+#include "ir/pool.h"
+#include "ir/diag.h"
 
 /* ---- element types and shapes ----------------------------------------- */
 

@@ -16,6 +16,9 @@ struct jindex {
 	int64_t i[JOINT_MAX_DEPTH];
 };
 
+/* Whether the shape index a (na numbers) is the one j names (ir/joint.c). */
+int jindex_is(const struct jindex *j, const int64_t *a, int na);
+
 /* One program's use of a shared array: it reads it as an entry parameter,
  * writes it as an output, or both (donated by input_output_alias). */
 struct joint_use {

@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include <sys/mman.h>
 #endif
 
-#include "ir/ir.h"
+#include "ir/pool.h"
 
 /* Where a page's first touch is a fault of 10-25 us (these machines: 16 MiB
  * touched took 45-100 ms in 4 KiB pages, 1-2 ms in huge pages), a huge page

@@ -50,7 +50,7 @@ int64_t pack_aligned_bound(const struct boxes *bx);
  * bx->lower (pack_lower_bound).  Boxes with pin >= 0 stay at their pin;
  * every other offset is a multiple of its box's align.  opt may be NULL.
  * Sizes plus alignments must sum to at most INT64_MAX, and every end must
- * be below INT64_MAX (frontend/intervals.c checks both). */
+ * be below INT64_MAX (packer/intervals.c checks both). */
 void pack(struct boxes *bx, const struct pack_opts *opt);
 
 /* An independent check of a packing: positive sizes, non-empty intervals,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ir/table.h"
 #include "packer/pack_internal.h"
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -300,34 +301,34 @@ same_piece(const struct packer *P, const struct piece *a,
 /* Marks each piece that repeats an earlier one (a model's layers, a
  * problem made of copies) as its twin: packed once, its plan copied, so
  * that k copies cost what one does and get what one gets. */
+struct twin_key {
+	const struct packer *P;
+	const struct piece *p;
+};
+
+static int
+same_twin(const void *ctx, int j)
+{
+	const struct twin_key *k = ctx;
+
+	return same_piece(k->P, &k->P->piece[j], k->p);
+}
+
 static void
 find_twins(struct packer *P)
 {
-	size_t cap = 16;
-	int *slot;
-	uint64_t *hash = pack_xmalloc(((size_t)P->npiece + 1) * sizeof *hash);
+	struct table t;
 
-	while (cap < 2 * (size_t)P->npiece)
-		cap *= 2;
-	slot = pack_xmalloc(cap * sizeof *slot);
-	for (size_t s = 0; s < cap; s++)
-		slot[s] = -1;
+	table_init(&t, NULL, (size_t)P->npiece);
 	for (int i = 0; i < P->npiece; i++) {
 		struct piece *p = &P->piece[i];
-		size_t s;
+		struct twin_key k = {P, p};
+		int j = table_key(&t, piece_hash(P, p), same_twin, &k, i);
 
-		hash[i] = piece_hash(P, p);
-		for (s = hash[i] & (cap - 1); slot[s] >= 0; s = (s + 1) & (cap - 1))
-			if (hash[slot[s]] == hash[i] &&
-			    same_piece(P, &P->piece[slot[s]], p))
-				break;
-		if (slot[s] >= 0)
-			p->twin = slot[s] + 1;
-		else
-			slot[s] = i;
+		if (j >= 0)
+			p->twin = j + 1;
 	}
-	free(slot);
-	free(hash);
+	table_free(&t);
 }
 
 /* The plan of each twin, from the piece it copies. */

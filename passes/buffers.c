@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/table.h"
 #include "passes/passes.h"
 
 const char *
@@ -41,9 +42,13 @@ value_name(struct prog *p, const struct value *v)
  * laid out for each was a tenth of a wide module's run.  Arrays equal in
  * every field share one laid-out shape. */
 struct layouts {
-	const struct shape **key;	/* open addressing; NULL is empty */
-	const struct shape **val;	/* target_layout of key */
-	size_t cap, n;
+	struct table t;			/* hash_array of v[i].key to i */
+	struct layout {
+		const struct shape *key;
+		const struct shape *val;	/* target_layout of key */
+	} *v;
+	int n, cap;
+	const struct shape *s;		/* the array looked up */
 };
 
 static uint64_t
@@ -96,25 +101,12 @@ same_array(const struct shape *a, const struct shape *b)
 	return 1;
 }
 
-static void
-layouts_grow(struct pool *pool, struct layouts *t)
+static int
+same_key(const void *ctx, int i)
 {
-	struct layouts old = *t;
+	const struct layouts *t = ctx;
 
-	t->cap = old.cap ? 2 * old.cap : 64;
-	t->key = pool_alloc(pool, t->cap * sizeof *t->key);
-	t->val = pool_alloc(pool, t->cap * sizeof *t->val);
-	for (size_t i = 0; i < old.cap; i++) {
-		size_t j;
-
-		if (!old.key[i])
-			continue;
-		j = hash_array(old.key[i]) & (t->cap - 1);
-		while (t->key[j])
-			j = (j + 1) & (t->cap - 1);
-		t->key[j] = old.key[i];
-		t->val[j] = old.val[i];
-	}
+	return same_array(t->v[i].key, t->s);
 }
 
 /* target_layout(s), made once for all arrays equal to s. */
@@ -122,23 +114,22 @@ static const struct shape *
 laid_out(struct prog *p, const struct shape *s)
 {
 	struct layouts *t = p->layouts;
-	size_t i;
+	int i;
 
 	if (shape_is_tuple(s) || s->type == DT_OPAQUE || s->type == DT_TOKEN)
 		return target_layout(p->pool, &p->opt, s);
-	if (!t)
+	if (!t) {
 		t = p->layouts = pool_alloc(p->pool, sizeof *t);
-	if (2 * (t->n + 1) > t->cap)
-		layouts_grow(p->pool, t);
-	i = hash_array(s) & (t->cap - 1);
-	while (t->key[i] && !same_array(t->key[i], s))
-		i = (i + 1) & (t->cap - 1);
-	if (!t->key[i]) {
-		t->key[i] = s;
-		t->val[i] = target_layout(p->pool, &p->opt, s);
-		t->n++;
+		table_init(&t->t, p->pool, 32);
 	}
-	return t->val[i];
+	t->s = s;
+	i = table_key(&t->t, hash_array(s), same_key, t, t->n);
+	if (i < 0) {
+		i = t->n;
+		*VEC_PUSH(p->pool, t->v, t->n, t->cap) =
+			(struct layout){s, target_layout(p->pool, &p->opt, s)};
+	}
+	return t->v[i].val;
 }
 
 /* ---- buffers ------------------------------------------------------------- */

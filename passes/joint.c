@@ -11,15 +11,18 @@
 #include "packer/pack.h"
 #include "passes/joint.h"
 
+/* Whether position k of pl is at the shape index j names. */
 static int
-same_index(const int *a, int na, const struct jindex *b)
+pos_at(const struct plan *pl, int k, const struct jindex *j)
 {
-	if (na != b->depth)
+	int64_t a[JOINT_MAX_DEPTH];
+	int n = pl->pos[k].depth;
+
+	if (n > JOINT_MAX_DEPTH)
 		return 0;
-	for (int i = 0; i < na; i++)
-		if (a[i] != b->i[i])
-			return 0;
-	return 1;
+	for (int i = 0; i < n; i++)
+		a[i] = pl->pos[k].index[i];
+	return jindex_is(j, a, n);
 }
 
 /* The buffer of pl that holds the node u names, or -1. */
@@ -27,8 +30,7 @@ static int
 param_buf(const struct plan *pl, const struct joint_use *u)
 {
 	for (int k = 0; k < pl->npos; k++)
-		if (pl->pos[k].param == u->param &&
-		    same_index(pl->pos[k].index, pl->pos[k].depth, &u->pidx))
+		if (pl->pos[k].param == u->param && pos_at(pl, k, &u->pidx))
 			return pl->pos[k].buf;
 	return -1;
 }
@@ -37,8 +39,7 @@ static int
 out_buf(const struct plan *pl, const struct joint_use *u)
 {
 	for (int k = 0; k < pl->npos; k++)
-		if (pl->pos[k].output &&
-		    same_index(pl->pos[k].index, pl->pos[k].depth, &u->oidx))
+		if (pl->pos[k].output && pos_at(pl, k, &u->oidx))
 			return pl->pos[k].buf;
 	return -1;
 }

@@ -1,5 +1,5 @@
 /* Unit tests of the packer (packer/) and of the CSV reader and writer for
- * raw packing problems (frontend/intervals.c). */
+ * raw packing problems (packer/intervals.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "frontend/intervals.h"
+#include "packer/intervals.h"
 #include "packer/pack.h"
 #include "packer/pack_internal.h"
 #include "splitmix.h"

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "frontend/intervals.h"
+#include "packer/intervals.h"
 #include "packer/pack.h"
 #include "tests/fuzz/fuzz.h"
 

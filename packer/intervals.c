@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/intervals.h"
+#include "ir/table.h"
+#include "packer/intervals.h"
 
 enum { C_ID, C_LOWER, C_UPPER, C_SIZE, C_ALIGN, C_OFFSET, NCOL };
 enum { MAXERR = 50 };
@@ -22,11 +23,6 @@ struct field {
 	int len, col;
 };
 
-struct idslot {
-	const char *s;		/* NULL: free */
-	int len, line;
-};
-
 struct reader {
 	struct pool *pool;
 	struct diags *ds;
@@ -36,8 +32,7 @@ struct reader {
 	int at[NCOL];		/* field index of each column, or -1 */
 	int ncol;		/* fields on every line */
 	int64_t total;		/* sizes plus alignment slack so far */
-	struct idslot *slot;	/* hash table of the ids seen */
-	int mask;
+	struct table ids;	/* each id seen: its line */
 	int64_t *idval;
 	int allint;
 };
@@ -300,34 +295,16 @@ check_total(struct reader *r, const struct field *f, const int64_t *v)
 	return 1;
 }
 
-static uint32_t
-hash(const char *s, int len)
-{
-	uint32_t h = 2166136261u;
-
-	for (int i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 /* Enters an id in the table; 1 (and an error) if it was there. */
 static int
 enter_id(struct reader *r, const struct field *f)
 {
-	uint32_t h = hash(f->s, f->len);
-	struct idslot *e;
+	int line = table_str(&r->ids, f->s, (size_t)f->len, r->line);
 
-	for (;; h++) {
-		e = &r->slot[h & (uint32_t)r->mask];
-		if (!e->s) {
-			*e = (struct idslot){ f->s, f->len, r->line };
-			return 0;
-		}
-		if (e->len == f->len && !memcmp(e->s, f->s, f->len))
-			break;
-	}
+	if (line < 0)
+		return 0;
 	error(r, f->col, "duplicate id '%s' (first on line %d)",
-	      shown(f, (char[48]){ 0 }), e->line);
+	      shown(f, (char[48]){ 0 }), line);
 	return 1;
 }
 
@@ -380,7 +357,7 @@ static void
 alloc_rows(struct reader *r, struct intervals *iv, const char *text,
 	   size_t len)
 {
-	size_t rows = 1, cap = 2;
+	size_t rows = 1;
 
 	for (size_t i = 0; i < len; i++)
 		rows += text[i] == '\n';
@@ -388,14 +365,11 @@ alloc_rows(struct reader *r, struct intervals *iv, const char *text,
 		error(r, 1, "more than %d lines", INT_MAX / 4);
 		rows = 0;
 	}
-	while (cap < 2 * rows)
-		cap *= 2;
 	iv->bx.b = pool_alloc(r->pool, rows * sizeof *iv->bx.b);
 	iv->ids = pool_alloc(r->pool, rows * sizeof *iv->ids);
 	r->idval = malloc(rows * sizeof *r->idval + 1);
-	r->slot = calloc(cap, sizeof *r->slot);
-	r->mask = (int)(cap - 1);
-	if (!r->idval || !r->slot) {
+	table_init(&r->ids, NULL, rows);
+	if (!r->idval) {
 		fputs("hloplan: out of memory\n", stderr);
 		abort();
 	}
@@ -421,7 +395,7 @@ intervals_read(struct pool *pool, const char *text, size_t len,
 	for (int i = 0; i < iv->bx.n && r.allint; i++)
 		iv->bx.b[i].id = r.idval[i];
 	free(r.idval);
-	free(r.slot);
+	table_free(&r.ids);
 	return r.nerr;
 }
 

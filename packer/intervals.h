@@ -8,7 +8,8 @@
 #include <stdio.h>
 
 #include "ir/boxes.h"
-#include "ir/ir.h"
+#include "ir/pool.h"
+#include "ir/diag.h"
 
 struct intervals {
 	/* Box i is data row i, on the closed interval [lower, upper - 1];

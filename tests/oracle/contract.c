@@ -682,12 +682,15 @@ same_slice(const struct comp *f, int i, int r)
  * root is r) read x in the order the output is written, as XLA's path
  * from a parameter to the output allows: elementwise (not copy),
  * bitcast, tuple; a dynamic-update-slice's operand 0, or the root's
- * update; the slice the root updates; the root scatter's input? */
+ * update; the slice the root updates; the root scatter's input; the
+ * reduction hero `hero`, which the reduction emitter runs first? */
 static int
-keeps_order(const struct comp *f, int i, int x, int r)
+keeps_order(const struct comp *f, int i, int x, int r, int hero)
 {
 	const struct instr *u = &f->instrs[i];
 
+	if (i == hero)
+		return 1;
 	switch (opcode(u)) {
 	case OP_BITCAST: case OP_TUPLE:
 		return 1;
@@ -734,11 +737,40 @@ other_output(const struct comp *f, int x, int out)
 	return opcode(r) == OP_TUPLE && x != out && readers_of(f, x, f->root);
 }
 
-/* Breadth first from parameter p over its users: 1 when every path keeps
- * the element order and one reaches out; 0 else.  *other: another output
- * of the root tuple was reached. */
+/* An input fusion's reduction hero (HloFusionAnalysis::
+ * FindHeroReduction): the reduce that an output is, through bitcasts and
+ * one-operand elementwise ops (FindNonTrivialHero); -1 for none. */
 static int
-ordered_paths(const struct comp *f, int p, int out, int *other)
+reduction_hero(const struct comp *f)
+{
+	const struct instr *r = &f->instrs[f->root];
+	int n = opcode(r) == OP_TUPLE ? r->nops : 1;
+
+	for (int e = 0; e < n; e++) {
+		int h = opcode(r) == OP_TUPLE ? r->ops[e] : f->root;
+
+		for (int hops = 0; h >= 0 && hops < f->ninstr; hops++) {
+			const struct instr *u = &f->instrs[h];
+
+			if (opcode(u) == OP_REDUCE)
+				return h;
+			if (u->nops != 1 || (opcode(u) != OP_BITCAST &&
+					     !(u->op && (u->op->flags &
+							 OPF_ELEMENTWISE))))
+				break;
+			h = u->ops[0];
+		}
+	}
+	return -1;
+}
+
+/* Breadth first from parameter p over its users: 1 when every path keeps
+ * the element order and one reaches out; 0 else.  The users of the
+ * reduction hero `hero` are not followed: the reduction emitter computes
+ * it before any output is written.  *other: another output of the root
+ * tuple was reached. */
+static int
+ordered_paths(const struct comp *f, int p, int out, int hero, int *other)
 {
 	int r = opcode(&f->instrs[out]) == OP_BITCAST &&
 		f->instrs[out].nops == 1 ? f->instrs[out].ops[0] : out;
@@ -758,10 +790,10 @@ ordered_paths(const struct comp *f, int p, int out, int *other)
 
 		found |= x == out;
 		*other |= other_output(f, x, out);
-		for (int i = 0; i < f->ninstr && ok; i++) {
+		for (int i = 0; i < f->ninstr && ok && x != hero; i++) {
 			if (!readers_of(f, x, i))
 				continue;
-			if (!keeps_order(f, i, x, r))
+			if (!keeps_order(f, i, x, r, hero))
 				ok = 0;
 			else if (!seen[i])
 				seen[i] = 1, queue[tail++] = i;
@@ -773,9 +805,9 @@ ordered_paths(const struct comp *f, int p, int out, int *other)
 }
 
 /* A loop or input fusion that reads parameter k element for element on
- * every path to output node `node` (FusionCanShareBufferHint, without the
- * reduction hero): another output reached is allowed only when this one
- * is elementwise. */
+ * every path to output node `node`, or into an input fusion's reduction
+ * hero (FusionCanShareBufferHint): another output reached is allowed
+ * only when this one is elementwise. */
 static int
 fusion_elementwise(const struct module *m, const struct instr *in, int k,
 		   int node)
@@ -795,7 +827,8 @@ fusion_elementwise(const struct module *m, const struct instr *in, int k,
 		if (opcode(&f->instrs[i]) == OP_PARAMETER &&
 		    f->instrs[i].param == k)
 			p = i;
-	if (p < 0 || !ordered_paths(f, p, out, &other))
+	if (p < 0 || !ordered_paths(f, p, out, strncmp(kind->val, "kInput", 6)
+					      ? -1 : reduction_hero(f), &other))
 		return 0;
 	nb = &f->instrs[out];
 	if (opcode(nb) == OP_BITCAST && nb->nops == 1)

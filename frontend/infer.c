@@ -6,6 +6,7 @@
  * than ShapeInference, as HloVerifier is: elementwise operands have one
  * shape (no implicit broadcast), and floating-point precisions may mix
  * (the result takes the wider) but other element types may not. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -935,7 +936,7 @@ read_window_field(const char **p, const char *end, int rank, int pairs,
 			       !read_int(p, end, &f[1]))))
 			return 0;
 	}
-	return *p >= end || **p == ' ' || **p == '}';	/* not "1_1_0" */
+	return *p >= end || isspace((unsigned char)**p) || **p == '}'; /* not 1_1_0 */
 }
 
 static const struct winfield {
@@ -968,7 +969,7 @@ read_window_item(const char **p, const char *end, int rank, struct windim *w)
 		*p += n + 1;
 		return read_window_field(p, end, rank, f->pairs, w, f->offset);
 	}
-	while (*p < end && **p != ' ' && **p != '}')
+	while (*p < end && !isspace((unsigned char)**p) && **p != '}')
 		(*p)++;
 	return 1;
 }

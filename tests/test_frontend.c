@@ -1088,7 +1088,7 @@ test_infer_convolution(void **state)
 		"  c = f32[1,32,9,9] convolution(a, k), window={size=3x3 "
 		"pad=1_1x1_1}, dim_labels=bf01_01io->bf01\n"
 		"  ROOT d = f32[1,30,30,256] convolution(b, k2), window={size=3x3 "
-		"stride=4x5 pad=44_45x60_60 rhs_dilate=2x3}, "
+		"stride=4x5 pad=44_45x60_60\n    rhs_dilate=2x3 rhs_reversal=0x1}, "
 		"dim_labels=b01f_01io->f01b\n"
 		"}\n");
 

@@ -13,240 +13,7 @@
 #include <string.h>
 
 #include "frontend/frontend_internal.h"
-
-/* What one inference needs: where to report, what to read and fill. */
-struct inf {
-	struct parser *P;
-	const struct module *m;
-	const struct comp *c;
-	const struct instr *in;
-	struct shape *out;
-};
-
-/* ---- element types ---------------------------------------------------- */
-
-static int
-is_float(int t)
-{
-	return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64 ||
-	       (t >= DT_F8E5M2 && t <= DT_F4E2M1FN);
-}
-
-static int
-is_complex(int t)
-{
-	return t == DT_C64 || t == DT_C128;
-}
-
-static int
-is_int(int t)
-{
-	return t >= DT_S2 && t <= DT_U64;
-}
-
-/* XLA's ElementIsSigned: signed integers and floating point. */
-static int
-is_signed(int t)
-{
-	return (t >= DT_S2 && t <= DT_S64) || is_float(t);
-}
-
-int
-same_element_type(int a, int b)
-{
-	return a == b || (is_float(a) && is_float(b));
-}
-
-/* HigherPrecisionElementType: the wider of two floating-point types. */
-static int
-wider(int a, int b)
-{
-	return dtype_bits(b) > dtype_bits(a) ? b : a;
-}
-
-/* ---- shapes ----------------------------------------------------------- */
-
-static const struct shape *
-operand(const struct inf *x, int k)
-{
-	return &x->c->instrs[x->in->ops[k]].shape;
-}
-
-static int
-is_array(const struct shape *s)
-{
-	return s->type != DT_TUPLE && s->type != DT_TOKEN &&
-	       s->type != DT_OPAQUE && s->type != DT_INVALID;
-}
-
-static int
-same_dims(const struct shape *a, const struct shape *b)
-{
-	if (a->rank != b->rank)
-		return 0;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dims[i] != b->dims[i])
-			return 0;
-	return 1;
-}
-
-/* o becomes an array of type with rank dimensions, to be filled. */
-static int64_t *
-array_of(struct pool *pool, struct shape *o, int type, int rank)
-{
-	memset(o, 0, sizeof *o);
-	o->type = type;
-	o->rank = rank;
-	o->dims = pool_alloc(pool, sizeof(int64_t) * (size_t)(rank + 1));
-	return o->dims;
-}
-
-static int64_t *
-make_array(const struct inf *x, int type, int rank)
-{
-	return array_of(x->P->pool, x->out, type, rank);
-}
-
-/* *out becomes s's type and dimensions (bounded ones too), with type t,
- * without a layout. */
-static int
-like(const struct inf *x, const struct shape *s, int t)
-{
-	int64_t *d = make_array(x, t, s->rank);
-
-	for (int i = 0; i < s->rank; i++)
-		d[i] = s->dims[i];
-	if (s->dyn) {
-		x->out->dyn = pool_alloc(x->P->pool, (size_t)s->rank + 1);
-		memcpy(x->out->dyn, s->dyn, (size_t)s->rank);
-	}
-	return 1;
-}
-
-/* A dimension of *out is bounded where s's is (XLA's elementwise ops: the
- * result is dynamic where either operand is). */
-static void
-merge_bounded(const struct inf *x, const struct shape *s)
-{
-	if (!s->dyn)
-		return;
-	if (!x->out->dyn)
-		x->out->dyn = pool_alloc(x->P->pool, (size_t)s->rank + 1);
-	for (int i = 0; i < s->rank; i++)
-		if (s->dyn[i] != DIM_STATIC)
-			x->out->dyn[i] = s->dyn[i];
-}
-
-/* *out becomes s as it is, tuples included. */
-static int
-same(const struct inf *x, const struct shape *s)
-{
-	*x->out = *s;
-	return 1;
-}
-
-static const char *
-text(const struct inf *x, const struct shape *s)
-{
-	return shape_text(x->P->pool, s);
-}
-
-/* Reports "opcode 'name': msg" at the instruction; returns -1. */
-static int fail(const struct inf *x, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int
-fail(const struct inf *x, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	diag_error(x->P->ds, x->in->loc, "%s '%s': %s", x->in->op->name,
-		   x->in->name, msg);
-	return -1;
-}
-
-static int
-need_array(const struct inf *x, int k)
-{
-	if (is_array(operand(x, k)))
-		return 1;
-	fail(x, "operand %d, %s, is not an array", k, text(x, operand(x, k)));
-	return 0;
-}
-
-/* ---- attributes ------------------------------------------------------- */
-
-/* The list attribute key ("{1,2}"): its count, or -1 when absent (and
- * required: reported) or not a list of numbers (reported). */
-static int
-attr_list(const struct inf *x, const char *key, int required, int64_t **v)
-{
-	const struct attr *a = instr_attr(x->in, key);
-	const char *p;
-	int n;
-
-	*v = NULL;
-	if (!a) {
-		if (required)
-			fail(x, "needs %s={...}", key);
-		return -1;
-	}
-	p = a->val;
-	n = read_index(x->P->pool, &p, a->val + a->vlen, v);
-	if (n < 0 || p != a->val + a->vlen) {
-		diag_error(x->P->ds, a->loc, "%s: expected a list of numbers "
-			   "in braces", key);
-		return -1;
-	}
-	return n;
-}
-
-/* Dimension numbers v[0..n) each in [0, rank) and none twice. */
-static int
-dims_ok(const struct inf *x, const char *key, const int64_t *v, int n,
-	int rank)
-{
-	for (int i = 0; i < n; i++) {
-		if (v[i] < 0 || v[i] >= rank) {
-			fail(x, "%s lists dimension %lld, out of range for "
-			     "rank %d", key, (long long)v[i], rank);
-			return 0;
-		}
-		for (int j = 0; j < i; j++)
-			if (v[j] == v[i]) {
-				fail(x, "%s lists dimension %lld twice", key,
-				     (long long)v[i]);
-				return 0;
-			}
-	}
-	return 1;
-}
-
-static int
-listed(const int64_t *v, int n, int64_t d)
-{
-	for (int i = 0; i < n; i++)
-		if (v[i] == d)
-			return 1;
-	return 0;
-}
-
-/* The root shape of the computation in calls under key, or NULL. */
-static const struct shape *
-callee_root(const struct inf *x, const char *key)
-{
-	for (int j = 0; j < x->in->ncall; j++) {
-		const struct comp *d = &x->m->comps[x->in->calls[j]];
-
-		if (!strcmp(x->in->callkey[j], key) && d->root >= 0)
-			return &d->instrs[d->root].shape;
-	}
-	return NULL;
-}
+#include "frontend/infer_internal.h"
 
 /* ---- elementwise ------------------------------------------------------ */
 
@@ -292,27 +59,27 @@ unary_type(int rule, int t)
 {
 	switch (rule) {
 	case U_FLOAT:
-		return is_float(t) ? t : DT_INVALID;
+		return inf_is_float(t) ? t : DT_INVALID;
 	case U_FLOAT_COMPLEX:
-		return is_float(t) || is_complex(t) ? t : DT_INVALID;
+		return inf_is_float(t) || inf_is_complex(t) ? t : DT_INVALID;
 	case U_PART:
 	case U_ABS:
-		if (is_complex(t))
+		if (inf_is_complex(t))
 			return t == DT_C64 ? DT_F32 : DT_F64;
 		if (rule == U_PART)
-			return is_float(t) ? t : DT_INVALID;
-		return is_signed(t) ? t : DT_INVALID;
+			return inf_is_float(t) ? t : DT_INVALID;
+		return inf_is_signed(t) ? t : DT_INVALID;
 	case U_INT:
-		return is_int(t) ? t : DT_INVALID;
+		return inf_is_int(t) ? t : DT_INVALID;
 	case U_NUMBER:
-		return is_int(t) || is_float(t) || is_complex(t) ? t :
+		return inf_is_int(t) || inf_is_float(t) || inf_is_complex(t) ? t :
 								   DT_INVALID;
 	case U_SIGN:
-		return is_signed(t) || is_complex(t) ? t : DT_INVALID;
+		return inf_is_signed(t) || inf_is_complex(t) ? t : DT_INVALID;
 	case U_NOT:
-		return t == DT_PRED || is_int(t) ? t : DT_INVALID;
+		return t == DT_PRED || inf_is_int(t) ? t : DT_INVALID;
 	case U_FINITE:
-		return is_float(t) ? DT_PRED : DT_INVALID;
+		return inf_is_float(t) ? DT_PRED : DT_INVALID;
 	default:
 		return t;
 	}
@@ -321,18 +88,18 @@ unary_type(int rule, int t)
 static int
 infer_unary(const struct inf *x, int rule)
 {
-	const struct shape *s = operand(x, 0);
+	const struct shape *s = inf_operand(x, 0);
 	int t;
 
 	if (rule == U_ANY)
-		return same(x, s);	/* copy, domain: any shape */
-	if (!need_array(x, 0))
+		return inf_same(x, s);	/* copy, domain: any shape */
+	if (!inf_need_array(x, 0))
 		return -1;
 	t = unary_type(rule, s->type);
 	if (t == DT_INVALID)
-		return fail(x, "does not take elements of type %s",
+		return inf_fail(x, "does not take elements of type %s",
 			    dtype_name(s->type));
-	return like(x, s, t);
+	return inf_like(x, s, t);
 }
 
 enum { B_ANY, B_ARITH, B_LOGIC, B_FLOAT, B_COMPLEX, B_COMPARE };
@@ -368,9 +135,9 @@ binary_type_ok(int rule, int t)
 	case B_ARITH:
 		return t != DT_PRED;
 	case B_LOGIC:
-		return t == DT_PRED || is_int(t);
+		return t == DT_PRED || inf_is_int(t);
 	case B_FLOAT:
-		return is_float(t) || is_complex(t);
+		return inf_is_float(t) || inf_is_complex(t);
 	case B_COMPLEX:
 		return t == DT_F32 || t == DT_F64;
 	default:
@@ -381,29 +148,29 @@ binary_type_ok(int rule, int t)
 static int
 infer_binary(const struct inf *x, int rule)
 {
-	const struct shape *a = operand(x, 0), *b = operand(x, 1);
+	const struct shape *a = inf_operand(x, 0), *b = inf_operand(x, 1);
 	int t;
 
-	if (!need_array(x, 0) || !need_array(x, 1))
+	if (!inf_need_array(x, 0) || !inf_need_array(x, 1))
 		return -1;
 	if (!same_element_type(a->type, b->type) ||
 	    (rule == B_COMPLEX && a->type != b->type))
-		return fail(x, "operands of different element types, %s and "
-			    "%s", text(x, a), text(x, b));
+		return inf_fail(x, "operands of different element types, %s and "
+			    "%s", inf_text(x, a), inf_text(x, b));
 	if (!binary_type_ok(rule, a->type))
-		return fail(x, "does not take elements of type %s",
+		return inf_fail(x, "does not take elements of type %s",
 			    dtype_name(a->type));
-	if (!same_dims(a, b))
-		return fail(x, "operands of different shapes, %s and %s (HLO "
-			    "has no implicit broadcast)", text(x, a),
-			    text(x, b));
-	t = wider(a->type, b->type);
+	if (!inf_same_dims(a, b))
+		return inf_fail(x, "operands of different shapes, %s and %s (HLO "
+			    "has no implicit broadcast)", inf_text(x, a),
+			    inf_text(x, b));
+	t = inf_wider(a->type, b->type);
 	if (rule == B_COMPARE)
 		t = DT_PRED;
 	else if (rule == B_COMPLEX)
 		t = a->type == DT_F32 ? DT_C64 : DT_C128;
-	like(x, a, t);
-	merge_bounded(x, b);
+	inf_like(x, a, t);
+	inf_merge_bounded(x, b);
 	return 1;
 }
 
@@ -412,41 +179,41 @@ infer_binary(const struct inf *x, int rule)
 static int
 infer_select(const struct inf *x)
 {
-	const struct shape *p = operand(x, 0), *a = operand(x, 1),
-			   *b = operand(x, 2);
+	const struct shape *p = inf_operand(x, 0), *a = inf_operand(x, 1),
+			   *b = inf_operand(x, 2);
 
 	for (int k = 0; k < 3; k++)
-		if (!need_array(x, k))
+		if (!inf_need_array(x, k))
 			return -1;
-	if (!same_element_type(a->type, b->type) || !same_dims(a, b))
-		return fail(x, "on_true and on_false differ, %s and %s",
-			    text(x, a), text(x, b));
+	if (!same_element_type(a->type, b->type) || !inf_same_dims(a, b))
+		return inf_fail(x, "on_true and on_false differ, %s and %s",
+			    inf_text(x, a), inf_text(x, b));
 	if (p->type != DT_PRED)
-		return fail(x, "the predicate, %s, is not pred", text(x, p));
-	if (p->rank != 0 && !same_dims(p, a))
-		return fail(x, "the predicate, %s, has not the shape of the "
-			    "values, %s", text(x, p), text(x, a));
-	return like(x, a, wider(a->type, b->type));
+		return inf_fail(x, "the predicate, %s, is not pred", inf_text(x, p));
+	if (p->rank != 0 && !inf_same_dims(p, a))
+		return inf_fail(x, "the predicate, %s, has not the shape of the "
+			    "values, %s", inf_text(x, p), inf_text(x, a));
+	return inf_like(x, a, inf_wider(a->type, b->type));
 }
 
 /* clamp(min, operand, max): min and max scalar or of its shape. */
 static int
 infer_clamp(const struct inf *x)
 {
-	const struct shape *s = operand(x, 1);
+	const struct shape *s = inf_operand(x, 1);
 
 	for (int k = 0; k < 3; k++) {
-		const struct shape *b = operand(x, k);
+		const struct shape *b = inf_operand(x, k);
 
-		if (!need_array(x, k))
+		if (!inf_need_array(x, k))
 			return -1;
 		if (!same_element_type(b->type, s->type) ||
-		    (b->rank != 0 && !same_dims(b, s)))
-			return fail(x, "operands of incompatible shapes, %s, "
-				    "%s and %s", text(x, operand(x, 0)),
-				    text(x, s), text(x, operand(x, 2)));
+		    (b->rank != 0 && !inf_same_dims(b, s)))
+			return inf_fail(x, "operands of incompatible shapes, %s, "
+				    "%s and %s", inf_text(x, inf_operand(x, 0)),
+				    inf_text(x, s), inf_text(x, inf_operand(x, 2)));
 	}
-	return like(x, s, s->type);
+	return inf_like(x, s, s->type);
 }
 
 /* ---- tuples and calls ------------------------------------------------- */
@@ -459,7 +226,7 @@ infer_tuple(const struct inf *x)
 				     (size_t)(x->in->nops + 1));
 
 	for (int k = 0; k < x->in->nops; k++)
-		e[k] = *operand(x, k);
+		e[k] = *inf_operand(x, k);
 	memset(x->out, 0, sizeof *x->out);
 	x->out->type = DT_TUPLE;
 	x->out->nelem = x->in->nops;
@@ -470,24 +237,24 @@ infer_tuple(const struct inf *x)
 static int
 infer_gte(const struct inf *x)
 {
-	const struct shape *t = operand(x, 0);
+	const struct shape *t = inf_operand(x, 0);
 
 	if (!shape_is_tuple(t) || x->in->index < 0 ||
 	    x->in->index >= t->nelem)
-		return fail(x, "index=%lld is out of range for %s",
-			    (long long)x->in->index, text(x, t));
-	return same(x, &t->elems[x->in->index]);
+		return inf_fail(x, "index=%lld is out of range for %s",
+			    (long long)x->in->index, inf_text(x, t));
+	return inf_same(x, &t->elems[x->in->index]);
 }
 
 /* call, conditional: the root of what they call. */
 static int
 infer_callee(const struct inf *x, const char *key)
 {
-	const struct shape *r = callee_root(x, key);
+	const struct shape *r = inf_callee_root(x, key);
 
 	if (!r)
 		return 0;	/* none: the name checks reported it */
-	return same(x, r);
+	return inf_same(x, r);
 }
 
 static int
@@ -505,31 +272,31 @@ infer_conditional(const struct inf *x)
 static int
 infer_broadcast(const struct inf *x)
 {
-	const struct shape *s = operand(x, 0);
+	const struct shape *s = inf_operand(x, 0);
 	int64_t *v;
 
-	if (!need_array(x, 0))
+	if (!inf_need_array(x, 0))
 		return -1;
-	if (s->rank != 0 || attr_list(x, "dimensions", 0, &v) > 0)
+	if (s->rank != 0 || inf_attr_list(x, "dimensions", 0, &v) > 0)
 		return 0;
-	return like(x, s, s->type);
+	return inf_like(x, s, s->type);
 }
 
 static int
 infer_transpose(const struct inf *x)
 {
-	const struct shape *s = operand(x, 0);
+	const struct shape *s = inf_operand(x, 0);
 	int64_t *v, *d;
-	int n = attr_list(x, "dimensions", 1, &v);
+	int n = inf_attr_list(x, "dimensions", 1, &v);
 
-	if (n < 0 || !need_array(x, 0))
+	if (n < 0 || !inf_need_array(x, 0))
 		return -1;
 	if (n != s->rank)
-		return fail(x, "dimensions={...} lists %d dimensions for an "
+		return inf_fail(x, "dimensions={...} lists %d dimensions for an "
 			    "operand of rank %d", n, s->rank);
-	if (!dims_ok(x, "dimensions", v, n, s->rank))
+	if (!inf_dims_ok(x, "dimensions", v, n, s->rank))
 		return -1;
-	d = make_array(x, s->type, n);
+	d = inf_make_array(x, s->type, n);
 	for (int i = 0; i < n; i++)
 		d[i] = s->dims[v[i]];
 	return 1;
@@ -538,49 +305,49 @@ infer_transpose(const struct inf *x)
 static int
 infer_reverse(const struct inf *x)
 {
-	const struct shape *s = operand(x, 0);
+	const struct shape *s = inf_operand(x, 0);
 	int64_t *v;
-	int n = attr_list(x, "dimensions", 1, &v);
+	int n = inf_attr_list(x, "dimensions", 1, &v);
 
-	if (n < 0 || !need_array(x, 0))
+	if (n < 0 || !inf_need_array(x, 0))
 		return -1;
-	if (!dims_ok(x, "dimensions", v, n, s->rank))
+	if (!inf_dims_ok(x, "dimensions", v, n, s->rank))
 		return -1;
-	return like(x, s, s->type);
+	return inf_like(x, s, s->type);
 }
 
 static int
 infer_concatenate(const struct inf *x)
 {
-	const struct shape *s = operand(x, 0);
+	const struct shape *s = inf_operand(x, 0);
 	int64_t *v, *d;
-	int t = s->type, n = attr_list(x, "dimensions", 1, &v);
+	int t = s->type, n = inf_attr_list(x, "dimensions", 1, &v);
 
-	if (n < 0 || !need_array(x, 0))
+	if (n < 0 || !inf_need_array(x, 0))
 		return -1;
 	if (n != 1)
-		return fail(x, "dimensions={...} lists %d dimensions, not 1",
+		return inf_fail(x, "dimensions={...} lists %d dimensions, not 1",
 			    n);
-	if (!dims_ok(x, "dimensions", v, 1, s->rank))
+	if (!inf_dims_ok(x, "dimensions", v, 1, s->rank))
 		return -1;
-	d = make_array(x, t, s->rank);
+	d = inf_make_array(x, t, s->rank);
 	for (int i = 0; i < s->rank; i++)
 		d[i] = i == v[0] ? 0 : s->dims[i];
 	for (int k = 0; k < x->in->nops; k++) {
-		const struct shape *o = operand(x, k);
+		const struct shape *o = inf_operand(x, k);
 
-		if (!need_array(x, k))
+		if (!inf_need_array(x, k))
 			return -1;
 		if (!same_element_type(o->type, t) || o->rank != s->rank)
-			return fail(x, "operands %s and %s do not concatenate",
-				    text(x, s), text(x, o));
+			return inf_fail(x, "operands %s and %s do not concatenate",
+				    inf_text(x, s), inf_text(x, o));
 		for (int i = 0; i < s->rank; i++)
 			if (i != v[0] && o->dims[i] != s->dims[i])
-				return fail(x, "operands %s and %s differ in "
-					    "dimension %d", text(x, s),
-					    text(x, o), i);
+				return inf_fail(x, "operands %s and %s differ in "
+					    "dimension %d", inf_text(x, s),
+					    inf_text(x, o), i);
 		d[v[0]] += o->dims[v[0]];
-		t = wider(t, o->type);
+		t = inf_wider(t, o->type);
 	}
 	x->out->type = t;
 	return 1;
@@ -594,7 +361,7 @@ read_padding(const struct inf *x, int rank, int64_t (*pad)[3])
 	const char *p, *end;
 
 	if (!a)
-		return fail(x, "needs padding=lo_hi[_interior]x...");
+		return inf_fail(x, "needs padding=lo_hi[_interior]x...");
 	p = a->val;
 	end = a->val + a->vlen;
 	for (int i = 0; i < rank; i++) {
@@ -603,12 +370,12 @@ read_padding(const struct inf *x, int rank, int64_t (*pad)[3])
 		    !read_int(&p, end, &pad[i][0]) || !skip_to(&p, end, '_') ||
 		    !read_int(&p, end, &pad[i][1]) ||
 		    (skip_to(&p, end, '_') && !read_int(&p, end, &pad[i][2])))
-			return fail(x, "padding=%.*s does not give lo_hi or "
+			return inf_fail(x, "padding=%.*s does not give lo_hi or "
 				    "lo_hi_interior for each of %d dimensions",
 				    a->vlen > 60 ? 60 : a->vlen, a->val, rank);
 	}
 	if (p != end)
-		return fail(x, "padding=%.*s does not give lo_hi or "
+		return inf_fail(x, "padding=%.*s does not give lo_hi or "
 			    "lo_hi_interior for each of %d dimensions",
 			    a->vlen > 60 ? 60 : a->vlen, a->val, rank);
 	return 1;
@@ -617,27 +384,27 @@ read_padding(const struct inf *x, int rank, int64_t (*pad)[3])
 static int
 infer_pad(const struct inf *x)
 {
-	const struct shape *s = operand(x, 0), *v = operand(x, 1);
+	const struct shape *s = inf_operand(x, 0), *v = inf_operand(x, 1);
 	int64_t(*pad)[3], *d;
 
-	if (!need_array(x, 0) || !need_array(x, 1))
+	if (!inf_need_array(x, 0) || !inf_need_array(x, 1))
 		return -1;
 	if (v->rank != 0 || !same_element_type(s->type, v->type))
-		return fail(x, "the padding value, %s, is not a scalar of the "
-			    "operand's type", text(x, v));
+		return inf_fail(x, "the padding value, %s, is not a scalar of the "
+			    "operand's type", inf_text(x, v));
 	pad = pool_alloc(x->P->pool, sizeof *pad * (size_t)(s->rank + 1));
 	if (read_padding(x, s->rank, pad) < 0)
 		return -1;
-	d = make_array(x, wider(s->type, v->type), s->rank);
+	d = inf_make_array(x, inf_wider(s->type, v->type), s->rank);
 	for (int i = 0; i < s->rank; i++) {
 		int64_t n = s->dims[i];
 
 		if (pad[i][2] < 0)
-			return fail(x, "interior padding must not be "
+			return inf_fail(x, "interior padding must not be "
 				    "negative");
 		d[i] = n + pad[i][0] + pad[i][1] + (n ? n - 1 : 0) * pad[i][2];
 		if (d[i] < 0)
-			return fail(x, "padding makes dimension %d negative",
+			return inf_fail(x, "padding makes dimension %d negative",
 				    i);
 	}
 	return 1;
@@ -653,25 +420,25 @@ struct dotdims {
 static int
 read_dotdims(const struct inf *x, struct dotdims *dd)
 {
-	const struct shape *l = operand(x, 0), *r = operand(x, 1);
+	const struct shape *l = inf_operand(x, 0), *r = inf_operand(x, 1);
 
-	dd->nlc = attr_list(x, "lhs_contracting_dims", 0, &dd->lc);
-	dd->nrc = attr_list(x, "rhs_contracting_dims", 0, &dd->rc);
-	dd->nlb = attr_list(x, "lhs_batch_dims", 0, &dd->lb);
-	dd->nrb = attr_list(x, "rhs_batch_dims", 0, &dd->rb);
+	dd->nlc = inf_attr_list(x, "lhs_contracting_dims", 0, &dd->lc);
+	dd->nrc = inf_attr_list(x, "rhs_contracting_dims", 0, &dd->rc);
+	dd->nlb = inf_attr_list(x, "lhs_batch_dims", 0, &dd->lb);
+	dd->nrb = inf_attr_list(x, "rhs_batch_dims", 0, &dd->rb);
 	dd->nlc = dd->nlc < 0 ? 0 : dd->nlc;
 	dd->nrc = dd->nrc < 0 ? 0 : dd->nrc;
 	dd->nlb = dd->nlb < 0 ? 0 : dd->nlb;
 	dd->nrb = dd->nrb < 0 ? 0 : dd->nrb;
-	if (!dims_ok(x, "lhs_contracting_dims", dd->lc, dd->nlc, l->rank) ||
-	    !dims_ok(x, "rhs_contracting_dims", dd->rc, dd->nrc, r->rank) ||
-	    !dims_ok(x, "lhs_batch_dims", dd->lb, dd->nlb, l->rank) ||
-	    !dims_ok(x, "rhs_batch_dims", dd->rb, dd->nrb, r->rank))
+	if (!inf_dims_ok(x, "lhs_contracting_dims", dd->lc, dd->nlc, l->rank) ||
+	    !inf_dims_ok(x, "rhs_contracting_dims", dd->rc, dd->nrc, r->rank) ||
+	    !inf_dims_ok(x, "lhs_batch_dims", dd->lb, dd->nlb, l->rank) ||
+	    !inf_dims_ok(x, "rhs_batch_dims", dd->rb, dd->nrb, r->rank))
 		return -1;
 	for (int i = 0; i < dd->nlb; i++)
-		if (listed(dd->lc, dd->nlc, dd->lb[i]) ||
-		    (i < dd->nrb && listed(dd->rc, dd->nrc, dd->rb[i])))
-			return fail(x, "a batch dimension is also contracting");
+		if (inf_listed(dd->lc, dd->nlc, dd->lb[i]) ||
+		    (i < dd->nrb && inf_listed(dd->rc, dd->nrc, dd->rb[i])))
+			return inf_fail(x, "a batch dimension is also contracting");
 	return 1;
 }
 
@@ -679,21 +446,21 @@ read_dotdims(const struct inf *x, struct dotdims *dd)
 static int
 dot_pairs(const struct inf *x, const struct dotdims *dd)
 {
-	const struct shape *l = operand(x, 0), *r = operand(x, 1);
+	const struct shape *l = inf_operand(x, 0), *r = inf_operand(x, 1);
 
 	if (dd->nlc != dd->nrc || dd->nlb != dd->nrb)
-		return fail(x, "lhs and rhs have %d and %d %s dimensions",
+		return inf_fail(x, "lhs and rhs have %d and %d %s dimensions",
 			    dd->nlc != dd->nrc ? dd->nlc : dd->nlb,
 			    dd->nlc != dd->nrc ? dd->nrc : dd->nrb,
 			    dd->nlc != dd->nrc ? "contracting" : "batch");
 	for (int i = 0; i < dd->nlc; i++)
 		if (l->dims[dd->lc[i]] != r->dims[dd->rc[i]])
-			return fail(x, "contracting dimensions of %s and %s "
-				    "differ", text(x, l), text(x, r));
+			return inf_fail(x, "contracting dimensions of %s and %s "
+				    "differ", inf_text(x, l), inf_text(x, r));
 	for (int i = 0; i < dd->nlb; i++)
 		if (l->dims[dd->lb[i]] != r->dims[dd->rb[i]])
-			return fail(x, "batch dimensions of %s and %s differ",
-				    text(x, l), text(x, r));
+			return inf_fail(x, "batch dimensions of %s and %s differ",
+				    inf_text(x, l), inf_text(x, r));
 	return 1;
 }
 
@@ -702,23 +469,23 @@ dot_pairs(const struct inf *x, const struct dotdims *dd)
 static int
 infer_dot(const struct inf *x)
 {
-	const struct shape *l = operand(x, 0), *r = operand(x, 1);
+	const struct shape *l = inf_operand(x, 0), *r = inf_operand(x, 1);
 	struct dotdims dd;
 	int64_t *d;
 	int n = 0;
 
-	if (!need_array(x, 0) || !need_array(x, 1) ||
+	if (!inf_need_array(x, 0) || !inf_need_array(x, 1) ||
 	    read_dotdims(x, &dd) < 0 || dot_pairs(x, &dd) < 0)
 		return -1;
-	d = make_array(x, wider(l->type, r->type),
+	d = inf_make_array(x, inf_wider(l->type, r->type),
 		       l->rank + r->rank - dd.nlc - dd.nrc - dd.nrb);
 	for (int i = 0; i < dd.nlb; i++)
 		d[n++] = l->dims[dd.lb[i]];
 	for (int i = 0; i < l->rank; i++)
-		if (!listed(dd.lc, dd.nlc, i) && !listed(dd.lb, dd.nlb, i))
+		if (!inf_listed(dd.lc, dd.nlc, i) && !inf_listed(dd.lb, dd.nlb, i))
 			d[n++] = l->dims[i];
 	for (int i = 0; i < r->rank; i++)
-		if (!listed(dd.rc, dd.nrc, i) && !listed(dd.rb, dd.nrb, i))
+		if (!inf_listed(dd.rc, dd.nrc, i) && !inf_listed(dd.rb, dd.nrb, i))
 			d[n++] = r->dims[i];
 	return 1;
 }
@@ -744,22 +511,22 @@ noop_scale(const struct shape *o, const struct shape *s)
 static int
 scale_ok(const struct inf *x, int k, int ncontract)
 {
-	const struct shape *o = operand(x, k), *s = operand(x, k + 2);
+	const struct shape *o = inf_operand(x, k), *s = inf_operand(x, k + 2);
 
 	if (noop_scale(o, s))
 		return 1;
 	if (s->rank != o->rank)
-		return fail(x, "scale %s has %d dimensions, its operand %s "
-			    "has %d", text(x, s), s->rank, text(x, o),
+		return inf_fail(x, "scale %s has %d dimensions, its operand %s "
+			    "has %d", inf_text(x, s), s->rank, inf_text(x, o),
 			    o->rank);
 	if (ncontract != 1)
-		return fail(x, "operand %d has %d contracting dimensions, a "
+		return inf_fail(x, "operand %d has %d contracting dimensions, a "
 			    "scaled dot takes one", k, ncontract);
 	for (int i = 0; i < o->rank; i++)
 		if (!s->dims[i] || o->dims[i] % s->dims[i])
-			return fail(x, "dimension %d of operand %d, %s, is not "
+			return inf_fail(x, "dimension %d of operand %d, %s, is not "
 				    "a multiple of its scale's, %s", i, k,
-				    text(x, o), text(x, s));
+				    inf_text(x, o), inf_text(x, s));
 	return 1;
 }
 
@@ -771,13 +538,13 @@ infer_scaled_dot(const struct inf *x)
 	struct dotdims dd;
 
 	for (int k = 0; k < 4; k++)
-		if (!need_array(x, k))
+		if (!inf_need_array(x, k))
 			return -1;
 	if (read_dotdims(x, &dd) < 0 || scale_ok(x, 0, dd.nlc) < 0 ||
 	    scale_ok(x, 1, dd.nrc) < 0)
 		return -1;
-	if (!operand(x, 2)->rank && !operand(x, 3)->rank)
-		return fail(x, "both scales are scalars: at least one must not "
+	if (!inf_operand(x, 2)->rank && !inf_operand(x, 3)->rank)
+		return inf_fail(x, "both scales are scalars: at least one must not "
 			    "be");
 	return infer_dot(x);
 }
@@ -808,14 +575,14 @@ reduced(const struct inf *x, const struct shape *root, int n,
 		int t = reducer_type(root, i, n);
 
 		if (t == DT_INVALID)
-			return fail(x, "its reducer returns %s for %d input%s",
-				    text(x, root), n, n == 1 ? "" : "s");
-		memcpy(array_of(x->P->pool, &e[i], t, r), d,
+			return inf_fail(x, "its reducer returns %s for %d input%s",
+				    inf_text(x, root), n, n == 1 ? "" : "s");
+		memcpy(inf_array_of(x->P->pool, &e[i], t, r), d,
 		       sizeof(int64_t) * (size_t)r);
 		e[i].dyn = (uint8_t *)dyn;
 	}
 	if (n == 1 && !shape_is_tuple(root))
-		return same(x, &e[0]);
+		return inf_same(x, &e[0]);
 	memset(x->out, 0, sizeof *x->out);
 	x->out->type = DT_TUPLE;
 	x->out->nelem = n;
@@ -823,44 +590,27 @@ reduced(const struct inf *x, const struct shape *root, int n,
 	return 1;
 }
 
-/* Inputs 0..n-1 are arrays of one dimensions; n init values follow. */
-static int
-inputs_ok(const struct inf *x, int n)
-{
-	if (x->in->nops < 2 || x->in->nops % 2)
-		return fail(x, "takes inputs and as many init values, not %d "
-			    "operands", x->in->nops);
-	for (int k = 0; k < 2 * n; k++)
-		if (!need_array(x, k))
-			return -1;
-	for (int k = 1; k < n; k++)
-		if (!same_dims(operand(x, 0), operand(x, k)))
-			return fail(x, "inputs %s and %s differ",
-				    text(x, operand(x, 0)),
-				    text(x, operand(x, k)));
-	return 1;
-}
 
 static int
 infer_reduce(const struct inf *x)
 {
-	const struct shape *s = operand(x, 0);
-	const struct shape *root = callee_root(x, "to_apply");
+	const struct shape *s = inf_operand(x, 0);
+	const struct shape *root = inf_callee_root(x, "to_apply");
 	int64_t *v, *d;
 	uint8_t *dyn;
 	int n = x->in->nops / 2, r = 0;
-	int nd = attr_list(x, "dimensions", 1, &v);
+	int nd = inf_attr_list(x, "dimensions", 1, &v);
 
-	if (nd < 0 || inputs_ok(x, n) < 0)
+	if (nd < 0 || inf_inputs_ok(x, n) < 0)
 		return -1;
-	if (!dims_ok(x, "dimensions", v, nd, s->rank))
+	if (!inf_dims_ok(x, "dimensions", v, nd, s->rank))
 		return -1;
 	if (!root)
 		return 0;
 	d = pool_alloc(x->P->pool, sizeof *d * (size_t)(s->rank + 1));
 	dyn = s->dyn ? pool_alloc(x->P->pool, (size_t)s->rank + 1) : NULL;
 	for (int i = 0; i < s->rank; i++)
-		if (!listed(v, nd, i)) {
+		if (!inf_listed(v, nd, i)) {
 			if (dyn)
 				dyn[r] = s->dyn[i];
 			d[r++] = s->dims[i];
@@ -872,20 +622,20 @@ infer_reduce(const struct inf *x)
 static int
 infer_map(const struct inf *x)
 {
-	const struct shape *root = callee_root(x, "to_apply"), *s;
+	const struct shape *root = inf_callee_root(x, "to_apply"), *s;
 
 	if (x->in->nops < 1)
-		return fail(x, "takes at least one operand");
-	s = operand(x, 0);
+		return inf_fail(x, "takes at least one operand");
+	s = inf_operand(x, 0);
 	for (int k = 0; k < x->in->nops; k++)
-		if (!need_array(x, k))
+		if (!inf_need_array(x, k))
 			return -1;
-		else if (!same_dims(s, operand(x, k)))
-			return fail(x, "operands of different shapes, %s and "
-				    "%s", text(x, s), text(x, operand(x, k)));
-	if (!root || !is_array(root) || root->rank != 0)
+		else if (!inf_same_dims(s, inf_operand(x, k)))
+			return inf_fail(x, "operands of different shapes, %s and "
+				    "%s", inf_text(x, s), inf_text(x, inf_operand(x, k)));
+	if (!root || !inf_is_array(root) || root->rank != 0)
 		return 0;	/* XLA's verifier rejects it; its parser not */
-	return like(x, s, root->type);
+	return inf_like(x, s, root->type);
 }
 
 /* sort: its operand, or a tuple of its operands, all of one dimensions. */
@@ -894,268 +644,25 @@ infer_sort(const struct inf *x)
 {
 	const struct shape *s;
 	int64_t *v;
-	int n = attr_list(x, "dimensions", 1, &v);
+	int n = inf_attr_list(x, "dimensions", 1, &v);
 
 	if (n < 0 || x->in->nops < 1)
-		return x->in->nops < 1 ? fail(x, "takes at least one operand") :
+		return x->in->nops < 1 ? inf_fail(x, "takes at least one operand") :
 					 -1;
-	s = operand(x, 0);
+	s = inf_operand(x, 0);
 	if (n != 1)
-		return fail(x, "dimensions={...} lists %d dimensions, not 1",
+		return inf_fail(x, "dimensions={...} lists %d dimensions, not 1",
 			    n);
 	for (int k = 0; k < x->in->nops; k++)
-		if (!need_array(x, k))
+		if (!inf_need_array(x, k))
 			return -1;
-		else if (!same_dims(s, operand(x, k)))
-			return fail(x, "operands of different dimensions, %s "
-				    "and %s", text(x, s),
-				    text(x, operand(x, k)));
-	if (!dims_ok(x, "dimensions", v, 1, s->rank))
+		else if (!inf_same_dims(s, inf_operand(x, k)))
+			return inf_fail(x, "operands of different dimensions, %s "
+				    "and %s", inf_text(x, s),
+				    inf_text(x, inf_operand(x, k)));
+	if (!inf_dims_ok(x, "dimensions", v, 1, s->rank))
 		return -1;
-	return x->in->nops == 1 ? like(x, s, s->type) : infer_tuple(x);
-}
-
-/* ---- windows ---------------------------------------------------------- */
-
-/* One dimension of window={size=.. stride=.. pad=lo_hi.. lhs_dilate=..
- * rhs_dilate=..}: a field missing from the text keeps its default. */
-struct windim {
-	int64_t size, stride, lo, hi, base_dil, win_dil;
-};
-
-/* "AxBxC" for rank numbers (pairs "lo_hi" when pairs) into w at offset. */
-static int
-read_window_field(const char **p, const char *end, int rank, int pairs,
-		  struct windim *w, size_t offset)
-{
-	for (int i = 0; i < rank; i++) {
-		int64_t *f = (int64_t *)((char *)&w[i] + offset);
-
-		if ((i && !skip_to(p, end, 'x')) || !read_int(p, end, &f[0]) ||
-		    (pairs && (!skip_to(p, end, '_') ||
-			       !read_int(p, end, &f[1]))))
-			return 0;
-	}
-	return *p >= end || isspace((unsigned char)**p) || **p == '}'; /* not 1_1_0 */
-}
-
-static const struct winfield {
-	const char *name;
-	int pairs;
-	size_t offset;
-} winfields[] = {
-	{"size", 0, offsetof(struct windim, size)},
-	{"stride", 0, offsetof(struct windim, stride)},
-	{"pad", 1, offsetof(struct windim, lo)},
-	{"lhs_dilate", 0, offsetof(struct windim, base_dil)},
-	{"rhs_dilate", 0, offsetof(struct windim, win_dil)},
-};
-
-/* Reads one "name=value" of the window; other fields (rhs_reversal) are
- * skipped.  0 when the value does not fit the rank. */
-static int
-read_window_item(const char **p, const char *end, int rank, struct windim *w)
-{
-	size_t n = 0;
-
-	while (*p + n < end && (*p)[n] != '=' && (*p)[n] != ' ')
-		n++;
-	for (size_t i = 0; i < sizeof winfields / sizeof winfields[0]; i++) {
-		const struct winfield *f = &winfields[i];
-
-		if (strlen(f->name) != n || strncmp(f->name, *p, n) ||
-		    *p + n >= end || (*p)[n] != '=')
-			continue;
-		*p += n + 1;
-		return read_window_field(p, end, rank, f->pairs, w, f->offset);
-	}
-	while (*p < end && !isspace((unsigned char)**p) && **p != '}')
-		(*p)++;
-	return 1;
-}
-
-static int
-read_window(const struct inf *x, int rank, struct windim *w)
-{
-	const struct attr *a = instr_attr(x->in, "window");
-	const char *p, *end;
-
-	for (int i = 0; i < rank; i++)
-		w[i] = (struct windim){0, 1, 0, 0, 1, 1};
-	if (!a)
-		return rank ? fail(x, "needs window={size=...}") : 1;
-	p = a->val;
-	end = a->val + a->vlen;
-	if (!skip_to(&p, end, '{'))
-		return fail(x, "window: expected {size=...}");
-	while (!skip_to(&p, end, '}'))
-		if (p >= end || !read_window_item(&p, end, rank, w))
-			return fail(x, "window does not describe %d "
-				    "dimensions", rank);
-	return 1;
-}
-
-/* window_util's DilatedBound and StridedBound. */
-static int64_t
-dilated(int64_t n, int64_t d)
-{
-	return n ? (n - 1) * d + 1 : 0;
-}
-
-static int
-window_dims(const struct inf *x, const struct shape *s,
-	    const struct windim *w, int64_t *d)
-{
-	for (int i = 0; i < s->rank; i++) {
-		int64_t base, win;
-
-		if (w[i].size <= 0 || w[i].stride <= 0 || w[i].base_dil < 1 ||
-		    w[i].win_dil < 1)
-			return fail(x, "window dimension %d is not positive",
-				    i);
-		base = w[i].lo + dilated(s->dims[i], w[i].base_dil) + w[i].hi;
-		win = dilated(w[i].size, w[i].win_dil);
-		d[i] = base <= 0 || win > base ? 0 :
-						(base - win) / w[i].stride + 1;
-	}
-	return 1;
-}
-
-/* reduce-window: each input's windowed dimensions, of its init value's
- * type; a tuple when the reducer returns one. */
-static int
-infer_reduce_window(const struct inf *x)
-{
-	const struct shape *s = operand(x, 0);
-	const struct shape *root = callee_root(x, "to_apply");
-	int n = x->in->nops / 2;
-	struct windim *w;
-	int64_t *d;
-	struct shape *e;
-
-	if (inputs_ok(x, n) < 0)
-		return -1;
-	w = pool_alloc(x->P->pool, sizeof *w * (size_t)(s->rank + 1));
-	d = pool_alloc(x->P->pool, sizeof *d * (size_t)(s->rank + 1));
-	if (read_window(x, s->rank, w) < 0 || window_dims(x, s, w, d) < 0)
-		return -1;
-	if (!root)
-		return 0;
-	if (n == 1 && !shape_is_tuple(root))
-		return like(x, &(struct shape){.rank = s->rank, .dims = d},
-			    operand(x, 1)->type);
-	e = pool_alloc(x->P->pool, sizeof *e * (size_t)n);
-	for (int i = 0; i < n; i++)
-		memcpy(array_of(x->P->pool, &e[i], operand(x, n + i)->type,
-				s->rank),
-		       d, sizeof *d * (size_t)s->rank);
-	memset(x->out, 0, sizeof *x->out);
-	x->out->type = DT_TUPLE;
-	x->out->nelem = n;
-	x->out->elems = e;
-	return 1;
-}
-
-/* ---- convolution ------------------------------------------------------ */
-
-/* Where batch (b, or input feature i), feature (f, or output feature o)
- * and each spatial dimension lie in one side of dim_labels. */
-struct convside {
-	int b, f, sp[10];
-};
-
-/* One side of "bf01_01io->bf01" from *p: rank labels, each once. */
-static int
-read_conv_side(const char **p, const char *end, int rank, const char *bf,
-	       struct convside *cs)
-{
-	int seen = 0;
-
-	cs->b = cs->f = -1;
-	for (int k = 0; k < 10; k++)
-		cs->sp[k] = -1;
-	for (int j = 0; j < rank; j++, (*p)++) {
-		char c = *p < end ? **p : 0;
-		int digit = c >= '0' && c <= '9';
-		int *slot = c == bf[0] ? &cs->b : c == bf[1] ? &cs->f :
-			    digit ? &cs->sp[c - '0'] : NULL;
-
-		if (!slot || *slot >= 0 || (digit && c - '0' >= rank - 2))
-			return 0;
-		*slot = j;
-		seen++;
-	}
-	return seen == rank;
-}
-
-static int
-conv_labels(const struct inf *x, int rank, struct convside cs[3])
-{
-	const struct attr *a = instr_attr(x->in, "dim_labels");
-	const char *p = a ? a->val : NULL, *end = a ? a->val + a->vlen : NULL;
-
-	if (!a || rank < 2 || rank > 12 ||
-	    !read_conv_side(&p, end, rank, "bf", &cs[0]) ||
-	    !skip_to(&p, end, '_') ||
-	    !read_conv_side(&p, end, rank, "io", &cs[1]) ||
-	    !skip_to(&p, end, '-') || !skip_to(&p, end, '>') ||
-	    !read_conv_side(&p, end, rank, "bf", &cs[2]) || p != end)
-		return fail(x, "needs dim_labels for rank %d operands, such as "
-			    "bf01_01io->bf01", rank);
-	return 1;
-}
-
-/* A count attribute (feature_group_count, batch_group_count): 1 when
- * absent, 0 when not a positive number. */
-static int64_t
-group_count(const struct inf *x, const char *key)
-{
-	const struct attr *a = instr_attr(x->in, key);
-	const char *p = a ? a->val : NULL;
-	int64_t v = 1;
-
-	if (a && (!read_int(&p, a->val + a->vlen, &v) ||
-		  p != a->val + a->vlen || v < 1))
-		return 0;
-	return v;
-}
-
-/* ShapeInference::InferConvolveShape: the output's batch is the lhs's
- * over batch_group_count, its feature the rhs's output feature, each
- * spatial dimension the lhs's through the window.  The window's sizes are
- * taken as written: XLA's verifier also wants them to be the kernel's,
- * which MHLO's importer does not (the corpus's M01). */
-static int
-infer_convolution(const struct inf *x)
-{
-	const struct shape *l = operand(x, 0), *r = operand(x, 1);
-	struct convside cs[3];
-	struct windim w[10];
-	int64_t in[10], out[10], *d;
-	int nsp = l->rank - 2;
-	int64_t bg = group_count(x, "batch_group_count");
-
-	if (shape_is_tuple(l) || shape_is_tuple(r))
-		return 0;	/* a sparse kernel (values, indices) */
-	if (l->rank != r->rank)
-		return fail(x, "operands of ranks %d and %d", l->rank,
-			    r->rank);
-	if (conv_labels(x, l->rank, cs) < 0 || read_window(x, nsp, w) < 0)
-		return -1;
-	if (!bg || !group_count(x, "feature_group_count") ||
-	    l->dims[cs[0].b] % bg)
-		return fail(x, "group counts that do not divide its batch");
-	for (int k = 0; k < nsp; k++)
-		in[k] = l->dims[cs[0].sp[k]];
-	if (window_dims(x, &(struct shape){.rank = nsp, .dims = in}, w,
-			out) < 0)
-		return -1;
-	d = make_array(x, wider(l->type, r->type), l->rank);
-	d[cs[2].b] = l->dims[cs[0].b] / bg;
-	d[cs[2].f] = r->dims[cs[1].f];
-	for (int k = 0; k < nsp; k++)
-		d[cs[2].sp[k]] = out[k];
-	return 1;
+	return x->in->nops == 1 ? inf_like(x, s, s->type) : infer_tuple(x);
 }
 
 /* ---- small ones ------------------------------------------------------- */
@@ -1163,23 +670,23 @@ infer_convolution(const struct inf *x)
 static int
 scalar(const struct inf *x, int type)
 {
-	make_array(x, type, 0);
+	inf_make_array(x, type, 0);
 	return 1;
 }
 
 static int
 infer_dimension_size(const struct inf *x)
 {
-	const struct shape *s = operand(x, 0);
+	const struct shape *s = inf_operand(x, 0);
 	int64_t *v;
-	int n = attr_list(x, "dimensions", 1, &v);
+	int n = inf_attr_list(x, "dimensions", 1, &v);
 
-	if (n < 0 || !need_array(x, 0))
+	if (n < 0 || !inf_need_array(x, 0))
 		return -1;
 	if (n != 1)
-		return fail(x, "dimensions={...} lists %d dimensions, not 1",
+		return inf_fail(x, "dimensions={...} lists %d dimensions, not 1",
 			    n);
-	if (!dims_ok(x, "dimensions", v, 1, s->rank))
+	if (!inf_dims_ok(x, "dimensions", v, 1, s->rank))
 		return -1;
 	return scalar(x, DT_S32);
 }
@@ -1225,9 +732,9 @@ infer_op(const struct inf *x)
 	case OP_GTE:
 		return n == 1 ? infer_gte(x) : 0;
 	case OP_WHILE: case OP_OPT_BARRIER:
-		return n == 1 ? same(x, operand(x, 0)) : 0;
+		return n == 1 ? inf_same(x, inf_operand(x, 0)) : 0;
 	case OP_ADD_DEPENDENCY:
-		return n == 2 ? same(x, operand(x, 0)) : 0;
+		return n == 2 ? inf_same(x, inf_operand(x, 0)) : 0;
 	case OP_CALL:
 		return infer_callee(x, "to_apply");
 	case OP_CONDITIONAL:
@@ -1325,8 +832,8 @@ infer_shape(struct parser *P, const struct module *m, const struct comp *c,
 	if (!in->op)
 		return 0;
 	for (int k = 0; k < in->nops; k++)
-		if (in->ops[k] < 0 || operand(&x, k)->type == DT_INVALID ||
-		    !dynamic_ok(in, operand(&x, k)))
+		if (in->ops[k] < 0 || inf_operand(&x, k)->type == DT_INVALID ||
+		    !dynamic_ok(in, inf_operand(&x, k)))
 			return 0;
 	return infer_op(&x);
 }

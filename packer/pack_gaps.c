@@ -65,17 +65,17 @@ pk_gaps_free(struct gaps *g)
 static int
 first_reaching(const struct span *r, int n, int64_t x)
 {
-	int lo = 0, hi = n;
+	const struct span *p = r;
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
+	if (n == 0)
+		return 0;
+	while (n > 1) {		/* the answer is in p[0..n], p[n - 1] */
+		int half = n / 2;
 
-		if (r[mid].hi < x)
-			lo = mid + 1;
-		else
-			hi = mid;
+		p = p[half - 1].hi < x ? p + half : p;
+		n -= half;
 	}
-	return lo;
+	return (int)(p - r) + (p->hi < x);
 }
 
 /* Adds [lo, hi) to the union: the runs it overlaps or touches become one. */

@@ -78,6 +78,33 @@ first_reaching(const struct span *r, int n, int64_t x)
 	return (int)(p - r) + (p->hi < x);
 }
 
+/* Runs moved by a loop rather than by memmove: most moves are short. */
+enum { MOVE_FEW = 8 };
+
+/* memmove of n runs from src down to dst < src. */
+static inline void
+move_down(struct span *dst, const struct span *src, int n)
+{
+	if (n > MOVE_FEW) {
+		memmove(dst, src, (size_t)n * sizeof *dst);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
+/* memmove of n runs from src up to dst > src. */
+static inline void
+move_up(struct span *dst, const struct span *src, int n)
+{
+	if (n > MOVE_FEW) {
+		memmove(dst, src, (size_t)n * sizeof *dst);
+		return;
+	}
+	for (int i = n - 1; i >= 0; i--)
+		dst[i] = src[i];
+}
+
 /* Adds [lo, hi) to the union: the runs it overlaps or touches become one. */
 static long
 runs_add(struct runs *r, int64_t lo, int64_t hi)
@@ -89,8 +116,8 @@ runs_add(struct runs *r, int64_t lo, int64_t hi)
 	if (a < b) {
 		lo = r->v[a].lo < lo ? r->v[a].lo : lo;
 		hi = r->v[b - 1].hi > hi ? r->v[b - 1].hi : hi;
-		memmove(r->v + a + 1, r->v + b,
-			(size_t)(r->n - b) * sizeof *r->v);
+		if (b > a + 1)
+			move_down(r->v + a + 1, r->v + b, r->n - b);
 		r->n -= b - a - 1;
 	} else {
 		if (r->n == r->cap) {
@@ -98,8 +125,7 @@ runs_add(struct runs *r, int64_t lo, int64_t hi)
 			r->v = pack_xrealloc(r->v,
 					     (size_t)r->cap * sizeof *r->v);
 		}
-		memmove(r->v + a + 1, r->v + a,
-			(size_t)(r->n - a) * sizeof *r->v);
+		move_up(r->v + a + 1, r->v + a, r->n - a);
 		r->n++;
 	}
 	r->v[a].lo = lo;

@@ -161,20 +161,15 @@ pk_gaps_place(struct gaps *g, int j, int64_t off)
 		g->steps += runs_add(nd[i], off, top);
 }
 
-/* Ends the list that out[..c) closes, unless it is empty. */
-static void
-end_seg(struct gaps *g, int c)
-{
-	if (c > (g->nseg ? g->seg[g->nseg - 1] : 0))
-		g->seg[g->nseg++] = c;
-}
-
+/* Appends r's runs to out[..c) as a list, unless there are none; returns
+ * the new end. */
 static int
 append(struct gaps *g, struct span *out, int c, const struct runs *r)
 {
-	if (r->n)	/* an empty node has no array yet */
-		memcpy(out + c, r->v, (size_t)r->n * sizeof *r->v);
-	end_seg(g, c + r->n);
+	if (!r->n)	/* an empty node has no array yet */
+		return c;
+	memcpy(out + c, r->v, (size_t)r->n * sizeof *r->v);
+	g->seg[g->nseg++] = c + r->n;
 	return c + r->n;
 }
 
@@ -210,8 +205,10 @@ take(struct gaps *g, int v, int h, const int64_t *off, struct span *out,
 			out[c].lo = off[j];
 			out[c++].hi = off[j] + g->size[j];
 		}
-	sort_few(out, a, c);
-	end_seg(g, c);
+	if (c > a) {
+		sort_few(out, a, c);
+		g->seg[g->nseg++] = c;
+	}
 	return c;
 }
 

@@ -65,17 +65,44 @@ pk_gaps_free(struct gaps *g)
 static int
 first_reaching(const struct span *r, int n, int64_t x)
 {
-	int lo = 0, hi = n;
+	const struct span *p = r;
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
+	if (n == 0)
+		return 0;
+	while (n > 1) {		/* the answer is in p[0..n], p[n - 1] */
+		int half = n / 2;
 
-		if (r[mid].hi < x)
-			lo = mid + 1;
-		else
-			hi = mid;
+		p = p[half - 1].hi < x ? p + half : p;
+		n -= half;
 	}
-	return lo;
+	return (int)(p - r) + (p->hi < x);
+}
+
+/* Runs moved by a loop rather than by memmove: most moves are short. */
+enum { MOVE_FEW = 8 };
+
+/* memmove of n runs from src down to dst < src. */
+static inline void
+move_down(struct span *dst, const struct span *src, int n)
+{
+	if (n > MOVE_FEW) {
+		memmove(dst, src, (size_t)n * sizeof *dst);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
+/* memmove of n runs from src up to dst > src. */
+static inline void
+move_up(struct span *dst, const struct span *src, int n)
+{
+	if (n > MOVE_FEW) {
+		memmove(dst, src, (size_t)n * sizeof *dst);
+		return;
+	}
+	for (int i = n - 1; i >= 0; i--)
+		dst[i] = src[i];
 }
 
 /* Adds [lo, hi) to the union: the runs it overlaps or touches become one. */
@@ -89,8 +116,8 @@ runs_add(struct runs *r, int64_t lo, int64_t hi)
 	if (a < b) {
 		lo = r->v[a].lo < lo ? r->v[a].lo : lo;
 		hi = r->v[b - 1].hi > hi ? r->v[b - 1].hi : hi;
-		memmove(r->v + a + 1, r->v + b,
-			(size_t)(r->n - b) * sizeof *r->v);
+		if (b > a + 1)
+			move_down(r->v + a + 1, r->v + b, r->n - b);
 		r->n -= b - a - 1;
 	} else {
 		if (r->n == r->cap) {
@@ -98,8 +125,7 @@ runs_add(struct runs *r, int64_t lo, int64_t hi)
 			r->v = pack_xrealloc(r->v,
 					     (size_t)r->cap * sizeof *r->v);
 		}
-		memmove(r->v + a + 1, r->v + a,
-			(size_t)(r->n - a) * sizeof *r->v);
+		move_up(r->v + a + 1, r->v + a, r->n - a);
 		r->n++;
 	}
 	r->v[a].lo = lo;
@@ -135,20 +161,15 @@ pk_gaps_place(struct gaps *g, int j, int64_t off)
 		g->steps += runs_add(nd[i], off, top);
 }
 
-/* Ends the list that out[..c) closes, unless it is empty. */
-static void
-end_seg(struct gaps *g, int c)
-{
-	if (c > (g->nseg ? g->seg[g->nseg - 1] : 0))
-		g->seg[g->nseg++] = c;
-}
-
+/* Appends r's runs to out[..c) as a list, unless there are none; returns
+ * the new end. */
 static int
 append(struct gaps *g, struct span *out, int c, const struct runs *r)
 {
-	if (r->n)	/* an empty node has no array yet */
-		memcpy(out + c, r->v, (size_t)r->n * sizeof *r->v);
-	end_seg(g, c + r->n);
+	if (!r->n)	/* an empty node has no array yet */
+		return c;
+	memcpy(out + c, r->v, (size_t)r->n * sizeof *r->v);
+	g->seg[g->nseg++] = c + r->n;
 	return c + r->n;
 }
 
@@ -184,8 +205,10 @@ take(struct gaps *g, int v, int h, const int64_t *off, struct span *out,
 			out[c].lo = off[j];
 			out[c++].hi = off[j] + g->size[j];
 		}
-	sort_few(out, a, c);
-	end_seg(g, c);
+	if (c > a) {
+		sort_few(out, a, c);
+		g->seg[g->nseg++] = c;
+	}
 	return c;
 }
 

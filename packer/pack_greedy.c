@@ -40,18 +40,26 @@ struct greedy {
 /* Boxes placed between two looks at *last. */
 enum { LAST_EVERY = 64 };
 
-/* Merges a[lo..mid) and a[mid..hi), each sorted by lo, into out[lo..hi). */
+/* Merges a[lo..mid) and a[mid..hi), each sorted by lo, into out[lo..hi).
+ * The list whose last span comes first runs out first: only its end is
+ * watched. */
 static void
 merge2(const struct span *a, int lo, int mid, int hi, struct span *out)
 {
-	int i = lo, j = mid, o = lo;
+	const struct span *i = a + lo, *j = a + mid, *ie = j, *je = a + hi;
+	struct span *o = out + lo;
 
-	while (i < mid && j < hi)
-		out[o++] = a[j].lo < a[i].lo ? a[j++] : a[i++];
-	while (i < mid)
-		out[o++] = a[i++];
-	while (j < hi)
-		out[o++] = a[j++];
+	if (ie[-1].lo <= je[-1].lo) {	/* ties take i: it runs out first */
+		while (i < ie)
+			*o++ = j->lo < i->lo ? *j++ : *i++;
+	} else {
+		while (j < je)
+			*o++ = j->lo < i->lo ? *j++ : *i++;
+	}
+	while (i < ie)
+		*o++ = *i++;
+	while (j < je)
+		*o++ = *j++;
 }
 
 /* The n spans of a, nseg lists sorted by lo (list i ending at seg[i]),

@@ -463,6 +463,10 @@ slice(struct op *o)
 		v[3 * k + 2] = 1;
 		for (n = 0, p++; n < 3 && *p && *p != ']'; n++) {
 			v[3 * k + n] = strtoll(p, &end, 10);
+			if (end == p)
+				bad_attr(o, "slice");
+			while (*end == ' ')
+				end++;	/* [0 : 1], as XLA's parser reads it */
 			p = *end == ':' ? end + 1 : end;
 		}
 		if (n < 2 || v[3 * k] < 0 || v[3 * k + 2] < 1)

@@ -256,61 +256,13 @@ done_aliases(const struct comp *c, const struct instr *in, int k, int knode,
 }
 
 /* Which parameter of computation c instruction i may hand on as it is,
- * on some path (through bitcasts, tuples, calls and the branches of
- * conditionals), or -1: the result of an asynchronous computation that
+ * through bitcasts, tuples, calls and (not strict) the branches of
+ * conditionals, or -1: the result of an asynchronous computation that
  * forwards one is that operand's bytes (XLA's dataflow gives start{1} the
- * root's values), which hloplan's kernel would not write. */
+ * root's values), which hloplan's kernel would not write.  Strict: on
+ * every path, so no conditional (a branch may compute anew). */
 static int
-forwarded_param(const struct module *m, int c, int i, int depth)
-{
-	const struct comp *cp = &m->comps[c];
-	const struct instr *in = &cp->instrs[i];
-	int r;
-
-	if (depth > 64)
-		return -1;
-	switch (opcode(in)) {
-	case OP_PARAMETER:
-		return (int)in->param;
-	case OP_BITCAST:
-	case OP_OPT_BARRIER:
-		return in->nops >= 1 ? forwarded_param(m, c, in->ops[0],
-						       depth + 1) : -1;
-	case OP_GTE:
-		if (in->nops < 1 || opcode(&cp->instrs[in->ops[0]]) != OP_TUPLE ||
-		    in->index >= cp->instrs[in->ops[0]].nops)
-			return -1;
-		return forwarded_param(m, c, cp->instrs[in->ops[0]].ops[
-					       in->index], depth + 1);
-	case OP_CALL:
-		if (in->ncall < 1 || m->comps[in->calls[0]].root < 0)
-			return -1;
-		r = forwarded_param(m, in->calls[0],
-				    m->comps[in->calls[0]].root, depth + 1);
-		return r >= 0 && r < in->nops ?
-			       forwarded_param(m, c, in->ops[r], depth + 1) : -1;
-	case OP_CONDITIONAL:
-		for (int b = 0; b < in->ncall; b++) {
-			int d = in->calls[b];
-
-			if (m->comps[d].root < 0 || b + 1 >= in->nops ||
-			    forwarded_param(m, d, m->comps[d].root,
-					    depth + 1) != 0)
-				continue;
-			r = forwarded_param(m, c, in->ops[b + 1], depth + 1);
-			if (r >= 0)
-				return r;
-		}
-		return -1;
-	default:
-		return -1;
-	}
-}
-
-/* The parameter instruction i of c is on every path (through bitcasts,
- * tuples and calls), or -1. */
-static int
-strict_forward(const struct module *m, int c, int i, int depth)
+forward_of(const struct module *m, int c, int i, int strict, int depth)
 {
 	const struct comp *cp = &m->comps[c];
 	const struct instr *in = &cp->instrs[i];
@@ -324,23 +276,52 @@ strict_forward(const struct module *m, int c, int i, int depth)
 		return (int)in->param;
 	case OP_BITCAST:
 	case OP_OPT_BARRIER:
-		return in->nops >= 1 ? strict_forward(m, c, in->ops[0],
-						      depth + 1) : -1;
+		return in->nops >= 1 ? forward_of(m, c, in->ops[0], strict,
+						  depth + 1) : -1;
 	case OP_GTE:
 		if (in->nops < 1 || opcode(t = &cp->instrs[in->ops[0]]) !=
 					    OP_TUPLE || in->index >= t->nops)
 			return -1;
-		return strict_forward(m, c, t->ops[in->index], depth + 1);
+		return forward_of(m, c, t->ops[in->index], strict, depth + 1);
 	case OP_CALL:
 		if (in->ncall < 1 || m->comps[in->calls[0]].root < 0)
 			return -1;
-		r = strict_forward(m, in->calls[0],
-				   m->comps[in->calls[0]].root, depth + 1);
+		r = forward_of(m, in->calls[0], m->comps[in->calls[0]].root,
+			       strict, depth + 1);
 		return r >= 0 && r < in->nops ?
-			       strict_forward(m, c, in->ops[r], depth + 1) : -1;
+			       forward_of(m, c, in->ops[r], strict, depth + 1) :
+			       -1;
+	case OP_CONDITIONAL:
+		for (int b = 0; !strict && b < in->ncall; b++) {
+			int d = in->calls[b];
+
+			if (m->comps[d].root < 0 || b + 1 >= in->nops ||
+			    forward_of(m, d, m->comps[d].root, 0,
+				       depth + 1) != 0)
+				continue;
+			r = forward_of(m, c, in->ops[b + 1], 0, depth + 1);
+			if (r >= 0)
+				return r;
+		}
+		return -1;	/* strict: a branch may compute anew */
 	default:
-		return -1;	/* a conditional's branch may compute anew */
+		return -1;
 	}
+}
+
+/* forward_of, not strict: through a conditional a branch forwards. */
+static int
+forwarded_param(const struct module *m, int c, int i, int depth)
+{
+	return forward_of(m, c, i, 0, depth);
+}
+
+/* The parameter instruction i of c is on every path (through bitcasts,
+ * tuples and calls), or -1. */
+static int
+strict_forward(const struct module *m, int c, int i, int depth)
+{
+	return forward_of(m, c, i, 1, depth);
 }
 
 /* Are a and b laid out alike (shape, layout, tiles, memory space)?  An

@@ -275,6 +275,24 @@ put_io_row(struct hdr *h, int k)
 	fputc('\n', out);
 }
 
+/* Opens table P_<name>[]: "static const struct hloplan_plan_<type>
+ * P_<name>[P<count>]", or of one placeholder row when it has no rows (C
+ * has no empty initializer); fields, a comment naming a row's fields, when
+ * it has rows and they are positional. */
+static void
+open_table(struct hdr *h, const char *type, const char *name, int n,
+	   const char *count, const char *placeholder, const char *fields)
+{
+	fprintf(h->out, "\nstatic const struct hloplan_plan_%s %s_%s[%s%s]"
+		" HLOPLAN_UNUSED = {\n", type, h->pre, name, n ? h->pre : "1",
+		n ? count : "");
+	if (!n)
+		fprintf(h->out, "\t/* no %s: a placeholder */\n\t%s,\n", name,
+			placeholder);
+	else if (fields)
+		fprintf(h->out, "\t/* %s */\n", fields);
+}
+
 /* P_params[] and P_outputs[]: the macros above as tables, for loops. */
 static void
 put_io_tables(struct hdr *h)
@@ -286,17 +304,11 @@ put_io_tables(struct hdr *h)
 	FILE *out = h->out;
 
 	for (int t = 0; t < 2; t++) {
-		fprintf(out, "\nstatic const struct hloplan_plan_binding %s_%s[%s%s]"
-			" HLOPLAN_UNUSED = {\n", pre, what[t],
-			to[t] > from[t] ? pre : "1",
-			to[t] > from[t] ? count[t] : "");
-		if (to[t] == from[t])
-			fprintf(out, "\t/* no %s: a placeholder */\n"
-				"\t{-1, 0, %s_ix, -1, -1, 0, 0, \"\", -1},\n",
-				what[t], pre);
-		else
-			fputs("\t/* parameter, depth, index, buffer, offset, "
-			      "size, bytes, shape, position */\n", out);
+		open_table(h, "binding", what[t], to[t] - from[t], count[t],
+			   pool_printf(h->pool, "{-1, 0, %s_ix, -1, -1, 0, 0, "
+				       "\"\", -1}", pre),
+			   "parameter, depth, index, buffer, offset, size, "
+			   "bytes, shape, position");
 		for (int k = from[t]; k < to[t]; k++)
 			put_io_row(h, k);
 		fputs("};\n", out);
@@ -310,14 +322,8 @@ put_copies(struct hdr *h)
 {
 	FILE *out = h->out;
 
-	fprintf(out, "\nstatic const struct hloplan_plan_copy %s_copies[%s%s] "
-		"HLOPLAN_UNUSED = {\n", h->pre, h->p->ncopy ? h->pre : "1",
-		h->p->ncopy ? "_NUM_COPIES" : "");
-	if (!h->p->ncopy)
-		fputs("\t/* no copies: a placeholder */\n"
-		      "\t{-1, -1, 0, 0, 0, -1},\n", out);
-	else
-		fputs("\t/* src, dst, step, after, bytes, loop */\n", out);
+	open_table(h, "copy", "copies", h->p->ncopy, "_NUM_COPIES",
+		   "{-1, -1, 0, 0, 0, -1}", "src, dst, step, after, bytes, loop");
 	for (int k = 0; k < h->p->ncopy; k++) {
 		const struct plan_copy *c = &h->p->copies[k];
 
@@ -335,12 +341,8 @@ put_loops(struct hdr *h)
 {
 	FILE *out = h->out;
 
-	fprintf(out, "\nstatic const struct hloplan_plan_loop %s_loops[%s%s] "
-		"HLOPLAN_UNUSED = {\n", h->pre, h->p->nloop ? h->pre : "1",
-		h->p->nloop ? "_NUM_LOOPS" : "");
-	if (!h->p->nloop)
-		fputs("\t/* no loops: a placeholder */\n"
-		      "\t{-1, -1, -1, -1, -1, \"\"},\n", out);
+	open_table(h, "loop", "loops", h->p->nloop, "_NUM_LOOPS",
+		   "{-1, -1, -1, -1, -1, \"\"}", NULL);
 	for (int k = 0; k < h->p->nloop; k++) {
 		const struct plan_loop *l = &h->p->loops[k];
 
@@ -507,15 +509,11 @@ put_constants(struct hdr *h)
 	const char *pre = h->pre;
 	FILE *out = h->out;
 
-	fprintf(out, "\nstatic const struct hloplan_plan_constant %s_constants[%s%s]"
-		" HLOPLAN_UNUSED = {\n", pre, h->p->nconst ? pre : "1",
-		h->p->nconst ? "_NUM_CONSTANTS" : "");
-	if (!h->p->nconst)
-		fprintf(out, "\t/* no constants: a placeholder */\n"
-			"\t{-1, \"\", \"\", 0, %s_ix, 0, 0, 0},\n", pre);
-	else
-		fputs("\t/* buffer, computation, instruction, depth, index, "
-		      "offset, bytes, known */\n", out);
+	open_table(h, "constant", "constants", h->p->nconst, "_NUM_CONSTANTS",
+		   pool_printf(h->pool, "{-1, \"\", \"\", 0, %s_ix, 0, 0, 0}",
+			       pre),
+		   "buffer, computation, instruction, depth, index, offset, "
+		   "bytes, known");
 	for (int i = 0; i < h->p->nconst; i++)
 		put_constant_row(h, &h->p->consts[i]);
 	fputs("};\n", out);

@@ -542,6 +542,23 @@ run_tuple(struct vr *v, int c, int i, int who)
 	}
 }
 
+/* A copy of a tuple (XLA's UpdateCopyValueSet): a new index table over
+ * its operand's elements. */
+static void
+run_tuple_copy(struct vr *v, int c, int i, int who)
+{
+	const struct instr *in = &v->m->comps[c].instrs[i];
+	int base = v->posbase[c][i], n = v->nsub[base], ob;
+
+	if (in->nops != 1 || v->nsub[ob = v->posbase[c][in->ops[0]]] != n) {
+		run_kernel(v, c, i, who);
+		return;
+	}
+	vr_need(v, ob, who);	/* the table it copies */
+	vr_define(v, base, who);
+	vr_forward_tree(v, base + 1, ob + 1, n - 1, who);
+}
+
 static void
 run_gte(struct vr *v, int c, int i, int who)
 {
@@ -590,6 +607,12 @@ run_instr(struct vr *v, int c, int i, const int *args)
 		return;
 	case OP_GTE: run_gte(v, c, i, who); return;
 	case OP_TUPLE: run_tuple(v, c, i, who); return;
+	case OP_COPY:
+		if (shape_is_tuple(&in->shape)) {
+			run_tuple_copy(v, c, i, who);
+			return;
+		}
+		break;
 	case OP_BITCAST: case OP_OPT_BARRIER: case OP_ADD_DEPENDENCY:
 	case OP_DOMAIN:
 		run_forward(v, c, i, who);

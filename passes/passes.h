@@ -179,7 +179,8 @@ int permute_in_place(const struct instr *in);
  * get-tuple-element, copy-done {0}, async-done, all-gather-done and
  * collective-permute-done {1}); and the special cases. */
 enum {
-	R_DEFINE, R_FORWARD, R_ELEMENT, R_PARAM, R_CONST, R_TUPLE, R_WHILE,
+	R_DEFINE, R_FORWARD, R_ELEMENT, R_PARAM, R_CONST, R_TUPLE,
+	R_SHALLOW_COPY, R_WHILE,
 	R_CALL, R_CONDITIONAL, R_COPY_START, R_UPDATE, R_SEND, R_RECV_DONE,
 	R_START
 };

@@ -39,6 +39,8 @@ value_rule(const struct instr *in, int64_t *elem)
 	case OP_CONSTANT: return R_CONST;
 	case OP_GTE: *elem = in->index; return R_ELEMENT;
 	case OP_TUPLE: return R_TUPLE;
+	case OP_COPY:
+		return shape_is_tuple(&in->shape) ? R_SHALLOW_COPY : R_DEFINE;
 	case OP_WHILE: return R_WHILE;
 	case OP_CALL: return R_CALL;
 	case OP_CONDITIONAL: return R_CONDITIONAL;

@@ -285,6 +285,25 @@ do_tuple(struct prog *p, int c, int i)
 	}
 }
 
+/* A copy of a tuple copies its index table only (XLA's dataflow:
+ * UpdateCopyValueSet): the top level is new, the elements are the
+ * operand's. */
+static void
+do_shallow_copy(struct prog *p, int c, int i)
+{
+	const struct instr *in = &p->m->comps[c].instrs[i];
+	int n = shape_nodes(&in->shape);
+
+	if (in->nops != 1 || !shape_equal(&in->shape, &p->m->comps[c].instrs[
+					      in->ops[0]].shape)) {
+		mismatch(p, in, "its operand's");
+		define_tree(p, c, i, &in->shape, 0, 0);
+		return;
+	}
+	p->nodeval[p->nodebase[c][i]] = prog_new_value(p, c, i, 0, &in->shape, 0);
+	forward(p, c, i, 1, 0, 1, n - 1);
+}
+
 static void do_in_place(struct prog *p, int c, int i);
 static int must_pair(const struct prog *p, const struct comp *cp,
 		     const struct instr *in, int node, int *k, int *kn);
@@ -582,6 +601,7 @@ do_instr(struct prog *p, int c, int i)
 	case R_ELEMENT: do_element(p, c, i, elem); break;
 	case R_COPY_START: do_copy_start(p, c, i); break;
 	case R_TUPLE: do_tuple(p, c, i); break;
+	case R_SHALLOW_COPY: do_shallow_copy(p, c, i); break;
 	case R_FORWARD: do_forward(p, c, i); break;
 	case R_UPDATE:	/* XLA: its arrays alias its operand's */
 		if (in->nops == 1 && shape_equal(&in->shape, &p->m->comps[c]

@@ -175,6 +175,31 @@ test_tuple_forwarding(void **state)
 	assert_int_equal(buf("t")->bytes, 16);
 }
 
+/* A copy of a tuple copies its index table only (XLA's dataflow,
+ * hlo_dataflow_analysis_test TupleCopy): its elements are the operand's
+ * buffers, so y lives through the get-tuple-element of the copy, and no
+ * buffer is made for the copy's elements. */
+static void
+test_tuple_copy_shallow(void **state)
+{
+	static const char src[] =
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  x = f32[8] parameter(0)\n"			/* 0 */
+		"  y = f32[8] sine(x)\n"			/* 1 */
+		"  t = (f32[8], f32[8]) tuple(x, y)\n"		/* 2 */
+		"  c = (f32[8], f32[8]) copy(t)\n"		/* 3 */
+		"  g = f32[8] get-tuple-element(c), index=1\n"	/* 4 */
+		"  ROOT r = f32[8] negate(g)\n"			/* 5 */
+		"}\n";
+
+	(void)state;
+	assert_int_equal(plan_text(src, 0), 0);
+	expect("y", 1, 5, 0);
+	expect("c", 3, 4, BUF_TABLE);
+	assert_int_equal(F.plan.nbuf, 5);	/* x, y, t, c, r */
+}
+
 /* The while's state: init, body parameter, body ROOT and the result share
  * one buffer per element, live over the whole loop. */
 static void
@@ -1444,6 +1469,7 @@ main(void)
 		cmocka_unit_test(test_async_in_place),
 		cmocka_unit_test(test_rotation_one_copy),
 		cmocka_unit_test(test_tuple_forwarding),
+		cmocka_unit_test(test_tuple_copy_shallow),
 		cmocka_unit_test(test_while),
 		cmocka_unit_test(test_loop_use_lives_to_loop_end),
 		cmocka_unit_test(test_conditional),

@@ -397,6 +397,10 @@ check_instr(struct chk *k, const struct comp *c, const struct instr *in)
 	case OP_GTE: case OP_TUPLE: case OP_BITCAST: case OP_OPT_BARRIER:
 	case OP_ADD_DEPENDENCY: case OP_DOMAIN:
 		return check_forward(k, c, in);
+	case OP_COPY:	/* of a tuple: forwards its elements */
+		if (shape_is_tuple(&in->shape))
+			return check_forward(k, c, in);
+		break;
 	case OP_COPY_START: case OP_COPY_DONE:
 		return check_async_copy(k, c, in);
 	case OP_WHILE: return check_while(k, c, in);

@@ -240,6 +240,10 @@ contract_forward(const struct instr *in, const struct shape *const *as,
 	case OP_DOMAIN:
 		*j = node;
 		return in->nops > 0;
+	case OP_COPY:	/* of a tuple: its index table only (XLA's
+			   UpdateCopyValueSet); the elements are operand 0's */
+		*j = node;
+		return node > 0 && in->nops == 1 && shape_is_tuple(&in->shape);
 	case OP_ASYNC_UPDATE:
 		if (contract_binds_late(in, as))
 			return late_update(in, as, node, k, j);

@@ -862,6 +862,10 @@ run_op(struct interp *st, int c, int i, struct op *o)
 	case OP_OPT_BARRIER: case OP_CALL: case OP_ADD_DEPENDENCY:
 	case OP_DOMAIN:
 		return;
+	case OP_COPY:	/* of a tuple: a new table (written as a tuple's) */
+		if (shape_is_tuple(&o->in->shape))
+			return;
+		break;
 	case OP_COPY_START:
 		check_overlap(st, c, i, o);
 		run_copy_start(o);

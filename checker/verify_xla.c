@@ -503,6 +503,8 @@ vx_over(const struct module *m, const struct comp *c, const struct instr *in,
 
 	if (vx_permute_node(in, knode) >= 0)
 		return k == 1 && vx_permute_node(in, knode) == node;
+	if (in->op && !strcmp(in->op->name, "ragged-all-to-all"))
+		return k == 1 && knode == 0 && node == 0;	/* alias_info.cc */
 	switch (op_of(in)) {
 	case OP_DUS:
 		return k == 0 && knode == 0 && node == 0;

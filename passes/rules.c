@@ -743,6 +743,8 @@ must_share(const struct module *m, const struct comp *c,
 		return k == 1 && node == knode + (named(in, "collective-permute")
 						  ? 0 : shape_child(&in->shape,
 								    1));
+	if (named(in, "ragged-all-to-all"))	/* operand 1 is its output */
+		return k == 1 && knode == 0 && node == 0;
 	switch (opcode(in)) {
 	case OP_DUS:
 		return k == 0 && knode == 0 && node == 0;

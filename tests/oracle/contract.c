@@ -631,6 +631,11 @@ contract_in_place(const struct module *m, const struct instr *in,
 		return 0;
 	if (permutes_over(in))
 		return permute_in_place(in, as, node, k, j);
+	if (named(in, "ragged-all-to-all")) {	/* operand 1 is its output */
+		*k = 1;
+		*j = 0;
+		return node == 0 && in->nops > 1;
+	}
 	switch (opcode(in)) {
 	case OP_DUS:
 	case OP_SCATTER:

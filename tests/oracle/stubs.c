@@ -395,6 +395,29 @@ permute(struct op *o)
 		permute_into(o, o->out, &o->in->shape);
 }
 
+/* ragged-all-to-all (input, output, input_offsets, send_sizes,
+ * output_offsets, recv_sizes): its result is operand 1 with what arrives
+ * written over it (alias_info.cc pairs operand 1 with the output).  On
+ * participant 0 of groups that hold the same data, the first half of the
+ * output takes the input's first bytes and the rest keeps operand 1's:
+ * the offsets and sizes are not read, since what the run checks is where
+ * the bytes live (a plan that gives the result bytes of its own reads
+ * poison in the second half). */
+static void
+ragged_all_to_all(struct op *o)
+{
+	const struct shape *os = &o->in->shape, *is = o->as[0];
+	int64_t n;
+
+	if (o->in->nops != 6 || shape_is_tuple(os) || shape_is_tuple(is))
+		interp_fail(o->st, INTERP_SKIP, "'%s': %s of this form",
+			    o->in->name, o->in->op->name);
+	copy_tree(o, o->out, o->arg[1], o->as[1], os);
+	n = node_bytes(os) < node_bytes(is) ? node_bytes(os) : node_bytes(is);
+	if (o->out[0] != o->arg[0][0])
+		memmove(o->out[0], o->arg[0][0], (size_t)(n / 2));
+}
+
 /* ---- async pairs -------------------------------------------------------- */
 
 /* Zeros every array of elements from..nelem-1 of tuple s at out. */
@@ -691,6 +714,7 @@ const struct kernel stub_kernels[] = {
 	{"reduce-scatter", collective, 1}, {"all-to-all", all_to_all, 1},
 	{"collective-broadcast", collective, 1},
 	{"collective-permute", permute, 1},
+	{"ragged-all-to-all", ragged_all_to_all, 0},
 	{"collective-permute-start", collective_start, 1},
 	{"collective-permute-done", async_done, 1},
 	{"async-start", async_start, 1}, {"async-update", async_update, 1},

@@ -418,6 +418,30 @@ check_slice(struct parser *P, const struct comp *c, const struct instr *in)
 		   shape_text(P->pool, s));
 }
 
+/* HandleDynamicSlice: the operand's element type and rank, each
+ * dimension its dynamic_slice_sizes entry (InferDynamicSliceShape). */
+static void
+check_dynamic_slice(struct parser *P, const struct comp *c,
+		    const struct instr *in)
+{
+	const struct shape *s = operand_shape(c, in, 0), *r = &in->shape;
+	int64_t *v = NULL;
+	int n = list_attr(P, in, "dynamic_slice_sizes", &v), ok;
+
+	if (n < 0 || shape_is_tuple(s) || shape_is_tuple(r) ||
+	    shape_is_dynamic(s) || shape_is_dynamic(r))
+		return;
+	ok = same_element_type(s->type, r->type) && r->rank == s->rank &&
+	     n == s->rank;
+	for (int i = 0; ok && i < n; i++)
+		ok = v[i] == r->dims[i] && v[i] >= 0 && v[i] <= s->dims[i];
+	if (!ok)
+		diag_error(P->ds, in->loc, "dynamic-slice '%s': its shape, %s, "
+			   "is not a slice of dynamic_slice_sizes of its "
+			   "operand, %s", in->name, shape_text(P->pool, r),
+			   shape_text(P->pool, s));
+}
+
 /* Whether s names an element type that was reported unknown. */
 static int
 has_invalid(const struct shape *s)
@@ -448,6 +472,8 @@ check_instr(struct parser *P, const struct module *m, const struct comp *c,
 		check_iota(P, in);
 	else if (in->op->op == OP_SLICE && in->nops == 1)
 		check_slice(P, c, in);
+	else if (in->op->op == OP_DYNAMIC_SLICE && in->nops >= 1)
+		check_dynamic_slice(P, c, in);
 	else if ((in->op->op == OP_RESHAPE || in->op->op == OP_CONVERT) &&
 		 in->nops == 1)
 		check_reshape(P, c, in);

@@ -1123,9 +1123,10 @@ test_infer_convolution(void **state)
 		      "         ^\n");
 }
 
-/* What XLA's parser refuses that a plan would not notice: a signature's
- * result that is not its root's shape (ParseComputation), and an infeed
- * whose shape is not a non-empty tuple. */
+/* What XLA's parser and verifier refuse that a plan would not notice: a
+ * signature's result that is not its root's shape (ParseComputation), an
+ * infeed whose shape is not a non-empty tuple, a dynamic-slice whose shape
+ * is not its dynamic_slice_sizes (collective_opt_utils_test writes one). */
 static void
 test_signature_result(void **state)
 {
@@ -1148,6 +1149,19 @@ test_signature_result(void **state)
 		      "t.hlo:4:8: error: infeed 'i' must have a non-empty tuple "
 		      "shape (data, token), not pred[]\n"
 		      "    ROOT i = pred[] infeed(t)\n"
+		      "         ^\n");
+	expect_errors("HloModule m\n"
+		      "ENTRY e {\n"
+		      "  c = s32[4] parameter(0)\n"
+		      "  i = u32[] parameter(1)\n"
+		      "  ROOT d = s32[] dynamic-slice(c, i), "
+		      "dynamic_slice_sizes={1}\n"
+		      "}\n",
+		      "t.hlo:5:8: error: dynamic-slice 'd': its shape, s32[], is "
+		      "not a slice of dynamic_slice_sizes of its operand, "
+		      "s32[4]\n"
+		      "    ROOT d = s32[] dynamic-slice(c, i), "
+		      "dynamic_slice_sizes={1}\n"
 		      "         ^\n");
 	done(parse_ok("HloModule m\n"
 		      "ENTRY e (p: f32[2]) -> f32[2] {\n"

@@ -17,6 +17,15 @@
 
 /* ---- the identifiers a header defines, to settle clashes -------------- */
 
+/* A set of identifiers, or of keys each given an id (hdr_key_id). */
+struct idset {
+	struct pool *pool;
+	struct table t;		/* each identifier; a hdr_key_id key: its id */
+	int n;			/* ids hdr_key_id has given */
+	char *tmp;		/* scratch for a name looked up, not kept */
+	size_t tmpcap;
+};
+
 /* Macro suffixes every plan defines, besides three per arena. */
 static const char *const fixed_names[] = {
 	"ALIGN", "NUM_BUFFERS", "NUM_STEPS", "NUM_ARENAS", "ARENA_SIZE",
@@ -53,7 +62,7 @@ idset_add(struct idset *set, const char *s)
 	table_str(&set->t, s, strlen(s), 0);
 }
 
-void
+static void
 hdr_idset_init(struct idset *set, struct pool *pool, size_t n)
 {
 	set->pool = pool;
@@ -389,7 +398,7 @@ put_buffer_ids(struct hdr *h)
  * says whether it was given now.  Thousands of buffers share a few shapes,
  * and a compiler pays for every row and every string literal: each is
  * written once, under its id. */
-int
+static int
 hdr_key_id(struct idset *set, const char *key, int *fresh)
 {
 	int id = table_str(&set->t, key, strlen(key), set->n);
@@ -436,6 +445,16 @@ put_io_macros(struct hdr *h)
 	}
 }
 
+/* The instruction's part of a step's "computation/instruction" (names
+ * have no '/'). */
+static const char *
+hdr_step_instr(const char *step)
+{
+	const char *slash = strchr(step, '/');
+
+	return slash ? slash + 1 : step;
+}
+
 /* Where each step's name starts: chunk * STEP_CHUNK + offset.  The same
  * steps give the same chunks, so a plan sharing an earlier plan's step
  * text points into it with its own at[]. */
@@ -457,16 +476,6 @@ chunk_steps(struct hdr *h)
 		used += len;
 	}
 	return chunk;
-}
-
-/* The instruction's part of a step's "computation/instruction" (names
- * have no '/'). */
-const char *
-hdr_step_instr(const char *step)
-{
-	const char *slash = strchr(step, '/');
-
-	return slash ? slash + 1 : step;
 }
 
 /* Each computation's name once, in the order the schedule first runs one,

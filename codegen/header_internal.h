@@ -9,16 +9,6 @@
 #include <stdio.h>
 
 #include "codegen/codegen.h"
-#include "ir/table.h"
-
-/* A set of identifiers, or of keys each given an id (hdr_key_id). */
-struct idset {
-	struct pool *pool;
-	struct table t;		/* each identifier; a hdr_key_id key: its id */
-	int n;			/* ids hdr_key_id has given */
-	char *tmp;		/* scratch for a name looked up, not kept */
-	size_t tmpcap;
-};
 
 /* Where each step's name starts in the step text (see put_steps). */
 enum { STEP_CHUNK = 4096, STEP_CHUNK_TEXT = 4095 };
@@ -47,15 +37,6 @@ struct hdr {
 	int *ix;		/* by position: its shape index in P_ix[] */
 };
 
-/* header.c: the names, the idsets that choose them and number keys. */
-void hdr_idset_init(struct idset *set, struct pool *pool, size_t n);
-/* key's id in set, 0, 1, ... in the order keys are first seen; *fresh
- * says whether it was given now. */
-int hdr_key_id(struct idset *set, const char *key, int *fresh);
-
-/* The instruction's part of a step's "computation/instruction". */
-const char *hdr_step_instr(const char *step);
-
 /* header_tables.c: the tables of one plan after its buffers (positions,
  * operands, values, bindings, copies, loops, slot uses, constants), and
  * the helpers both files use. */
@@ -65,8 +46,6 @@ void hdr_cstring(FILE *out, const char *s);
 void hdr_cstring_nul(FILE *out, const char *s);
 /* Numbers, per_line a line. */
 void hdr_ints(FILE *out, const int *v, int n, int per_line);
-/* codegen_shape_text, once for a run of positions that share a shape. */
-const char *hdr_text_of(struct hdr *h, const struct shape *s);
 /* The positions a slotted buffer's fetches write. */
 int hdr_slot_uses(const struct plan *p);
 /* Parameter (k < npar) or output k - npar of the bindings. */

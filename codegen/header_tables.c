@@ -46,7 +46,7 @@ hdr_cstring_nul(FILE *out, const char *s)
 
 /* codegen_shape_text, once for a run of positions that share a laid-out
  * shape (16,384 outputs of one shape in a wide tuple). */
-const char *
+static const char *
 hdr_text_of(struct hdr *h, const struct shape *s)
 {
 	if (!s || s != h->last) {

@@ -219,7 +219,7 @@ static int
 chain_end(struct prog *p, const struct comp *cp, int i, int node)
 {
 	for (int guard = 0, last = -1; guard < cp->ninstr; guard++) {
-		int k, u = one_user(cp, i, node, &k), on;
+		int k = 0, u = one_user(cp, i, node, &k), on;
 
 		if (u < 0 || u == cp->root)
 			return u < 0 ? last : -1;
@@ -938,7 +938,7 @@ fill_order(struct prog *p, struct plan *pl, plan_fn *plan, int keep)
 		order_text, order_list, order_dfs,
 	};
 	int64_t peak[3];
-	int **orders[3] = {NULL, NULL, NULL}, same[3], at[3];
+	int **orders[3] = {NULL, NULL, NULL}, same[3], at[3] = {0, 0, 0};
 	int mem = p->opt.schedule == SCHED_MEM ||
 		  (p->opt.schedule == SCHED_AUTO && !p->m->is_scheduled);
 	int n = mem ? 3 : 1, best = 0, nerr = p->ds->n, m;

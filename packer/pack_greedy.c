@@ -522,10 +522,12 @@ void
 pk_greedy_portfolio(struct packer *P, struct piece *p)
 {
 	struct local L = pk_local_of(P, p);
-	/* pass 0 ran already, unless the piece was cut; then a pass can
-	 * stop as high as the windows' plan, which it cannot beat */
+	/* pass 0 ran already, unless the piece was cut (then the windows'
+	 * plan is the height): a pass gives up once as high as it, which it
+	 * could not beat (as low and later loses).  On L13 most orders give
+	 * up a third of the way: packing 28 -> 17 ms, every plan the same. */
 	struct portfolio pf = {.L = &L, .npass = 2 * PK_NORDER,
-			       .stop = p->cut ? p->height : INT64_MAX,
+			       .stop = p->height,
 			       .floor = piece_peak(&L)};
 	int64_t bf_h = p->cut ? INT64_MAX : p->height;
 	int bf_w = 0;

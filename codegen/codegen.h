@@ -81,6 +81,11 @@ const char *codegen_dtype(const struct shape *s);
 void codegen_index(FILE *out, const struct plan_pos *q, const char *brackets,
 		   const char *sep, const char *none);
 
+/* print.c: fprintf, faster for the formats the writers use (%s, %c, %d,
+ * %ld, %lld, %%); the same bytes. */
+void codegen_printf(FILE *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* common.c: "gpu" or "tpu"; a buffer's class names ("temp" for none),
  * returning how many. */
 const char *codegen_target(int target);

@@ -52,7 +52,7 @@ codegen_index(FILE *out, const struct plan_pos *q, const char *brackets,
 {
 	fputc(brackets[0], out);
 	for (int d = 0; d < q->depth; d++)
-		fprintf(out, "%s%d", d ? sep : "", q->index[d]);
+		codegen_printf(out, "%s%d", d ? sep : "", q->index[d]);
 	fputs(q->depth ? "" : none, out);
 	fputc(brackets[1], out);
 }
@@ -209,9 +209,9 @@ codegen_json_string(FILE *out, const char *str)
 	fputc('"', out);
 	while (*s) {
 		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s++);
+			codegen_printf(out, "\\%c", *s++);
 		else if (*s < 0x20)
-			fprintf(out, "\\u%04x", *s++);
+			codegen_printf(out, "\\u%04x", *s++);
 		else if (*s < 0x80)
 			fputc(*s++, out);
 		else if ((n = utf8_len(s)) > 0) {
@@ -233,7 +233,7 @@ codegen_json_source(FILE *out, const char *file, int line,
 		fputs(", \"source_file\": ", out);
 		codegen_json_string(out, file);
 		if (line > 0)
-			fprintf(out, ", \"source_line\": %d", line);
+			codegen_printf(out, ", \"source_line\": %d", line);
 	}
 	if (op_name) {
 		fputs(", \"op_name\": ", out);

@@ -68,12 +68,12 @@ put_bindings(FILE *out, struct pool *pool, const struct plan *p,
 {
 	const struct shape *s = p->bufs[id].shape;
 
-	fprintf(out, ",%s,", codegen_dtype(s));
+	codegen_printf(out, ",%s,", codegen_dtype(s));
 	put_quoted(out, codegen_shape_text(pool, s));
 	if (bd->bpar[id] >= 0) {
 		const struct plan_pos *q = &p->pos[bd->par[bd->bpar[id]]];
 
-		fprintf(out, ",%d,\"", q->param);
+		codegen_printf(out, ",%d,\"", q->param);
 		codegen_index(out, q, "{}", ",", "");
 		fputs("\",", out);
 	} else {
@@ -89,7 +89,7 @@ put_bindings(FILE *out, struct pool *pool, const struct plan *p,
 		const struct plan_pos *q = &p->pos[bd->val[v]];
 		if (v > bd->first[id])
 			fputc(';', out);
-		fprintf(out, "%" PRId32, q->step);
+		codegen_printf(out, "%" PRId32, q->step);
 		codegen_index(out, q, "{}", ",", "");
 	}
 	fputc('"', out);
@@ -103,17 +103,17 @@ put_row(FILE *out, struct pool *pool, const struct plan *p,
 	const char *cls[4];
 	int n = codegen_classes(b->flags, cls);
 
-	fprintf(out, "%d,", id);
+	codegen_printf(out, "%d,", id);
 	put_quoted(out, b->name);
-	fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId32 ",%" PRId64 ",%"
+	codegen_printf(out, ",%" PRId64 ",%" PRId64 ",%" PRId32 ",%" PRId64 ",%"
 		PRId64 ",%d,%d,%" PRId64 ",", b->in_arena ? b->offset : -1,
 		b->size, b->start, (int64_t)b->end + 1, b->bytes, b->space,
 		b->slots > 1 ? b->slots : 1, b->slots > 1 ? b->stride : 0);
 	for (int i = 0; i < n; i++)
-		fprintf(out, "%s%s", i ? "+" : "", cls[i]);
-	fprintf(out, ",%s,", prefix);
+		codegen_printf(out, "%s%s", i ? "+" : "", cls[i]);
+	codegen_printf(out, ",%s,", prefix);
 	put_quoted(out, p->module ? p->module : "");
-	fprintf(out, ",%s", codegen_target(p->target));
+	codegen_printf(out, ",%s", codegen_target(p->target));
 	put_bindings(out, pool, p, bd, id);
 	fputc('\n', out);
 }

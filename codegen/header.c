@@ -139,13 +139,41 @@ form(struct idset *set, const char *pre, const char *name, int i)
 	return pool_strdup(set->pool, form_tmp(set, pre, name, i));
 }
 
-/* Whether every macro of name is free. */
+/* The names a header reserves: exact ones (the guard, the fixed and
+ * binding macros), and each buffer's stem P_BUF_<NAME>, which stands for
+ * its NFORMS macros (a table of stems is a sixth the size of one of every
+ * macro, and naming L09's 34,000 buffers spent most of codegen in it). */
+struct names {
+	struct idset exact;
+	struct table stems;
+};
+
+/* Whether some buffer's macro is the len bytes at f: f is a stem followed
+ * by one of the forms. */
 static int
-forms_free(struct idset *set, const char *pre, const char *name)
+a_buffer_macro(struct names *nm, const char *f, size_t len)
 {
-	for (int i = 0; i < NFORMS; i++)
-		if (idset_has(set, form_tmp(set, pre, name, i)))
+	for (int j = 0; j < NFORMS; j++) {
+		size_t lj = strlen(forms[j]);
+
+		if (len > lj && !memcmp(f + len - lj, forms[j], lj) &&
+		    table_str(&nm->stems, f, len - lj, -1) >= 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether every macro of name is free: none reserved exactly, none a
+ * buffer's. */
+static int
+forms_free(struct names *nm, const char *pre, const char *name)
+{
+	for (int i = 0; i < NFORMS; i++) {
+		const char *f = form_tmp(&nm->exact, pre, name, i);
+
+		if (idset_has(&nm->exact, f) || a_buffer_macro(nm, f, strlen(f)))
 			return 0;
+	}
 	return 1;
 }
 
@@ -154,14 +182,15 @@ forms_free(struct idset *set, const char *pre, const char *name)
  * another buffer's HLO name spells the first): a name a reader predicts
  * from the HLO name and the id the plan's table and JSON show. */
 static const char *
-pick_name(struct idset *set, const char *pre, const char *base, int id)
+pick_name(struct names *nm, const char *pre, const char *base, int id)
 {
-	const char *name = pool_printf(set->pool, "BUF_%s", base);
+	struct pool *pool = nm->exact.pool;
+	const char *name = pool_printf(pool, "BUF_%s", base), *stem;
 
-	while (!forms_free(set, pre, name))
-		name = pool_printf(set->pool, "%s_%d", name, id);
-	for (int i = 0; i < NFORMS; i++)
-		idset_add(set, form(set, pre, name, i));
+	while (!forms_free(nm, pre, name))
+		name = pool_printf(pool, "%s_%d", name, id);
+	stem = form(&nm->exact, pre, name, 0);
+	table_str(&nm->stems, stem, strlen(stem), 0);
 	return name;
 }
 
@@ -269,26 +298,28 @@ name_buffers(struct pool *keep, const struct plan *plans,
 {
 	const char ***names = pool_alloc(keep, (size_t)nplan * sizeof *names);
 	struct pool *pool = pool_new();
-	struct idset set;
-	size_t n = 1;
+	struct names nm;
+	size_t n = 1, nbuf = 0;
 	int i, j;
 
-	for (i = 0; i < nplan; i++)
+	for (i = 0; i < nplan; i++) {
 		n += NFIXED + 3 * (size_t)plans[i].narena +
-		     NFORMS * (size_t)plans[i].nbuf +
 		     NIO_FORMS * (size_t)(b[i].npar + b[i].nout);
-	hdr_idset_init(&set, pool, n);
-	idset_add(&set, guard);
+		nbuf += (size_t)plans[i].nbuf;
+	}
+	hdr_idset_init(&nm.exact, pool, n);
+	table_init(&nm.stems, pool, nbuf);
+	idset_add(&nm.exact, guard);
 	for (i = 0; i < nplan; i++)
-		reserve_fixed(&set, prefixes[i], &plans[i]);
+		reserve_fixed(&nm.exact, prefixes[i], &plans[i]);
 	for (i = 0; i < nplan; i++)
-		io[i] = name_io(&set, prefixes[i], &plans[i], &b[i]);
+		io[i] = name_io(&nm.exact, prefixes[i], &plans[i], &b[i]);
 	for (i = 0; i < nplan; i++) {
 		names[i] = pool_alloc(keep, (size_t)plans[i].nbuf *
 						    sizeof *names[i] + 1);
 		for (j = 0; j < plans[i].nbuf; j++) {
 			assert(plans[i].bufs[j].name);
-			names[i][j] = pick_name(&set, prefixes[i],
+			names[i][j] = pick_name(&nm, prefixes[i],
 						sanitise(pool,
 							 plans[i].bufs[j].name),
 						j);
@@ -329,17 +360,17 @@ find_arena(const struct plan *p, int space)
 static void
 define(struct hdr *h, const char *name, int64_t v)
 {
-	fprintf(h->out, "#define %s_%s %" PRId64 "\n", h->pre, name, v);
+	codegen_printf(h->out, "#define %s_%s %" PRId64 "\n", h->pre, name, v);
 }
 
 static void
 put_arena_macros(struct hdr *h, const struct arena *a)
 {
-	fprintf(h->out, "#define %s_ARENA_S%d_SIZE %" PRId64 "\n", h->pre,
+	codegen_printf(h->out, "#define %s_ARENA_S%d_SIZE %" PRId64 "\n", h->pre,
 		a->space, a->size);
-	fprintf(h->out, "#define %s_ARENA_S%d_ALIGN %" PRId64 "\n", h->pre,
+	codegen_printf(h->out, "#define %s_ARENA_S%d_ALIGN %" PRId64 "\n", h->pre,
 		a->space, h->p->align);
-	fprintf(h->out, "#define %s_ARENA_S%d_LOWER %" PRId64 "\n", h->pre,
+	codegen_printf(h->out, "#define %s_ARENA_S%d_LOWER %" PRId64 "\n", h->pre,
 		a->space, a->lower);
 }
 
@@ -375,7 +406,7 @@ put_plan_macros(struct hdr *h)
 	define(h, "CLASS_OUTPUT", BUF_OUTPUT);
 	define(h, "CLASS_CONST", BUF_CONST);
 	define(h, "CLASS_TABLE", BUF_TABLE);
-	fprintf(h->out, "/* A table (P_CLASS_TABLE) is a tuple's index table: "
+	codegen_printf(h->out, "/* A table (P_CLASS_TABLE) is a tuple's index table: "
 		"a pointer per element to\n * the element's buffer.  The plan "
 		"only reserves its bytes; the runtime fills\n * it in at the "
 		"step that defines it (as XLA's tuple thunk and kernels with\n"
@@ -391,7 +422,7 @@ put_buffer_ids(struct hdr *h)
 	if (h->p->nbuf)
 		fputs("\n/* Buffers by name: ids in P_buffers[] */\n", h->out);
 	for (int i = 0; i < h->p->nbuf; i++)
-		fprintf(h->out, "#define %s_%s %d\n", h->pre, h->name[i], i);
+		codegen_printf(h->out, "#define %s_%s %d\n", h->pre, h->name[i], i);
 }
 
 /* key's id in set, 0, 1, ... in the order keys are first seen; *fresh
@@ -430,17 +461,17 @@ put_io_macros(struct hdr *h)
 
 		if (!m)
 			continue;
-		fprintf(h->out, "#define %s_%s_BUF %d\n", pre, m, q->buf);
-		fprintf(h->out, "#define %s_%s_IN_ARENA %d\n", pre, m,
+		codegen_printf(h->out, "#define %s_%s_BUF %d\n", pre, m, q->buf);
+		codegen_printf(h->out, "#define %s_%s_IN_ARENA %d\n", pre, m,
 			b->in_arena ? 1 : 0);
-		fprintf(h->out, "#define %s_%s_OFFSET %" PRId64 "\n", pre, m,
+		codegen_printf(h->out, "#define %s_%s_OFFSET %" PRId64 "\n", pre, m,
 			b->in_arena ? b->offset : -1);
-		fprintf(h->out, "#define %s_%s_SIZE %" PRId64 "\n", pre, m,
+		codegen_printf(h->out, "#define %s_%s_SIZE %" PRId64 "\n", pre, m,
 			q->size);
-		fprintf(h->out, "#define %s_%s_BYTES %" PRId64 "\n", pre, m,
+		codegen_printf(h->out, "#define %s_%s_BYTES %" PRId64 "\n", pre, m,
 			hdr_exact_bytes(h, q));
 		if (k < h->b->npar && !shape_is_tuple(q->shape))
-			fprintf(h->out, "#define %s_%s_SURVIVES %d\n", pre, m,
+			codegen_printf(h->out, "#define %s_%s_SURVIVES %d\n", pre, m,
 				q->survives);
 	}
 }
@@ -491,7 +522,7 @@ put_step_comps(struct hdr *h)
 
 	for (int c = 0; c < p->ncomp; c++)
 		of[c] = -1;
-	fprintf(h->out, "static const char *const %s_computations[] "
+	codegen_printf(h->out, "static const char *const %s_computations[] "
 		"HLOPLAN_UNUSED = {", h->pre);
 	for (int32_t t = 0; t < p->ntime; t++) {
 		int c = p->step_comp[t];
@@ -503,7 +534,7 @@ put_step_comps(struct hdr *h)
 		}
 		idx[t] = of[c];
 	}
-	fprintf(h->out, "\n};\n#define %s_NUM_COMPUTATIONS %d\n"
+	codegen_printf(h->out, "\n};\n#define %s_NUM_COMPUTATIONS %d\n"
 		"static const int %s_step_comp[%s_NUM_STEPS] HLOPLAN_UNUSED = {",
 		h->pre, n, h->pre, h->pre);
 	hdr_ints(h->out, idx, (int)p->ntime, 16);
@@ -526,15 +557,15 @@ put_steps(struct hdr *h)
 
 	if (!h->p->steps)
 		return;
-	fprintf(out, "\n/* The schedule the intervals count: %s order",
+	codegen_printf(out, "\n/* The schedule the intervals count: %s order",
 		h->p->sched.name ? h->p->sched.name : "text");
 	if (h->steps_of) {	/* the same order: one table, for size */
-		fprintf(out, ", the same as %s's. */\n"
+		codegen_printf(out, ", the same as %s's. */\n"
 			"#define %s_step_text %s_step_text\n"
 			"#define %s_step_at %s_step_at\n", h->steps_of, pre,
 			h->steps_of, pre, h->steps_of);
 		if (h->p->step_comp)
-			fprintf(out, "#define %s_computations %s_computations\n"
+			codegen_printf(out, "#define %s_computations %s_computations\n"
 				"#define %s_NUM_COMPUTATIONS "
 				"%s_NUM_COMPUTATIONS\n"
 				"#define %s_step_comp %s_step_comp\n", pre,
@@ -548,34 +579,34 @@ put_steps(struct hdr *h)
 		      "*/", out);
 		for (int32_t t = 0; t < n; t++) {
 			if (t == 0 || h->at[t] % STEP_CHUNK == 0)
-				fprintf(out, "%s\nstatic const char %s_step_text_"
+				codegen_printf(out, "%s\nstatic const char %s_step_text_"
 					"%d[] =", t ? ";" : "", pre,
 					h->at[t] / STEP_CHUNK);
 			fputs("\n\t", out);
 			hdr_cstring_nul(out, hdr_step_instr(h->p->steps[t]));
 		}
-		fprintf(out, "%sstatic const char *const %s_step_text[%d] "
+		codegen_printf(out, "%sstatic const char *const %s_step_text[%d] "
 			"HLOPLAN_UNUSED = {", n ? ";\n" : "\n", pre,
 			n ? chunk + 1 : 1);
 		for (int k = 0; k <= chunk && n; k++)
-			fprintf(out, "%s%s%s_step_text_%d", k ? "," : "",
+			codegen_printf(out, "%s%s%s_step_text_%d", k ? "," : "",
 				k % 4 ? " " : "\n\t", pre, k);
-		fprintf(out, "%s};\n", n ? "\n" : "0");
-		fprintf(out, "static const int %s_step_at[%s_NUM_STEPS + 1] "
+		codegen_printf(out, "%s};\n", n ? "\n" : "0");
+		codegen_printf(out, "static const int %s_step_at[%s_NUM_STEPS + 1] "
 			"HLOPLAN_UNUSED = {", pre, pre);
 		hdr_ints(out, h->at, n, 8);
 		fputs("\t-1\n};\n", out);
-		fprintf(out, "/* A name in the tables: byte k of chunk c */\n"
+		codegen_printf(out, "/* A name in the tables: byte k of chunk c */\n"
 			"#define %s_T(c, k) (%s_step_text_##c + (k))\n", pre,
 			pre);
 		if (h->p->step_comp)
 			put_step_comps(h);
 	}
-	fprintf(out, "#define %s_STEP_NAME(t) (%s_step_text[%s_step_at[t] / "
+	codegen_printf(out, "#define %s_STEP_NAME(t) (%s_step_text[%s_step_at[t] / "
 		"%d] + %s_step_at[t] %% %d)\n", pre, pre, pre, STEP_CHUNK, pre,
 		STEP_CHUNK);
 	if (h->p->step_comp)
-		fprintf(out, "#define %s_STEP_COMPUTATION(t) "
+		codegen_printf(out, "#define %s_STEP_COMPUTATION(t) "
 			"(%s_computations[%s_step_comp[t]])\n", pre, pre, pre);
 }
 
@@ -626,7 +657,7 @@ list_array(struct hdr *h, struct idset *t, const char *key)
 	int fresh, id = hdr_key_id(t, key, &fresh);
 
 	if (fresh)
-		fprintf(h->out, "static const %s %s_s%d[] = {%s};\n",
+		codegen_printf(h->out, "static const %s %s_s%d[] = {%s};\n",
 			key[0] == 'd' ? "long long" : "int", h->pre, id,
 			key[1] ? key + 1 : "0");
 	return id;
@@ -651,7 +682,7 @@ put_shape_row(struct hdr *h, struct idset *lists,
 
 	fputs("\t{", h->out);
 	hdr_cstring(h->out, codegen_dtype(s));
-	fprintf(h->out, ", %d, %s_s%d, %s_s%d, ", rank, h->pre, dims, h->pre,
+	codegen_printf(h->out, ", %d, %s_s%d, %s_s%d, ", rank, h->pre, dims, h->pre,
 		m2m);
 	hdr_cstring(h->out, r->tiles);
 	fputs(", ", h->out);
@@ -702,7 +733,7 @@ put_shapes(struct hdr *h, int *shape)
 		list_array(h, &lists, rows[k].dims);
 		list_array(h, &lists, rows[k].m2m);
 	}
-	fprintf(h->out, "#define %s_NUM_SHAPES %d\n"
+	codegen_printf(h->out, "#define %s_NUM_SHAPES %d\n"
 		"static const struct hloplan_plan_shape %s_shapes[%s_NUM_SHAPES]"
 		" HLOPLAN_UNUSED = {\n", h->pre, n ? n : 1, h->pre, h->pre);
 	if (!n)
@@ -726,7 +757,7 @@ put_indices(struct hdr *h)
 
 	h->ix = pool_alloc(h->pool, ((size_t)p->npos + 1) * sizeof *h->ix);
 	hdr_idset_init(&keys, h->pool, 16);
-	fprintf(h->out, "\n/* Shape indices: P_ix[k] is a depth, the entries "
+	codegen_printf(h->out, "\n/* Shape indices: P_ix[k] is a depth, the entries "
 		"follow */\nstatic const int %s_ix[] HLOPLAN_UNUSED = {0", h->pre);
 	for (int k = 0; k < p->npos; k++) {
 		const struct plan_pos *q = &p->pos[k];
@@ -740,10 +771,10 @@ put_indices(struct hdr *h)
 		id = hdr_key_id(&keys, key, &fresh);
 		if (fresh) {
 			start[id] = next;
-			fprintf(h->out, ",%s%d", id % 8 ? " " : "\n\t",
+			codegen_printf(h->out, ",%s%d", id % 8 ? " " : "\n\t",
 				q->depth);
 			for (int d = 0; d < q->depth; d++)
-				fprintf(h->out, ", %d", q->index[d]);
+				codegen_printf(h->out, ", %d", q->index[d]);
 			next += q->depth + 1;
 		}
 		h->ix[k] = start[id];
@@ -763,7 +794,7 @@ put_row(struct hdr *h, int i, int shape)
 
 	fputs("\t{", out);
 	hdr_buffer_name(h, i);
-	fprintf(out, ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+	codegen_printf(out, ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
 		", %" PRId32 ", %" PRId32 ", %d, %d, %d, %d, %d, %d, %d},\n",
 		b->in_arena ? b->offset : -1, b->size, b->bytes,
 		b->slots > 1 ? b->stride : 0, b->start, b->end, b->space,
@@ -782,7 +813,7 @@ put_table(struct hdr *h)
 				sizeof *shape);
 
 	put_shapes(h, shape);
-	fprintf(out, "\nstatic const struct hloplan_plan_buffer %s_buffers[%s%s] "
+	codegen_printf(out, "\nstatic const struct hloplan_plan_buffer %s_buffers[%s%s] "
 		"HLOPLAN_UNUSED = {\n", h->pre, h->p->nbuf ? h->pre : "1",
 		h->p->nbuf ? "_NUM_BUFFERS" : "");
 	if (h->p->nbuf)
@@ -809,10 +840,10 @@ put_checks(struct hdr *h)
 
 	if (!h->p->narena)
 		return;
-	fprintf(h->out, "\n/* Compile-time checks: arenas aligned */\n"
+	codegen_printf(h->out, "\n/* Compile-time checks: arenas aligned */\n"
 		"struct %s_checks {\n", pre);
 	for (int i = 0; i < h->p->narena; i++)
-		fprintf(h->out, "\tunsigned %s_arena_s%d_aligned : "
+		codegen_printf(h->out, "\tunsigned %s_arena_s%d_aligned : "
 			"%s_ARENA_S%d_SIZE %% %s_ALIGN == 0 ? 1 : -1;\n", pre,
 			h->p->arenas[i].space, pre, h->p->arenas[i].space, pre);
 	fputs("};\n", h->out);
@@ -821,9 +852,9 @@ put_checks(struct hdr *h)
 static void
 put_plan(struct hdr *h)
 {
-	fprintf(h->out, "\n/* ---- %s: module ", h->pre);
+	codegen_printf(h->out, "\n/* ---- %s: module ", h->pre);
 	put_comment_text(h->out, h->p->module ? h->p->module : "");
-	fprintf(h->out, ", target %s ---- */\n",
+	codegen_printf(h->out, ", target %s ---- */\n",
 		codegen_target(h->p->target));
 	put_plan_macros(h);
 	put_io_macros(h);
@@ -928,6 +959,6 @@ codegen_header(FILE *out, const struct plan *plans,
 		put_plan(&h);
 		pool_free(h.pool);
 	}
-	fprintf(out, "\n#endif /* %s */\n", guard);
+	codegen_printf(out, "\n#endif /* %s */\n", guard);
 	pool_free(pool);
 }

@@ -22,13 +22,13 @@ put_cstring_as(FILE *out, const char *s, const char *end)
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\' || c == '?')
-			fprintf(out, "\\%c", c);
+			codegen_printf(out, "\\%c", c);
 		else if (c < 0x20 || c > 0x7e)
-			fprintf(out, "\\%03o", c);
+			codegen_printf(out, "\\%03o", c);
 		else
 			fputc(c, out);
 	}
-	fprintf(out, "%s\"", end);
+	codegen_printf(out, "%s\"", end);
 }
 
 void
@@ -72,7 +72,7 @@ void
 hdr_ints(FILE *out, const int *v, int n, int per_line)
 {
 	for (int k = 0; k < n; k++)
-		fprintf(out, "%s%d,", k % per_line ? " " : "\n\t", v[k]);
+		codegen_printf(out, "%s%d,", k % per_line ? " " : "\n\t", v[k]);
 	fputc('\n', out);
 }
 
@@ -128,7 +128,7 @@ put_instr_name(struct hdr *h, const struct plan_pos *q)
 		return;
 	}
 	at = h->at[q->step];
-	fprintf(h->out, "%s_T(%d, %d)", h->text_pre, at / STEP_CHUNK,
+	codegen_printf(h->out, "%s_T(%d, %d)", h->text_pre, at / STEP_CHUNK,
 		at % STEP_CHUNK);
 }
 
@@ -168,7 +168,7 @@ put_positions(struct hdr *h)
 				sizeof *first);
 	int32_t t = 0;
 
-	fprintf(out, "\nstatic const struct hloplan_plan_position %s_positions"
+	codegen_printf(out, "\nstatic const struct hloplan_plan_position %s_positions"
 		"[%s%s] HLOPLAN_UNUSED = {\n\t/* buffer, offset, slot, index, "
 		"defines */", h->pre, p->npos ? h->pre : "1",
 		p->npos ? "_NUM_POSITIONS" : "");
@@ -181,18 +181,18 @@ put_positions(struct hdr *h)
 		assert(q->step >= t - 1 && q->step < p->ntime);
 		while (t <= q->step)
 			first[t++] = k;
-		fprintf(out, "%s{%d, 0, %d, %d, %d},", k % 4 ? " " : "\n\t",
+		codegen_printf(out, "%s{%d, 0, %d, %d, %d},", k % 4 ? " " : "\n\t",
 			q->buf, q->slot, h->ix[k], pos_kind(q));
 	}
 	while (t <= p->ntime)
 		first[t++] = p->npos;
 	fputs("\n};\n", out);
 	if (h->pos_of) {	/* the same steps: one table, for size */
-		fprintf(out, "#define %s_step_first_position "
+		codegen_printf(out, "#define %s_step_first_position "
 			"%s_step_first_position\n", h->pre, h->pos_of);
 		return;
 	}
-	fprintf(out, "static const int %s_step_first_position"
+	codegen_printf(out, "static const int %s_step_first_position"
 		"[%s_NUM_STEPS + 1] HLOPLAN_UNUSED = {", h->pre, h->pre);
 	hdr_ints(out, first, p->ntime + 1, 16);
 	fputs("};\n", out);
@@ -210,24 +210,24 @@ put_operands(struct hdr *h)
 	FILE *out = h->out;
 
 	if (h->pos_of) {	/* the same operands: one table each */
-		fprintf(out, "\n#define %s_operands %s_operands\n"
+		codegen_printf(out, "\n#define %s_operands %s_operands\n"
 			"#define %s_step_first_operand %s_step_first_operand\n",
 			h->pre, h->pos_of, h->pre, h->pos_of);
 		return;
 	}
-	fprintf(out, "\nstatic const int %s_operands[%s%s] HLOPLAN_UNUSED = {",
+	codegen_printf(out, "\nstatic const int %s_operands[%s%s] HLOPLAN_UNUSED = {",
 		h->pre, n ? h->pre : "1", n ? "_NUM_OPERANDS" : "");
 	if (n)
 		hdr_ints(out, p->opnd, n, 16);
 	else
 		fputs("-1\n", out);
-	fprintf(out, "};\nstatic const int %s_step_first_operand"
+	codegen_printf(out, "};\nstatic const int %s_step_first_operand"
 		"[%s_NUM_STEPS + 1] HLOPLAN_UNUSED = {", h->pre, h->pre);
 	if (p->opnd_first) {
 		hdr_ints(out, p->opnd_first, p->ntime + 1, 16);
 	} else {
 		for (int32_t t = 0; t <= p->ntime; t++)
-			fprintf(out, "%s0,", t % 16 ? " " : "\n\t");
+			codegen_printf(out, "%s0,", t % 16 ? " " : "\n\t");
 		fputc('\n', out);
 	}
 	fputs("};\n", out);
@@ -238,7 +238,7 @@ put_operands(struct hdr *h)
 static void
 put_values(struct hdr *h)
 {
-	fprintf(h->out, "\nstatic const int %s_values[%s%s] HLOPLAN_UNUSED "
+	codegen_printf(h->out, "\nstatic const int %s_values[%s%s] HLOPLAN_UNUSED "
 		"= {", h->pre, h->b->nval ? h->pre : "1",
 		h->b->nval ? "_NUM_VALUES" : "");
 	if (h->b->nval)
@@ -252,7 +252,7 @@ put_values(struct hdr *h)
 static void
 field(FILE *out, const char *f)
 {
-	fprintf(out, "HLOPLAN_FIELD(%s) ", f);
+	codegen_printf(out, "HLOPLAN_FIELD(%s) ", f);
 }
 
 static void
@@ -264,14 +264,14 @@ put_io_row(struct hdr *h, int k)
 	FILE *out = h->out;
 	int pos = k < h->b->npar ? h->b->par[k] : h->b->out[k - h->b->npar];
 
-	fprintf(out, "\t{%d, %d, %s_ix + %d, %d, %" PRId64 ", %" PRId64 ", %"
+	codegen_printf(out, "\t{%d, %d, %s_ix + %d, %d, %" PRId64 ", %" PRId64 ", %"
 		PRId64 ", ", k < h->b->npar ? q->param : -1, q->depth, pre,
 		h->ix[pos] + (q->depth > 0), q->buf,
 		b->in_arena ? b->offset : -1, q->size, hdr_exact_bytes(h, q));
 	hdr_cstring(out, hdr_text_of(h, q->shape));
-	fprintf(out, ", %d},", pos);
+	codegen_printf(out, ", %d},", pos);
 	if (n)
-		fprintf(out, "\t/* %s_%s_* */", pre, n);
+		codegen_printf(out, "\t/* %s_%s_* */", pre, n);
 	fputc('\n', out);
 }
 
@@ -283,14 +283,14 @@ static void
 open_table(struct hdr *h, const char *type, const char *name, int n,
 	   const char *count, const char *placeholder, const char *fields)
 {
-	fprintf(h->out, "\nstatic const struct hloplan_plan_%s %s_%s[%s%s]"
+	codegen_printf(h->out, "\nstatic const struct hloplan_plan_%s %s_%s[%s%s]"
 		" HLOPLAN_UNUSED = {\n", type, h->pre, name, n ? h->pre : "1",
 		n ? count : "");
 	if (!n)
-		fprintf(h->out, "\t/* no %s: a placeholder */\n\t%s,\n", name,
+		codegen_printf(h->out, "\t/* no %s: a placeholder */\n\t%s,\n", name,
 			placeholder);
 	else if (fields)
-		fprintf(h->out, "\t/* %s */\n", fields);
+		codegen_printf(h->out, "\t/* %s */\n", fields);
 }
 
 /* P_params[] and P_outputs[]: the macros above as tables, for loops. */
@@ -327,7 +327,7 @@ put_copies(struct hdr *h)
 	for (int k = 0; k < h->p->ncopy; k++) {
 		const struct plan_copy *c = &h->p->copies[k];
 
-		fprintf(out, "\t{%s_%s, %s_%s, %" PRId32 ", %d, %" PRId64
+		codegen_printf(out, "\t{%s_%s, %s_%s, %" PRId32 ", %d, %" PRId64
 			", %d},\n", h->pre, h->name[c->src], h->pre,
 			h->name[c->dst], c->step, c->after, c->bytes, c->loop);
 	}
@@ -348,17 +348,17 @@ put_loops(struct hdr *h)
 
 		fputs("\t{", out);
 		field(out, "first");
-		fprintf(out, "%" PRId32 ", ", l->first);
+		codegen_printf(out, "%" PRId32 ", ", l->first);
 		field(out, "cond_last");
-		fprintf(out, "%" PRId32 ", ", l->cond_last);
+		codegen_printf(out, "%" PRId32 ", ", l->cond_last);
 		field(out, "step");
-		fprintf(out, "%" PRId32 ", ", l->step);
+		codegen_printf(out, "%" PRId32 ", ", l->step);
 		field(out, "parent");
-		fprintf(out, "%d, ", l->parent);
+		codegen_printf(out, "%d, ", l->parent);
 		field(out, "trips");
-		fprintf(out, "%" PRId64 ", ", l->trips);
+		codegen_printf(out, "%" PRId64 ", ", l->trips);
 		field(out, "trips_from");
-		fprintf(out, "\"%s\"},\n", l->trips_from);
+		codegen_printf(out, "\"%s\"},\n", l->trips_from);
 	}
 	fputs("};\n", out);
 }
@@ -369,11 +369,11 @@ put_constant_row(struct hdr *h, const struct plan_const *k)
 	const struct plan_pos *q = &h->p->pos[k->pos];
 	FILE *out = h->out;
 
-	fprintf(out, "\t{%d, ", k->buf);
+	codegen_printf(out, "\t{%d, ", k->buf);
 	hdr_cstring(out, q->comp_name ? q->comp_name : "");
 	fputs(", ", out);
 	put_instr_name(h, q);
-	fprintf(out, ", %d, %s_ix + %d, %" PRId64 ", %" PRId64 ", %d},\n",
+	codegen_printf(out, ", %d, %s_ix + %d, %" PRId64 ", %" PRId64 ", %d},\n",
 		q->depth, h->pre, h->ix[k->pos] + (q->depth > 0), k->offset,
 		k->bytes, k->known);
 }
@@ -456,9 +456,9 @@ put_const_parts(struct hdr *h)
 
 	fputs("static const struct {\n", out);
 	for (int k = 0; k < n; k++)
-		fprintf(out, "\tunsigned char p%d[%" PRId64 "];\n", k,
+		codegen_printf(out, "\tunsigned char p%d[%" PRId64 "];\n", k,
 			at[k + 1] - at[k]);
-	fprintf(out, "} %s_const_data HLOPLAN_UNUSED = {\n", pre);
+	codegen_printf(out, "} %s_const_data HLOPLAN_UNUSED = {\n", pre);
 	for (int k = 0; k < n; k++) {
 		const unsigned char *d = h->p->const_data + at[k];
 		int64_t len = at[k + 1] - at[k];
@@ -469,7 +469,7 @@ put_const_parts(struct hdr *h)
 		put_bytes(out, d, len);
 		fputs(",\n", out);
 	}
-	fprintf(out, "};\n#define %s_CONST_DATA ((const unsigned char *)"
+	codegen_printf(out, "};\n#define %s_CONST_DATA ((const unsigned char *)"
 		"&%s_const_data)\n/* The parts lie end to end: no padding "
 		"*/\nstruct %s_const_checks {\n\tunsigned %s_const_packed : "
 		"sizeof %s_const_data == %s_CONST_BYTES ? 1 : -1;\n};\n", pre,
@@ -483,16 +483,16 @@ put_const_data(struct hdr *h)
 	const char *pre = h->pre;
 	FILE *out = h->out;
 
-	fprintf(out, "\n#define %s_CONST_IN_ARENA 0\t/* constants live in no "
+	codegen_printf(out, "\n#define %s_CONST_IN_ARENA 0\t/* constants live in no "
 		"arena: each one's buffer is memory of the runtime's own */\n",
 		pre);
-	fprintf(out, "#define %s_CONST_EMBEDDED %d\t/* 1: %s_CONST_DATA "
+	codegen_printf(out, "#define %s_CONST_EMBEDDED %d\t/* 1: %s_CONST_DATA "
 		"points to the bytes */\n", pre,
 		!h->blob && h->p->const_bytes, pre);
 	if (h->blob) {
-		fprintf(out, "#define %s_CONST_FILE ", pre);
+		codegen_printf(out, "#define %s_CONST_FILE ", pre);
 		hdr_cstring(out, h->blob);
-		fprintf(out, "\n#define %s_CONST_BASE %" PRId64 "\n", pre,
+		codegen_printf(out, "\n#define %s_CONST_BASE %" PRId64 "\n", pre,
 			h->blob_base);
 		return;
 	}
@@ -530,7 +530,7 @@ put_slot_uses(struct hdr *h)
 
 	if (!n)
 		return;
-	fprintf(out, "\nstatic const struct hloplan_plan_slot_use %s_slot_uses"
+	codegen_printf(out, "\nstatic const struct hloplan_plan_slot_use %s_slot_uses"
 		"[%s_NUM_SLOT_USES] HLOPLAN_UNUSED = {\n", h->pre, h->pre);
 	for (int k = 0; k < h->p->npos; k++) {
 		const struct plan_pos *q = &h->p->pos[k];
@@ -539,12 +539,12 @@ put_slot_uses(struct hdr *h)
 			continue;
 		fputs("\t{", out);
 		field(out, "buffer");
-		fprintf(out, "%s_%s, ", h->pre, h->name[q->buf]);
+		codegen_printf(out, "%s_%s, ", h->pre, h->name[q->buf]);
 		field(out, "instr");
 		put_instr_name(h, q);
 		fputs(", ", out);
 		field(out, "slot");
-		fprintf(out, "%d},\n", q->slot);
+		codegen_printf(out, "%d},\n", q->slot);
 	}
 	fputs("};\n", out);
 }

@@ -138,7 +138,7 @@ header_legend(FILE *out, const char *source, const char *guard)
 			fputc(bad ? '_' : c, out);
 		}
 	}
-	fprintf(out, "; do not edit.\n%s%s%s#ifndef %s\n#define %s\n",
+	codegen_printf(out, "; do not edit.\n%s%s%s#ifndef %s\n#define %s\n",
 		legend_plan, legend_io, legend_names, guard, guard);
 }
 

@@ -54,7 +54,7 @@ number_comps(struct pool *pool, const struct plan *p, struct comps *c)
 static void
 put_key(FILE *out, const char *indent, const char *key)
 {
-	fprintf(out, "%s\"%s\": ", indent, key);
+	codegen_printf(out, "%s\"%s\": ", indent, key);
 }
 
 /* The shape of the value it is named after, as laid out: "dtype", "dims",
@@ -68,26 +68,26 @@ put_shape(FILE *out, struct pool *pool, const struct shape *s)
 	codegen_json_string(out, codegen_dtype(s));
 	fputs(", \"dims\": [", out);
 	for (int i = 0; array && i < s->rank; i++)
-		fprintf(out, "%s%" PRId64, i ? ", " : "", s->dims[i]);
+		codegen_printf(out, "%s%" PRId64, i ? ", " : "", s->dims[i]);
 	fputs("], \"layout\": ", out);
 	if (!array) {
 		fputs("null", out);
 	} else {
 		fputs("{\"minor_to_major\": [", out);
 		for (int i = 0; i < s->rank; i++)
-			fprintf(out, "%s%d", i ? ", " : "", s->has_layout ?
+			codegen_printf(out, "%s%d", i ? ", " : "", s->has_layout ?
 				s->m2m[i] : s->rank - 1 - i);
 		fputs("], \"tiles\": [", out);
 		for (int t = 0; t < s->ntile; t++) {
 			fputs(t ? ", [" : "[", out);
 			for (int i = 0; i < s->tiles[t].n; i++)
-				fprintf(out, "%s%" PRId64, i ? ", " : "",
+				codegen_printf(out, "%s%" PRId64, i ? ", " : "",
 					s->tiles[t].d[i]);
 			fputc(']', out);
 		}
 		fputc(']', out);
 		if (s->elem_bits)
-			fprintf(out, ", \"element_size_in_bits\": %d",
+			codegen_printf(out, ", \"element_size_in_bits\": %d",
 				s->elem_bits);
 		fputc('}', out);
 	}
@@ -105,18 +105,18 @@ put_values(FILE *out, const struct plan *p, const struct bindings *bd,
 	for (int v = bd->first[id]; v < bd->first[id] + bd->count[id]; v++) {
 		const struct plan_pos *q = &p->pos[bd->val[v]];
 
-		fprintf(out, "%s{\"step\": %" PRId32 ", \"index\": ",
+		codegen_printf(out, "%s{\"step\": %" PRId32 ", \"index\": ",
 			v > bd->first[id] ? ", " : "", q->step);
 		codegen_index(out, q, "[]", ", ", "");
 		if (q->slot >= 0)
-			fprintf(out, ", \"slot\": %d", q->slot);
+			codegen_printf(out, ", \"slot\": %d", q->slot);
 		fputc('}', out);
 	}
 	fputc(']', out);
 	if (bd->bpar[id] >= 0) {
 		const struct plan_pos *q = &p->pos[bd->par[bd->bpar[id]]];
 
-		fprintf(out, ", \"parameter\": %d, \"param_index\": ",
+		codegen_printf(out, ", \"parameter\": %d, \"param_index\": ",
 			q->param);
 		codegen_index(out, q, "[]", ", ", "");
 	}
@@ -134,19 +134,19 @@ put_buffer(FILE *out, const struct plan *p, const struct bindings *bd,
 	const char *cls[4];
 	int n = codegen_classes(b->flags, cls);
 
-	fprintf(out, "        {\"id\": %d, \"name\": ", id);
+	codegen_printf(out, "        {\"id\": %d, \"name\": ", id);
 	codegen_json_string(out, b->name);
 	fputs(", \"class\": [", out);
 	for (int i = 0; i < n; i++)
-		fprintf(out, "%s\"%s\"", i ? ", " : "", cls[i]);
-	fprintf(out, "], \"flags\": %d, \"space\": %d, \"in_arena\": %s, "
+		codegen_printf(out, "%s\"%s\"", i ? ", " : "", cls[i]);
+	codegen_printf(out, "], \"flags\": %d, \"space\": %d, \"in_arena\": %s, "
 		"\"offset\": ", b->flags, b->space,
 		b->in_arena ? "true" : "false");
 	if (b->in_arena)
-		fprintf(out, "%" PRId64, b->offset);
+		codegen_printf(out, "%" PRId64, b->offset);
 	else
 		fputs("null", out);
-	fprintf(out, ", \"size\": %" PRId64 ", \"bytes\": %" PRId64
+	codegen_printf(out, ", \"size\": %" PRId64 ", \"bytes\": %" PRId64
 		", \"interval\": [%" PRId32 ", %" PRId32 "], \"slots\": %d, "
 		"\"stride\": %" PRId64, b->size, b->bytes, b->start,
 		b->end, b->slots > 1 ? b->slots : 1,
@@ -154,7 +154,7 @@ put_buffer(FILE *out, const struct plan *p, const struct bindings *bd,
 	put_shape(out, pool, b->shape);
 	put_values(out, p, bd, id);
 	codegen_json_source(out, b->src_file, b->src_line, b->op_name);
-	fprintf(out, "}%s\n", last ? "" : ",");
+	codegen_printf(out, "}%s\n", last ? "" : ",");
 }
 
 static void
@@ -165,7 +165,7 @@ put_arenas(FILE *out, const struct plan *p)
 	for (int i = 0; i < p->narena; i++) {
 		const struct arena *a = &p->arenas[i];
 
-		fprintf(out, "        {\"space\": %d, \"size\": %" PRId64
+		codegen_printf(out, "        {\"space\": %d, \"size\": %" PRId64
 			", \"lower_bound\": %" PRId64 ", \"buffers\": %d}%s\n",
 			a->space, a->size, a->lower, a->nbuf,
 			i + 1 < p->narena ? "," : "");
@@ -180,18 +180,18 @@ put_allocators(FILE *out, const struct plan *p)
 {
 	if (!p->nalloc)
 		return;
-	fprintf(out, "      \"allocators\": {\"buffers\": %d", p->alloc_buffers);
+	codegen_printf(out, "      \"allocators\": {\"buffers\": %d", p->alloc_buffers);
 	for (int k = 0; k < p->nalloc; k++) {
 		const struct alloc_run *x = &p->allocs[k];
 
-		fprintf(out, ",\n        \"%s\": {\"peak_reserved\": %" PRId64
+		codegen_printf(out, ",\n        \"%s\": {\"peak_reserved\": %" PRId64
 			", \"peak_allocated\": %" PRId64, x->name,
 			x->peak_reserved, x->peak_allocated);
 		if (x->kind == ALLOC_BFC)
-			fprintf(out, ", \"region_size\": %" PRId64, x->region);
-		fprintf(out, ", \"reservations\": %d", x->npiece);
+			codegen_printf(out, ", \"region_size\": %" PRId64, x->region);
+		codegen_printf(out, ", \"reservations\": %d", x->npiece);
 		if (x->exceeded >= 0)
-			fprintf(out, ", \"capacity_exceeded\": %s",
+			codegen_printf(out, ", \"capacity_exceeded\": %s",
 				x->exceeded ? "true" : "false");
 		fputc('}', out);
 	}
@@ -206,7 +206,7 @@ put_copies(FILE *out, const struct plan *p)
 	for (int i = 0; i < p->ncopy; i++) {
 		const struct plan_copy *c = &p->copies[i];
 
-		fprintf(out, "        {\"src\": %d, \"dst\": %d, \"step\": %"
+		codegen_printf(out, "        {\"src\": %d, \"dst\": %d, \"step\": %"
 			PRId32 ", \"when\": \"%s\", \"bytes\": %" PRId64
 			", \"loop\": %d}%s\n", c->src, c->dst, c->step,
 			c->after ? "after" : "before", c->bytes, c->loop,
@@ -225,7 +225,7 @@ put_loops(FILE *out, const struct plan *p)
 	for (int i = 0; i < p->nloop; i++) {
 		const struct plan_loop *l = &p->loops[i];
 
-		fprintf(out, "        {\"first\": %" PRId32 ", \"cond_last\": "
+		codegen_printf(out, "        {\"first\": %" PRId32 ", \"cond_last\": "
 			"%" PRId32 ", \"step\": %" PRId32 ", \"parent\": %d, "
 			"\"trips\": %" PRId64 ", \"trips_from\": \"%s\"}%s\n",
 			l->first, l->cond_last, l->step, l->parent, l->trips,
@@ -244,7 +244,7 @@ put_xla(FILE *out, const struct plan *p, const struct xla_assignment *x)
 
 	if (!x)
 		return;
-	fprintf(out, "      \"xla\": {\"allocations\": %d, \"total\": %"
+	codegen_printf(out, "      \"xla\": {\"allocations\": %d, \"total\": %"
 		PRId64 ", \"parameters\": %" PRId64 ", \"outputs\": %" PRId64
 		", \"constants\": %" PRId64 ", \"thread_local\": %" PRId64
 		", \"temporaries\": %" PRId64 ", \"temp_size\": %" PRId64
@@ -259,17 +259,17 @@ put_xla(FILE *out, const struct plan *p, const struct xla_assignment *x)
 static void
 put_constants(FILE *out, const struct plan *p)
 {
-	fprintf(out, "      \"const_bytes\": %" PRId64 ",\n", p->const_bytes);
+	codegen_printf(out, "      \"const_bytes\": %" PRId64 ",\n", p->const_bytes);
 	put_key(out, "      ", "constants");
 	fputs(p->nconst ? "[\n" : "[", out);
 	for (int i = 0; i < p->nconst; i++) {
 		const struct plan_const *k = &p->consts[i];
 		const struct plan_pos *q = &p->pos[k->pos];
 
-		fprintf(out, "        {\"buffer\": %d, \"step\": %" PRId32
+		codegen_printf(out, "        {\"buffer\": %d, \"step\": %" PRId32
 			", \"index\": ", k->buf, q->step);
 		codegen_index(out, q, "[]", ", ", "");
-		fprintf(out, ", \"offset\": %" PRId64 ", \"bytes\": %" PRId64
+		codegen_printf(out, ", \"offset\": %" PRId64 ", \"bytes\": %" PRId64
 			", \"known\": %s}%s\n", k->offset, k->bytes,
 			k->known ? "true" : "false",
 			i + 1 < p->nconst ? "," : "");
@@ -287,7 +287,7 @@ put_step(FILE *out, const struct plan *p, const struct comps *c,
 	const char *s = p->steps[t], *slash = strchr(s, '/');
 
 	if (q && q->comp >= 0) {
-		fprintf(out, "[%d, ", c->of[q->comp]);
+		codegen_printf(out, "[%d, ", c->of[q->comp]);
 		codegen_json_string(out, q->name ? q->name : "");
 	} else {
 		fputs("[-1, ", out);
@@ -326,7 +326,7 @@ put_schedule(FILE *out, struct pool *pool, const struct plan *p,
 	put_key(out, "      ", "schedule");
 	fputs("{\"order\": ", out);
 	codegen_json_string(out, p->sched.name ? p->sched.name : "text");
-	fprintf(out, ", \"peak\": %" PRId64 ", \"peak_text\": %" PRId64
+	codegen_printf(out, ", \"peak\": %" PRId64 ", \"peak_text\": %" PRId64
 		", \"steps\": [", p->sched.peak, p->sched.peak_text);
 	for (int32_t t = 0; p->steps && t < p->ntime; t++) {
 		fputs(t ? ",\n        " : "\n        ", out);
@@ -348,20 +348,20 @@ put_positions(FILE *out, const struct plan *p)
 	for (int i = 0; i < p->npos; i++) {
 		const struct plan_pos *q = &p->pos[i];
 
-		fprintf(out, "        {\"step\": %" PRId32 ", \"index\": ",
+		codegen_printf(out, "        {\"step\": %" PRId32 ", \"index\": ",
 			q->step);
 		codegen_index(out, q, "[]", ", ", "");
-		fprintf(out, ", \"buffer\": %d, "
+		codegen_printf(out, ", \"buffer\": %d, "
 			"\"offset\": 0, \"slot\": %d, \"defines\": %s, "
 			"\"size\": %" PRId64, q->buf, q->slot,
 			q->defines ? "true" : "false", q->size);
 		if (q->param >= 0)
-			fprintf(out, ", \"parameter\": %d", q->param);
+			codegen_printf(out, ", \"parameter\": %d", q->param);
 		if (q->output)
 			fputs(", \"output\": true", out);
 		if (q->copied)
 			fputs(", \"copied\": true", out);
-		fprintf(out, "}%s\n", i + 1 < p->npos ? "," : "");
+		codegen_printf(out, "}%s\n", i + 1 < p->npos ? "," : "");
 	}
 	fputs(p->npos ? "      ],\n" : "],\n", out);
 }
@@ -380,7 +380,7 @@ put_operands(FILE *out, const struct plan *p)
 		fputs(t ? "," : "", out);
 		fputs(t % 16 ? " [" : "\n        [", out);
 		for (int k = a; k < z; k++)
-			fprintf(out, "%s%d", k > a ? ", " : "", p->opnd[k]);
+			codegen_printf(out, "%s%d", k > a ? ", " : "", p->opnd[k]);
 		fputc(']', out);
 	}
 	fputs(p->ntime ? "\n      ],\n" : "],\n", out);
@@ -399,10 +399,10 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	codegen_json_string(out, p->module ? p->module : "");
 	fputs(",\n", out);
 	put_key(out, "      ", "target");
-	fprintf(out, "\"%s\",\n", codegen_target(p->target));
+	codegen_printf(out, "\"%s\",\n", codegen_target(p->target));
 	put_key(out, "      ", "prefix");
 	codegen_json_string(out, prefix);
-	fprintf(out, ",\n      \"align\": %" PRId64 ",\n      \"steps\": %"
+	codegen_printf(out, ",\n      \"align\": %" PRId64 ",\n      \"steps\": %"
 		PRId32 ",\n", p->align, p->ntime);
 	put_comps(out, &c);
 	put_schedule(out, pool, p, &c);
@@ -419,14 +419,14 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	codegen_bindings(pool, p, &bd);
 	for (int i = 0; i < p->nbuf; i++)
 		put_buffer(out, p, &bd, pool, i, i + 1 == p->nbuf);
-	fprintf(out, "%s]\n    }%s\n", p->nbuf ? "      " : "",
+	codegen_printf(out, "%s]\n    }%s\n", p->nbuf ? "      " : "",
 		last ? "" : ",");
 }
 
 void
 codegen_json(FILE *out, const struct plan_set *s)
 {
-	fprintf(out, "{\n  \"schema\": \"hloplan.plan\",\n  \"version\": %d,\n",
+	codegen_printf(out, "{\n  \"schema\": \"hloplan.plan\",\n  \"version\": %d,\n",
 		JSON_VERSION);
 	put_key(out, "  ", "source");
 	codegen_json_string(out, s->source ? s->source : "");
@@ -439,5 +439,5 @@ codegen_json(FILE *out, const struct plan_set *s)
 			 i + 1 == s->nplan);
 		pool_free(pool);
 	}
-	fprintf(out, "%s]\n}\n", s->nplan ? "  " : "");
+	codegen_printf(out, "%s]\n}\n", s->nplan ? "  " : "");
 }

@@ -19,6 +19,9 @@ struct header_opts {
 				   codegen_constants), or NULL when no blob
 				   is written: then the header carries the
 				   constants' bytes itself */
+	int threads;		/* 1: written on one thread; else the plans
+				   after the first beside it (the same
+				   bytes) */
 };
 
 /* Writes one header holding nplan plans, plans[i] under prefixes[i] (distinct,

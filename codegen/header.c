@@ -4,10 +4,14 @@
  * namespaces that cannot meet: a runtime's bindings (P_PARAM_<n>...,
  * P_OUTPUT...) and the buffers' macros (P_BUF_<NAME>...), where NAME is the
  * sanitised HLO name, or NAME_<buffer id> when that is taken already. */
+#define _POSIX_C_SOURCE 200809L	/* open_memstream */
 #include <assert.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "codegen/codegen.h"
 #include "codegen/header_internal.h"
@@ -866,6 +870,81 @@ put_plan(struct hdr *h)
 	put_checks(h);
 }
 
+/* Plan h's text, in a pool of its own freed once it is written. */
+static void
+put_plan_text(struct hdr *h)
+{
+	h->pool = pool_new();
+	put_plan(h);
+	pool_free(h->pool);
+	h->pool = NULL;
+}
+
+/* The plans after the first, each into memory of its own (NULL where that
+ * failed: then written in turn after), on a thread beside the first. */
+struct later {
+	struct hdr *h;
+	int n;
+	char **text;
+	size_t *len;
+};
+
+static void *
+put_later(void *arg)
+{
+	struct later *l = arg;
+
+	for (int i = 1; i < l->n; i++) {
+		struct hdr h = l->h[i];
+		FILE *f = open_memstream(&l->text[i], &l->len[i]);
+
+		if (!f)
+			continue;
+		h.out = f;
+		put_plan_text(&h);
+		if (ferror(f)) {
+			fclose(f);
+			free(l->text[i]);
+			l->text[i] = NULL;
+			continue;
+		}
+		fclose(f);
+	}
+	return NULL;
+}
+
+/* Below this many positions in the first plan a header is written on one
+ * thread: a thread costs more than so small a plan's text. */
+enum { PUT_AT_ONCE = 1000 };
+
+/* Each plan's text in turn.  With threads other than 1, the plans after
+ * the first are written at once with it, into memory, and copied after
+ * it: the same bytes, and on two cores most of L09's codegen hidden. */
+static void
+put_plans(struct pool *pool, struct hdr *h, int nplan, int threads)
+{
+	char **text = pool_alloc(pool, sizeof *text * (size_t)(nplan + 1));
+	size_t *len = pool_alloc(pool, sizeof *len * (size_t)(nplan + 1));
+	struct later l = {h, nplan, text, len};
+	pthread_t th;
+	int started = 0;
+
+	if (nplan > 1 && threads != 1 &&
+	    h[0].p->npos >= PUT_AT_ONCE && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		started = pthread_create(&th, NULL, put_later, &l) == 0;
+	put_plan_text(&h[0]);
+	if (started)
+		pthread_join(th, NULL);
+	for (int i = 1; i < nplan; i++) {
+		if (text[i]) {
+			fwrite(text[i], 1, len[i], h[0].out);
+			free(text[i]);
+		} else {
+			put_plan_text(&h[i]);
+		}
+	}
+}
+
 /* ---- the header --------------------------------------------------------- */
 
 static int
@@ -931,7 +1010,7 @@ codegen_header(FILE *out, const struct plan *plans,
 	const char ***names, ***io;
 	const struct plan_set set = {plans, prefixes, nplan, NULL, NULL};
 	struct bindings *b;
-	struct hdr h;
+	struct hdr *h;
 	int i, j;
 
 	b = pool_alloc(pool, sizeof *b * (size_t)(nplan + 1));
@@ -945,20 +1024,19 @@ codegen_header(FILE *out, const struct plan *plans,
 	names = name_buffers(pool, plans, prefixes, nplan, guard, b, io);
 	header_legend(out, o ? o->source : NULL, guard);
 	header_types(out);
-	for (i = 0; i < nplan; i++) {	/* each plan's text in a pool freed
-					   once it is written */
+	h = pool_alloc(pool, sizeof *h * (size_t)(nplan + 1));
+	for (i = 0; i < nplan; i++) {
 		j = steps_shared_with(plans, i);
-		h = (struct hdr){out, o ? o->constants : NULL,
-				 codegen_constants_base(&set, i), pool_new(),
-				 &plans[i], prefixes[i], names[i], &b[i],
-				 io[i], j >= 0 && same_positions(&plans[j],
+		h[i] = (struct hdr){out, o ? o->constants : NULL,
+				    codegen_constants_base(&set, i), NULL,
+				    &plans[i], prefixes[i], names[i], &b[i],
+				    io[i], j >= 0 && same_positions(&plans[j],
 						&plans[i]) ? prefixes[j] : NULL,
-				 j >= 0 ? prefixes[j] : NULL, NULL,
-				 NULL, NULL, j >= 0 ? prefixes[j] : prefixes[i],
-				 NULL};
-		put_plan(&h);
-		pool_free(h.pool);
+				    j >= 0 ? prefixes[j] : NULL, NULL,
+				    NULL, NULL, j >= 0 ? prefixes[j] :
+							 prefixes[i], NULL};
 	}
+	put_plans(pool, h, nplan, o ? o->threads : 1);
 	codegen_printf(out, "\n#endif /* %s */\n", guard);
 	pool_free(pool);
 }

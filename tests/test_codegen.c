@@ -39,7 +39,7 @@ static char *
 emit_n(const struct plan *plans, const char *const *prefixes, int n,
        const char *source)
 {
-	struct header_opts o = {"PLAN_H", source, NULL};
+	struct header_opts o = {"PLAN_H", source, NULL, 0};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -262,7 +262,7 @@ test_collisions(void **state)
 	struct arena a[] = {{0, 256 * 18, 256 * 18, 18, NULL}};
 	struct plan p = {"m", TARGET_GPU, 256, 2, LEN(b), b, LEN(a), a, 0, NULL, 0, NULL, {NULL, 0, 0}, NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
-	struct header_opts o = {"BUF_PLAN", NULL, NULL};
+	struct header_opts o = {"BUF_PLAN", NULL, NULL, 0};
 	char *t = NULL;
 	size_t len;
 	FILE *f = open_memstream(&t, &len);
@@ -697,7 +697,7 @@ test_constants(void **state)
 			 LEN(pos), pos, 0, NULL, {NULL, 0, 0}, NULL, 0, 0,
 			 LEN(k), k, 128, data, 0, NULL, 0, 0, NULL, 0, NULL, NULL, 0, NULL, NULL};
 	static const char *const pre[] = {"HLOPLAN_GPU"};
-	struct header_opts o = {"H", NULL, "m.bin"};
+	struct header_opts o = {"H", NULL, "m.bin", 0};
 	char *t = emit(&p), *u;
 	size_t len;
 	FILE *f;

@@ -108,7 +108,7 @@ static int
 emit(const char *dir, const char *file, const char *guard,
       const struct plan *plans, const char *const *prefixes, int n)
 {
-	struct header_opts o = {guard, "hand_made.hlo", NULL};
+	struct header_opts o = {guard, "hand_made.hlo", NULL, 0};
 	char path[4096];
 	FILE *f;
 

@@ -775,10 +775,10 @@ put_indices(struct hdr *h)
 		id = hdr_key_id(&keys, key, &fresh);
 		if (fresh) {
 			start[id] = next;
-			codegen_printf(h->out, ",%s%d", id % 8 ? " " : "\n\t",
+			codegen_printf(h->out, ",%s%d", id % 8 ? "" : "\n\t",
 				q->depth);
 			for (int d = 0; d < q->depth; d++)
-				codegen_printf(h->out, ", %d", q->index[d]);
+				codegen_printf(h->out, ",%d", q->index[d]);
 			next += q->depth + 1;
 		}
 		h->ix[k] = start[id];
@@ -798,8 +798,8 @@ put_row(struct hdr *h, int i, int shape)
 
 	fputs("\t{", out);
 	hdr_buffer_name(h, i);
-	codegen_printf(out, ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
-		", %" PRId32 ", %" PRId32 ", %d, %d, %d, %d, %d, %d, %d},\n",
+	codegen_printf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+		",%" PRId32 ",%" PRId32 ",%d,%d,%d,%d,%d,%d,%d},\n",
 		b->in_arena ? b->offset : -1, b->size, b->bytes,
 		b->slots > 1 ? b->stride : 0, b->start, b->end, b->space,
 		b->flags, b->slots > 1 ? b->slots : 1, b->in_arena ? 1 : 0,

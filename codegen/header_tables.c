@@ -72,7 +72,7 @@ void
 hdr_ints(FILE *out, const int *v, int n, int per_line)
 {
 	for (int k = 0; k < n; k++)
-		codegen_printf(out, "%s%d,", k % per_line ? " " : "\n\t", v[k]);
+		codegen_printf(out, "%s%d,", k % per_line ? "" : "\n\t", v[k]);
 	fputc('\n', out);
 }
 
@@ -181,7 +181,7 @@ put_positions(struct hdr *h)
 		assert(q->step >= t - 1 && q->step < p->ntime);
 		while (t <= q->step)
 			first[t++] = k;
-		codegen_printf(out, "%s{%d, 0, %d, %d, %d},", k % 4 ? " " : "\n\t",
+		codegen_printf(out, "%s{%d,0,%d,%d,%d},", k % 4 ? "" : "\n\t",
 			q->buf, q->slot, h->ix[k], pos_kind(q));
 	}
 	while (t <= p->ntime)

@@ -70,7 +70,7 @@ has_(const char *text, const char *want, int yes, const char *file, int line)
 }
 /* The end of a table row for a buffer of a hand-made plan: shape row 0
  * (none), no values. */
-#define NO_SHAPE ", 0, 0, 0},\n"
+#define NO_SHAPE ",0,0,0},\n"
 #define has(text, want) has_(text, want, 1, __FILE__, __LINE__)
 #define lacks(text, want) has_(text, want, 0, __FILE__, __LINE__)
 
@@ -130,14 +130,14 @@ test_layout(void **state)
 	has(t, "#define HLOPLAN_GPU_CLASS_OUTPUT 2\n");
 	has(t, "static const struct hloplan_plan_buffer "
 	       "HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {\n");
-	has(t, "\t{\"p0\", 0, 1024, 1000, "
-	       "0, 0, 3, 0, 1, 1, 1"
+	has(t, "\t{\"p0\",0,1024,1000,"
+	       "0,0,3,0,1,1,1"
 	       NO_SHAPE
-	       "\t{\"add.1\", 1024, 512, "
-	       "512, 0, 1, 1, 0, 0, 1, 1"
+	       "\t{\"add.1\",1024,512,"
+	       "512,0,1,1,0,0,1,1"
 	       NO_SHAPE
-	       "\t{\"out\", 1024, 1024, 1024, "
-	       "0, 2, 3, 0, 2, 1, 1"
+	       "\t{\"out\",1024,1024,1024,"
+	       "0,2,3,0,2,1,1"
 	       NO_SHAPE "};\n");
 	has(t, "struct HLOPLAN_GPU_checks {\n"
 	       "\tunsigned HLOPLAN_GPU_arena_s0_aligned : "
@@ -167,8 +167,8 @@ test_not_in_arena(void **state)
 	has(t, "#define HLOPLAN_GPU_BUF_CONSTANT_7 1\n");
 	lacks(t, "CONSTANT_7_OFFSET");
 	lacks(t, "CONSTANT_7_fits");
-	has(t, "\t{\"constant.7\", -1, 64, 64, 0, 0, "
-	       "1, 0, 4, 1, 0" NO_SHAPE);
+	has(t, "\t{\"constant.7\",-1,64,64,0,0,"
+	       "1,0,4,1,0" NO_SHAPE);
 	free(t);
 }
 
@@ -209,8 +209,8 @@ test_slotted(void **state)
 	has(t, "/* ---- HLOPLAN_GPU: module m, target tpu ---- */\n");
 	has(t, "#define HLOPLAN_GPU_ARENA_SIZE 0\n");
 	has(t, "#define HLOPLAN_GPU_ARENA_S1_SIZE 6656\n");
-	has(t, "\t{\"dynamic-slice.3\", 512, 6144, 3000, 3072, 2, 9, 1, 0, "
-	       "2, 1" NO_SHAPE);
+	has(t, "\t{\"dynamic-slice.3\",512,6144,3000,3072,2,9,1,0,"
+	       "2,1" NO_SHAPE);
 	has(t, "#define HLOPLAN_SLOT_OFFSET(b, i) \\\n"
 	       "\t((b)->offset + ((b)->slots > 1 ? (i) % (b)->slots * "
 	       "(b)->stride : 0))\n");
@@ -429,9 +429,9 @@ test_steps(void **state)
 	has(t, "\t\"sxx0510\\0\";\nstatic const char "
 	       "HLOPLAN_GPU_step_text_1[] =\n\t\"sxx0511\\0\"\n");
 	has(t, " = {\n\tHLOPLAN_GPU_step_text_0, HLOPLAN_GPU_step_text_1\n};\n");
-	has(t, "\t0, 8, 15, 23, 31,");
-	has(t, " 4079, 4096,\n\t4104,");
-	has(t, " 5600,\n\t-1\n};\n");
+	has(t, "\t0,8,15,23,31,");
+	has(t, ",4079,4096,\n\t4104,");
+	has(t, ",5600,\n\t-1\n};\n");
 	has(t, "#define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text["
 	       "HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)\n");
 	has(t, "#define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text\n"
@@ -469,9 +469,9 @@ test_shapes(void **state)
 	       "\"f32[8,128]\"},\n"
 	       "\t{\"bf16\", 2, HLOPLAN_GPU_s0, HLOPLAN_GPU_s1, \"\", "
 	       "\"bf16[8,128]\"},\n};\n");
-	has(t, "\t{\"x\", 0, 256, 256, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0},\n");
-	has(t, "\t{\"y\", 256, 256, 256, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0},\n");
-	has(t, "\t{\"z\", 512, 256, 256, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0},\n");
+	has(t, "\t{\"x\",0,256,256,0,0,1,0,0,1,1,0,0,0},\n");
+	has(t, "\t{\"y\",256,256,256,0,0,1,0,0,1,1,1,0,0},\n");
+	has(t, "\t{\"z\",512,256,256,0,0,1,0,0,1,1,0,0,0},\n");
 	free(t);
 }
 
@@ -488,9 +488,9 @@ test_escape(void **state)
 	char *t = emit_n(&p, pre, 1, "dir/we*/ird.hlo");
 
 	(void)state;
-	has(t, "\t{\"a\\\"b\\\\c\\?\\012\", 0,");
-	has(t, "\t{\"\\?\\?=\", 768,");
-	has(t, "\t{\"\\303\\257\", 1024,");
+	has(t, "\t{\"a\\\"b\\\\c\\?\\012\",0,");
+	has(t, "\t{\"\\?\\?=\",768,");
+	has(t, "\t{\"\\303\\257\",1024,");
 	has(t, "#define HLOPLAN_GPU_BUF_A_B_C 0\n");
 	lacks(t, "/* x*/y");
 	has(t, "/* ---- HLOPLAN_GPU: module mod__x, target gpu ---- */\n");

@@ -305,8 +305,8 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 2, 4, 10, 14, 16, 19, 23,
-	28, 31, 33, 40,
+	0,2,4,10,14,16,19,23,
+	28,31,33,40,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
@@ -316,14 +316,14 @@ static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
 };
 #define HLOPLAN_GPU_NUM_COMPUTATIONS 1
 static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0,0,0,0,0,0,0,0,0,0,0,0,
 };
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 #define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0,
-	1, 0, 1, 1};
+	1,0,1,1};
 
 /* The buffers' shapes, each once, and their lists */
 static const long long HLOPLAN_GPU_s0[] = {512, 512};
@@ -345,37 +345,37 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 0, 1048576, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
-	{HLOPLAN_GPU_T(0, 2), 1048576, 1048576, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
-	{HLOPLAN_GPU_T(0, 4), 3145728, 16384, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
-	{HLOPLAN_GPU_T(0, 10), 3162112, 2048, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
-	{HLOPLAN_GPU_T(0, 14), 3164160, 256, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
-	{HLOPLAN_GPU_T(0, 16), -1, 256, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 19), 2097152, 1048576, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
-	{HLOPLAN_GPU_T(0, 31), -1, 256, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
-	{HLOPLAN_GPU_T(0, 40), 2097152, 256, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
+	{HLOPLAN_GPU_T(0, 0),0,1048576,1048576,0,0,11,0,3,1,1,0,0,2},
+	{HLOPLAN_GPU_T(0, 2),1048576,1048576,1048576,0,0,11,0,1,1,1,0,2,1},
+	{HLOPLAN_GPU_T(0, 4),3145728,16384,16384,0,0,11,0,3,1,1,1,3,2},
+	{HLOPLAN_GPU_T(0, 10),3162112,2048,2048,0,0,11,0,1,1,1,2,5,1},
+	{HLOPLAN_GPU_T(0, 14),3164160,256,4,0,0,11,0,1,1,1,3,6,1},
+	{HLOPLAN_GPU_T(0, 16),-1,256,4,0,5,6,0,4,1,0,4,7,1},
+	{HLOPLAN_GPU_T(0, 19),2097152,1048576,1048576,0,6,8,0,0,1,1,0,8,2},
+	{HLOPLAN_GPU_T(0, 31),-1,256,4,0,9,10,0,4,1,0,3,10,1},
+	{HLOPLAN_GPU_T(0, 40),2097152,256,16,0,11,11,0,10,1,1,5,11,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{4, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {6, 0, -1, 0, 1}, {6, 0, -1, 0, 1},
-	{0, 0, -1, 0, 1}, {7, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {8, 0, -1, 0, 1},
-	{0, 0, -1, 1, 0}, {2, 0, -1, 3, 0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
+	{4,0,-1,0,1},{5,0,-1,0,1},{6,0,-1,0,1},{6,0,-1,0,1},
+	{0,0,-1,0,1},{7,0,-1,0,1},{2,0,-1,0,1},{8,0,-1,0,1},
+	{0,0,-1,1,0},{2,0,-1,3,0},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14,
+	0,1,2,3,4,5,6,7,8,9,10,11,14,
 };
 
 static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	5, 1, 6, 0, 7, 2, 3, 4, 9, 8, 10,
+	5,1,6,0,7,2,3,4,9,8,10,
 };
 static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 0, 0, 0, 1, 3, 5, 5, 9, 11,
+	0,0,0,0,0,0,0,1,3,5,5,9,11,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 8, 1, 2, 10, 3, 4, 5, 6, 7, 9, 11,
+	0,8,1,2,10,3,4,5,6,7,9,11,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
@@ -532,7 +532,7 @@ struct HLOPLAN_GPU_checks {
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_TPU_ix[] HLOPLAN_UNUSED = {0,
-	1, 0, 1, 1};
+	1,0,1,1};
 
 /* The buffers' shapes, each once, and their lists */
 static const long long HLOPLAN_TPU_s0[] = {512, 512};
@@ -554,23 +554,23 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 0, 1048576, 1048576, 0, 0, 11, 0, 3, 1, 1, 0, 0, 2},
-	{HLOPLAN_GPU_T(0, 2), 1048576, 1048576, 1048576, 0, 0, 11, 0, 1, 1, 1, 0, 2, 1},
-	{HLOPLAN_GPU_T(0, 4), 3145728, 16384, 16384, 0, 0, 11, 0, 3, 1, 1, 1, 3, 2},
-	{HLOPLAN_GPU_T(0, 10), 3162112, 16384, 2048, 0, 0, 11, 0, 1, 1, 1, 2, 5, 1},
-	{HLOPLAN_GPU_T(0, 14), 3178496, 512, 4, 0, 0, 11, 0, 1, 1, 1, 3, 6, 1},
-	{HLOPLAN_GPU_T(0, 16), -1, 512, 4, 0, 5, 6, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 19), 2097152, 1048576, 1048576, 0, 6, 8, 0, 0, 1, 1, 0, 8, 2},
-	{HLOPLAN_GPU_T(0, 31), -1, 512, 4, 0, 9, 10, 0, 4, 1, 0, 3, 10, 1},
-	{HLOPLAN_GPU_T(0, 40), 2097152, 256, 16, 0, 11, 11, 0, 10, 1, 1, 5, 11, 1},
+	{HLOPLAN_GPU_T(0, 0),0,1048576,1048576,0,0,11,0,3,1,1,0,0,2},
+	{HLOPLAN_GPU_T(0, 2),1048576,1048576,1048576,0,0,11,0,1,1,1,0,2,1},
+	{HLOPLAN_GPU_T(0, 4),3145728,16384,16384,0,0,11,0,3,1,1,1,3,2},
+	{HLOPLAN_GPU_T(0, 10),3162112,16384,2048,0,0,11,0,1,1,1,2,5,1},
+	{HLOPLAN_GPU_T(0, 14),3178496,512,4,0,0,11,0,1,1,1,3,6,1},
+	{HLOPLAN_GPU_T(0, 16),-1,512,4,0,5,6,0,4,1,0,4,7,1},
+	{HLOPLAN_GPU_T(0, 19),2097152,1048576,1048576,0,6,8,0,0,1,1,0,8,2},
+	{HLOPLAN_GPU_T(0, 31),-1,512,4,0,9,10,0,4,1,0,3,10,1},
+	{HLOPLAN_GPU_T(0, 40),2097152,256,16,0,11,11,0,10,1,1,5,11,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{4, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {6, 0, -1, 0, 1}, {6, 0, -1, 0, 1},
-	{0, 0, -1, 0, 1}, {7, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {8, 0, -1, 0, 1},
-	{0, 0, -1, 1, 0}, {2, 0, -1, 3, 0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
+	{4,0,-1,0,1},{5,0,-1,0,1},{6,0,-1,0,1},{6,0,-1,0,1},
+	{0,0,-1,0,1},{7,0,-1,0,1},{2,0,-1,0,1},{8,0,-1,0,1},
+	{0,0,-1,1,0},{2,0,-1,3,0},
 };
 #define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
@@ -578,7 +578,7 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 #define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 8, 1, 2, 10, 3, 4, 5, 6, 7, 9, 11,
+	0,8,1,2,10,3,4,5,6,7,9,11,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {

@@ -269,7 +269,7 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 2, 4, 6, 8, 11, 13, 16,
+	0,2,4,6,8,11,13,16,
 	18,
 	-1
 };
@@ -282,7 +282,7 @@ static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
 };
 #define HLOPLAN_GPU_NUM_COMPUTATIONS 3
 static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
-	0, 0, 0, 1, 1, 2, 2, 0, 0,
+	0,0,0,1,1,2,2,0,0,
 };
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 #define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
@@ -304,31 +304,31 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 786432, 256, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 2), 0, 262144, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 4), 262144, 262144, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_T(0, 8), 524288, 262144, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
+	{HLOPLAN_GPU_T(0, 0),786432,256,1,0,0,8,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0, 2),0,262144,262144,0,0,8,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0, 4),262144,262144,262144,0,2,6,0,0,1,1,1,2,1},
+	{HLOPLAN_GPU_T(0, 8),524288,262144,262144,0,4,8,0,2,1,1,1,3,4},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {2, 0, -1, 0, 0},
-	{3, 0, -1, 0, 1}, {2, 0, -1, 0, 0}, {3, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{3, 0, -1, 0, 1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{2,0,-1,0,0},
+	{3,0,-1,0,1},{2,0,-1,0,0},{3,0,-1,0,1},{3,0,-1,0,1},
+	{3,0,-1,0,1},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+	0,1,2,3,4,5,6,7,8,9,
 };
 
 static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	1, 3, 3, 5, 0, 2, 2, 7, 1,
+	1,3,3,5,0,2,2,7,1,
 };
 static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 1, 1, 3, 3, 4, 7, 9,
+	0,0,0,1,1,3,3,4,7,9,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 1, 2, 4, 6, 7, 8,
+	0,1,2,4,6,7,8,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
@@ -449,17 +449,17 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 786432, 512, 1, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 2), 0, 262144, 262144, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 4), 262144, 262144, 262144, 0, 2, 6, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_T(0, 8), 524288, 262144, 262144, 0, 4, 8, 0, 2, 1, 1, 1, 3, 4},
+	{HLOPLAN_GPU_T(0, 0),786432,512,1,0,0,8,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0, 2),0,262144,262144,0,0,8,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0, 4),262144,262144,262144,0,2,6,0,0,1,1,1,2,1},
+	{HLOPLAN_GPU_T(0, 8),524288,262144,262144,0,4,8,0,2,1,1,1,3,4},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {2, 0, -1, 0, 0},
-	{3, 0, -1, 0, 1}, {2, 0, -1, 0, 0}, {3, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{3, 0, -1, 0, 1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{2,0,-1,0,0},
+	{3,0,-1,0,1},{2,0,-1,0,0},{3,0,-1,0,1},{3,0,-1,0,1},
+	{3,0,-1,0,1},
 };
 #define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
@@ -467,7 +467,7 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 #define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 1, 2, 4, 6, 7, 8,
+	0,1,2,4,6,7,8,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {

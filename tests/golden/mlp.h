@@ -288,8 +288,8 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 2, 5, 8, 11, 13, 16, 19,
-	24, 30, 35,
+	0,2,5,8,11,13,16,19,
+	24,30,35,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
@@ -299,7 +299,7 @@ static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
 };
 #define HLOPLAN_GPU_NUM_COMPUTATIONS 1
 static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0,0,0,0,0,0,0,0,0,0,0,
 };
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 #define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
@@ -332,36 +332,36 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 401408, 100352, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 2), 0, 401408, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 5), 539648, 512, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_GPU_T(0, 8), 534528, 5120, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
-	{HLOPLAN_GPU_T(0, 11), 501760, 16384, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
-	{HLOPLAN_GPU_T(0, 13), 518144, 16384, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 19), -1, 256, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
-	{HLOPLAN_GPU_T(0, 24), 518144, 16384, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
-	{HLOPLAN_GPU_T(0, 35), 518144, 1280, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
+	{HLOPLAN_GPU_T(0, 0),401408,100352,100352,0,0,10,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0, 2),0,401408,401408,0,0,10,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0, 5),539648,512,512,0,0,10,0,1,1,1,2,2,1},
+	{HLOPLAN_GPU_T(0, 8),534528,5120,5120,0,0,10,0,1,1,1,3,3,1},
+	{HLOPLAN_GPU_T(0, 11),501760,16384,16384,0,4,10,0,0,1,1,4,4,3},
+	{HLOPLAN_GPU_T(0, 13),518144,16384,16384,0,5,6,0,0,1,1,4,7,1},
+	{HLOPLAN_GPU_T(0, 19),-1,256,4,0,7,8,0,4,1,0,5,8,1},
+	{HLOPLAN_GPU_T(0, 24),518144,16384,16384,0,8,9,0,0,1,1,4,9,1},
+	{HLOPLAN_GPU_T(0, 35),518144,1280,1280,0,10,10,0,2,1,1,6,10,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{4, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {4, 0, -1, 0, 1}, {6, 0, -1, 0, 1},
-	{7, 0, -1, 0, 1}, {4, 0, -1, 0, 1}, {8, 0, -1, 0, 1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
+	{4,0,-1,0,1},{5,0,-1,0,1},{4,0,-1,0,1},{6,0,-1,0,1},
+	{7,0,-1,0,1},{4,0,-1,0,1},{8,0,-1,0,1},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+	0,1,2,3,4,5,6,7,8,9,10,11,
 };
 
 static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	0, 1, 2, 4, 5, 7, 6, 8, 9, 3,
+	0,1,2,4,5,7,6,8,9,3,
 };
 static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 0, 2, 3, 5, 5, 6, 8, 10,
+	0,0,0,0,0,2,3,5,5,6,8,10,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 6, 9, 5, 7, 8, 10,
+	0,1,2,3,4,6,9,5,7,8,10,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
@@ -522,22 +522,22 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 401408, 114688, 100352, 0, 0, 10, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 2), 0, 401408, 401408, 0, 0, 10, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 5), 614400, 512, 512, 0, 0, 10, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_GPU_T(0, 8), 516096, 65536, 5120, 0, 0, 10, 0, 1, 1, 1, 3, 3, 1},
-	{HLOPLAN_GPU_T(0, 11), 581632, 16384, 16384, 0, 4, 10, 0, 0, 1, 1, 4, 4, 3},
-	{HLOPLAN_GPU_T(0, 13), 598016, 16384, 16384, 0, 5, 6, 0, 0, 1, 1, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 19), -1, 512, 4, 0, 7, 8, 0, 4, 1, 0, 5, 8, 1},
-	{HLOPLAN_GPU_T(0, 24), 598016, 16384, 16384, 0, 8, 9, 0, 0, 1, 1, 4, 9, 1},
-	{HLOPLAN_GPU_T(0, 35), 598016, 16384, 1280, 0, 10, 10, 0, 2, 1, 1, 6, 10, 1},
+	{HLOPLAN_GPU_T(0, 0),401408,114688,100352,0,0,10,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0, 2),0,401408,401408,0,0,10,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0, 5),614400,512,512,0,0,10,0,1,1,1,2,2,1},
+	{HLOPLAN_GPU_T(0, 8),516096,65536,5120,0,0,10,0,1,1,1,3,3,1},
+	{HLOPLAN_GPU_T(0, 11),581632,16384,16384,0,4,10,0,0,1,1,4,4,3},
+	{HLOPLAN_GPU_T(0, 13),598016,16384,16384,0,5,6,0,0,1,1,4,7,1},
+	{HLOPLAN_GPU_T(0, 19),-1,512,4,0,7,8,0,4,1,0,5,8,1},
+	{HLOPLAN_GPU_T(0, 24),598016,16384,16384,0,8,9,0,0,1,1,4,9,1},
+	{HLOPLAN_GPU_T(0, 35),598016,16384,1280,0,10,10,0,2,1,1,6,10,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{4, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {4, 0, -1, 0, 1}, {6, 0, -1, 0, 1},
-	{7, 0, -1, 0, 1}, {4, 0, -1, 0, 1}, {8, 0, -1, 0, 1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
+	{4,0,-1,0,1},{5,0,-1,0,1},{4,0,-1,0,1},{6,0,-1,0,1},
+	{7,0,-1,0,1},{4,0,-1,0,1},{8,0,-1,0,1},
 };
 #define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
@@ -545,7 +545,7 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 #define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 6, 9, 5, 7, 8, 10,
+	0,1,2,3,4,6,9,5,7,8,10,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {

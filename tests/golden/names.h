@@ -278,7 +278,7 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 10, 20, 29, 38, 45,
+	0,10,20,29,38,45,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
@@ -288,14 +288,14 @@ static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
 };
 #define HLOPLAN_GPU_NUM_COMPUTATIONS 1
 static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 0, 0,
+	0,0,0,0,0,0,
 };
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 #define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0,
-	1, 0, 1, 1};
+	1,0,1,1};
 
 /* The buffers' shapes, each once, and their lists */
 static const long long HLOPLAN_GPU_s0[] = {8};
@@ -313,32 +313,32 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 0, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 10), 256, 256, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_T(0, 20), 768, 256, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_T(0, 29), 512, 256, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_T(0, 38), 768, 256, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_T(0, 45), 1024, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 0),0,256,32,0,0,5,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0, 10),256,256,32,0,0,5,0,1,1,1,0,1,1},
+	{HLOPLAN_GPU_T(0, 20),768,256,64,0,2,3,0,0,1,1,1,2,1},
+	{HLOPLAN_GPU_T(0, 29),512,256,32,0,3,5,0,2,1,1,0,3,1},
+	{HLOPLAN_GPU_T(0, 38),768,256,32,0,4,5,0,2,1,1,0,4,1},
+	{HLOPLAN_GPU_T(0, 45),1024,256,16,0,5,5,0,10,1,1,2,5,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{4, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {3, 0, -1, 1, 0}, {4, 0, -1, 3, 0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
+	{4,0,-1,0,1},{5,0,-1,0,1},{3,0,-1,1,0},{4,0,-1,3,0},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5, 8,
+	0,1,2,3,4,5,8,
 };
 
 static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	0, 1, 2, 0, 3, 4,
+	0,1,2,0,3,4,
 };
 static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 2, 3, 4, 6,
+	0,0,0,2,3,4,6,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5,
+	0,1,2,3,4,5,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
@@ -458,7 +458,7 @@ struct HLOPLAN_GPU_checks {
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_TPU_ix[] HLOPLAN_UNUSED = {0,
-	1, 0, 1, 1};
+	1,0,1,1};
 
 /* The buffers' shapes, each once, and their lists */
 static const long long HLOPLAN_TPU_s0[] = {8};
@@ -476,18 +476,18 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 0, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 10), 512, 512, 32, 0, 0, 5, 0, 1, 1, 1, 0, 1, 1},
-	{HLOPLAN_GPU_T(0, 20), 1536, 512, 64, 0, 2, 3, 0, 0, 1, 1, 1, 2, 1},
-	{HLOPLAN_GPU_T(0, 29), 1024, 512, 32, 0, 3, 5, 0, 2, 1, 1, 0, 3, 1},
-	{HLOPLAN_GPU_T(0, 38), 1536, 512, 32, 0, 4, 5, 0, 2, 1, 1, 0, 4, 1},
-	{HLOPLAN_GPU_T(0, 45), 2048, 256, 16, 0, 5, 5, 0, 10, 1, 1, 2, 5, 1},
+	{HLOPLAN_GPU_T(0, 0),0,512,32,0,0,5,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0, 10),512,512,32,0,0,5,0,1,1,1,0,1,1},
+	{HLOPLAN_GPU_T(0, 20),1536,512,64,0,2,3,0,0,1,1,1,2,1},
+	{HLOPLAN_GPU_T(0, 29),1024,512,32,0,3,5,0,2,1,1,0,3,1},
+	{HLOPLAN_GPU_T(0, 38),1536,512,32,0,4,5,0,2,1,1,0,4,1},
+	{HLOPLAN_GPU_T(0, 45),2048,256,16,0,5,5,0,10,1,1,2,5,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{4, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {3, 0, -1, 1, 0}, {4, 0, -1, 3, 0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
+	{4,0,-1,0,1},{5,0,-1,0,1},{3,0,-1,1,0},{4,0,-1,3,0},
 };
 #define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
@@ -495,7 +495,7 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 #define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5,
+	0,1,2,3,4,5,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {

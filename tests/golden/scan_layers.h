@@ -291,9 +291,9 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 2, 5, 10, 15, 17, 19, 21,
-	24, 26, 28, 30, 33, 35, 37, 40,
-	42, 44, 48, 51, 53, 58,
+	0,2,5,10,15,17,19,21,
+	24,26,28,30,33,35,37,40,
+	42,44,48,51,53,58,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
@@ -305,15 +305,15 @@ static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
 };
 #define HLOPLAN_GPU_NUM_COMPUTATIONS 3
 static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
-	2, 2, 2, 2, 0, 0,
+	0,0,0,0,1,1,1,1,2,2,2,2,2,2,2,2,
+	2,2,2,2,0,0,
 };
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 #define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_GPU_ix[] HLOPLAN_UNUSED = {0,
-	1, 0, 1, 1, 1, 2};
+	1,0,1,1,1,2};
 
 /* The buffers' shapes, each once, and their lists */
 static const long long HLOPLAN_GPU_s0[] = {8, 64};
@@ -338,51 +338,51 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 114688, 2048, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 2), 0, 65536, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
-	{HLOPLAN_GPU_T(0, 5), -1, 256, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
-	{HLOPLAN_GPU_T(0, 10), 120832, 256, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
-	{"loop{0}", 121088, 256, 4, 0, 4, 20, 0, 0, 1, 1, 2, 7, 2},
-	{"loop{1}", 116736, 2048, 2048, 0, 4, 21, 0, 2, 1, 1, 0, 9, 2},
-	{HLOPLAN_GPU_T(0, 19), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
-	{HLOPLAN_GPU_T(0, 21), 118784, 256, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
-	{HLOPLAN_GPU_T(0, 33), -1, 256, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
-	{HLOPLAN_GPU_T(0, 35), 65536, 32768, 16384, 16384, 4, 20, 0, 0, 2, 1, 5, 14, 1},
-	{HLOPLAN_GPU_T(0, 37), 98304, 16384, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
-	{HLOPLAN_GPU_T(0, 40), 118784, 2048, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
-	{HLOPLAN_GPU_T(0, 44), -1, 256, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
+	{HLOPLAN_GPU_T(0, 0),114688,2048,2048,0,0,21,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0, 2),0,65536,65536,0,0,21,0,1,1,1,1,1,2},
+	{HLOPLAN_GPU_T(0, 5),-1,256,4,0,2,4,0,4,1,0,2,3,1},
+	{HLOPLAN_GPU_T(0, 10),120832,256,24,0,3,21,0,8,1,1,3,4,3},
+	{"loop{0}",121088,256,4,0,4,20,0,0,1,1,2,7,2},
+	{"loop{1}",116736,2048,2048,0,4,21,0,2,1,1,0,9,2},
+	{HLOPLAN_GPU_T(0, 19),-1,256,4,0,6,7,0,4,1,0,2,11,1},
+	{HLOPLAN_GPU_T(0, 21),118784,256,1,0,7,7,0,0,1,1,4,12,1},
+	{HLOPLAN_GPU_T(0, 33),-1,256,4,0,12,13,0,4,1,0,2,13,1},
+	{HLOPLAN_GPU_T(0, 35),65536,32768,16384,16384,4,20,0,0,2,1,5,14,1},
+	{HLOPLAN_GPU_T(0, 37),98304,16384,16384,0,14,15,0,0,1,1,6,15,1},
+	{HLOPLAN_GPU_T(0, 40),118784,2048,2048,0,15,16,0,0,1,1,0,16,1},
+	{HLOPLAN_GPU_T(0, 44),-1,256,4,0,17,18,0,4,1,0,2,17,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{2, 0, -1, 1, 0}, {0, 0, -1, 3, 0}, {1, 0, -1, 5, 0}, {3, 0, -1, 0, 0},
-	{4, 0, -1, 1, 0}, {5, 0, -1, 3, 0}, {1, 0, -1, 5, 0}, {4, 0, -1, 0, 0},
-	{6, 0, -1, 0, 1}, {7, 0, -1, 0, 1}, {3, 0, -1, 0, 0}, {4, 0, -1, 1, 0},
-	{5, 0, -1, 3, 0}, {1, 0, -1, 5, 0}, {4, 0, -1, 0, 0}, {5, 0, -1, 0, 0},
-	{1, 0, -1, 0, 0}, {8, 0, -1, 0, 1}, {9, 0, -1, 0, 1}, {10, 0, -1, 0, 1},
-	{11, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {12, 0, -1, 0, 1}, {4, 0, -1, 0, 1},
-	{3, 0, -1, 0, 1}, {4, 0, -1, 1, 0}, {5, 0, -1, 3, 0}, {1, 0, -1, 5, 0},
-	{3, 0, -1, 0, 1}, {4, 0, -1, 1, 1}, {5, 0, -1, 3, 1}, {1, 0, -1, 5, 1},
-	{5, 0, -1, 0, 0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
+	{2,0,-1,1,0},{0,0,-1,3,0},{1,0,-1,5,0},{3,0,-1,0,0},
+	{4,0,-1,1,0},{5,0,-1,3,0},{1,0,-1,5,0},{4,0,-1,0,0},
+	{6,0,-1,0,1},{7,0,-1,0,1},{3,0,-1,0,0},{4,0,-1,1,0},
+	{5,0,-1,3,0},{1,0,-1,5,0},{4,0,-1,0,0},{5,0,-1,0,0},
+	{1,0,-1,0,0},{8,0,-1,0,1},{9,0,-1,0,1},{10,0,-1,0,1},
+	{11,0,-1,0,1},{5,0,-1,0,1},{12,0,-1,0,1},{4,0,-1,0,1},
+	{3,0,-1,0,1},{4,0,-1,1,0},{5,0,-1,3,0},{1,0,-1,5,0},
+	{3,0,-1,0,1},{4,0,-1,1,1},{5,0,-1,3,1},{1,0,-1,5,1},
+	{5,0,-1,0,0},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 7, 11, 12, 13, 14, 18, 19, 20, 21, 22, 23, 24,
-	25, 26, 27, 28, 32, 36, 37,
+	0,1,2,3,7,11,12,13,14,18,19,20,21,22,23,24,
+	25,26,27,28,32,36,37,
 };
 
 static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	2, 0, 1, 7, 11, 12, 14, 14, 14, 20, 18, 21, 21, 22, 19, 23,
-	24, 18, 26, 27, 25, 20, 3, 32,
+	2,0,1,7,11,12,14,14,14,20,18,21,21,22,19,23,
+	24,18,26,27,25,20,3,32,
 };
 static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 3, 3, 4, 4, 6, 6, 7, 8, 9, 9, 13, 14,
-	16, 17, 17, 19, 22, 23, 24,
+	0,0,0,0,3,3,4,4,6,6,7,8,9,9,13,14,
+	16,17,17,19,22,23,24,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 1, 35, 2, 3, 28, 32, 27, 33, 25, 34, 12, 13, 21, 22, 23,
-	24, 26,
+	0,1,35,2,3,28,32,27,33,25,34,12,13,21,22,23,
+	24,26,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
@@ -516,7 +516,7 @@ struct HLOPLAN_GPU_checks {
 
 /* Shape indices: P_ix[k] is a depth, the entries follow */
 static const int HLOPLAN_TPU_ix[] HLOPLAN_UNUSED = {0,
-	1, 0, 1, 1, 1, 2};
+	1,0,1,1,1,2};
 
 /* The buffers' shapes, each once, and their lists */
 static const long long HLOPLAN_TPU_s0[] = {8, 64};
@@ -541,33 +541,33 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 229376, 4096, 2048, 0, 0, 21, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 2), 0, 131072, 65536, 0, 0, 21, 0, 1, 1, 1, 1, 1, 2},
-	{HLOPLAN_GPU_T(0, 5), -1, 512, 4, 0, 2, 4, 0, 4, 1, 0, 2, 3, 1},
-	{HLOPLAN_GPU_T(0, 10), 242176, 256, 24, 0, 3, 21, 0, 8, 1, 1, 3, 4, 3},
-	{"loop{0}", 241664, 512, 4, 0, 4, 20, 0, 0, 1, 1, 2, 7, 2},
-	{"loop{1}", 233472, 4096, 2048, 0, 4, 21, 0, 2, 1, 1, 0, 9, 2},
-	{HLOPLAN_GPU_T(0, 19), -1, 512, 4, 0, 6, 7, 0, 4, 1, 0, 2, 11, 1},
-	{HLOPLAN_GPU_T(0, 21), 237568, 512, 1, 0, 7, 7, 0, 0, 1, 1, 4, 12, 1},
-	{HLOPLAN_GPU_T(0, 33), -1, 512, 4, 0, 12, 13, 0, 4, 1, 0, 2, 13, 1},
-	{HLOPLAN_GPU_T(0, 35), 131072, 65536, 16384, 32768, 4, 20, 0, 0, 2, 1, 5, 14, 1},
-	{HLOPLAN_GPU_T(0, 37), 196608, 32768, 16384, 0, 14, 15, 0, 0, 1, 1, 6, 15, 1},
-	{HLOPLAN_GPU_T(0, 40), 237568, 4096, 2048, 0, 15, 16, 0, 0, 1, 1, 0, 16, 1},
-	{HLOPLAN_GPU_T(0, 44), -1, 512, 4, 0, 17, 18, 0, 4, 1, 0, 2, 17, 1},
+	{HLOPLAN_GPU_T(0, 0),229376,4096,2048,0,0,21,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0, 2),0,131072,65536,0,0,21,0,1,1,1,1,1,2},
+	{HLOPLAN_GPU_T(0, 5),-1,512,4,0,2,4,0,4,1,0,2,3,1},
+	{HLOPLAN_GPU_T(0, 10),242176,256,24,0,3,21,0,8,1,1,3,4,3},
+	{"loop{0}",241664,512,4,0,4,20,0,0,1,1,2,7,2},
+	{"loop{1}",233472,4096,2048,0,4,21,0,2,1,1,0,9,2},
+	{HLOPLAN_GPU_T(0, 19),-1,512,4,0,6,7,0,4,1,0,2,11,1},
+	{HLOPLAN_GPU_T(0, 21),237568,512,1,0,7,7,0,0,1,1,4,12,1},
+	{HLOPLAN_GPU_T(0, 33),-1,512,4,0,12,13,0,4,1,0,2,13,1},
+	{HLOPLAN_GPU_T(0, 35),131072,65536,16384,32768,4,20,0,0,2,1,5,14,1},
+	{HLOPLAN_GPU_T(0, 37),196608,32768,16384,0,14,15,0,0,1,1,6,15,1},
+	{HLOPLAN_GPU_T(0, 40),237568,4096,2048,0,15,16,0,0,1,1,0,16,1},
+	{HLOPLAN_GPU_T(0, 44),-1,512,4,0,17,18,0,4,1,0,2,17,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{2, 0, -1, 1, 0}, {0, 0, -1, 3, 0}, {1, 0, -1, 5, 0}, {3, 0, -1, 0, 0},
-	{4, 0, -1, 1, 0}, {5, 0, -1, 3, 0}, {1, 0, -1, 5, 0}, {4, 0, -1, 0, 0},
-	{6, 0, -1, 0, 1}, {7, 0, -1, 0, 1}, {3, 0, -1, 0, 0}, {4, 0, -1, 1, 0},
-	{5, 0, -1, 3, 0}, {1, 0, -1, 5, 0}, {4, 0, -1, 0, 0}, {5, 0, -1, 0, 0},
-	{1, 0, -1, 0, 0}, {8, 0, -1, 0, 1}, {9, 0, -1, 0, 1}, {10, 0, -1, 0, 1},
-	{11, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {12, 0, -1, 0, 1}, {4, 0, -1, 0, 1},
-	{3, 0, -1, 0, 1}, {4, 0, -1, 1, 0}, {5, 0, -1, 3, 0}, {1, 0, -1, 5, 0},
-	{3, 0, -1, 0, 1}, {4, 0, -1, 1, 1}, {5, 0, -1, 3, 1}, {1, 0, -1, 5, 1},
-	{5, 0, -1, 0, 0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
+	{2,0,-1,1,0},{0,0,-1,3,0},{1,0,-1,5,0},{3,0,-1,0,0},
+	{4,0,-1,1,0},{5,0,-1,3,0},{1,0,-1,5,0},{4,0,-1,0,0},
+	{6,0,-1,0,1},{7,0,-1,0,1},{3,0,-1,0,0},{4,0,-1,1,0},
+	{5,0,-1,3,0},{1,0,-1,5,0},{4,0,-1,0,0},{5,0,-1,0,0},
+	{1,0,-1,0,0},{8,0,-1,0,1},{9,0,-1,0,1},{10,0,-1,0,1},
+	{11,0,-1,0,1},{5,0,-1,0,1},{12,0,-1,0,1},{4,0,-1,0,1},
+	{3,0,-1,0,1},{4,0,-1,1,0},{5,0,-1,3,0},{1,0,-1,5,0},
+	{3,0,-1,0,1},{4,0,-1,1,1},{5,0,-1,3,1},{1,0,-1,5,1},
+	{5,0,-1,0,0},
 };
 #define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
@@ -575,8 +575,8 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 #define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 1, 35, 2, 3, 28, 32, 27, 33, 25, 34, 12, 13, 21, 22, 23,
-	24, 26,
+	0,1,35,2,3,28,32,27,33,25,34,12,13,21,22,23,
+	24,26,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {

@@ -278,7 +278,7 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 2, 4, 6, 12, 24, 30, 41,
+	0,2,4,6,12,24,30,41,
 	53,
 	-1
 };
@@ -289,7 +289,7 @@ static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
 };
 #define HLOPLAN_GPU_NUM_COMPUTATIONS 1
 static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0,0,0,0,0,0,0,0,0,
 };
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 #define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
@@ -318,34 +318,34 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 589824, 16384, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 2), 0, 524288, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 4), 606208, 2048, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_GPU_T(0, 6), 524288, 32768, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
-	{HLOPLAN_GPU_T(0, 12), 557056, 32768, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
-	{HLOPLAN_GPU_T(0, 30), -1, 256, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 41), 557056, 32768, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
+	{HLOPLAN_GPU_T(0, 0),589824,16384,16384,0,0,8,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0, 2),0,524288,524288,0,0,8,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0, 4),606208,2048,2048,0,0,8,0,1,1,1,2,2,1},
+	{HLOPLAN_GPU_T(0, 6),524288,32768,32768,0,3,8,0,2,1,1,3,3,3},
+	{HLOPLAN_GPU_T(0, 12),557056,32768,32768,0,4,5,0,0,1,1,3,6,1},
+	{HLOPLAN_GPU_T(0, 30),-1,256,4,0,6,7,0,4,1,0,4,7,1},
+	{HLOPLAN_GPU_T(0, 41),557056,32768,32768,0,7,8,0,0,1,1,3,8,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{4, 0, -1, 0, 1}, {3, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {6, 0, -1, 0, 1},
-	{3, 0, -1, 0, 1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
+	{4,0,-1,0,1},{3,0,-1,0,1},{5,0,-1,0,1},{6,0,-1,0,1},
+	{3,0,-1,0,1},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+	0,1,2,3,4,5,6,7,8,9,
 };
 
 static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 4, 6, 5, 7,
+	0,1,2,3,4,6,5,7,
 };
 static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0, 0, 0, 0, 2, 3, 5, 5, 6, 8,
+	0,0,0,0,2,3,5,5,6,8,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 5, 8, 4, 6, 7,
+	0,1,2,3,5,8,4,6,7,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
@@ -493,20 +493,20 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0), 589824, 16384, 16384, 0, 0, 8, 0, 1, 1, 1, 0, 0, 1},
-	{HLOPLAN_GPU_T(0, 2), 0, 524288, 524288, 0, 0, 8, 0, 1, 1, 1, 1, 1, 1},
-	{HLOPLAN_GPU_T(0, 4), 606208, 2048, 2048, 0, 0, 8, 0, 1, 1, 1, 2, 2, 1},
-	{HLOPLAN_GPU_T(0, 6), 524288, 32768, 32768, 0, 3, 8, 0, 2, 1, 1, 3, 3, 3},
-	{HLOPLAN_GPU_T(0, 12), 557056, 32768, 32768, 0, 4, 5, 0, 0, 1, 1, 3, 6, 1},
-	{HLOPLAN_GPU_T(0, 30), -1, 512, 4, 0, 6, 7, 0, 4, 1, 0, 4, 7, 1},
-	{HLOPLAN_GPU_T(0, 41), 557056, 32768, 32768, 0, 7, 8, 0, 0, 1, 1, 3, 8, 1},
+	{HLOPLAN_GPU_T(0, 0),589824,16384,16384,0,0,8,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0, 2),0,524288,524288,0,0,8,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0, 4),606208,2048,2048,0,0,8,0,1,1,1,2,2,1},
+	{HLOPLAN_GPU_T(0, 6),524288,32768,32768,0,3,8,0,2,1,1,3,3,3},
+	{HLOPLAN_GPU_T(0, 12),557056,32768,32768,0,4,5,0,0,1,1,3,6,1},
+	{HLOPLAN_GPU_T(0, 30),-1,512,4,0,6,7,0,4,1,0,4,7,1},
+	{HLOPLAN_GPU_T(0, 41),557056,32768,32768,0,7,8,0,0,1,1,3,8,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0, 0, -1, 0, 1}, {1, 0, -1, 0, 1}, {2, 0, -1, 0, 1}, {3, 0, -1, 0, 1},
-	{4, 0, -1, 0, 1}, {3, 0, -1, 0, 1}, {5, 0, -1, 0, 1}, {6, 0, -1, 0, 1},
-	{3, 0, -1, 0, 1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
+	{4,0,-1,0,1},{3,0,-1,0,1},{5,0,-1,0,1},{6,0,-1,0,1},
+	{3,0,-1,0,1},
 };
 #define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
@@ -514,7 +514,7 @@ static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_
 #define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
 static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0, 1, 2, 3, 5, 8, 4, 6, 7,
+	0,1,2,3,5,8,4,6,7,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {

@@ -28,6 +28,8 @@ struct idset {
 	int n;			/* ids hdr_key_id has given */
 	char *tmp;		/* scratch for a name looked up, not kept */
 	size_t tmpcap;
+	const char **list;	/* the identifiers idset_add added, in turn */
+	int nlist, listcap;
 };
 
 /* Macro suffixes every plan defines, besides three per arena. */
@@ -64,6 +66,7 @@ static void
 idset_add(struct idset *set, const char *s)
 {
 	table_str(&set->t, s, strlen(s), 0);
+	*VEC_PUSH(set->pool, set->list, set->nlist, set->listcap) = s;
 }
 
 static void
@@ -74,6 +77,8 @@ hdr_idset_init(struct idset *set, struct pool *pool, size_t n)
 	set->n = 0;
 	set->tmp = NULL;
 	set->tmpcap = 0;
+	set->list = NULL;
+	set->nlist = set->listcap = 0;
 }
 
 /* ---- names -------------------------------------------------------------- */
@@ -150,21 +155,46 @@ form(struct idset *set, const char *pre, const char *name, int i)
 struct names {
 	struct idset exact;
 	struct table stems;
+	const char *pre;	/* the prefix exact_buf is for */
+	int exact_buf;		/* some exact name starts with pre "_BUF_" */
 };
 
-/* Whether some buffer's macro is the len bytes at f: f is a stem followed
- * by one of the forms. */
+/* Whether some buffer's macro is the len bytes at f, form i of a stem:
+ * some stem followed by one of the forms.  Form j = i gives the stem
+ * itself, which form 0 looked up already. */
 static int
-a_buffer_macro(struct names *nm, const char *f, size_t len)
+a_buffer_macro(struct names *nm, const char *f, size_t len, int i)
 {
 	for (int j = 0; j < NFORMS; j++) {
 		size_t lj = strlen(forms[j]);
 
-		if (len > lj && !memcmp(f + len - lj, forms[j], lj) &&
+		if ((j != i || i == 0) && len > lj &&
+		    !memcmp(f + len - lj, forms[j], lj) &&
 		    table_str(&nm->stems, f, len - lj, -1) >= 0)
 			return 1;
 	}
 	return 0;
+}
+
+/* Whether an exact name can be a buffer macro of prefix pre: only one that
+ * starts as they do, pre "_BUF_" (rare: a guard, or a plan whose prefix
+ * extends pre); when none does, no exact name is looked up. */
+static int
+exact_buf(struct names *nm, const char *pre)
+{
+	if (nm->pre != pre) {
+		size_t n = strlen(pre);
+
+		nm->pre = pre;
+		nm->exact_buf = 0;
+		for (int k = 0; k < nm->exact.nlist; k++) {
+			const char *s = nm->exact.list[k];
+
+			nm->exact_buf |= !strncmp(s, pre, n) &&
+					 !strncmp(s + n, "_BUF_", 5);
+		}
+	}
+	return nm->exact_buf;
 }
 
 /* Whether every macro of name is free: none reserved exactly, none a
@@ -172,10 +202,13 @@ a_buffer_macro(struct names *nm, const char *f, size_t len)
 static int
 forms_free(struct names *nm, const char *pre, const char *name)
 {
+	int exact = exact_buf(nm, pre);
+
 	for (int i = 0; i < NFORMS; i++) {
 		const char *f = form_tmp(&nm->exact, pre, name, i);
 
-		if (idset_has(&nm->exact, f) || a_buffer_macro(nm, f, strlen(f)))
+		if ((exact && idset_has(&nm->exact, f)) ||
+		    a_buffer_macro(nm, f, strlen(f), i))
 			return 0;
 	}
 	return 1;
@@ -189,7 +222,8 @@ static const char *
 pick_name(struct names *nm, const char *pre, const char *base, int id)
 {
 	struct pool *pool = nm->exact.pool;
-	const char *name = pool_printf(pool, "BUF_%s", base), *stem;
+	const char *part[] = {"BUF_", base}, *stem;
+	const char *name = pool_strdup(pool, tmp_join(&nm->exact, part, 2));
 
 	while (!forms_free(nm, pre, name))
 		name = pool_printf(pool, "%s_%d", name, id);
@@ -313,6 +347,7 @@ name_buffers(struct pool *keep, const struct plan *plans,
 	}
 	hdr_idset_init(&nm.exact, pool, n);
 	table_init(&nm.stems, pool, nbuf);
+	nm.pre = NULL;
 	idset_add(&nm.exact, guard);
 	for (i = 0; i < nplan; i++)
 		reserve_fixed(&nm.exact, prefixes[i], &plans[i]);

@@ -259,7 +259,8 @@ plan_both(struct run *r, int mod, int n)
 	struct module *m = &r->file->mods[mod];
 	pthread_t th;
 	double t0, wall, sum = 0;
-	int started, err;
+	long np = sysconf(_SC_NPROCESSORS_ONLN);
+	int started, err, half = np > 3 ? (int)(np / 2) : 1;
 
 	STAGE(st, ST_FLATTEN, err = flatten_calls(r->pool, r->ds, m));
 	if (err)
@@ -270,6 +271,8 @@ plan_both(struct run *r, int mod, int n)
 					   .pool = pool_new(),
 					   .pl = &r->plans[n + k]};
 		t[k].o.target = TARGET_GPU + k;
+		if (r->opt.threads == 0)	/* each target half the processors */
+			t[k].o.threads = half;
 		t[k].d.stats = &t[k].st;
 		t[k].d.label = r->prefixes[n + k] = plan_prefix(r, mod,
 								TARGET_GPU + k);

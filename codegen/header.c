@@ -950,7 +950,7 @@ put_later(void *arg)
 
 /* Below this many positions in the first plan a header is written on one
  * thread: a thread costs more than so small a plan's text. */
-enum { PUT_AT_ONCE = 1000 };
+enum { PUT_AT_ONCE = 8000 };
 
 /* Each plan's text in turn.  With threads other than 1, the plans after
  * the first are written at once with it, into memory, and copied after

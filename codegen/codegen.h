@@ -85,7 +85,8 @@ void codegen_index(FILE *out, const struct plan_pos *q, const char *brackets,
 		   const char *sep, const char *none);
 
 /* print.c: fprintf, faster for the formats the writers use (%s, %c, %d,
- * %ld, %lld, %%); the same bytes. */
+ * %ld, %lld, %%); the same bytes.  fmt must be a string literal: which
+ * formats are plain is remembered by address. */
 void codegen_printf(FILE *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -5,6 +5,7 @@
  * a buffer of its own and writes with one fwrite, byte for byte as
  * fprintf would.  Any other format goes to vfprintf whole. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
@@ -72,6 +73,24 @@ plain(const char *f)
 	return 1;
 }
 
+/* The formats found plain lately, by address (the writers' formats are
+ * literals, each written thousands of times): a format is scanned once. */
+enum { PLAIN_CACHE = 64 };
+static _Thread_local const char *plain_seen[PLAIN_CACHE];
+
+static int
+plain_cached(const char *f)
+{
+	const char **e = &plain_seen[((uintptr_t)f >> 3) % PLAIN_CACHE];
+
+	if (*e == f)
+		return 1;
+	if (!plain(f))
+		return 0;
+	*e = f;
+	return 1;
+}
+
 void
 codegen_printf(FILE *out, const char *fmt, ...)
 {
@@ -79,7 +98,7 @@ codegen_printf(FILE *out, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (!plain(fmt)) {
+	if (!plain_cached(fmt)) {
 		vfprintf(out, fmt, ap);
 		va_end(ap);
 		return;
@@ -91,11 +110,9 @@ codegen_printf(FILE *out, const char *fmt, ...)
 		char c;
 
 		if (*f != '%') {
-			const char *e = strchr(f, '%');
-			size_t n = e ? (size_t)(e - f) : strlen(f);
-
-			put_bytes(&k, f, n);
-			f += n - 1;
+			if (k.n == sizeof k.b)
+				drain(&k);
+			k.b[k.n++] = *f;
 			continue;
 		}
 		switch (*++f) {

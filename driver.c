@@ -271,7 +271,7 @@ plan_both(struct run *r, int mod, int n)
 					   .pool = pool_new(),
 					   .pl = &r->plans[n + k]};
 		t[k].o.target = TARGET_GPU + k;
-		if (r->opt.threads == 0)	/* each target half the processors */
+		if (r->opt.threads == 0)	/* half the processors each */
 			t[k].o.threads = half;
 		t[k].d.stats = &t[k].st;
 		t[k].d.label = r->prefixes[n + k] = plan_prefix(r, mod,

@@ -405,11 +405,14 @@ define(struct hdr *h, const char *name, int64_t v)
 static void
 put_arena_macros(struct hdr *h, const struct arena *a)
 {
-	codegen_printf(h->out, "#define %s_ARENA_S%d_SIZE %" PRId64 "\n", h->pre,
+	codegen_printf(h->out,
+		"#define %s_ARENA_S%d_SIZE %" PRId64 "\n", h->pre,
 		a->space, a->size);
-	codegen_printf(h->out, "#define %s_ARENA_S%d_ALIGN %" PRId64 "\n", h->pre,
+	codegen_printf(h->out,
+		"#define %s_ARENA_S%d_ALIGN %" PRId64 "\n", h->pre,
 		a->space, h->p->align);
-	codegen_printf(h->out, "#define %s_ARENA_S%d_LOWER %" PRId64 "\n", h->pre,
+	codegen_printf(h->out,
+		"#define %s_ARENA_S%d_LOWER %" PRId64 "\n", h->pre,
 		a->space, a->lower);
 }
 
@@ -445,7 +448,8 @@ put_plan_macros(struct hdr *h)
 	define(h, "CLASS_OUTPUT", BUF_OUTPUT);
 	define(h, "CLASS_CONST", BUF_CONST);
 	define(h, "CLASS_TABLE", BUF_TABLE);
-	codegen_printf(h->out, "/* A table (P_CLASS_TABLE) is a tuple's index table: "
+	codegen_printf(h->out,
+		"/* A table (P_CLASS_TABLE) is a tuple's index table: "
 		"a pointer per element to\n * the element's buffer.  The plan "
 		"only reserves its bytes; the runtime fills\n * it in at the "
 		"step that defines it (as XLA's tuple thunk and kernels with\n"
@@ -461,7 +465,8 @@ put_buffer_ids(struct hdr *h)
 	if (h->p->nbuf)
 		fputs("\n/* Buffers by name: ids in P_buffers[] */\n", h->out);
 	for (int i = 0; i < h->p->nbuf; i++)
-		codegen_printf(h->out, "#define %s_%s %d\n", h->pre, h->name[i], i);
+		codegen_printf(h->out,
+			"#define %s_%s %d\n", h->pre, h->name[i], i);
 }
 
 /* key's id in set, 0, 1, ... in the order keys are first seen; *fresh
@@ -500,17 +505,22 @@ put_io_macros(struct hdr *h)
 
 		if (!m)
 			continue;
-		codegen_printf(h->out, "#define %s_%s_BUF %d\n", pre, m, q->buf);
+		codegen_printf(h->out,
+			"#define %s_%s_BUF %d\n", pre, m, q->buf);
 		codegen_printf(h->out, "#define %s_%s_IN_ARENA %d\n", pre, m,
 			b->in_arena ? 1 : 0);
-		codegen_printf(h->out, "#define %s_%s_OFFSET %" PRId64 "\n", pre, m,
+		codegen_printf(h->out,
+			"#define %s_%s_OFFSET %" PRId64 "\n", pre, m,
 			b->in_arena ? b->offset : -1);
-		codegen_printf(h->out, "#define %s_%s_SIZE %" PRId64 "\n", pre, m,
+		codegen_printf(h->out,
+			"#define %s_%s_SIZE %" PRId64 "\n", pre, m,
 			q->size);
-		codegen_printf(h->out, "#define %s_%s_BYTES %" PRId64 "\n", pre, m,
+		codegen_printf(h->out,
+			"#define %s_%s_BYTES %" PRId64 "\n", pre, m,
 			hdr_exact_bytes(h, q));
 		if (k < h->b->npar && !shape_is_tuple(q->shape))
-			codegen_printf(h->out, "#define %s_%s_SURVIVES %d\n", pre, m,
+			codegen_printf(h->out,
+				"#define %s_%s_SURVIVES %d\n", pre, m,
 				q->survives);
 	}
 }
@@ -604,7 +614,8 @@ put_steps(struct hdr *h)
 			"#define %s_step_at %s_step_at\n", h->steps_of, pre,
 			h->steps_of, pre, h->steps_of);
 		if (h->p->step_comp)
-			codegen_printf(out, "#define %s_computations %s_computations\n"
+			codegen_printf(out,
+				"#define %s_computations %s_computations\n"
 				"#define %s_NUM_COMPUTATIONS "
 				"%s_NUM_COMPUTATIONS\n"
 				"#define %s_step_comp %s_step_comp\n", pre,
@@ -618,30 +629,35 @@ put_steps(struct hdr *h)
 		      "*/", out);
 		for (int32_t t = 0; t < n; t++) {
 			if (t == 0 || h->at[t] % STEP_CHUNK == 0)
-				codegen_printf(out, "%s\nstatic const char %s_step_text_"
+				codegen_printf(out,
+					"%s\nstatic const char %s_step_text_"
 					"%d[] =", t ? ";" : "", pre,
 					h->at[t] / STEP_CHUNK);
 			fputs("\n\t", out);
 			hdr_cstring_nul(out, hdr_step_instr(h->p->steps[t]));
 		}
-		codegen_printf(out, "%sstatic const char *const %s_step_text[%d] "
+		codegen_printf(out,
+			"%sstatic const char *const %s_step_text[%d] "
 			"HLOPLAN_UNUSED = {", n ? ";\n" : "\n", pre,
 			n ? chunk + 1 : 1);
 		for (int k = 0; k <= chunk && n; k++)
 			codegen_printf(out, "%s%s%s_step_text_%d", k ? "," : "",
 				k % 4 ? " " : "\n\t", pre, k);
 		codegen_printf(out, "%s};\n", n ? "\n" : "0");
-		codegen_printf(out, "static const int %s_step_at[%s_NUM_STEPS + 1] "
+		codegen_printf(out,
+			"static const int %s_step_at[%s_NUM_STEPS + 1] "
 			"HLOPLAN_UNUSED = {", pre, pre);
 		hdr_ints(out, h->at, n, 8);
 		fputs("\t-1\n};\n", out);
-		codegen_printf(out, "/* A name in the tables: byte k of chunk c */\n"
+		codegen_printf(out,
+			"/* A name in the tables: byte k of chunk c */\n"
 			"#define %s_T(c, k) (%s_step_text_##c + (k))\n", pre,
 			pre);
 		if (h->p->step_comp)
 			put_step_comps(h);
 	}
-	codegen_printf(out, "#define %s_STEP_NAME(t) (%s_step_text[%s_step_at[t] / "
+	codegen_printf(out,
+		"#define %s_STEP_NAME(t) (%s_step_text[%s_step_at[t] / "
 		"%d] + %s_step_at[t] %% %d)\n", pre, pre, pre, STEP_CHUNK, pre,
 		STEP_CHUNK);
 	if (h->p->step_comp)
@@ -721,7 +737,8 @@ put_shape_row(struct hdr *h, struct idset *lists,
 
 	fputs("\t{", h->out);
 	hdr_cstring(h->out, codegen_dtype(s));
-	codegen_printf(h->out, ", %d, %s_s%d, %s_s%d, ", rank, h->pre, dims, h->pre,
+	codegen_printf(h->out,
+		", %d, %s_s%d, %s_s%d, ", rank, h->pre, dims, h->pre,
 		m2m);
 	hdr_cstring(h->out, r->tiles);
 	fputs(", ", h->out);
@@ -796,7 +813,8 @@ put_indices(struct hdr *h)
 
 	h->ix = pool_alloc(h->pool, ((size_t)p->npos + 1) * sizeof *h->ix);
 	hdr_idset_init(&keys, h->pool, 16);
-	codegen_printf(h->out, "\n/* Shape indices: P_ix[k] is a depth, the entries "
+	codegen_printf(h->out,
+		"\n/* Shape indices: P_ix[k] is a depth, the entries "
 		"follow */\nstatic const int %s_ix[] HLOPLAN_UNUSED = {0", h->pre);
 	for (int k = 0; k < p->npos; k++) {
 		const struct plan_pos *q = &p->pos[k];
@@ -852,7 +870,8 @@ put_table(struct hdr *h)
 				sizeof *shape);
 
 	put_shapes(h, shape);
-	codegen_printf(out, "\nstatic const struct hloplan_plan_buffer %s_buffers[%s%s] "
+	codegen_printf(out,
+		"\nstatic const struct hloplan_plan_buffer %s_buffers[%s%s] "
 		"HLOPLAN_UNUSED = {\n", h->pre, h->p->nbuf ? h->pre : "1",
 		h->p->nbuf ? "_NUM_BUFFERS" : "");
 	if (h->p->nbuf)

@@ -168,7 +168,8 @@ put_positions(struct hdr *h)
 				sizeof *first);
 	int32_t t = 0;
 
-	codegen_printf(out, "\nstatic const struct hloplan_plan_position %s_positions"
+	codegen_printf(out,
+		"\nstatic const struct hloplan_plan_position %s_positions"
 		"[%s%s] HLOPLAN_UNUSED = {\n\t/* buffer, offset, slot, index, "
 		"defines */", h->pre, p->npos ? h->pre : "1",
 		p->npos ? "_NUM_POSITIONS" : "");
@@ -215,7 +216,8 @@ put_operands(struct hdr *h)
 			h->pre, h->pos_of, h->pre, h->pos_of);
 		return;
 	}
-	codegen_printf(out, "\nstatic const int %s_operands[%s%s] HLOPLAN_UNUSED = {",
+	codegen_printf(out,
+		"\nstatic const int %s_operands[%s%s] HLOPLAN_UNUSED = {",
 		h->pre, n ? h->pre : "1", n ? "_NUM_OPERANDS" : "");
 	if (n)
 		hdr_ints(out, p->opnd, n, 16);
@@ -238,7 +240,8 @@ put_operands(struct hdr *h)
 static void
 put_values(struct hdr *h)
 {
-	codegen_printf(h->out, "\nstatic const int %s_values[%s%s] HLOPLAN_UNUSED "
+	codegen_printf(h->out,
+		"\nstatic const int %s_values[%s%s] HLOPLAN_UNUSED "
 		"= {", h->pre, h->b->nval ? h->pre : "1",
 		h->b->nval ? "_NUM_VALUES" : "");
 	if (h->b->nval)
@@ -264,7 +267,8 @@ put_io_row(struct hdr *h, int k)
 	FILE *out = h->out;
 	int pos = k < h->b->npar ? h->b->par[k] : h->b->out[k - h->b->npar];
 
-	codegen_printf(out, "\t{%d, %d, %s_ix + %d, %d, %" PRId64 ", %" PRId64 ", %"
+	codegen_printf(out,
+		"\t{%d, %d, %s_ix + %d, %d, %" PRId64 ", %" PRId64 ", %"
 		PRId64 ", ", k < h->b->npar ? q->param : -1, q->depth, pre,
 		h->ix[pos] + (q->depth > 0), q->buf,
 		b->in_arena ? b->offset : -1, q->size, hdr_exact_bytes(h, q));
@@ -283,11 +287,13 @@ static void
 open_table(struct hdr *h, const char *type, const char *name, int n,
 	   const char *count, const char *placeholder, const char *fields)
 {
-	codegen_printf(h->out, "\nstatic const struct hloplan_plan_%s %s_%s[%s%s]"
+	codegen_printf(h->out,
+		"\nstatic const struct hloplan_plan_%s %s_%s[%s%s]"
 		" HLOPLAN_UNUSED = {\n", type, h->pre, name, n ? h->pre : "1",
 		n ? count : "");
 	if (!n)
-		codegen_printf(h->out, "\t/* no %s: a placeholder */\n\t%s,\n", name,
+		codegen_printf(h->out,
+			"\t/* no %s: a placeholder */\n\t%s,\n", name,
 			placeholder);
 	else if (fields)
 		codegen_printf(h->out, "\t/* %s */\n", fields);
@@ -373,7 +379,8 @@ put_constant_row(struct hdr *h, const struct plan_const *k)
 	hdr_cstring(out, q->comp_name ? q->comp_name : "");
 	fputs(", ", out);
 	put_instr_name(h, q);
-	codegen_printf(out, ", %d, %s_ix + %d, %" PRId64 ", %" PRId64 ", %d},\n",
+	codegen_printf(out,
+		", %d, %s_ix + %d, %" PRId64 ", %" PRId64 ", %d},\n",
 		q->depth, h->pre, h->ix[k->pos] + (q->depth > 0), k->offset,
 		k->bytes, k->known);
 }
@@ -483,7 +490,8 @@ put_const_data(struct hdr *h)
 	const char *pre = h->pre;
 	FILE *out = h->out;
 
-	codegen_printf(out, "\n#define %s_CONST_IN_ARENA 0\t/* constants live in no "
+	codegen_printf(out,
+		"\n#define %s_CONST_IN_ARENA 0\t/* constants live in no "
 		"arena: each one's buffer is memory of the runtime's own */\n",
 		pre);
 	codegen_printf(out, "#define %s_CONST_EMBEDDED %d\t/* 1: %s_CONST_DATA "
@@ -492,7 +500,8 @@ put_const_data(struct hdr *h)
 	if (h->blob) {
 		codegen_printf(out, "#define %s_CONST_FILE ", pre);
 		hdr_cstring(out, h->blob);
-		codegen_printf(out, "\n#define %s_CONST_BASE %" PRId64 "\n", pre,
+		codegen_printf(out,
+			"\n#define %s_CONST_BASE %" PRId64 "\n", pre,
 			h->blob_base);
 		return;
 	}
@@ -530,7 +539,8 @@ put_slot_uses(struct hdr *h)
 
 	if (!n)
 		return;
-	codegen_printf(out, "\nstatic const struct hloplan_plan_slot_use %s_slot_uses"
+	codegen_printf(out,
+		"\nstatic const struct hloplan_plan_slot_use %s_slot_uses"
 		"[%s_NUM_SLOT_USES] HLOPLAN_UNUSED = {\n", h->pre, h->pre);
 	for (int k = 0; k < h->p->npos; k++) {
 		const struct plan_pos *q = &h->p->pos[k];

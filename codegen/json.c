@@ -75,7 +75,8 @@ put_shape(FILE *out, struct pool *pool, const struct shape *s)
 	} else {
 		fputs("{\"minor_to_major\": [", out);
 		for (int i = 0; i < s->rank; i++)
-			codegen_printf(out, "%s%d", i ? ", " : "", s->has_layout ?
+			codegen_printf(out,
+				"%s%d", i ? ", " : "", s->has_layout ?
 				s->m2m[i] : s->rank - 1 - i);
 		fputs("], \"tiles\": [", out);
 		for (int t = 0; t < s->ntile; t++) {
@@ -139,7 +140,8 @@ put_buffer(FILE *out, const struct plan *p, const struct bindings *bd,
 	fputs(", \"class\": [", out);
 	for (int i = 0; i < n; i++)
 		codegen_printf(out, "%s\"%s\"", i ? ", " : "", cls[i]);
-	codegen_printf(out, "], \"flags\": %d, \"space\": %d, \"in_arena\": %s, "
+	codegen_printf(out,
+		"], \"flags\": %d, \"space\": %d, \"in_arena\": %s, "
 		"\"offset\": ", b->flags, b->space,
 		b->in_arena ? "true" : "false");
 	if (b->in_arena)
@@ -180,15 +182,18 @@ put_allocators(FILE *out, const struct plan *p)
 {
 	if (!p->nalloc)
 		return;
-	codegen_printf(out, "      \"allocators\": {\"buffers\": %d", p->alloc_buffers);
+	codegen_printf(out,
+		"      \"allocators\": {\"buffers\": %d", p->alloc_buffers);
 	for (int k = 0; k < p->nalloc; k++) {
 		const struct alloc_run *x = &p->allocs[k];
 
-		codegen_printf(out, ",\n        \"%s\": {\"peak_reserved\": %" PRId64
+		codegen_printf(out,
+			",\n        \"%s\": {\"peak_reserved\": %" PRId64
 			", \"peak_allocated\": %" PRId64, x->name,
 			x->peak_reserved, x->peak_allocated);
 		if (x->kind == ALLOC_BFC)
-			codegen_printf(out, ", \"region_size\": %" PRId64, x->region);
+			codegen_printf(out,
+				", \"region_size\": %" PRId64, x->region);
 		codegen_printf(out, ", \"reservations\": %d", x->npiece);
 		if (x->exceeded >= 0)
 			codegen_printf(out, ", \"capacity_exceeded\": %s",
@@ -206,7 +211,8 @@ put_copies(FILE *out, const struct plan *p)
 	for (int i = 0; i < p->ncopy; i++) {
 		const struct plan_copy *c = &p->copies[i];
 
-		codegen_printf(out, "        {\"src\": %d, \"dst\": %d, \"step\": %"
+		codegen_printf(out,
+			"        {\"src\": %d, \"dst\": %d, \"step\": %"
 			PRId32 ", \"when\": \"%s\", \"bytes\": %" PRId64
 			", \"loop\": %d}%s\n", c->src, c->dst, c->step,
 			c->after ? "after" : "before", c->bytes, c->loop,
@@ -225,7 +231,8 @@ put_loops(FILE *out, const struct plan *p)
 	for (int i = 0; i < p->nloop; i++) {
 		const struct plan_loop *l = &p->loops[i];
 
-		codegen_printf(out, "        {\"first\": %" PRId32 ", \"cond_last\": "
+		codegen_printf(out,
+			"        {\"first\": %" PRId32 ", \"cond_last\": "
 			"%" PRId32 ", \"step\": %" PRId32 ", \"parent\": %d, "
 			"\"trips\": %" PRId64 ", \"trips_from\": \"%s\"}%s\n",
 			l->first, l->cond_last, l->step, l->parent, l->trips,
@@ -259,17 +266,20 @@ put_xla(FILE *out, const struct plan *p, const struct xla_assignment *x)
 static void
 put_constants(FILE *out, const struct plan *p)
 {
-	codegen_printf(out, "      \"const_bytes\": %" PRId64 ",\n", p->const_bytes);
+	codegen_printf(out,
+		"      \"const_bytes\": %" PRId64 ",\n", p->const_bytes);
 	put_key(out, "      ", "constants");
 	fputs(p->nconst ? "[\n" : "[", out);
 	for (int i = 0; i < p->nconst; i++) {
 		const struct plan_const *k = &p->consts[i];
 		const struct plan_pos *q = &p->pos[k->pos];
 
-		codegen_printf(out, "        {\"buffer\": %d, \"step\": %" PRId32
+		codegen_printf(out,
+			"        {\"buffer\": %d, \"step\": %" PRId32
 			", \"index\": ", k->buf, q->step);
 		codegen_index(out, q, "[]", ", ", "");
-		codegen_printf(out, ", \"offset\": %" PRId64 ", \"bytes\": %" PRId64
+		codegen_printf(out,
+			", \"offset\": %" PRId64 ", \"bytes\": %" PRId64
 			", \"known\": %s}%s\n", k->offset, k->bytes,
 			k->known ? "true" : "false",
 			i + 1 < p->nconst ? "," : "");
@@ -348,7 +358,8 @@ put_positions(FILE *out, const struct plan *p)
 	for (int i = 0; i < p->npos; i++) {
 		const struct plan_pos *q = &p->pos[i];
 
-		codegen_printf(out, "        {\"step\": %" PRId32 ", \"index\": ",
+		codegen_printf(out,
+			"        {\"step\": %" PRId32 ", \"index\": ",
 			q->step);
 		codegen_index(out, q, "[]", ", ", "");
 		codegen_printf(out, ", \"buffer\": %d, "
@@ -380,7 +391,8 @@ put_operands(FILE *out, const struct plan *p)
 		fputs(t ? "," : "", out);
 		fputs(t % 16 ? " [" : "\n        [", out);
 		for (int k = a; k < z; k++)
-			codegen_printf(out, "%s%d", k > a ? ", " : "", p->opnd[k]);
+			codegen_printf(out,
+				"%s%d", k > a ? ", " : "", p->opnd[k]);
 		fputc(']', out);
 	}
 	fputs(p->ntime ? "\n      ],\n" : "],\n", out);
@@ -402,7 +414,8 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 	codegen_printf(out, "\"%s\",\n", codegen_target(p->target));
 	put_key(out, "      ", "prefix");
 	codegen_json_string(out, prefix);
-	codegen_printf(out, ",\n      \"align\": %" PRId64 ",\n      \"steps\": %"
+	codegen_printf(out,
+		",\n      \"align\": %" PRId64 ",\n      \"steps\": %"
 		PRId32 ",\n", p->align, p->ntime);
 	put_comps(out, &c);
 	put_schedule(out, pool, p, &c);
@@ -426,7 +439,8 @@ put_plan(FILE *out, struct pool *pool, const struct plan *p,
 void
 codegen_json(FILE *out, const struct plan_set *s)
 {
-	codegen_printf(out, "{\n  \"schema\": \"hloplan.plan\",\n  \"version\": %d,\n",
+	codegen_printf(out,
+		"{\n  \"schema\": \"hloplan.plan\",\n  \"version\": %d,\n",
 		JSON_VERSION);
 	put_key(out, "  ", "source");
 	codegen_json_string(out, s->source ? s->source : "");

@@ -193,21 +193,33 @@ place_class(const struct options *o, struct buffer *b, int all_const)
 		b->flags &= ~BUF_CONST;
 }
 
+/* The entries of the shape indices of s's preorder nodes, s at depth. */
+static long
+index_entries(const struct shape *s, int depth)
+{
+	long n = depth;
+
+	for (int e = 0; e < s->nelem; e++)
+		n += index_entries(&s->elems[e], depth + 1);
+	return n;
+}
+
 /* Fills out[] with the shape of each preorder node of s from *node on, and
- * idx[] with its shape index (path[0 .. depth) is the index of s). */
+ * idx[] with its shape index (path[0 .. depth) is the index of s), each
+ * copied to *room, which index_entries sized; the root's index is
+ * empty. */
 static void
-node_shapes(struct pool *pool, const struct shape *s, int *path, int depth,
+node_shapes(int **room, const struct shape *s, int *path, int depth,
 	    const struct shape **out, const int **idx, int *ndepth, int *node)
 {
-	int *copy = pool_alloc(pool, sizeof(int) * (size_t)(depth + 1));
-
-	memcpy(copy, path, sizeof(int) * (size_t)depth);
+	memcpy(*room, path, sizeof(int) * (size_t)depth);
 	out[*node] = s;
-	idx[*node] = copy;
+	idx[*node] = *room;
+	*room += depth;
 	ndepth[(*node)++] = depth;
 	for (int e = 0; e < s->nelem; e++) {
 		path[depth] = e;
-		node_shapes(pool, &s->elems[e], path, depth + 1, out, idx,
+		node_shapes(room, &s->elems[e], path, depth + 1, out, idx,
 			    ndepth, node);
 	}
 }
@@ -258,7 +270,7 @@ fit_nodes(struct prog *p, struct plan *pl)
 static void
 list_positions(struct prog *p, struct plan *pl)
 {
-	int k = 0, cap = 0, at, *depth = NULL;
+	int k = 0, cap = 0, at, *depth = NULL, *room;
 	int path[SHAPE_MAX_DEPTH + 1];
 	const struct shape **ns = NULL;
 	const int **idx = NULL;
@@ -279,7 +291,9 @@ list_positions(struct prog *p, struct plan *pl)
 			depth = pool_alloc(p->pool, sizeof *depth * (size_t)cap);
 		}
 		at = 0;
-		node_shapes(p->pool, &in->shape, path, 0, ns, idx, depth, &at);
+		room = pool_alloc(p->pool, sizeof(int) *
+				  (size_t)(index_entries(&in->shape, 0) + 1));
+		node_shapes(&room, &in->shape, path, 0, ns, idx, depth, &at);
 		for (int node = 0; node < n; node++, k++) {
 			int v = prog_val(p, c, i, node);
 			struct plan_pos *q = &pl->pos[k];

@@ -438,8 +438,9 @@ tensor_boxes(int n, int per, int span, uint64_t seed)
 
 /* The greedy portfolio on threads (pieces of 256 boxes and more): the
  * same plan and the same steps on 1, 2 and 5 threads, though a pass as low
- * as the piece's peak stops the passes after it, whichever thread runs
- * them (here some do); then the search from there, also the same. */
+ * as the piece's peak stops the passes handed out after it, whichever
+ * thread runs them (here some do); then the search from there, also the
+ * same. */
 static void
 test_portfolio_threads(void **state)
 {

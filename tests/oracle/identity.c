@@ -16,6 +16,7 @@
 #include "passes/passes.h"
 #include "tests/oracle/contract.h"
 #include "tests/oracle/exec.h"
+#include "tests/oracle/sched.h"
 #include "tests/oracle/identity.h"
 #include "tests/oracle/jsonread.h"
 #include "tests/oracle/trial.h"
@@ -25,7 +26,7 @@ enum { MAXDEPTH = 256, DEFAULT_TRIPS = 2 };
 #define TABLE_TAG UINT64_C(0x8000000000000000)
 #define GAP (INT64_C(1) << 20)	/* between regions of the address space */
 
-/* ---- the interval map: [lo, hi) -> tag, a treap keyed by lo -------------- */
+/* ---- the interval map: [lo, hi) -> tag, a treap keyed by lo ------------- */
 
 struct range {
 	int64_t lo, hi;
@@ -216,7 +217,8 @@ imap_move(struct imap *mp, int64_t lo, int64_t hi, int64_t to)
 			if (!pc)
 				abort();
 		}
-		pc[n++] = (struct piece){at, mp->t[x].hi < hi ? mp->t[x].hi : hi,
+		pc[n++] = (struct piece){at,
+					 mp->t[x].hi < hi ? mp->t[x].hi : hi,
 					 mp->t[x].tag};
 		at = pc[n - 1].hi;
 	}
@@ -279,9 +281,11 @@ identity_map_selftest(uint64_t seed, int ops)
 			for (int64_t b = lo; b < hi; b++)
 				model[b] = tag;
 		} else if (kind == 2) {
+			size_t len = sizeof *tmp * (size_t)(hi - lo);
+
 			imap_move(&mp, lo, hi, to);
-			memcpy(tmp, model + lo, sizeof *tmp * (size_t)(hi - lo));
-			memcpy(model + to, tmp, sizeof *tmp * (size_t)(hi - lo));
+			memcpy(tmp, model + lo, len);
+			memcpy(model + to, tmp, len);
 		}
 		for (int64_t b = 0; b < N && !bad; b++)
 			if (imap_check(&mp, b, b + 1, model[b], &got) !=
@@ -300,7 +304,7 @@ identity_map_selftest(uint64_t seed, int ops)
 	return bad;
 }
 
-/* ---- the run's state ------------------------------------------------------ */
+/* ---- the run's state ---------------------------------------------------- */
 
 /* A program computation's instructions: per instruction and output node,
  * the value it holds (the reference's tag) and where (the plan's). */
@@ -332,8 +336,7 @@ struct ident {
 	struct ident_stats *stats;
 	struct imap map;
 	int64_t *base;		/* per buffer: its address */
-	int **posbase, **step, **order, *norder, nstep;
-	int *cfirst, *cidx, *entry_of, *entry_first;
+	struct sched s;		/* the plan's positions, steps and copies */
 	int *slotcomp, *trips_at;	/* per step: the loop ending there */
 	int64_t *iter_of, iter[MAXDEPTH];
 	int depth;
@@ -406,18 +409,7 @@ is_done(const struct instr *in)
 	       (opcode(in) == OP_ASYNC_DONE || name_ends(in, "-done"));
 }
 
-static int
-callee(const struct ident *st, const struct instr *in, const char *key,
-       int fallback)
-{
-	int c = called_comp(st->m, in, key);
-
-	if (c < 0 && fallback < in->ncall)
-		c = in->calls[fallback];
-	return c;
-}
-
-/* ---- tags ----------------------------------------------------------------- */
+/* ---- tags --------------------------------------------------------------- */
 
 static uint64_t
 shape_hash(const struct shape *s)
@@ -476,7 +468,7 @@ tag_text(const struct ident *st, uint64_t tag, char *buf, size_t n)
 		 (long long)ti->iter);
 }
 
-/* ---- placement, as interp.c's buffer_at ---------------------------------- */
+/* ---- placement, as interp.c's buffer_at --------------------------------- */
 
 static int64_t
 cur_iter(const struct ident *st)
@@ -506,7 +498,7 @@ buffer_at(struct ident *st, int b, int slot, int64_t bytes, const char *who)
 static const char *
 buf_name(const struct ident *st, int c, int i, int node)
 {
-	return st->pl->bufs[st->pl->pos[st->posbase[c][i] + node].buf].name;
+	return st->pl->bufs[st->pl->pos[st->s.posbase[c][i] + node].buf].name;
 }
 
 /* Reads bytes at `at`: they must hold tag. */
@@ -534,7 +526,7 @@ write_tag(struct ident *st, int64_t at, int64_t bytes, uint64_t tag)
 	imap_write(&st->map, at, at + bytes, tag);
 }
 
-/* ---- per instruction, worked out once ------------------------------------ */
+/* ---- per instruction, worked out once ----------------------------------- */
 
 static void
 node_shapes(const struct shape *s, const struct shape **out, int *k)
@@ -590,7 +582,7 @@ instr_facts(struct ident *st, int c, int i)
 		f->inplace[i] = NULL;
 }
 
-/* ---- binding an instruction's nodes --------------------------------------- */
+/* ---- binding an instruction's nodes ------------------------------------- */
 
 /* The value node `node` forwards and where it is, or 0 when it defines
  * one; a call forwards its callee's root, a parameter its argument. */
@@ -626,7 +618,7 @@ bind(struct ident *st, int c, int i, uint64_t **args)
 	int n = shape_nodes(&in->shape);
 
 	for (int node = 0; node < n; node++) {
-		const struct plan_pos *p = &st->pl->pos[st->posbase[c][i] +
+		const struct plan_pos *p = &st->pl->pos[st->s.posbase[c][i] +
 							 node];
 		const struct shape *s = f->ns[i][node];
 		int64_t src, bytes = node_bytes(s);
@@ -651,7 +643,7 @@ bind(struct ident *st, int c, int i, uint64_t **args)
 	}
 }
 
-/* ---- the plan's copies ------------------------------------------------------ */
+/* ---- the plan's copies -------------------------------------------------- */
 
 static void
 do_copy(struct ident *st, int k)
@@ -669,10 +661,10 @@ do_copy(struct ident *st, int k)
 static void
 step_copies(struct ident *st, int t, int after)
 {
-	for (int j = st->cfirst[t]; j < st->cfirst[t + 1]; j++) {
-		int k = st->cidx[j];
+	for (int j = st->s.cfirst[t]; j < st->s.cfirst[t + 1]; j++) {
+		int k = st->s.cidx[j];
 
-		if (st->pl->copies[k].after == after && st->entry_of[k] < 0)
+		if (st->pl->copies[k].after == after && st->s.entry_of[k] < 0)
 			do_copy(st, k);
 	}
 }
@@ -681,11 +673,11 @@ static void
 entry_copies(struct ident *st, int pos)
 {
 	for (int k = 0; k < st->pl->ncopy; k++)
-		if (st->entry_of[k] == pos)
+		if (st->s.entry_of[k] == pos)
 			do_copy(st, k);
 }
 
-/* ---- running ------------------------------------------------------------- */
+/* ---- running ------------------------------------------------------------ */
 
 static uint64_t *run_comp(struct ident *st, int c, uint64_t **args);
 
@@ -855,7 +847,7 @@ writes_nothing(struct ident *st, int c, int i)
 static int64_t
 loop_trips(struct ident *st, int c, int i)
 {
-	int l = st->trips_at[st->step[c][i]];
+	int l = st->trips_at[st->s.step[c][i]];
 
 	if (l >= 0 && st->pl->loops[l].trips >= 0)
 		return st->pl->loops[l].trips;
@@ -869,16 +861,17 @@ run_while(struct ident *st, int c, int i)
 {
 	const struct instr *in = &st->m->comps[c].instrs[i];
 	struct frame *f = &st->fr[c];
-	int cond = callee(st, in, "condition", 0);
-	int body = callee(st, in, "body", 1), n = shape_nodes(&in->shape);
+	int cond = sched_callee(st->m, in, "condition", 0);
+	int body = sched_callee(st->m, in, "body", 1);
+	int n = shape_nodes(&in->shape);
 	int64_t trips = loop_trips(st, c, i);
 	uint64_t *state = alloc(st, sizeof *state * (size_t)n), *r;
 	uint64_t *args[1] = {state};
 
 	memcpy(state, f->ref[in->ops[0]], sizeof *state * (size_t)n);
-	entry_copies(st, st->posbase[c][i]);
+	entry_copies(st, st->s.posbase[c][i]);
 	if (st->depth == MAXDEPTH || cond < 0 || body < 0 ||
-	    !st->posbase[cond] || !st->posbase[body])
+	    !st->s.posbase[cond] || !st->s.posbase[body])
 		fail(st, INTERP_SKIP, "'%s': loops nested over %d deep, or "
 		     "a loop whose computations the plan does not place",
 		     in->name, MAXDEPTH);
@@ -931,11 +924,11 @@ run_conditional(struct ident *st, int c, int i)
 	read_operand(st, c, i, 0);
 	k = pick_branch(st, c, i, pred ? 2 : in->ncall);
 	if (pred)
-		b = k == 0 ? callee(st, in, "true_computation", 0) :
-			callee(st, in, "false_computation", 1);
+		b = k == 0 ? sched_callee(st->m, in, "true_computation", 0) :
+			sched_callee(st->m, in, "false_computation", 1);
 	else
 		b = in->calls[k];
-	if (b < 0 || !st->posbase[b] || k + 1 >= in->nops + (in->nops == 0))
+	if (b < 0 || !st->s.posbase[b] || k + 1 >= in->nops + (in->nops == 0))
 		fail(st, INTERP_SKIP, "'%s': a branch the plan does not "
 		     "place", in->name);
 	args[0] = f->ref[in->ops[k + 1]];
@@ -955,7 +948,7 @@ run_constant(struct ident *st, int c, int i)
 	int n = shape_nodes(&st->m->comps[c].instrs[i].shape);
 
 	for (int node = 0; node < n; node++) {
-		uint64_t t = st->const_tag[st->posbase[c][i] + node];
+		uint64_t t = st->const_tag[st->s.posbase[c][i] + node];
 
 		if (!t || !f->defs[i][node])
 			continue;
@@ -1022,10 +1015,10 @@ run_instr(struct ident *st, int c, int i, uint64_t **args)
 	if (!f->fwd[i])
 		instr_facts(st, c, i);
 	if (opcode(in) == OP_CALL) {
-		int d = callee(st, in, "to_apply", 0);
+		int d = sched_callee(st->m, in, "to_apply", 0);
 		uint64_t **a = alloc(st, sizeof *a * (size_t)(in->nops + 1));
 
-		if (d < 0 || !st->posbase[d])
+		if (d < 0 || !st->s.posbase[d])
 			fail(st, INTERP_SKIP, "'%s': a call the plan does not "
 			     "place", in->name);
 		for (int k = 0; k < in->nops; k++)
@@ -1039,7 +1032,7 @@ run_instr(struct ident *st, int c, int i, uint64_t **args)
 static void
 run_step(struct ident *st, int c, int i, uint64_t **args)
 {
-	int t = st->step[c][i];
+	int t = st->s.step[c][i];
 
 	step_copies(st, t, 0);
 	run_instr(st, c, i, args);
@@ -1055,177 +1048,25 @@ run_comp(struct ident *st, int c, uint64_t **args)
 	if (f->busy)
 		fail(st, INTERP_SKIP, "'%s' runs inside itself", cp->name);
 	f->busy = 1;
-	for (int k = 0; k < st->norder[c]; k++)
-		run_step(st, c, st->order[c][k], args);
+	for (int k = 0; k < st->s.norder[c]; k++)
+		run_step(st, c, st->s.order[c][k], args);
 	f->busy = 0;
 	return f->ref[cp->root];
 }
 
-/* ---- setting up: the plan's positions, copies and loops, as interp.c ------ */
+/* ---- setting up: buffers, loops and frames ------------------------------ */
 
-static void
-add_step(struct ident *st, int c, int i, int k)
-{
-	const struct comp *cp = &st->m->comps[c];
-
-	if (!st->posbase[c]) {
-		st->posbase[c] = alloc(st, sizeof(int) * (size_t)cp->ninstr);
-		st->step[c] = alloc(st, sizeof(int) * (size_t)cp->ninstr);
-		st->order[c] = alloc(st, sizeof(int) * (size_t)cp->ninstr);
-		for (int j = 0; j < cp->ninstr; j++)
-			st->posbase[c][j] = -1;
-	}
-	if (st->posbase[c][i] >= 0)
-		fail(st, INTERP_ERROR, "the plan lists '%s' twice",
-		     cp->instrs[i].name);
-	st->posbase[c][i] = k;
-	st->step[c][i] = st->nstep++;
-	st->order[c][st->norder[c]++] = i;
-}
-
-static void
-index_positions(struct ident *st)
-{
-	const struct module *m = st->m;
-	const struct plan *pl = st->pl;
-	int lc = -1, li = -1;
-
-	st->posbase = alloc(st, sizeof(int *) * (size_t)m->ncomp);
-	st->step = alloc(st, sizeof(int *) * (size_t)m->ncomp);
-	st->order = alloc(st, sizeof(int *) * (size_t)m->ncomp);
-	st->norder = alloc(st, sizeof(int) * (size_t)m->ncomp);
-	st->iter_of = alloc(st, sizeof(int64_t) * (size_t)m->ncomp);
-	for (int k = 0; k < pl->npos; k++) {
-		const struct plan_pos *p = &pl->pos[k];
-
-		if (p->comp < 0 || p->comp >= m->ncomp || p->instr < 0 ||
-		    p->instr >= m->comps[p->comp].ninstr || p->buf < 0 ||
-		    p->buf >= pl->nbuf)
-			fail(st, INTERP_ERROR, "plan position %d is out of "
-			     "range", k);
-		if (p->comp != lc || p->instr != li)
-			add_step(st, p->comp, p->instr, k);
-		lc = p->comp;
-		li = p->instr;
-		if (p->node != k - st->posbase[lc][li])
-			fail(st, INTERP_ERROR, "plan position %d: nodes out "
-			     "of order", k);
-	}
-	if (!st->posbase[m->entry])
-		fail(st, INTERP_ERROR, "the plan has no positions");
-}
-
-/* Every instruction of a placed computation is placed, node by node. */
-static void
-check_positions(struct ident *st)
-{
-	const struct module *m = st->m;
-	const struct plan *pl = st->pl;
-
-	for (int c = 0; c < m->ncomp; c++)
-		for (int i = 0; st->posbase[c] && i < m->comps[c].ninstr;
-		     i++) {
-			int b = st->posbase[c][i], next = b +
-				shape_nodes(&m->comps[c].instrs[i].shape);
-
-			if (b < 0 || next > pl->npos ||
-			    (next < pl->npos && pl->pos[next].node != 0) ||
-			    pl->pos[next - 1].comp != c ||
-			    pl->pos[next - 1].instr != i)
-				fail(st, INTERP_ERROR, "the plan's positions "
-				     "do not cover '%s'",
-				     m->comps[c].instrs[i].name);
-		}
-}
-
-static void
-index_copies(struct ident *st)
-{
-	const struct plan *pl = st->pl;
-	int *fill = alloc(st, sizeof(int) * (size_t)(st->nstep + 2));
-
-	st->cfirst = alloc(st, sizeof(int) * (size_t)(st->nstep + 2));
-	st->cidx = alloc(st, sizeof(int) * (size_t)(pl->ncopy + 1));
-	st->entry_of = alloc(st, sizeof(int) * (size_t)(pl->ncopy + 1));
-	st->entry_first = alloc(st, sizeof(int) * (size_t)(pl->ncopy + 1));
-	for (int k = 0; k < pl->ncopy; k++) {
-		const struct plan_copy *pc = &pl->copies[k];
-
-		if (pc->step < 0 || pc->step >= st->nstep || pc->src < 0 ||
-		    pc->src >= pl->nbuf || pc->dst < 0 || pc->dst >= pl->nbuf ||
-		    pc->bytes < 0)
-			fail(st, INTERP_ERROR, "plan copy %d is out of range",
-			     k);
-		st->cfirst[pc->step + 1]++;
-		st->entry_of[k] = -1;
-	}
-	for (int t = 0; t < st->nstep; t++)
-		st->cfirst[t + 1] += st->cfirst[t];
-	for (int k = 0; k < pl->ncopy; k++) {
-		int t = pl->copies[k].step;
-
-		st->cidx[st->cfirst[t] + fill[t]++] = k;
-	}
-}
-
-static int
-loop_first(const struct ident *st, const struct instr *in)
-{
-	int first = INT_MAX;
-
-	for (int j = 0; j < 2; j++) {
-		int d = callee(st, in, j ? "body" : "condition", j);
-
-		for (int i = 0; d >= 0 && st->posbase[d] &&
-				i < st->m->comps[d].ninstr; i++)
-			if (st->posbase[d][i] >= 0 && st->step[d][i] < first)
-				first = st->step[d][i];
-	}
-	return first;
-}
-
-/* A copy into a while's state from its initial value, at or before the
- * loop's first step, enters the nearest such loop (interp.c's rule). */
-static void
-find_entry_copies(struct ident *st, int c, int i)
-{
-	const struct plan *pl = st->pl;
-	const struct instr *in = &st->m->comps[c].instrs[i];
-	int n = shape_nodes(&in->shape), init = st->posbase[c][in->ops[0]];
-	int self = st->posbase[c][i], first = loop_first(st, in);
-
-	for (int node = 0; node < n; node++)
-		for (int k = 0; k < pl->ncopy; k++) {
-			const struct plan_copy *pc = &pl->copies[k];
-
-			if (!pc->after && pc->src == pl->pos[init + node].buf &&
-			    pc->dst == pl->pos[self + node].buf &&
-			    pc->step <= first &&
-			    (st->entry_of[k] < 0 ||
-			     first < st->entry_first[k])) {
-				st->entry_of[k] = self;
-				st->entry_first[k] = first;
-			}
-		}
-}
-
-/* Entry copies, and the plan's loop of each while's step. */
+/* The plan's loop of each while's step. */
 static void
 index_loops(struct ident *st)
 {
-	st->trips_at = alloc(st, sizeof(int) * (size_t)(st->nstep + 1));
-	for (int t = 0; t <= st->nstep; t++)
+	st->trips_at = alloc(st, sizeof(int) * (size_t)(st->s.nstep + 1));
+	for (int t = 0; t <= st->s.nstep; t++)
 		st->trips_at[t] = -1;
 	for (int l = 0; l < st->pl->nloop; l++)
 		if (st->pl->loops[l].step >= 0 &&
-		    st->pl->loops[l].step < st->nstep)
+		    st->pl->loops[l].step < st->s.nstep)
 			st->trips_at[st->pl->loops[l].step] = l;
-	for (int c = 0; c < st->m->ncomp; c++)
-		for (int i = 0; st->posbase[c] && i < st->m->comps[c].ninstr;
-		     i++)
-			if (opcode(&st->m->comps[c].instrs[i]) == OP_WHILE &&
-			    st->m->comps[c].instrs[i].nops > 0)
-				find_entry_copies(st, c, i);
 }
 
 /* One address space: each arena, then each buffer out of an arena, in a
@@ -1286,7 +1127,7 @@ setup_frames(struct ident *st)
 		struct frame *f = &st->fr[c];
 		size_t n = (size_t)cp->ninstr + 1;
 
-		if (!st->posbase[c])
+		if (!st->s.posbase[c])
 			continue;
 		f->ref = alloc(st, sizeof *f->ref * n);
 		f->addr = alloc(st, sizeof *f->addr * n);
@@ -1329,7 +1170,7 @@ load_constants(struct ident *st)
 		if (pc->pos < 0 || pc->pos >= pl->npos)
 			fail(st, INTERP_ERROR, "constant %d: no position", k);
 		p = &pl->pos[pc->pos];
-		if (!st->posbase[p->comp] || p->slot >= 0 ||
+		if (!st->s.posbase[p->comp] || p->slot >= 0 ||
 		    pl->bufs[p->buf].slots > 1 || pl->bufs[p->buf].in_arena)
 			continue;
 		s = st->fr[p->comp].ns[p->instr][p->node];
@@ -1382,14 +1223,27 @@ check_end(struct ident *st)
 	}
 }
 
+/* The schedule's index takes the run's memory and stops it. */
+static void *
+sched_alloc(void *st, size_t n)
+{
+	return alloc(st, n);
+}
+
+static _Noreturn void
+sched_fail(void *st, const char *msg)
+{
+	fail(st, INTERP_ERROR, "%s", msg);
+}
+
 static void
 run(struct ident *st)
 {
 	const struct comp *e;
 
-	index_positions(st);
-	check_positions(st);
-	index_copies(st);
+	sched_index(&st->s, st->m, st->pl, &(struct sched_env){st, sched_alloc,
+							       sched_fail});
+	st->iter_of = alloc(st, sizeof(int64_t) * (size_t)st->m->ncomp);
 	index_loops(st);
 	place_buffers(st);
 	setup_frames(st);
@@ -1494,7 +1348,8 @@ print_stats(struct trial *t, const char *name, const char *target,
 static int
 module_of(const struct hlofile *f, const struct jv *p, int *cur, int *seen)
 {
-	const struct jv *mv = json_get(p, "module"), *tv = json_get(p, "target");
+	const struct jv *mv = json_get(p, "module");
+	const struct jv *tv = json_get(p, "target");
 	const char *name = mv->kind == JV_STR ? mv->str : "";
 	int bit = tv->kind == JV_STR && !strcmp(tv->str, "tpu") ? 2 : 1;
 

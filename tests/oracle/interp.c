@@ -13,6 +13,7 @@
 #include "passes/passes.h"
 #include "tests/oracle/contract.h"
 #include "tests/oracle/exec.h"
+#include "tests/oracle/sched.h"
 
 /* DISPATCH: what running one instruction costs in element operations
  * beyond its elements, so that a loop of small steps (or one that never
@@ -47,18 +48,11 @@ struct interp {
 	FILE *trace;
 	int64_t work, budget;
 	uint64_t rng, seed;
-	int **posbase;		/* [c][i]: first position; NULL row: kernel */
-	int **step;		/* [c][i]: schedule step */
-	int **order;		/* per program computation: by step */
+	struct sched s;		/* the plan's positions, steps and copies */
 	int **text;		/* ... the reference run's: text order, each
 				   operand first */
 	const struct instr *stubbed[STUBS_LISTED];	/* run as stubs */
 	int nstubbed, stubs;
-	int *norder;
-	int nstep;
-	int *cfirst, *cidx;	/* step t's copies: cidx[cfirst[t] ..] */
-	int *entry_of;		/* per copy: the while it enters, or -1 */
-	int *entry_first;	/* ... and that loop's first step */
 	int *bufarena;		/* per buffer: its arena, or -1 */
 	int *slotcomp;		/* per slotted buffer: the loop body its
 				   values are made in, or -1 */
@@ -326,9 +320,9 @@ forwarded(struct interp *st, int c, int i, int node, unsigned char ***args)
 static const char *
 buf_name(const struct interp *st, int c, int i, int node)
 {
-	if (!st->posbase[c] || st->mode != INTERP_PLANNED)
+	if (!st->s.posbase[c] || st->mode != INTERP_PLANNED)
 		return "-";
-	return st->pl->bufs[st->pl->pos[st->posbase[c][i] + node].buf].name;
+	return st->pl->bufs[st->pl->pos[st->s.posbase[c][i] + node].buf].name;
 }
 
 /* In a program computation the plan lists every node: whether it defines
@@ -340,7 +334,7 @@ bind_planned(struct interp *st, int c, int i, int node, unsigned char *src,
 	     char *defines)
 {
 	const struct instr *in = &st->m->comps[c].instrs[i];
-	int pos = st->posbase[c][i] + node;
+	int pos = st->s.posbase[c][i] + node;
 	const struct shape *s = node_shape(&in->shape, node);
 	int plan_defines = !!st->pl->pos[pos].defines;
 	unsigned char *at;
@@ -380,7 +374,7 @@ bind(struct interp *st, int c, int i, unsigned char ***args)
 		unsigned char *src = forwarded(st, c, i, node, args);
 
 		f->defs[i][node] = !src;
-		if (st->posbase[c])
+		if (st->s.posbase[c])
 			src = bind_planned(st, c, i, node, src,
 					   &f->defs[i][node]);
 		else if (!src)
@@ -449,10 +443,10 @@ step_copies(struct interp *st, int t, int after)
 {
 	if (st->mode != INTERP_PLANNED)
 		return;
-	for (int j = st->cfirst[t]; j < st->cfirst[t + 1]; j++) {
-		int k = st->cidx[j];
+	for (int j = st->s.cfirst[t]; j < st->s.cfirst[t + 1]; j++) {
+		int k = st->s.cidx[j];
 
-		if (st->pl->copies[k].after == after && st->entry_of[k] < 0)
+		if (st->pl->copies[k].after == after && st->s.entry_of[k] < 0)
 			do_copy(st, k);
 	}
 }
@@ -462,7 +456,7 @@ static void
 entry_copies(struct interp *st, int pos)
 {
 	for (int k = 0; k < st->pl->ncopy; k++)
-		if (st->entry_of[k] == pos)
+		if (st->s.entry_of[k] == pos)
 			do_copy(st, k);
 }
 
@@ -523,7 +517,7 @@ inflight(struct interp *st, int c, int i, int after)
 	struct frame *f = &st->frames[c];
 	int j;
 
-	if (st->mode != INTERP_PLANNED || !st->posbase[c] || st->data_only)
+	if (st->mode != INTERP_PLANNED || !st->s.posbase[c] || st->data_only)
 		return;
 	if (!f->inflight)
 		f->inflight = st_alloc(st, sizeof(uint64_t) *
@@ -552,33 +546,20 @@ static unsigned char **run_comp(struct interp *st, int c,
 unsigned char **
 interp_kernel(struct interp *st, int c, unsigned char ***args)
 {
-	if (st->posbase[c])
+	if (st->s.posbase[c])
 		interp_fail(st, INTERP_SKIP, "'%s' runs both as a kernel and "
 			    "as program steps", st->m->comps[c].name);
 	return run_comp(st, c, args);
-}
-
-/* The computation an attribute names; when the name does not resolve
- * (a renamed clone), the call list's entry `fallback`. */
-static int
-callee(const struct interp *st, const struct instr *in, const char *key,
-       int fallback)
-{
-	int c = called_comp(st->m, in, key);
-
-	if (c < 0 && fallback < in->ncall)
-		c = in->calls[fallback];
-	return c;
 }
 
 static void
 run_while(struct interp *st, int c, int i, struct op *o)
 {
 	const struct instr *in = o->in;
-	int cond = callee(st, in, "condition", 0), body = callee(st, in,
-								 "body", 1);
+	int cond = sched_callee(st->m, in, "condition", 0);
+	int body = sched_callee(st->m, in, "body", 1);
 	unsigned char **state[1] = {o->out}, **r;
-	int moves = st->mode == INTERP_REF || !st->posbase[c];
+	int moves = st->mode == INTERP_REF || !st->s.posbase[c];
 
 	/* The data moves as HLO says in the reference, and in a kernel (no
 	 * plan inside it: a loop in an async computation); in the plan's
@@ -586,7 +567,7 @@ run_while(struct interp *st, int c, int i, struct op *o)
 	if (moves)
 		move_tree(st, o->out, o->arg[0], &in->shape);
 	else
-		entry_copies(st, st->posbase[c][i]);
+		entry_copies(st, st->s.posbase[c][i]);
 	if (st->depth == MAXDEPTH)
 		interp_fail(st, INTERP_SKIP, "loops nested over %d deep",
 			    MAXDEPTH);
@@ -628,20 +609,20 @@ run_conditional(struct interp *st, struct op *o)
 
 	k = branch_index(st, o, pred ? 2 : in->ncall);
 	if (pred)
-		b = k == 0 ? callee(st, in, "true_computation", 0) :
-			callee(st, in, "false_computation", 1);
+		b = k == 0 ? sched_callee(st->m, in, "true_computation", 0) :
+			sched_callee(st->m, in, "false_computation", 1);
 	else
 		b = in->calls[k];
 	arg[0] = o->arg[k + 1];
 	r = run_comp(st, b, arg);
-	if (st->mode == INTERP_REF || !st->posbase[o->c])
+	if (st->mode == INTERP_REF || !st->s.posbase[o->c])
 		move_tree(st, o->out, r, &in->shape);
 }
 
 static void
 run_fusion(struct interp *st, struct op *o)
 {
-	int d = callee(st, o->in, "calls", 0);
+	int d = sched_callee(st->m, o->in, "calls", 0);
 
 	move_tree(st, o->out, interp_kernel(st, d, o->arg), &o->in->shape);
 }
@@ -669,7 +650,7 @@ check_overlap(struct interp *st, int c, int i, struct op *o)
 	const struct instr *in = o->in;
 	int n = shape_nodes(&in->shape);
 
-	if (st->mode != INTERP_PLANNED || !st->posbase[c] || st->data_only)
+	if (st->mode != INTERP_PLANNED || !st->s.posbase[c] || st->data_only)
 		return;
 	for (int node = 0; node < n; node++) {
 		const unsigned char *p = o->out[node];
@@ -751,7 +732,7 @@ in_place_args(struct interp *st, int c, int i)
 	int *row, n = shape_nodes(&in->shape);
 	unsigned char ***arg;
 
-	if (st->mode != INTERP_PLANNED || !st->posbase[c] ||
+	if (st->mode != INTERP_PLANNED || !st->s.posbase[c] ||
 	    !(row = alias_row(st, c, i)))
 		return f->arg[i];
 	arg = st_alloc(st, sizeof(void *) * (size_t)(in->nops + 1));
@@ -912,7 +893,7 @@ ref_call_result(struct interp *st, int c, int i)
 	unsigned char **own = st_alloc(st, sizeof(void *) * (size_t)n);
 
 	for (int node = 0; node < n; node++) {
-		int pos = st->posbase[c][i] + node;
+		int pos = st->s.posbase[c][i] + node;
 
 		if (!st->valmem[pos])
 			st->valmem[pos] = poisoned(st, node_bytes(
@@ -929,15 +910,16 @@ run_instr(struct interp *st, int c, int i, unsigned char ***args)
 	const struct instr *in = &st->m->comps[c].instrs[i];
 	struct frame *f = &st->frames[c];
 	struct op o = {st, st->m, in, f->addr[i], f->arg[i], f->as[i],
-		       st->mode == INTERP_PLANNED && st->posbase[c], c, i};
+		       st->mode == INTERP_PLANNED && st->s.posbase[c], c, i};
 	int op = opcode(in), n = shape_nodes(&in->shape);
 
 	interp_work(st, DISPATCH);
 	if (op == OP_CALL)
-		st->callroot = run_comp(st, callee(st, in, "to_apply", 0),
+		st->callroot = run_comp(st,
+					sched_callee(st->m, in, "to_apply", 0),
 					f->arg[i]);
 	bind(st, c, i, args);
-	if (op == OP_CALL && st->mode == INTERP_REF && st->posbase[c])
+	if (op == OP_CALL && st->mode == INTERP_REF && st->s.posbase[c])
 		ref_call_result(st, c, i);
 	inflight(st, c, i, 0);	/* a done: before it writes */
 	o.arg = in_place_args(st, c, i);
@@ -967,19 +949,19 @@ trace(struct interp *st, int c, int i)
 		num_format(s->type, p, 0, v, sizeof v);
 	fprintf(st->trace, "%s %s/%s step %d iter %lld at %s+%lld: %s\n",
 		st->mode == INTERP_REF ? "ref" : "plan", st->m->comps[c].name,
-		in->name, st->posbase[c] ? st->step[c][i] : -1,
-		(long long)cur_iter(st), st->posbase[c] && st->mode ==
+		in->name, st->s.posbase[c] ? st->s.step[c][i] : -1,
+		(long long)cur_iter(st), st->s.posbase[c] && st->mode ==
 		INTERP_PLANNED ? buf_name(st, c, i, 0) : "-",
-		st->mode == INTERP_PLANNED && st->posbase[c] &&
-		st->pl->bufs[st->pl->pos[st->posbase[c][i]].buf].in_arena ?
+		st->mode == INTERP_PLANNED && st->s.posbase[c] &&
+		st->pl->bufs[st->pl->pos[st->s.posbase[c][i]].buf].in_arena ?
 		(long long)(p - st->arena[st->bufarena[st->pl->pos[
-			st->posbase[c][i]].buf]]) : 0LL, v);
+			st->s.posbase[c][i]].buf]]) : 0LL, v);
 }
 
 static void
 run_step(struct interp *st, int c, int i, unsigned char ***args)
 {
-	int t = st->step[c][i];
+	int t = st->s.step[c][i];
 
 	step_copies(st, t, 0);
 	run_instr(st, c, i, args);
@@ -998,10 +980,10 @@ run_comp(struct interp *st, int c, unsigned char ***args)
 		interp_fail(st, INTERP_SKIP, "'%s' runs inside itself",
 			    cp->name);
 	f->busy = 1;
-	if (st->posbase[c])
-		for (int k = 0; k < st->norder[c]; k++)
+	if (st->s.posbase[c])
+		for (int k = 0; k < st->s.norder[c]; k++)
 			run_step(st, c, st->mode == INTERP_REF ?
-				 st->text[c][k] : st->order[c][k], args);
+				 st->text[c][k] : st->s.order[c][k], args);
 	else
 		for (int i = 0; i < cp->ninstr; i++)
 			run_instr(st, c, i, args);
@@ -1047,85 +1029,6 @@ setup_frames(struct interp *st)
 	}
 }
 
-/* A new instruction in the positions: its row, step and order. */
-static void
-add_step(struct interp *st, int c, int i, int k)
-{
-	const struct comp *cp = &st->m->comps[c];
-
-	if (!st->posbase[c]) {
-		st->posbase[c] = st_alloc(st, sizeof(int) * (size_t)cp->ninstr);
-		st->step[c] = st_alloc(st, sizeof(int) * (size_t)cp->ninstr);
-		st->order[c] = st_alloc(st, sizeof(int) * (size_t)cp->ninstr);
-		for (int j = 0; j < cp->ninstr; j++)
-			st->posbase[c][j] = -1;
-	}
-	if (st->posbase[c][i] >= 0)
-		interp_fail(st, INTERP_ERROR, "the plan lists '%s' twice",
-			    cp->instrs[i].name);
-	st->posbase[c][i] = k;
-	st->step[c][i] = st->nstep++;
-	st->order[c][st->norder[c]++] = i;
-}
-
-/* Rows of positions per instruction; the schedule is their order. */
-static void
-index_positions(struct interp *st)
-{
-	const struct module *m = st->m;
-	const struct plan *pl = st->pl;
-	int lc = -1, li = -1;
-
-	st->posbase = st_alloc(st, sizeof(int *) * (size_t)m->ncomp);
-	st->iter_of = st_alloc(st, sizeof(int64_t) * (size_t)m->ncomp);
-	st->step = st_alloc(st, sizeof(int *) * (size_t)m->ncomp);
-	st->order = st_alloc(st, sizeof(int *) * (size_t)m->ncomp);
-	st->norder = st_alloc(st, sizeof(int) * (size_t)m->ncomp);
-	for (int k = 0; k < pl->npos; k++) {
-		const struct plan_pos *p = &pl->pos[k];
-
-		if (p->comp < 0 || p->comp >= m->ncomp || p->instr < 0 ||
-		    p->instr >= m->comps[p->comp].ninstr || p->buf < 0 ||
-		    p->buf >= pl->nbuf)
-			interp_fail(st, INTERP_ERROR, "plan position %d is "
-				    "out of range", k);
-		if (p->comp != lc || p->instr != li)
-			add_step(st, p->comp, p->instr, k);
-		lc = p->comp;
-		li = p->instr;
-		if (p->node != k - st->posbase[lc][li])
-			interp_fail(st, INTERP_ERROR, "plan position %d: "
-				    "nodes out of order", k);
-	}
-}
-
-static void
-check_positions(struct interp *st)
-{
-	const struct module *m = st->m;
-
-	for (int c = 0; c < m->ncomp; c++) {
-		const struct comp *cp = &m->comps[c];
-
-		for (int i = 0; st->posbase[c] && i < cp->ninstr; i++) {
-			int b = st->posbase[c][i], n =
-				shape_nodes(&cp->instrs[i].shape);
-			int next = b + n;
-
-			if (b < 0 || next > st->pl->npos ||
-			    (next < st->pl->npos &&
-			     st->pl->pos[next].node != 0) ||
-			    st->pl->pos[next - 1].comp != c ||
-			    st->pl->pos[next - 1].instr != i)
-				interp_fail(st, INTERP_ERROR, "the plan's "
-					    "positions do not cover '%s'",
-					    cp->instrs[i].name);
-		}
-	}
-	if (!st->posbase[m->entry])
-		interp_fail(st, INTERP_ERROR, "the plan has no positions");
-}
-
 /* Computation c in text order, each instruction after its operands (an
  * iterative depth-first walk: chains may be long). */
 static void
@@ -1167,95 +1070,8 @@ index_text(struct interp *st)
 {
 	st->text = st_alloc(st, sizeof(int *) * (size_t)st->m->ncomp);
 	for (int c = 0; c < st->m->ncomp; c++)
-		if (st->posbase[c])
+		if (st->s.posbase[c])
 			text_order(st, c);
-}
-
-/* Copies by step; a while's initial copies run when its loop starts. */
-static void
-index_copies(struct interp *st)
-{
-	const struct plan *pl = st->pl;
-	int *fill;
-
-	st->cfirst = st_alloc(st, sizeof(int) * (size_t)(st->nstep + 2));
-	st->cidx = st_alloc(st, sizeof(int) * (size_t)(pl->ncopy + 1));
-	st->entry_of = st_alloc(st, sizeof(int) * (size_t)(pl->ncopy + 1));
-	st->entry_first = st_alloc(st, sizeof(int) * (size_t)(pl->ncopy + 1));
-	fill = st_alloc(st, sizeof(int) * (size_t)(st->nstep + 2));
-	for (int k = 0; k < pl->ncopy; k++) {
-		const struct plan_copy *pc = &pl->copies[k];
-
-		if (pc->step < 0 || pc->step >= st->nstep || pc->src < 0 ||
-		    pc->src >= pl->nbuf || pc->dst < 0 || pc->dst >= pl->nbuf ||
-		    pc->bytes < 0)
-			interp_fail(st, INTERP_ERROR, "plan copy %d is out of "
-				    "range", k);
-		st->cfirst[pc->step + 1]++;
-		st->entry_of[k] = -1;
-	}
-	for (int t = 0; t < st->nstep; t++)
-		st->cfirst[t + 1] += st->cfirst[t];
-	for (int k = 0; k < pl->ncopy; k++) {
-		int t = pl->copies[k].step;
-
-		st->cidx[st->cfirst[t] + fill[t]++] = k;
-	}
-}
-
-/* The first step of a while's loop: the earliest of its condition's and
- * body's own instructions. */
-static int
-loop_first(const struct interp *st, const struct instr *in)
-{
-	int first = INT_MAX;
-
-	for (int j = 0; j < 2; j++) {
-		int d = callee(st, in, j ? "body" : "condition", j);
-
-		for (int i = 0; d >= 0 && st->posbase[d] &&
-				i < st->m->comps[d].ninstr; i++)
-			if (st->posbase[d][i] >= 0 && st->step[d][i] < first)
-				first = st->step[d][i];
-	}
-	return first;
-}
-
-/* A copy before a step from a while's initial value into its state, at or
- * before the loop's first step, enters the nearest such loop (loops may
- * nest with the same buffers); one inside the loop is a copy of that
- * step. */
-static void
-find_entry_copies(struct interp *st, int c, int i)
-{
-	const struct plan *pl = st->pl;
-	const struct instr *in = &st->m->comps[c].instrs[i];
-	int n = shape_nodes(&in->shape), init = st->posbase[c][in->ops[0]];
-	int self = st->posbase[c][i], first = loop_first(st, in);
-
-	for (int node = 0; node < n; node++)
-		for (int k = 0; k < pl->ncopy; k++) {
-			const struct plan_copy *pc = &pl->copies[k];
-
-			if (!pc->after && pc->src == pl->pos[init + node].buf &&
-			    pc->dst == pl->pos[self + node].buf &&
-			    pc->step <= first &&
-			    (st->entry_of[k] < 0 ||
-			     first < st->entry_first[k])) {
-				st->entry_of[k] = self;	/* the nearest loop */
-				st->entry_first[k] = first;
-			}
-		}
-}
-
-static void
-index_entries(struct interp *st)
-{
-	for (int c = 0; c < st->m->ncomp; c++)
-		for (int i = 0; st->posbase[c] && i < st->m->comps[c].ninstr;
-		     i++)
-			if (opcode(&st->m->comps[c].instrs[i]) == OP_WHILE)
-				find_entry_copies(st, c, i);
 }
 
 static int
@@ -1470,6 +1286,19 @@ collect(struct interp *st, unsigned char **nodes, const struct shape *s,
 	}
 }
 
+/* The schedule's index takes the run's memory and stops it. */
+static void *
+sched_alloc(void *st, size_t n)
+{
+	return st_alloc(st, n);
+}
+
+static _Noreturn void
+sched_fail(void *st, const char *msg)
+{
+	interp_fail(st, INTERP_ERROR, "%s", msg);
+}
+
 static void
 run(struct interp *st, struct outputs *out)
 {
@@ -1478,10 +1307,9 @@ run(struct interp *st, struct outputs *out)
 	int node = 0;
 
 	setup_frames(st);
-	index_positions(st);
-	check_positions(st);
-	index_copies(st);
-	index_entries(st);
+	sched_index(&st->s, st->m, st->pl, &(struct sched_env){st, sched_alloc,
+							       sched_fail});
+	st->iter_of = st_alloc(st, sizeof(int64_t) * (size_t)st->m->ncomp);
 	if (st->mode == INTERP_PLANNED)
 		setup_arenas(st);
 	else

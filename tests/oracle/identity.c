@@ -386,49 +386,13 @@ opcode(const struct instr *in)
 	return in->op ? in->op->op : OP_OTHER;
 }
 
-static int
-name_ends(const struct instr *in, const char *suffix)
-{
-	size_t n = strlen(in->op->name), k = strlen(suffix);
-
-	return n > k && !strcmp(in->op->name + n - k, suffix);
-}
-
-/* As interp.c: an async pair's start and done (not copy-start/-done). */
-static int
-is_start(const struct instr *in)
-{
-	return in->op && opcode(in) != OP_COPY_START &&
-	       (opcode(in) == OP_ASYNC_START || name_ends(in, "-start"));
-}
-
-static int
-is_done(const struct instr *in)
-{
-	return in->op && opcode(in) != OP_COPY_DONE &&
-	       (opcode(in) == OP_ASYNC_DONE || name_ends(in, "-done"));
-}
-
 /* ---- tags --------------------------------------------------------------- */
-
-static uint64_t
-shape_hash(const struct shape *s)
-{
-	uint64_t h = 1469598103934665603u ^ (uint64_t)s->type;
-
-	h = (h ^ (uint64_t)s->rank) * 1099511628211u;
-	for (int k = 0; k < s->rank; k++)
-		h = (h ^ (uint64_t)s->dims[k]) * 1099511628211u;
-	for (int k = 0; k < s->nelem; k++)
-		h = (h ^ shape_hash(&s->elems[k])) * 1099511628211u;
-	return h;
-}
 
 /* An index table's tag: its shape's, as interp.c's table signatures. */
 static uint64_t
 table_tag(const struct shape *s)
 {
-	return TABLE_TAG | (shape_hash(s) >> 1);
+	return TABLE_TAG | (sched_shape_hash(s) >> 1);
 }
 
 /* A new value instance: (c, i)'s node in this iteration. */
@@ -823,7 +787,7 @@ check_inflight(struct ident *st, int c, int i)
 	for (j = cp->instrs[i].ops[0]; opcode(&cp->instrs[j]) ==
 	     OP_ASYNC_UPDATE && cp->instrs[j].nops > 0;)
 		j = cp->instrs[j].ops[0];
-	if (is_start(&cp->instrs[j]) &&
+	if (sched_is_start(&cp->instrs[j]) &&
 	    hash_args(st, c, j) != st->fr[c].inflight[j])
 		fail(st, INTERP_DIFF, "'%s': an operand of '%s' changed while "
 		     "it was in flight", cp->instrs[i].name,
@@ -990,7 +954,7 @@ run_op(struct ident *st, int c, int i)
 	case OP_CONDITIONAL: run_conditional(st, c, i); return;
 	default: break;
 	}
-	if (is_done(in))
+	if (sched_is_done(in))
 		check_inflight(st, c, i);
 	if (writes_nothing(st, c, i))
 		return;
@@ -998,7 +962,7 @@ run_op(struct ident *st, int c, int i)
 		read_operand(st, c, i, k);
 	check_overlap(st, c, i);
 	write_defined(st, c, i);
-	if (is_start(in))
+	if (sched_is_start(in))
 		st->fr[c].inflight[i] = hash_args(st, c, i);
 }
 
@@ -1180,15 +1144,6 @@ load_constants(struct ident *st)
 	}
 }
 
-static int
-donated(const struct module *m, int k)
-{
-	for (int a = 0; a < m->nalias; a++)
-		if (m->aliases[a].param == k)
-			return 1;
-	return 0;
-}
-
 /* The end: each output node holds its own value, and each parameter not
  * donated its own (when parameters survive the call). */
 static void
@@ -1209,7 +1164,7 @@ check_end(struct ident *st)
 	for (int k = 0; st->o.params_survive && k < e->nparam; k++) {
 		int i = e->params[k];
 
-		if (donated(st->m, k))
+		if (sched_donated(st->m, k))
 			continue;
 		for (int node = 0; node < shape_nodes(&e->instrs[i].shape);
 		     node++) {

@@ -154,22 +154,9 @@ st_free(struct interp *st)
 /* ---- tuple index tables: a signature per element, checked on use -------- */
 
 static uint64_t
-shape_hash(const struct shape *s)
-{
-	uint64_t h = 1469598103934665603u ^ (uint64_t)s->type;
-
-	h = (h ^ (uint64_t)s->rank) * 1099511628211u;
-	for (int k = 0; k < s->rank; k++)
-		h = (h ^ (uint64_t)s->dims[k]) * 1099511628211u;
-	for (int k = 0; k < s->nelem; k++)
-		h = (h ^ shape_hash(&s->elems[k])) * 1099511628211u;
-	return h;
-}
-
-static uint64_t
 table_entry(const struct shape *s, int e)
 {
-	return TABLE_MAGIC ^ (shape_hash(s) << 16 & 0x0fffffffffff0000u) ^
+	return TABLE_MAGIC ^ (sched_shape_hash(s) << 16 & 0x0fffffffffff0000u) ^
 	       (uint64_t)e;
 }
 
@@ -271,28 +258,6 @@ static int
 opcode(const struct instr *in)
 {
 	return in->op ? in->op->op : OP_OTHER;
-}
-
-static int
-name_ends(const struct instr *in, const char *suffix)
-{
-	size_t n = strlen(in->op->name), k = strlen(suffix);
-
-	return n > k && !strcmp(in->op->name + n - k, suffix);
-}
-
-static int
-is_start(const struct instr *in)
-{
-	return in->op && opcode(in) != OP_COPY_START &&
-	       (opcode(in) == OP_ASYNC_START || name_ends(in, "-start"));
-}
-
-static int
-is_done(const struct instr *in)
-{
-	return in->op && opcode(in) != OP_COPY_DONE &&
-	       (opcode(in) == OP_ASYNC_DONE || name_ends(in, "-done"));
 }
 
 /* The address node `node` of (c,i)'s output forwards from, or NULL when
@@ -522,17 +487,18 @@ inflight(struct interp *st, int c, int i, int after)
 	if (!f->inflight)
 		f->inflight = st_alloc(st, sizeof(uint64_t) *
 				       (size_t)(cp->ninstr + 1));
-	if (is_start(&cp->instrs[i])) {
+	if (sched_is_start(&cp->instrs[i])) {
 		if (after)
 			f->inflight[i] = hash_args(st, c, i);
 		return;
 	}
-	if (after || !is_done(&cp->instrs[i]) || cp->instrs[i].nops < 1)
+	if (after || !sched_is_done(&cp->instrs[i]) || cp->instrs[i].nops < 1)
 		return;
 	for (j = cp->instrs[i].ops[0]; opcode(&cp->instrs[j]) ==
 	     OP_ASYNC_UPDATE && cp->instrs[j].nops > 0;)
 		j = cp->instrs[j].ops[0];
-	if (is_start(&cp->instrs[j]) && hash_args(st, c, j) != f->inflight[j])
+	if (sched_is_start(&cp->instrs[j]) &&
+	    hash_args(st, c, j) != f->inflight[j])
 		interp_fail(st, INTERP_DIFF, "'%s': an operand of '%s' "
 			    "changed while it was in flight",
 			    cp->instrs[i].name, cp->instrs[j].name);
@@ -1190,15 +1156,6 @@ param_bytes(struct interp *st, int k)
 	return h;
 }
 
-static int
-donated(const struct module *m, int k)
-{
-	for (int a = 0; a < m->nalias; a++)
-		if (m->aliases[a].param == k)
-			return 1;
-	return 0;
-}
-
 /* The planned run's end: every parameter not donated holds its bytes
  * (XLA's callers keep weights resident between calls). */
 static void
@@ -1209,7 +1166,7 @@ check_params(struct interp *st)
 	if (st->mode != INTERP_PLANNED || !st->params_survive)
 		return;
 	for (int k = 0; k < e->nparam; k++)
-		if (!donated(st->m, k) && param_bytes(st, k) !=
+		if (!sched_donated(st->m, k) && param_bytes(st, k) !=
 		    st->param_hash[k])
 			interp_fail(st, INTERP_DIFF, "entry parameter %d "
 				    "('%s') was overwritten: it is not donated "

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "passes/passes.h"
 #include "tests/oracle/sched.h"
@@ -209,4 +210,48 @@ sched_index(struct sched *s, const struct module *m, const struct plan *pl,
 			if (in->op && in->op->op == OP_WHILE && in->nops > 0)
 				find_entry_copies(&x, c, i);
 		}
+}
+
+static int
+name_ends(const struct instr *in, const char *suffix)
+{
+	size_t n = strlen(in->op->name), k = strlen(suffix);
+
+	return n > k && !strcmp(in->op->name + n - k, suffix);
+}
+
+int
+sched_is_start(const struct instr *in)
+{
+	return in->op && in->op->op != OP_COPY_START &&
+	       (in->op->op == OP_ASYNC_START || name_ends(in, "-start"));
+}
+
+int
+sched_is_done(const struct instr *in)
+{
+	return in->op && in->op->op != OP_COPY_DONE &&
+	       (in->op->op == OP_ASYNC_DONE || name_ends(in, "-done"));
+}
+
+uint64_t
+sched_shape_hash(const struct shape *s)
+{
+	uint64_t h = 1469598103934665603u ^ (uint64_t)s->type;
+
+	h = (h ^ (uint64_t)s->rank) * 1099511628211u;
+	for (int k = 0; k < s->rank; k++)
+		h = (h ^ (uint64_t)s->dims[k]) * 1099511628211u;
+	for (int k = 0; k < s->nelem; k++)
+		h = (h ^ sched_shape_hash(&s->elems[k])) * 1099511628211u;
+	return h;
+}
+
+int
+sched_donated(const struct module *m, int k)
+{
+	for (int a = 0; a < m->nalias; a++)
+		if (m->aliases[a].param == k)
+			return 1;
+	return 0;
 }

@@ -1,9 +1,11 @@
-/* The plan's schedule, indexed for a run of it: what the data run
- * (interp.c) and the value-identity run (identity.c) both walk. */
+/* What the data run (interp.c) and the value-identity run (identity.c)
+ * both need: the plan's schedule indexed for a run of it, and the rules
+ * both runs follow. */
 #ifndef HLOPLAN_ORACLE_SCHED_H
 #define HLOPLAN_ORACLE_SCHED_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ir/ir.h"
 #include "passes/plan.h"
@@ -39,5 +41,17 @@ void sched_index(struct sched *s, const struct module *m,
  * -1 when neither is there. */
 int sched_callee(const struct module *m, const struct instr *in,
 		 const char *key, int fallback);
+
+/* An async pair's start and done (not copy-start/-done): by opcode, or a
+ * name ending in -start or -done. */
+int sched_is_start(const struct instr *in);
+int sched_is_done(const struct instr *in);
+
+/* A hash of a shape's type, dimensions and elements: what a tuple's
+ * table holds in both runs. */
+uint64_t sched_shape_hash(const struct shape *s);
+
+/* Whether input_output_alias donates entry parameter k. */
+int sched_donated(const struct module *m, int k);
 
 #endif

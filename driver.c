@@ -225,12 +225,9 @@ enum { TARGETS_AT_ONCE = 1000 };
 static int
 targets_at_once(const struct run *r, const struct module *m)
 {
-	long n = 0;
-
-	for (int c = 0; c < m->ncomp; c++)
-		n += m->comps[c].ninstr;
 	return r->targets == (1 << TARGET_GPU | 1 << TARGET_TPU) &&
-	       !r->drv.dump && r->opt.threads != 1 && n >= TARGETS_AT_ONCE &&
+	       !r->drv.dump && r->opt.threads != 1 &&
+	       module_instrs(m) >= TARGETS_AT_ONCE &&
 	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 

@@ -224,6 +224,7 @@ const struct attr *instr_attr(const struct instr *in, const char *key);
 const char *src_where(char *buf, size_t n, const char *file, int line,
 		      const char *op_name);
 int comp_lookup(const struct module *m, const char *name);	/* -1 if none */
+long module_instrs(const struct module *m);	/* of every computation */
 /* bytes as XLA's HumanReadableNumBytes writes them: "512B", "1.5KiB",
  * "2.00MiB", "3.25GiB".  Writes at most n bytes to buf and returns it. */
 const char *human_bytes(char *buf, size_t n, int64_t bytes);

@@ -293,3 +293,13 @@ comp_lookup(const struct module *m, const char *name)
 			return i;
 	return -1;
 }
+
+long
+module_instrs(const struct module *m)
+{
+	long n = 0;
+
+	for (int c = 0; c < m->ncomp; c++)
+		n += m->comps[c].ninstr;
+	return n;
+}

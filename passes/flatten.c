@@ -46,12 +46,11 @@ flatten_calls(struct pool *pool, struct diags *ds, struct module *m)
 {
 	int n0 = m->ncomp, top = 0, nclone = 0, cap = 0, ncl = 0, clcap = 0;
 	int *origin = NULL, no = 0, ocap = 0, o;
-	int64_t total = 0, budget;
+	int64_t total, budget;
 	char *claimed = NULL;
 	int *stack = NULL;
 
-	for (int c = 0; c < n0; c++)
-		total += m->comps[c].ninstr;
+	total = module_instrs(m);
 	budget = 16 * total + 1000000;
 	for (int c = 0; c < n0; c++) {
 		*VEC_PUSH(pool, claimed, ncl, clcap) = 0;

@@ -778,16 +778,6 @@ run_trial(void *arg)
  * cost more than planning so small a module again. */
 enum { TRIAL_THREADED = 2000 };
 
-static long
-module_instrs(const struct module *m)
-{
-	long n = 0;
-
-	for (int c = 0; c < m->ncomp; c++)
-		n += m->comps[c].ninstr;
-	return n;
-}
-
 /* Trials run one after another drop at once what cannot be chosen, so
  * that the next reuses its pages: fill_order chooses the first trial of
  * the lowest peak, and none when the first has errors.  *best: the one

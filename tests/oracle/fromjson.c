@@ -31,10 +31,8 @@ hash2(const char *a, const char *b)
 static void
 names_fill(struct pool *pool, const struct module *m, struct names *t)
 {
-	int n = 0;
+	long n = module_instrs(m);
 
-	for (int c = 0; c < m->ncomp; c++)
-		n += m->comps[c].ninstr;
 	t->cap = 16;
 	while (t->cap < 2 * n)
 		t->cap *= 2;

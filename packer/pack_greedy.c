@@ -176,7 +176,8 @@ greedy_pass(struct greedy *G, const int *order, int norder)
 		int k = order[q];
 
 		if (G->last && q % LAST_EVERY == 0 &&
-		    atomic_load_explicit(G->last, memory_order_relaxed) < G->w) {
+		    atomic_load_explicit(G->last, memory_order_relaxed) <
+		    G->w) {
 			h = INT64_MAX;
 			break;
 		}
@@ -405,8 +406,9 @@ pk_greedy_first(struct packer *P, struct piece *p)
  * floor first (pass_at): over the portfolios of corpus/hlo,
  * corpus/xla-tests and ../xla-ba that reached the floor, pass 10 (peak,
  * best fit) was the first to in three, 19 (degree times size, first fit)
- * in two (L13's), 2, 11 and 20 in one each; pass 0 ran already.  Each worker keeps its lowest pass: on a tie the lower
- * pass number, but at the floor the one handed out first; so the plan
+ * in two (L13's), 2, 11 and 20 in one each; pass 0, first, ran already
+ * on a piece not cut.  Each worker keeps its lowest pass: on a tie the
+ * lower pass number, but at the floor the one handed out first; so the plan
  * kept does not depend on how many run or which takes what.  A pass as
  * low as the piece's peak of live bytes cannot be beaten by one handed
  * out after it: none is, and only the steps of the passes up to it
@@ -521,8 +523,6 @@ portfolio_work(void *arg)
 		int64_t h;
 
 		w = pass_at(pf->cut, at);
-		if (w == 0 && !pf->cut)
-			continue;	/* pass 0 ran before */
 		h = worker_pass(k, w, at);
 		if (h <= pf->floor)
 			reached_floor(pf, at);
@@ -577,7 +577,7 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 	pthread_t t[PK_THREADS_MAX];
 	int started = 0, b = 0;
 
-	atomic_init(&pf.next, 0);
+	atomic_init(&pf.next, p->cut ? 0 : 1);	/* pass_seq[0] is pass 0 */
 	atomic_init(&pf.last, pf.npass);
 	for (int i = 0; i < nt; i++)
 		k[i] = (struct worker){.pf = &pf, .which = -1,

@@ -36,7 +36,24 @@ struct greedy {
 	 * when *last < w. */
 	atomic_int *last;
 	int w;
+	/* A pass of the portfolio on a piece not cut also gives up once it
+	 * cannot beat a pass handed out before it that is done (see
+	 * earlier_stop); it notes each height it reaches above floor, and
+	 * the steps to it, so that the steps it is charged do not depend on
+	 * when the others finish. */
+	struct portfolio *pf;
+	int64_t floor;
+	struct rise *rise;
+	int nrise, caprise;
 };
+
+/* A pass's height rose to h, steps into it. */
+struct rise {
+	int64_t h;
+	long steps;
+};
+
+static int64_t earlier_stop(struct portfolio *pf, int at, int bf);
 
 /* Boxes placed between two looks at *last. */
 enum { LAST_EVERY = 64 };
@@ -157,6 +174,17 @@ place(struct greedy *G, int k, int64_t off)
 	pk_gaps_place(&G->gaps, k, off);
 }
 
+static void
+note_rise(struct greedy *G, int64_t h)
+{
+	if (G->nrise == G->caprise) {
+		G->caprise = G->caprise ? 2 * G->caprise : 64;
+		G->rise = pack_xrealloc(G->rise, (size_t)G->caprise *
+						 sizeof *G->rise);
+	}
+	G->rise[G->nrise++] = (struct rise){h, G->gaps.steps};
+}
+
 static int64_t
 greedy_pass(struct greedy *G, const int *order, int norder)
 {
@@ -175,14 +203,25 @@ greedy_pass(struct greedy *G, const int *order, int norder)
 	for (int q = 0; q < norder && h < G->stop; q++) {
 		int k = order[q];
 
-		if (G->last && q % LAST_EVERY == 0 &&
-		    atomic_load_explicit(G->last, memory_order_relaxed) <
-		    G->w) {
-			h = INT64_MAX;
-			break;
+		if (G->last && q % LAST_EVERY == 0) {
+			if (atomic_load_explicit(G->last,
+						 memory_order_relaxed) < G->w) {
+				h = INT64_MAX;
+				break;
+			}
+			if (G->pf && earlier_stop(G->pf, G->w,
+						  !G->first_fit) < G->stop)
+				G->stop = earlier_stop(G->pf, G->w,
+						       !G->first_fit);
+			if (h >= G->stop)
+				break;
 		}
 		place(G, k, fit(G, k));
-		h = max64(h, G->off[k] + L->size[k]);
+		if (G->off[k] + L->size[k] > h) {
+			h = G->off[k] + L->size[k];
+			if (G->pf && h > G->floor)
+				note_rise(G, h);
+		}
 	}
 	G->steps += GREEDY_STEP * G->gaps.steps;
 	G->gaps.steps = 0;
@@ -449,6 +488,12 @@ struct portfolio {
 	int64_t floor;		/* the piece's peak of live bytes */
 	int cut;		/* pass 0 has not run */
 	long steps[2 * PK_NORDER];	/* of each pass */
+	/* On a piece not cut, by place in pass_seq: the height of the pass
+	 * there once done, INT64_MAX before or when it gave up; its rises
+	 * above the floor. */
+	_Atomic int64_t done[2 * PK_NORDER];
+	struct rise *rise[2 * PK_NORDER];
+	int nrise[2 * PK_NORDER];
 };
 
 /* Whether pass w of height h beats pass w2 of height h2: lower, or as
@@ -468,6 +513,81 @@ beats_kept(const struct portfolio *pf, int64_t h, int w, int at, int64_t h2,
 	if (h == h2 && h <= pf->floor)
 		return at < at2;
 	return beats(h, w, h2, w2);
+}
+
+/* The height at which the pass at place at gives up, its first fit
+ * (bf 0) or best fit (bf 1) the passes done at earlier places beside pass
+ * 0: as high as one it cannot beat, a lower pass or as low and earlier in
+ * number.  A first-fit pass must beat every earlier one to be kept; a
+ * best-fit pass, the earlier best-fit ones, as iterate starts from the
+ * lowest best-fit order.  The lowest pass beats every earlier one, so it
+ * never gives up: the plan kept and the best-fit order are those of every
+ * pass run to the end.  Only earlier places count, so that a pass gives
+ * up no sooner than where charged_steps says. */
+static int64_t
+earlier_stop(struct portfolio *pf, int at, int bf)
+{
+	int w = pass_at(pf->cut, at);
+	int64_t stop = pf->stop;
+
+	for (int a = 0; a < at; a++) {
+		int64_t h = atomic_load_explicit(&pf->done[a],
+						 memory_order_acquire);
+		int wa = pass_at(pf->cut, a);
+
+		if (h == INT64_MAX || (bf && wa % 2))
+			continue;
+		if (w < wa)
+			h++;	/* as low, it would beat wa */
+		if (h < stop)
+			stop = h;
+	}
+	return stop;
+}
+
+/* The steps of the pass at place at up to where it rose to stop. */
+static long
+steps_to(const struct portfolio *pf, int at, int64_t stop)
+{
+	for (int r = 0; r < pf->nrise[at]; r++)
+		if (pf->rise[at][r].h >= stop)
+			return GREEDY_STEP * pf->rise[at][r].steps;
+	return pf->steps[pass_at(pf->cut, at)];
+}
+
+/* The steps of the portfolio on a piece not cut, as if every pass had
+ * run in turn on one thread, each giving up once it could not beat those
+ * before it: on more threads a pass may run further, while one before it
+ * is still running, but is charged only this far, so that the budget
+ * left for the search, and so the plan, is the same for any number. */
+static long
+charged_steps(struct portfolio *pf)
+{
+	int64_t h = pf->stop, bf_h = pf->stop;
+	int w = 0, bf_w = 0, last = atomic_load(&pf->last);
+	long steps = 0;
+
+	for (int at = 1; at < pf->npass && at <= last; at++) {
+		int v = pass_seq[at], bf = v % 2 == 0;
+		int64_t stop = bf ? bf_h : h, done = pf->done[at];
+
+		if (v < (bf ? bf_w : w))
+			stop++;
+		if (done >= stop) {
+			steps += steps_to(pf, at, stop);
+			continue;
+		}
+		steps += pf->steps[v];
+		if (beats(done, v, h, w)) {
+			h = done;
+			w = v;
+		}
+		if (bf && beats(done, v, bf_h, bf_w)) {
+			bf_h = done;
+			bf_w = v;
+		}
+	}
+	return steps;
 }
 
 /* The pass at place at of pass_seq reached the floor: passes handed out
@@ -503,8 +623,21 @@ worker_pass(struct worker *k, int w, int at)
 	k->G.last = &k->pf->last;
 	k->G.w = at;
 	k->G.steps = 0;
+	k->G.pf = k->pf->cut ? NULL : k->pf;
+	k->G.floor = k->pf->floor;
+	k->G.nrise = 0;
 	h = greedy_pass(&k->G, k->order, k->m);
 	k->pf->steps[w] = k->G.steps;
+	if (!k->G.pf)
+		return h;
+	k->pf->nrise[at] = k->G.nrise;
+	k->pf->rise[at] = pack_xmalloc(((size_t)k->G.nrise + 1) *
+				       sizeof *k->G.rise);
+	memcpy(k->pf->rise[at], k->G.rise,
+	       (size_t)k->G.nrise * sizeof *k->G.rise);
+	if (h >= k->G.stop)
+		return INT64_MAX;	/* gave up: it cannot be kept */
+	atomic_store_explicit(&k->pf->done[at], h, memory_order_release);
 	return h;
 }
 
@@ -541,6 +674,7 @@ portfolio_work(void *arg)
 		}
 	}
 	greedy_free(&k->G);
+	free(k->G.rise);
 	free(k->order);
 	return NULL;
 }
@@ -579,6 +713,11 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 
 	atomic_init(&pf.next, p->cut ? 0 : 1);	/* pass_seq[0] is pass 0 */
 	atomic_init(&pf.last, pf.npass);
+	for (int at = 0; at < pf.npass; at++) {
+		atomic_init(&pf.done[at], INT64_MAX);
+		pf.rise[at] = NULL;
+		pf.nrise[at] = 0;
+	}
 	for (int i = 0; i < nt; i++)
 		k[i] = (struct worker){.pf = &pf, .which = -1,
 				       .h = INT64_MAX, .bf_h = INT64_MAX};
@@ -589,8 +728,14 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 	portfolio_work(&k[0]);
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
-	for (int at = 0; at < pf.npass && at <= atomic_load(&pf.last); at++)
-		P->steps += pf.steps[pass_at(pf.cut, at)];
+	if (pf.cut)
+		for (int at = 0; at < pf.npass && at <= atomic_load(&pf.last);
+		     at++)
+			P->steps += pf.steps[at];
+	else
+		P->steps += charged_steps(&pf);
+	for (int at = 0; at < pf.npass; at++)
+		free(pf.rise[at]);
 	for (int i = 0; i < nt; i++) {
 		if (beats_kept(&pf, k[i].h, k[i].w, k[i].at, k[b].h, k[b].w,
 			       k[b].at))

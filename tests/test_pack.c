@@ -527,7 +527,7 @@ two_pieces(const struct boxes *a, const struct boxes *b)
 static void
 test_budget_per_piece(void **state)
 {
-	enum { N = 100, EFFORT = 3000000 };
+	enum { N = 100, EFFORT = 2000000 };
 	struct boxes a = random_boxes(N, 200, 50, 9), b, ab, half;
 	int64_t t = 0, ha, hb;
 	int differ = 0;
@@ -573,7 +573,7 @@ test_budget_per_piece(void **state)
 static void
 test_search_highest_first(void **state)
 {
-	enum { N = 100, EFFORT = 3000000 };
+	enum { N = 100, EFFORT = 2000000 };
 	struct boxes a, raw, b = {0}, ab;
 	struct pack_stats st = {0};
 	uint64_t seed;

@@ -633,8 +633,9 @@ worker_pass(struct worker *k, int w, int at)
 	k->pf->nrise[at] = k->G.nrise;
 	k->pf->rise[at] = pack_xmalloc(((size_t)k->G.nrise + 1) *
 				       sizeof *k->G.rise);
-	memcpy(k->pf->rise[at], k->G.rise,
-	       (size_t)k->G.nrise * sizeof *k->G.rise);
+	if (k->G.nrise)
+		memcpy(k->pf->rise[at], k->G.rise,
+		       (size_t)k->G.nrise * sizeof *k->G.rise);
 	if (h >= k->G.stop)
 		return INT64_MAX;	/* gave up: it cannot be kept */
 	atomic_store_explicit(&k->pf->done[at], h, memory_order_release);

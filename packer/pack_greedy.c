@@ -785,9 +785,18 @@ promote(const struct greedy *G, int64_t target, const int *base, int m,
 	return added;
 }
 
+/* Passes of the iterated greedy in a row that gain nothing before it
+ * gives up.  Over every run of it on corpus/hlo, corpus/xla-tests,
+ * ../xla-ba and XLA's model benchmarks (bench/xla_models.sh), 43 in all,
+ * two gained, at their second and sixth pass; the rest gained nothing,
+ * and those that ran to the budget (torax's TPU plan: 19 passes, 154M
+ * steps, twice) are where the time went. */
+enum { ITER_STALL = 8 };
+
 /* Best fit again and again, the boxes that ever ended above the target
  * going first (squeaky wheel optimisation), keeping the lowest plan, until
- * a pass makes no new box hot. */
+ * a pass makes no new box hot, or ITER_STALL passes in a row gain
+ * nothing. */
 int
 pk_iterate_greedy(struct packer *P, struct piece *p, long budget, int which,
 		  int first, int own_start)
@@ -798,7 +807,7 @@ pk_iterate_greedy(struct packer *P, struct piece *p, long budget, int which,
 	int *order = pack_xmalloc((size_t)L.n * sizeof *order);
 	char *hot = pack_xcalloc((size_t)L.n, 1);
 	int64_t *data = order_data(&L, which);
-	int m = make_order(&L, data, which, base), improved = 0;
+	int m = make_order(&L, data, which, base), improved = 0, stale = 0;
 	long end = P->steps + budget;
 
 	greedy_init(&G, &L);
@@ -811,13 +820,16 @@ pk_iterate_greedy(struct packer *P, struct piece *p, long budget, int which,
 		memcpy(G.off, L.off, (size_t)L.n * sizeof *G.off);
 	}
 	promote(&G, P->target, base, m, hot, order);
-	while (p->height > P->target && P->steps < end) {
+	while (p->height > P->target && P->steps < end && stale < ITER_STALL) {
 		int64_t h = greedy_pass(&G, order, m);
 
 		if (h < p->height) {
 			p->height = h;
 			memcpy(L.off, G.off, (size_t)L.n * sizeof *G.off);
 			improved = 1;
+			stale = 0;
+		} else {
+			stale++;
 		}
 		P->steps += G.steps;
 		G.steps = 0;

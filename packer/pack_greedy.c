@@ -798,7 +798,11 @@ enum { ITER_STALL = 16 };
 /* Best fit again and again, the boxes that ever ended above the target
  * going first (squeaky wheel optimisation), keeping the lowest plan, until
  * a pass makes no new box hot, or ITER_STALL passes in a row gain
- * nothing. */
+ * nothing.  A pass gives up once as high as the best plan, which it could
+ * not beat; the boxes it placed above the target become hot all the same
+ * (torax, both targets: packing 154 -> 67 ms; pack_bench's challenging
+ * mix, with more passes in the budget, 2.5% lower on 10^5 boxes, 0.3% on
+ * 10^6). */
 int
 pk_iterate_greedy(struct packer *P, struct piece *p, long budget, int which,
 		  int first, int own_start)
@@ -823,7 +827,10 @@ pk_iterate_greedy(struct packer *P, struct piece *p, long budget, int which,
 	}
 	promote(&G, P->target, base, m, hot, order);
 	while (p->height > P->target && P->steps < end && stale < ITER_STALL) {
-		int64_t h = greedy_pass(&G, order, m);
+		int64_t h;
+
+		G.stop = p->height;	/* no lower: gives up */
+		h = greedy_pass(&G, order, m);
 
 		if (h < p->height) {
 			p->height = h;

@@ -22,6 +22,30 @@ enum {
 };
 /* ---- greedy: best fit in one order --------------------------------------- */
 
+/* A pass's height rose to h, steps into it. */
+struct rise {
+	int64_t h;
+	long steps;
+};
+
+/* The portfolio's passes on one piece, shared by its workers (below). */
+struct portfolio {
+	const struct local *L;
+	atomic_int next;	/* in pass_seq */
+	atomic_int last;	/* in pass_seq: no pass after it is needed */
+	int npass;
+	int64_t stop;		/* one_pass's */
+	int64_t floor;		/* the piece's peak of live bytes */
+	int cut;		/* pass 0 has not run */
+	long steps[2 * PK_NORDER];	/* of each pass */
+	/* On a piece not cut, by place in pass_seq: the height of the pass
+	 * there once done, INT64_MAX before or when it gave up; its rises
+	 * above the floor. */
+	_Atomic int64_t done[2 * PK_NORDER];
+	struct rise *rise[2 * PK_NORDER];
+	int nrise[2 * PK_NORDER];
+};
+
 struct greedy {
 	const struct local *L;
 	struct gaps gaps;
@@ -42,15 +66,8 @@ struct greedy {
 	 * the steps to it, so that the steps it is charged do not depend on
 	 * when the others finish. */
 	struct portfolio *pf;
-	int64_t floor;
 	struct rise *rise;
 	int nrise, caprise;
-};
-
-/* A pass's height rose to h, steps into it. */
-struct rise {
-	int64_t h;
-	long steps;
 };
 
 static int64_t earlier_stop(struct portfolio *pf, int at, int bf);
@@ -209,17 +226,17 @@ greedy_pass(struct greedy *G, const int *order, int norder)
 				h = INT64_MAX;
 				break;
 			}
-			if (G->pf && earlier_stop(G->pf, G->w,
-						  !G->first_fit) < G->stop)
-				G->stop = earlier_stop(G->pf, G->w,
-						       !G->first_fit);
+			if (G->pf)
+				G->stop = min64(G->stop,
+						earlier_stop(G->pf, G->w,
+							     !G->first_fit));
 			if (h >= G->stop)
 				break;
 		}
 		place(G, k, fit(G, k));
 		if (G->off[k] + L->size[k] > h) {
 			h = G->off[k] + L->size[k];
-			if (G->pf && h > G->floor)
+			if (G->pf && h > G->pf->floor)
 				note_rise(G, h);
 		}
 	}
@@ -468,6 +485,7 @@ pass_at(int cut, int at)
 {
 	return cut ? at : pass_seq[at];
 }
+
 struct worker {
 	struct portfolio *pf;
 	struct greedy G;	/* kept from pass to pass */
@@ -477,23 +495,6 @@ struct worker {
 	int w, at;		/* best's pass, and where pass_seq has it */
 	int64_t bf_h;		/* its lowest pass by best fit */
 	int bf_w;
-};
-
-struct portfolio {
-	const struct local *L;
-	atomic_int next;	/* in pass_seq */
-	atomic_int last;	/* in pass_seq: no pass after it is needed */
-	int npass;
-	int64_t stop;		/* one_pass's */
-	int64_t floor;		/* the piece's peak of live bytes */
-	int cut;		/* pass 0 has not run */
-	long steps[2 * PK_NORDER];	/* of each pass */
-	/* On a piece not cut, by place in pass_seq: the height of the pass
-	 * there once done, INT64_MAX before or when it gave up; its rises
-	 * above the floor. */
-	_Atomic int64_t done[2 * PK_NORDER];
-	struct rise *rise[2 * PK_NORDER];
-	int nrise[2 * PK_NORDER];
 };
 
 /* Whether pass w of height h beats pass w2 of height h2: lower, or as
@@ -513,6 +514,14 @@ beats_kept(const struct portfolio *pf, int64_t h, int w, int at, int64_t h2,
 	if (h == h2 && h <= pf->floor)
 		return at < at2;
 	return beats(h, w, h2, w2);
+}
+
+/* The height at which pass w gives up against a pass wa done at height
+ * h: h, or past it when w would beat wa at h, as lower in number. */
+static int64_t
+stop_against(int64_t h, int wa, int w)
+{
+	return w < wa ? h + 1 : h;
 }
 
 /* The height at which the pass at place at gives up, its first fit
@@ -537,10 +546,7 @@ earlier_stop(struct portfolio *pf, int at, int bf)
 
 		if (h == INT64_MAX || (bf && wa % 2))
 			continue;
-		if (w < wa)
-			h++;	/* as low, it would beat wa */
-		if (h < stop)
-			stop = h;
+		stop = min64(stop, stop_against(h, wa, w));
 	}
 	return stop;
 }
@@ -569,10 +575,10 @@ charged_steps(struct portfolio *pf)
 
 	for (int at = 1; at < pf->npass && at <= last; at++) {
 		int v = pass_seq[at], bf = v % 2 == 0;
-		int64_t stop = bf ? bf_h : h, done = pf->done[at];
+		int64_t stop = bf ? stop_against(bf_h, bf_w, v)
+				  : stop_against(h, w, v);
+		int64_t done = pf->done[at];
 
-		if (v < (bf ? bf_w : w))
-			stop++;
 		if (done >= stop) {
 			steps += steps_to(pf, at, stop);
 			continue;
@@ -624,18 +630,15 @@ worker_pass(struct worker *k, int w, int at)
 	k->G.w = at;
 	k->G.steps = 0;
 	k->G.pf = k->pf->cut ? NULL : k->pf;
-	k->G.floor = k->pf->floor;
 	k->G.nrise = 0;
 	h = greedy_pass(&k->G, k->order, k->m);
 	k->pf->steps[w] = k->G.steps;
 	if (!k->G.pf)
 		return h;
+	k->pf->rise[at] = k->G.rise;	/* the portfolio's now */
 	k->pf->nrise[at] = k->G.nrise;
-	k->pf->rise[at] = pack_xmalloc(((size_t)k->G.nrise + 1) *
-				       sizeof *k->G.rise);
-	if (k->G.nrise)
-		memcpy(k->pf->rise[at], k->G.rise,
-		       (size_t)k->G.nrise * sizeof *k->G.rise);
+	k->G.rise = NULL;
+	k->G.caprise = 0;
 	if (h >= k->G.stop)
 		return INT64_MAX;	/* gave up: it cannot be kept */
 	atomic_store_explicit(&k->pf->done[at], h, memory_order_release);

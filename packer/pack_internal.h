@@ -82,6 +82,12 @@ max64(int64_t a, int64_t b)
 }
 
 static inline int64_t
+min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline int64_t
 sat_mul(int64_t a, int64_t b)
 {
 	if (a > 0 && b > INT64_MAX / a)

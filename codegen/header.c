@@ -535,27 +535,33 @@ hdr_step_instr(const char *step)
 	return slash ? slash + 1 : step;
 }
 
-/* Where each step's name starts: chunk * STEP_CHUNK + offset.  The same
- * steps give the same chunks, so a plan sharing an earlier plan's step
- * text points into it with its own at[]. */
+/* Where each of p's steps' names starts in its step text: at[t] = chunk *
+ * STEP_CHUNK + offset.  Returns the last chunk. */
 static int
-chunk_steps(struct hdr *h)
+step_chunks(const struct plan *p, int *at)
 {
 	int chunk = 0, used = 0;
-	int32_t n = h->p->ntime;
 
-	h->at = pool_alloc(h->pool, ((size_t)n + 1) * sizeof *h->at);
-	for (int32_t t = 0; h->p->steps && t < n; t++) {
-		int len = (int)strlen(hdr_step_instr(h->p->steps[t])) + 1;
+	for (int32_t t = 0; p->steps && t < p->ntime; t++) {
+		int len = (int)strlen(hdr_step_instr(p->steps[t])) + 1;
 
 		if (t > 0 && used && used + len >= STEP_CHUNK_TEXT) {
 			chunk++;
 			used = 0;
 		}
-		h->at[t] = chunk * STEP_CHUNK + used;
+		at[t] = chunk * STEP_CHUNK + used;
 		used += len;
 	}
 	return chunk;
+}
+
+/* The same steps give the same chunks, so a plan sharing an earlier plan's
+ * step text points into it with its own at[]. */
+static int
+chunk_steps(struct hdr *h)
+{
+	h->at = pool_alloc(h->pool, ((size_t)h->p->ntime + 1) * sizeof *h->at);
+	return step_chunks(h->p, h->at);
 }
 
 /* Each computation's name once, in the order the schedule first runs one,
@@ -590,6 +596,31 @@ put_step_comps(struct hdr *h)
 	fputs("};\n", h->out);
 }
 
+/* Steps whose names are all in an earlier plan's step text, in another
+ * order: P_step_at[] and P_step_comp[] point into its tables. */
+static void
+put_shared_steps(struct hdr *h)
+{
+	const char *pre = h->pre, *of = h->text_of;
+	FILE *out = h->out;
+
+	codegen_printf(out, ".  Step t's instruction\n * name is "
+		"P_STEP_NAME(t), in %s's step text. */\n"
+		"#define %s_step_text %s_step_text\n"
+		"static const int %s_step_at[%s_NUM_STEPS + 1] "
+		"HLOPLAN_UNUSED = {", of, pre, of, pre, pre);
+	hdr_ints(out, h->at, h->p->ntime, 8);
+	fputs("\t-1\n};\n", out);
+	if (!h->p->step_comp)
+		return;
+	codegen_printf(out, "#define %s_computations %s_computations\n"
+		"#define %s_NUM_COMPUTATIONS %s_NUM_COMPUTATIONS\n"
+		"static const int %s_step_comp[%s_NUM_STEPS] HLOPLAN_UNUSED = {",
+		pre, of, pre, of, pre, pre);
+	hdr_ints(out, h->comp_ix, (int)h->p->ntime, 16);
+	fputs("};\n", out);
+}
+
 /* The order the plan assumes, one instruction a step: the
  * live intervals count these steps.  The names are chunks of text, each
  * NUL-terminated, and P_step_at[] an int per step saying where its name
@@ -602,13 +633,15 @@ put_steps(struct hdr *h)
 	const char *pre = h->pre;
 	FILE *out = h->out;
 	int32_t n = h->p->ntime;
-	int chunk = chunk_steps(h);
+	int chunk = h->at ? 0 : chunk_steps(h);	/* at[]: set when shared */
 
 	if (!h->p->steps)
 		return;
 	codegen_printf(out, "\n/* The schedule the intervals count: %s order",
 		h->p->sched.name ? h->p->sched.name : "text");
-	if (h->steps_of) {	/* the same order: one table, for size */
+	if (h->text_of) {
+		put_shared_steps(h);
+	} else if (h->steps_of) {	/* the same order: one table, for size */
 		codegen_printf(out, ", the same as %s's. */\n"
 			"#define %s_step_text %s_step_text\n"
 			"#define %s_step_at %s_step_at\n", h->steps_of, pre,
@@ -800,6 +833,15 @@ put_shapes(struct hdr *h, int *shape)
 	fputs("};\n", h->out);
 }
 
+/* Shape index id of P_ix[]: its depth, then its entries. */
+static void
+put_index(FILE *out, const struct plan_pos *q, int id)
+{
+	codegen_printf(out, ",%s%d", id % 8 ? "" : "\n\t", q->depth);
+	for (int d = 0; d < q->depth; d++)
+		codegen_printf(out, ",%d", q->index[d]);
+}
+
 /* P_ix[]: each shape index once, its depth then its entries; h->ix[k]
  * gets position k's.  The empty index is P_ix[0]. */
 static void
@@ -813,9 +855,13 @@ put_indices(struct hdr *h)
 
 	h->ix = pool_alloc(h->pool, ((size_t)p->npos + 1) * sizeof *h->ix);
 	hdr_idset_init(&keys, h->pool, 16);
-	codegen_printf(h->out,
-		"\n/* Shape indices: P_ix[k] is a depth, the entries "
-		"follow */\nstatic const int %s_ix[] HLOPLAN_UNUSED = {0", h->pre);
+	if (h->rows_of)	/* the same positions: the same indices */
+		codegen_printf(h->out, "\n#define %s_ix %s_ix\n", h->pre,
+			h->rows_of);
+	else
+		codegen_printf(h->out, "\n/* Shape indices: P_ix[k] is a "
+			"depth, the entries follow */\nstatic const int "
+			"%s_ix[] HLOPLAN_UNUSED = {0", h->pre);
 	for (int k = 0; k < p->npos; k++) {
 		const struct plan_pos *q = &p->pos[k];
 		int id;
@@ -828,15 +874,14 @@ put_indices(struct hdr *h)
 		id = hdr_key_id(&keys, key, &fresh);
 		if (fresh) {
 			start[id] = next;
-			codegen_printf(h->out, ",%s%d", id % 8 ? "" : "\n\t",
-				q->depth);
-			for (int d = 0; d < q->depth; d++)
-				codegen_printf(h->out, ",%d", q->index[d]);
 			next += q->depth + 1;
+			if (!h->rows_of)
+				put_index(h->out, q, id);
 		}
 		h->ix[k] = start[id];
 	}
-	fputs("};\n", h->out);
+	if (!h->rows_of)
+		fputs("};\n", h->out);
 }
 
 /* One buffer's row: the numbers themselves, the name a pointer into the
@@ -1043,6 +1088,106 @@ steps_shared_with(const struct plan *plans, int i)
 	return -1;
 }
 
+/* Whether b's positions, at a's steps and indices (same_positions), lie in
+ * the same buffers and slots, written the same way: one P_positions[]. */
+static int
+same_rows(const struct plan *a, const struct plan *b)
+{
+	for (int k = 0; k < a->npos; k++) {
+		const struct plan_pos *x = &a->pos[k], *y = &b->pos[k];
+
+		if (x->buf != y->buf || x->slot != y->slot ||
+		    hdr_pos_kind(x) != hdr_pos_kind(y))
+			return 0;
+	}
+	return 1;
+}
+
+/* Plan b's step names as places in plan a's step text, and its steps'
+ * computations as indices into a's P_computations[] (in the order
+ * put_step_comps writes them), into h->at and h->comp_ix: 0 when a lacks
+ * one of them. */
+static int
+share_text(struct pool *pool, const struct plan *a, const struct plan *b,
+	   struct hdr *h)
+{
+	int *at_a = pool_alloc(pool, ((size_t)a->ntime + 1) * sizeof *at_a);
+	int *at = pool_alloc(pool, ((size_t)b->ntime + 1) * sizeof *at);
+	int *cix = NULL, ok = 1, n = 0;
+	struct table t;
+
+	if (!a->steps || !b->steps || !a->step_comp != !b->step_comp)
+		return 0;
+	step_chunks(a, at_a);
+	table_init(&t, NULL, (size_t)a->ntime);
+	for (int32_t k = 0; k < a->ntime; k++)
+		table_str(&t, a->steps[k], strlen(a->steps[k]), k);
+	for (int32_t k = 0; ok && k < b->ntime; k++) {
+		int x = table_str(&t, b->steps[k], strlen(b->steps[k]), -1);
+
+		ok = x >= 0;
+		at[k] = ok ? at_a[x] : 0;
+	}
+	table_free(&t);
+	if (ok && b->step_comp) {
+		cix = pool_alloc(pool, ((size_t)b->ntime + 1) * sizeof *cix);
+		table_init(&t, NULL, (size_t)a->ncomp);
+		for (int32_t k = 0; k < a->ntime; k++) {
+			const char *c = a->comp_names[a->step_comp[k]];
+
+			n += table_str(&t, c, strlen(c), n) < 0;
+		}
+		for (int32_t k = 0; ok && k < b->ntime; k++) {
+			const char *c = b->comp_names[b->step_comp[k]];
+
+			cix[k] = table_str(&t, c, strlen(c), -1);
+			ok = cix[k] >= 0;
+		}
+		table_free(&t);
+	}
+	h->at = ok ? at : NULL;
+	h->comp_ix = ok ? cix : NULL;
+	return ok;
+}
+
+/* The tables plan i takes from an earlier plan, where they would be the
+ * same: its steps (steps_of), or the text of the same steps in another
+ * order (text_of); its positions' steps and operands (pos_of) and rows
+ * (rows_of); its values; its constants' bytes. */
+static void
+share_tables(struct pool *pool, const struct plan *plans,
+	     const char *const *prefixes, const struct bindings *b,
+	     struct hdr *h, int i, int blob)
+{
+	const struct plan *p = &plans[i];
+	int j = steps_shared_with(plans, i);
+
+	h[i].steps_of = j >= 0 ? prefixes[j] : NULL;
+	h[i].text_pre = j >= 0 ? h[j].text_pre : prefixes[i];
+	if (j >= 0 && h[j].text_of)	/* j's text is another plan's */
+		h[i].at = h[j].at;
+	h[i].pos_of = j >= 0 && same_positions(&plans[j], p) ? prefixes[j] :
+							      NULL;
+	h[i].rows_of = h[i].pos_of && same_rows(&plans[j], p) ? prefixes[j] :
+								 NULL;
+	for (int k = 0; j < 0 && !h[i].text_of && k < i; k++)
+		if (!h[k].steps_of && !h[k].text_of &&
+		    share_text(pool, &plans[k], p, &h[i]))
+			h[i].text_of = h[i].text_pre = prefixes[k];
+	for (int k = 0; k < i && !h[i].values_of; k++)
+		if (!h[k].values_of && b[k].nval == b[i].nval &&
+		    !memcmp(b[k].val, b[i].val, sizeof(int) *
+						(size_t)b[i].nval))
+			h[i].values_of = prefixes[k];
+	for (int k = 0; k < i && !blob && p->const_bytes; k++)
+		if (!h[k].cdata_of && plans[k].const_bytes == p->const_bytes &&
+		    !memcmp(plans[k].const_data, p->const_data,
+			    (size_t)p->const_bytes)) {
+			h[i].cdata_of = prefixes[k];
+			break;
+		}
+}
+
 /* The include guard: the caller's, after the first plan's prefix, so that
  * headers of plans under other prefixes all take effect. */
 static const char *
@@ -1080,15 +1225,12 @@ codegen_header(FILE *out, const struct plan *plans,
 	header_types(out);
 	h = pool_alloc(pool, sizeof *h * (size_t)(nplan + 1));
 	for (i = 0; i < nplan; i++) {
-		j = steps_shared_with(plans, i);
-		h[i] = (struct hdr){out, o ? o->constants : NULL,
-				    codegen_constants_base(&set, i), NULL,
-				    &plans[i], prefixes[i], names[i], &b[i],
-				    io[i], j >= 0 && same_positions(&plans[j],
-						&plans[i]) ? prefixes[j] : NULL,
-				    j >= 0 ? prefixes[j] : NULL, NULL,
-				    NULL, NULL, j >= 0 ? prefixes[j] :
-							 prefixes[i], NULL};
+		h[i] = (struct hdr){.out = out,
+				    .blob = o ? o->constants : NULL,
+				    .blob_base = codegen_constants_base(&set, i),
+				    .p = &plans[i], .pre = prefixes[i],
+				    .name = names[i], .b = &b[i], .io = io[i]};
+		share_tables(pool, plans, prefixes, b, h, i, h[i].blob != NULL);
 	}
 	put_plans(pool, h, nplan, o ? o->threads : 1);
 	codegen_printf(out, "\n#endif /* %s */\n", guard);

@@ -35,6 +35,16 @@ struct hdr {
 				   name in the step text */
 	const char *text_pre;	/* the prefix whose step text that is */
 	int *ix;		/* by position: its shape index in P_ix[] */
+	/* Tables of an earlier plan's that are this one's too, by its
+	 * prefix, or NULL: */
+	const char *text_of;	/* the step text and computations (the same
+				   steps in another order): then at[] and
+				   comp_ix[] are set before it is written */
+	int *comp_ix;		/* by step: its computation's index in
+				   text_of's P_computations[] */
+	const char *rows_of;	/* P_positions[] and P_ix[] */
+	const char *values_of;	/* P_values[] */
+	const char *cdata_of;	/* the constants' bytes */
 };
 
 /* header_tables.c: the tables of one plan after its buffers (positions,
@@ -52,6 +62,9 @@ int hdr_slot_uses(const struct plan *p);
 const struct plan_pos *hdr_io_pos(const struct hdr *h, int k);
 /* The array's own bytes as the caller holds it, without padding. */
 int64_t hdr_exact_bytes(const struct hdr *h, const struct plan_pos *q);
+/* 1: the step writes position q's value; 2: a copy does; 0: it holds what
+ * an operand's position holds. */
+int hdr_pos_kind(const struct plan_pos *q);
 /* Buffer i's name in a table row: a pointer into the step text when its
  * first value's instruction is its name, else a literal. */
 void hdr_buffer_name(struct hdr *h, int i);

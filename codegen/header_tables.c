@@ -147,10 +147,8 @@ hdr_buffer_name(struct hdr *h, int i)
 		hdr_cstring(h->out, b->name);
 }
 
-/* 1: the step writes the position's value; 2: a copy does; 0: it holds
- * what an operand's position holds. */
-static int
-pos_kind(const struct plan_pos *q)
+int
+hdr_pos_kind(const struct plan_pos *q)
 {
 	return q->copied ? 2 : q->defines ? 1 : 0;
 }
@@ -168,6 +166,13 @@ put_positions(struct hdr *h)
 				sizeof *first);
 	int32_t t = 0;
 
+	if (h->rows_of) {	/* the same rows: one table */
+		codegen_printf(out, "\n#define %s_positions %s_positions\n"
+			"#define %s_step_first_position "
+			"%s_step_first_position\n", h->pre, h->rows_of,
+			h->pre, h->rows_of);
+		return;
+	}
 	codegen_printf(out,
 		"\nstatic const struct hloplan_plan_position %s_positions"
 		"[%s%s] HLOPLAN_UNUSED = {\n\t/* buffer, offset, slot, index, "
@@ -183,7 +188,7 @@ put_positions(struct hdr *h)
 		while (t <= q->step)
 			first[t++] = k;
 		codegen_printf(out, "%s{%d,0,%d,%d,%d},", k % 4 ? "" : "\n\t",
-			q->buf, q->slot, h->ix[k], pos_kind(q));
+			q->buf, q->slot, h->ix[k], hdr_pos_kind(q));
 	}
 	while (t <= p->ntime)
 		first[t++] = p->npos;
@@ -240,6 +245,11 @@ put_operands(struct hdr *h)
 static void
 put_values(struct hdr *h)
 {
+	if (h->values_of) {
+		codegen_printf(h->out, "\n#define %s_values %s_values\n",
+			h->pre, h->values_of);
+		return;
+	}
 	codegen_printf(h->out,
 		"\nstatic const int %s_values[%s%s] HLOPLAN_UNUSED "
 		"= {", h->pre, h->b->nval ? h->pre : "1",
@@ -505,7 +515,10 @@ put_const_data(struct hdr *h)
 			h->blob_base);
 		return;
 	}
-	if (h->p->const_bytes)
+	if (h->cdata_of)
+		codegen_printf(out, "#define %s_CONST_DATA %s_CONST_DATA\t"
+			"/* the same bytes */\n", pre, h->cdata_of);
+	else if (h->p->const_bytes)
 		put_const_parts(h);
 }
 

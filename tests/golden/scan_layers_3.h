@@ -57,8 +57,9 @@
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
  *   P_STEP_NAME(t)           the instruction of step t, in the order
- *                            assumed (from P_step_text[], P_step_at[]:
- *                            an earlier plan's when the orders agree)
+ *                            assumed (from P_step_text[], an earlier
+ *                            plan's when it has the same steps in any
+ *                            order, and P_step_at[])
  *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
  *                            name once, P_NUM_COMPUTATIONS;
  *                            P_step_comp[t])
@@ -84,8 +85,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
- * steps, positions and operands are an earlier plan's uses its tables.
+ * name points into P_step_text[] (P_T(chunk, byte)).  A table that
+ * would be an earlier plan's again is that plan's, under a macro.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.

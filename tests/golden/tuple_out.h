@@ -57,8 +57,9 @@
  *   P_NUM_SLOT_USES, P_slot_uses[]  which instruction of an unrolled
  *                            loop writes which slot
  *   P_STEP_NAME(t)           the instruction of step t, in the order
- *                            assumed (from P_step_text[], P_step_at[]:
- *                            an earlier plan's when the orders agree)
+ *                            assumed (from P_step_text[], an earlier
+ *                            plan's when it has the same steps in any
+ *                            order, and P_step_at[])
  *   P_STEP_COMPUTATION(t)    its computation (P_computations[], each
  *                            name once, P_NUM_COMPUTATIONS;
  *                            P_step_comp[t])
@@ -84,8 +85,8 @@
  * buffer before it in P_buffers[], the include guard, or a plan whose
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
- * name points into P_step_text[] (P_T(chunk, byte)).  A plan whose
- * steps, positions and operands are an earlier plan's uses its tables.
+ * name points into P_step_text[] (P_T(chunk, byte)).  A table that
+ * would be an earlier plan's again is that plan's, under a macro.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -466,9 +467,7 @@ struct HLOPLAN_GPU_checks {
 #define HLOPLAN_TPU_STEP_NAME(t) (HLOPLAN_TPU_step_text[HLOPLAN_TPU_step_at[t] / 4096] + HLOPLAN_TPU_step_at[t] % 4096)
 #define HLOPLAN_TPU_STEP_COMPUTATION(t) (HLOPLAN_TPU_computations[HLOPLAN_TPU_step_comp[t]])
 
-/* Shape indices: P_ix[k] is a depth, the entries follow */
-static const int HLOPLAN_TPU_ix[] HLOPLAN_UNUSED = {0,
-	1,0,1,1,1,2};
+#define HLOPLAN_TPU_ix HLOPLAN_GPU_ix
 
 /* The buffers' shapes, each once, and their lists */
 static const long long HLOPLAN_TPU_s0[] = {64, 64};
@@ -492,20 +491,13 @@ static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFF
 	{HLOPLAN_GPU_T(0, 15),163840,256,24,0,5,5,0,10,1,1,1,5,1},
 };
 
-static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
-	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
-	{4,0,-1,0,1},{5,0,-1,0,1},{2,0,-1,1,0},{3,0,-1,3,0},
-	{4,0,-1,5,0},
-};
+#define HLOPLAN_TPU_positions HLOPLAN_GPU_positions
 #define HLOPLAN_TPU_step_first_position HLOPLAN_GPU_step_first_position
 
 #define HLOPLAN_TPU_operands HLOPLAN_GPU_operands
 #define HLOPLAN_TPU_step_first_operand HLOPLAN_GPU_step_first_operand
 
-static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0,1,2,3,4,5,
-};
+#define HLOPLAN_TPU_values HLOPLAN_GPU_values
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */

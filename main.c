@@ -125,7 +125,7 @@ usage(FILE *out)
 	      "                     input_output_alias survives the call)\n"
 	      "  --io-out-of-arena  keep entry parameters and outputs out of "
 	      "the arena\n"
-	      "                     (their bindings: _IN_ARENA 0, _OFFSET -1)\n"
+	      "                     (their bindings: _OFFSET -1)\n"
 	      "  --capacity S:B     memory space S holds at most B bytes "
 	      "(e.g. 1:16MiB)\n"
 	      "  --no-double-buffer no slots for streamed buffers\n"

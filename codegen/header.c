@@ -232,11 +232,9 @@ pick_name(struct names *nm, const char *pre, const char *base, int id)
 	return name;
 }
 
-/* The macros of an entry parameter or output: P_<NAME>_BUF, _IN_ARENA,
- * _OFFSET and _SIZE (and a parameter's _SURVIVES), where NAME is
- * PARAM_<n> or OUTPUT, then _<i> per shape index. */
-static const char *const io_forms[] = {"_BUF", "_IN_ARENA", "_OFFSET",
-				       "_SIZE", "_SURVIVES"};
+/* The macros of an entry parameter or output: P_<NAME>_OFFSET and _BYTES,
+ * where NAME is PARAM_<n> or OUTPUT, then _<i> per shape index. */
+static const char *const io_forms[] = {"_OFFSET", "_BYTES"};
 enum { NIO_FORMS = sizeof io_forms / sizeof *io_forms };
 
 static const char *
@@ -482,12 +480,12 @@ hdr_key_id(struct idset *set, const char *key, int *fresh)
 	return *fresh ? set->n++ : id;
 }
 
-/* P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE, _BYTES and
- * P_OUTPUT[_<i>...]_...: where the runtime puts each argument and finds
- * each result; a parameter's _SURVIVES: 1 when the call leaves its bytes
- * intact.  _OFFSET is -1 when not in an arena (--io-out-of-arena: memory
- * of the caller's), as in the tables, so that one runtime compiles for
- * both, choosing by _IN_ARENA. */
+/* P_PARAM_<n>[_<i>...]_OFFSET and _BYTES, and P_OUTPUT[_<i>...]_...:
+ * where the runtime puts each argument and finds each result, and the
+ * bytes to copy, as constants a compiler can size and check with; the
+ * rest of a binding is its row of P_params[] or P_outputs[].  _OFFSET is
+ * -1 when not in an arena (--io-out-of-arena: memory of the caller's), as
+ * in the tables, so that one runtime compiles for both. */
 static void
 put_io_macros(struct hdr *h)
 {
@@ -495,9 +493,8 @@ put_io_macros(struct hdr *h)
 
 	if (n)
 		fputs("\n/* Entry parameters and outputs, by number and shape "
-		      "index; _OFFSET is -1\n * where _IN_ARENA is 0 "
-		      "(--io-out-of-arena: memory of the caller's); copy "
-		      "_BYTES */\n", h->out);
+		      "index: where (-1: the\n * caller's memory, "
+		      "--io-out-of-arena) and the bytes to copy */\n", h->out);
 	for (int k = 0; k < n; k++) {
 		const struct plan_pos *q = hdr_io_pos(h, k);
 		const struct buffer *b = &h->p->bufs[q->buf];
@@ -506,22 +503,11 @@ put_io_macros(struct hdr *h)
 		if (!m)
 			continue;
 		codegen_printf(h->out,
-			"#define %s_%s_BUF %d\n", pre, m, q->buf);
-		codegen_printf(h->out, "#define %s_%s_IN_ARENA %d\n", pre, m,
-			b->in_arena ? 1 : 0);
-		codegen_printf(h->out,
 			"#define %s_%s_OFFSET %" PRId64 "\n", pre, m,
 			b->in_arena ? b->offset : -1);
 		codegen_printf(h->out,
-			"#define %s_%s_SIZE %" PRId64 "\n", pre, m,
-			q->size);
-		codegen_printf(h->out,
 			"#define %s_%s_BYTES %" PRId64 "\n", pre, m,
 			hdr_exact_bytes(h, q));
-		if (k < h->b->npar && !shape_is_tuple(q->shape))
-			codegen_printf(h->out,
-				"#define %s_%s_SURVIVES %d\n", pre, m,
-				q->survives);
 	}
 }
 

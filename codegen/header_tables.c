@@ -273,7 +273,7 @@ put_io_row(struct hdr *h, int k)
 {
 	const struct plan_pos *q = hdr_io_pos(h, k);
 	const struct buffer *b = &h->p->bufs[q->buf];
-	const char *pre = h->pre, *n = h->io[k];
+	const char *pre = h->pre;
 	FILE *out = h->out;
 	int pos = k < h->b->npar ? h->b->par[k] : h->b->out[k - h->b->npar];
 
@@ -283,10 +283,8 @@ put_io_row(struct hdr *h, int k)
 		h->ix[pos] + (q->depth > 0), q->buf,
 		b->in_arena ? b->offset : -1, q->size, hdr_exact_bytes(h, q));
 	hdr_cstring(out, hdr_text_of(h, q->shape));
-	codegen_printf(out, ", %d},", pos);
-	if (n)
-		codegen_printf(out, "\t/* %s_%s_* */", pre, n);
-	fputc('\n', out);
+	codegen_printf(out, ", %d, %d},\n", pos, k < h->b->npar &&
+		!shape_is_tuple(q->shape) ? q->survives : -1);
 }
 
 /* Opens table P_<name>[]: "static const struct hloplan_plan_<type>
@@ -309,7 +307,7 @@ open_table(struct hdr *h, const char *type, const char *name, int n,
 		codegen_printf(h->out, "\t/* %s */\n", fields);
 }
 
-/* P_params[] and P_outputs[]: the macros above as tables, for loops. */
+/* P_params[] and P_outputs[]: every binding, a row each. */
 static void
 put_io_tables(struct hdr *h)
 {
@@ -322,9 +320,9 @@ put_io_tables(struct hdr *h)
 	for (int t = 0; t < 2; t++) {
 		open_table(h, "binding", what[t], to[t] - from[t], count[t],
 			   pool_printf(h->pool, "{-1, 0, %s_ix, -1, -1, 0, 0, "
-				       "\"\", -1}", pre),
+				       "\"\", -1, -1}", pre),
 			   "parameter, depth, index, buffer, offset, size, "
-			   "bytes, shape, position");
+			   "bytes, shape, position, survives");
 		for (int k = from[t]; k < to[t]; k++)
 			put_io_row(h, k);
 		fputs("};\n", out);

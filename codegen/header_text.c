@@ -52,30 +52,20 @@ static const char legend_plan[] =
 	" *                            and .num_values give a buffer's range\n";
 
 static const char legend_io[] =
-	" *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE, _BYTES\n"
-	" *                            entry parameter(n), at shape index "
-	"{i,...}\n"
-	" *                            (a tuple's table at none): its buffer, "
-	"1 when\n"
-	" *                            in an arena, its offset there (-1 when "
-	"not:\n"
-	" *                            --io-out-of-arena, the caller's memory),"
-	"\n"
-	" *                            bytes reserved, and the array's own bytes"
-	"\n"
-	" *                            (no alignment padding): copy _BYTES\n"
-	" *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes "
-	"intact\n"
-	" *                            (0: donated by input_output_alias, or "
-	"its\n"
-	" *                            space reused: --reuse-params)\n"
-	" *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE, _BYTES\n"
-	" *                            the same per output index (P_OUTPUT_* "
-	"for\n"
-	" *                            a single array output)\n"
+	" *   P_PARAM_<n>[_<i>...]_OFFSET, _BYTES  entry parameter(n), at shape\n"
+	" *                            index {i,...} (a tuple's table at none):\n"
+	" *                            its offset in the arena (-1 when not in\n"
+	" *                            one: --io-out-of-arena, the caller's\n"
+	" *                            memory), and the array's own bytes (no\n"
+	" *                            alignment padding): copy _BYTES\n"
+	" *   P_OUTPUT[_<i>...]_OFFSET, _BYTES  the same per output index\n"
+	" *                            (P_OUTPUT_* for a single array output)\n"
 	" *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]\n"
-	" *                            the same as tables; P_INDEX_MAX bounds\n"
-	" *                            their shape indices\n"
+	" *                            every binding: its buffer, bytes\n"
+	" *                            reserved, shape, position and whether\n"
+	" *                            the call leaves a parameter intact\n"
+	" *                            (survives); P_INDEX_MAX bounds their\n"
+	" *                            shape indices\n"
 	" *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and where\n"
 	" *                            its bytes are: P_CONST_DATA + offset\n"
 	" *                            (P_CONST_EMBEDDED 1), or the file\n"
@@ -146,8 +136,8 @@ header_legend(FILE *out, const char *source, const char *guard)
 /* The types, the same text in every header: a second definition is
  * skipped by its guard.  The guard names the version of the types. */
 static const char types_head[] =
-	"\n#ifndef HLOPLAN_PLAN_TYPES_2\n"
-	"#define HLOPLAN_PLAN_TYPES_2\n"
+	"\n#ifndef HLOPLAN_PLAN_TYPES_3\n"
+	"#define HLOPLAN_PLAN_TYPES_3\n"
 	"#if !defined(__cplusplus) || __cplusplus >= 202002L\n"
 	"#define HLOPLAN_FIELD(f) .f =\n"
 	"#else\n"
@@ -209,6 +199,9 @@ static const char types_tail[] =
 	"what to copy */\n"
 	"\tconst char *shape;\t/* as HLO text */\n"
 	"\tint position;\t\t/* its P_positions[] entry */\n"
+	"\tint survives;\t\t/* 1: the call leaves its bytes intact; 0: "
+	"donated by\n\t\t\t\t   input_output_alias, or its space reused "
+	"(--reuse-params);\n\t\t\t\t   -1: an output, or a tuple's table */\n"
 	"};\n"
 	"\nstruct hloplan_plan_copy {\n"
 	"\tint src, dst;\t\t/* P_BUF_* ids: copy src into dst */\n"
@@ -246,7 +239,7 @@ static const char types_tail[] =
 	"\tconst char *instr;\t/* the instruction that writes it */\n"
 	"\tint slot;\t\t/* in this slot */\n"
 	"};\n"
-	"#endif /* HLOPLAN_PLAN_TYPES_2 */\n";
+	"#endif /* HLOPLAN_PLAN_TYPES_3 */\n";
 
 void
 header_types(FILE *out)

@@ -56,15 +56,16 @@ main(void)
 		}
 	/* The output by its binding, which is the buffer named logits: in
 	 * the arena, or out of it (_OFFSET -1) in memory of our own. */
-#if HLOPLAN_GPU_OUTPUT_BUF != HLOPLAN_GPU_BUF_LOGITS
-#error "the output is not in logits' buffer"
-#endif
-#if HLOPLAN_GPU_OUTPUT_IN_ARENA
+	if (HLOPLAN_GPU_outputs[0].buffer != HLOPLAN_GPU_BUF_LOGITS) {
+		printf("the output is not in logits' buffer\n");
+		return 1;
+	}
+#if HLOPLAN_GPU_OUTPUT_OFFSET >= 0
 	logits = (float *)(arena + HLOPLAN_GPU_OUTPUT_OFFSET);
 #elif HLOPLAN_GPU_OUTPUT_OFFSET != -1
-#error "an output out of the arena with an offset"
+#error "an output out of the arena with an offset other than -1"
 #else
-	if (!(logits = own = malloc(HLOPLAN_GPU_OUTPUT_SIZE)))
+	if (!(logits = own = malloc((size_t)HLOPLAN_GPU_outputs[0].size)))
 		return 1;
 #endif
 	for (int k = 0; k < HLOPLAN_GPU_OUTPUT_BYTES / (int)sizeof *logits;

@@ -18,7 +18,7 @@ int main(void)
 		return 1;
 	/* Arguments by number and shape index (P_PARAM_1_0_* would be
 	   parameter(1)'s element {0}): copy _BYTES, the array's own bytes;
-	   _SIZE is what the plan reserves, its padding included. */
+	   P_params[0].size is what the plan reserves, with padding. */
 	memcpy(arena + HLOPLAN_GPU_PARAM_0_OFFSET, mask,
 	       HLOPLAN_GPU_PARAM_0_BYTES);
 	memcpy(arena + HLOPLAN_GPU_PARAM_1_OFFSET, x,
@@ -47,7 +47,7 @@ int main(void)
 		y[i] = -x[i];
 	/* Or in a loop: b->parameter, b->index[0 .. b->depth), b->buffer,
 	   b->offset (-1 under --io-out-of-arena: the caller's memory),
-	   b->size, b->bytes, b->shape */
+	   b->size, b->bytes, b->shape, b->survives */
 	for (int k = 0; k < HLOPLAN_GPU_NUM_PARAMS; k++) {
 		const struct hloplan_plan_binding *b = &HLOPLAN_GPU_params[k];
 

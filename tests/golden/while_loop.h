@@ -31,22 +31,20 @@
  *   P_NUM_VALUES, P_values[] the positions that write each buffer,
  *                            grouped by buffer: P_buffers[].first_value
  *                            and .num_values give a buffer's range
- *   P_PARAM_<n>[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE, _BYTES
- *                            entry parameter(n), at shape index {i,...}
- *                            (a tuple's table at none): its buffer, 1 when
- *                            in an arena, its offset there (-1 when not:
- *                            --io-out-of-arena, the caller's memory),
- *                            bytes reserved, and the array's own bytes
- *                            (no alignment padding): copy _BYTES
- *   P_PARAM_<n>[_<i>...]_SURVIVES  1: the call leaves its bytes intact
- *                            (0: donated by input_output_alias, or its
- *                            space reused: --reuse-params)
- *   P_OUTPUT[_<i>...]_BUF, _IN_ARENA, _OFFSET, _SIZE, _BYTES
- *                            the same per output index (P_OUTPUT_* for
- *                            a single array output)
+ *   P_PARAM_<n>[_<i>...]_OFFSET, _BYTES  entry parameter(n), at shape
+ *                            index {i,...} (a tuple's table at none):
+ *                            its offset in the arena (-1 when not in
+ *                            one: --io-out-of-arena, the caller's
+ *                            memory), and the array's own bytes (no
+ *                            alignment padding): copy _BYTES
+ *   P_OUTPUT[_<i>...]_OFFSET, _BYTES  the same per output index
+ *                            (P_OUTPUT_* for a single array output)
  *   P_NUM_PARAMS, P_params[], P_NUM_OUTPUTS, P_outputs[]
- *                            the same as tables; P_INDEX_MAX bounds
- *                            their shape indices
+ *                            every binding: its buffer, bytes
+ *                            reserved, shape, position and whether
+ *                            the call leaves a parameter intact
+ *                            (survives); P_INDEX_MAX bounds their
+ *                            shape indices
  *   P_NUM_CONSTANTS, P_constants[]  each constant's buffer and where
  *                            its bytes are: P_CONST_DATA + offset
  *                            (P_CONST_EMBEDDED 1), or the file
@@ -94,8 +92,8 @@
 #ifndef HLOPLAN_GPU_WHILE_LOOP_H
 #define HLOPLAN_GPU_WHILE_LOOP_H
 
-#ifndef HLOPLAN_PLAN_TYPES_2
-#define HLOPLAN_PLAN_TYPES_2
+#ifndef HLOPLAN_PLAN_TYPES_3
+#define HLOPLAN_PLAN_TYPES_3
 #if !defined(__cplusplus) || __cplusplus >= 202002L
 #define HLOPLAN_FIELD(f) .f =
 #else
@@ -154,6 +152,9 @@ struct hloplan_plan_binding {
 	long long bytes;	/* the array's bytes, no alignment padding: what to copy */
 	const char *shape;	/* as HLO text */
 	int position;		/* its P_positions[] entry */
+	int survives;		/* 1: the call leaves its bytes intact; 0: donated by
+				   input_output_alias, or its space reused (--reuse-params);
+				   -1: an output, or a tuple's table */
 };
 
 struct hloplan_plan_copy {
@@ -192,7 +193,7 @@ struct hloplan_plan_slot_use {
 	const char *instr;	/* the instruction that writes it */
 	int slot;		/* in this slot */
 };
-#endif /* HLOPLAN_PLAN_TYPES_2 */
+#endif /* HLOPLAN_PLAN_TYPES_3 */
 
 /* ---- HLOPLAN_GPU: module while_loop, target gpu ---- */
 #define HLOPLAN_GPU_ALIGN 256
@@ -226,18 +227,11 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_TABLES_FILLED_BY_RUNTIME 1
 #define HLOPLAN_GPU_TABLE_POINTER_BYTES 8
 
-/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
- * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's); copy _BYTES */
-#define HLOPLAN_GPU_PARAM_0_BUF 0
-#define HLOPLAN_GPU_PARAM_0_IN_ARENA 1
+/* Entry parameters and outputs, by number and shape index: where (-1: the
+ * caller's memory, --io-out-of-arena) and the bytes to copy */
 #define HLOPLAN_GPU_PARAM_0_OFFSET 0
-#define HLOPLAN_GPU_PARAM_0_SIZE 4096
 #define HLOPLAN_GPU_PARAM_0_BYTES 4096
-#define HLOPLAN_GPU_PARAM_0_SURVIVES 1
-#define HLOPLAN_GPU_OUTPUT_BUF 4
-#define HLOPLAN_GPU_OUTPUT_IN_ARENA 1
 #define HLOPLAN_GPU_OUTPUT_OFFSET 4096
-#define HLOPLAN_GPU_OUTPUT_SIZE 4096
 #define HLOPLAN_GPU_OUTPUT_BYTES 4096
 
 /* Buffers by name: ids in P_buffers[] */
@@ -358,13 +352,13 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 4096, 4096, "f32[1024]{0}", 0},	/* HLOPLAN_GPU_PARAM_0_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
+	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 4096, 4096, "f32[1024]{0}", 0, 1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 4, 4096, 4096, 4096, "f32[1024]{0}", 27},	/* HLOPLAN_GPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
+	{-1, 0, HLOPLAN_GPU_ix + 0, 4, 4096, 4096, 4096, "f32[1024]{0}", 27, -1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES] HLOPLAN_UNUSED = {
@@ -438,18 +432,11 @@ struct HLOPLAN_GPU_checks {
 #define HLOPLAN_TPU_TABLES_FILLED_BY_RUNTIME 1
 #define HLOPLAN_TPU_TABLE_POINTER_BYTES 8
 
-/* Entry parameters and outputs, by number and shape index; _OFFSET is -1
- * where _IN_ARENA is 0 (--io-out-of-arena: memory of the caller's); copy _BYTES */
-#define HLOPLAN_TPU_PARAM_0_BUF 0
-#define HLOPLAN_TPU_PARAM_0_IN_ARENA 1
+/* Entry parameters and outputs, by number and shape index: where (-1: the
+ * caller's memory, --io-out-of-arena) and the bytes to copy */
 #define HLOPLAN_TPU_PARAM_0_OFFSET 0
-#define HLOPLAN_TPU_PARAM_0_SIZE 4096
 #define HLOPLAN_TPU_PARAM_0_BYTES 4096
-#define HLOPLAN_TPU_PARAM_0_SURVIVES 1
-#define HLOPLAN_TPU_OUTPUT_BUF 4
-#define HLOPLAN_TPU_OUTPUT_IN_ARENA 1
 #define HLOPLAN_TPU_OUTPUT_OFFSET 4096
-#define HLOPLAN_TPU_OUTPUT_SIZE 4096
 #define HLOPLAN_TPU_OUTPUT_BYTES 4096
 
 /* Buffers by name: ids in P_buffers[] */
@@ -510,13 +497,13 @@ static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFF
 #define HLOPLAN_TPU_values HLOPLAN_GPU_values
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
-	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
-	{0, 0, HLOPLAN_TPU_ix + 0, 0, 0, 4096, 4096, "f32[1024]{0:T(128)}", 0},	/* HLOPLAN_TPU_PARAM_0_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
+	{0, 0, HLOPLAN_TPU_ix + 0, 0, 0, 4096, 4096, "f32[1024]{0:T(128)}", 0, 1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
-	/* parameter, depth, index, buffer, offset, size, bytes, shape, position */
-	{-1, 0, HLOPLAN_TPU_ix + 0, 4, 4096, 4096, 4096, "f32[1024]{0:T(128)}", 27},	/* HLOPLAN_TPU_OUTPUT_* */
+	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
+	{-1, 0, HLOPLAN_TPU_ix + 0, 4, 4096, 4096, 4096, "f32[1024]{0:T(128)}", 27, -1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES] HLOPLAN_UNUSED = {

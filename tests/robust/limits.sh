@@ -175,7 +175,7 @@ wide_tuple)
 		for (i = 0; i < n; i++) printf "%sa%d", i ? ", " : "", i;
 		print ")\n}" }' >in.hlo
 	run 120 0 0 in.hlo -o out.h
-	grep -q '^#define HLOPLAN_GPU_OUTPUT_16383_SIZE 256$' out.h ||
+	grep -q '^#define HLOPLAN_GPU_OUTPUT_16383_BYTES 16$' out.h ||
 		fail "no binding of the last output" ;;
 deep_tuple)
 	# 400 levels: one message per shape, then a clean stop.

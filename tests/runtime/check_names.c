@@ -8,22 +8,17 @@
 
 #include "names.h"
 
-#if defined(HLOPLAN_GPU_PARAM_2_BUF) || defined(HLOPLAN_GPU_PARAM_2_0_BUF) ||  \
+#if defined(HLOPLAN_GPU_PARAM_2_OFFSET) || defined(HLOPLAN_GPU_PARAM_2_0_BYTES) || \
 	defined(HLOPLAN_GPU_PARAM_2_0_OFFSET) ||                               \
 	defined(HLOPLAN_TPU_PARAM_2_0_OFFSET) ||                               \
-	defined(HLOPLAN_GPU_OUTPUT_2_OFFSET) || defined(HLOPLAN_GPU_OUTPUT_0_2_BUF)
+	defined(HLOPLAN_GPU_OUTPUT_2_OFFSET) || defined(HLOPLAN_GPU_OUTPUT_0_2_BYTES)
 #error "a buffer's macro reads as a binding"
 #endif
-#if HLOPLAN_GPU_PARAM_0_BUF != HLOPLAN_GPU_BUF_PARAM_1_0 ||                    \
-	HLOPLAN_GPU_PARAM_1_BUF != HLOPLAN_GPU_BUF_PARAM_2_0 ||                \
-	HLOPLAN_GPU_OUTPUT_0_BUF != HLOPLAN_GPU_BUF_OUTPUT_1 ||                \
-	HLOPLAN_GPU_OUTPUT_1_BUF != HLOPLAN_GPU_BUF_OUTPUT ||                  \
-	HLOPLAN_GPU_OUTPUT_BUF != HLOPLAN_GPU_BUF_TUPLE_6
-#error "GPU: a binding names the wrong buffer"
-#endif
-#if HLOPLAN_TPU_PARAM_1_BUF != HLOPLAN_TPU_BUF_PARAM_2_0 ||                    \
-	HLOPLAN_TPU_OUTPUT_0_BUF != HLOPLAN_TPU_BUF_OUTPUT_1
-#error "TPU: a binding names the wrong buffer"
+/* A binding's macros are its _OFFSET and _BYTES; the rest is its row. */
+#if defined(HLOPLAN_GPU_PARAM_0_BUF) || defined(HLOPLAN_GPU_PARAM_0_SIZE) ||   \
+	defined(HLOPLAN_GPU_OUTPUT_0_IN_ARENA) ||                              \
+	defined(HLOPLAN_TPU_PARAM_1_SURVIVES) || !defined(HLOPLAN_TPU_PARAM_1_BYTES)
+#error "a binding's macros are not _OFFSET and _BYTES"
 #endif
 
 static int bad;
@@ -47,6 +42,15 @@ check(int ok, const char *what)
 		check(P##_params[1].parameter == 1 &&                          \
 			      P##_params[1].buffer == P##_BUF_PARAM_2_0,       \
 		      #P ": P_params[1] is param.2.0's buffer");               \
+		check(P##_params[0].buffer == P##_BUF_PARAM_1_0 &&             \
+			      P##_outputs[1].buffer == P##_BUF_OUTPUT_1 &&     \
+			      P##_outputs[2].buffer == P##_BUF_OUTPUT &&       \
+			      P##_outputs[0].depth == 0 &&                     \
+			      P##_outputs[0].buffer == P##_BUF_TUPLE_6,        \
+		      #P ": a binding names the wrong buffer");                \
+		check(P##_params[1].survives == 1 &&                           \
+			      P##_outputs[1].survives == -1,                   \
+		      #P ": survives");                                        \
 		check(P##_outputs[1].depth == 1 &&                             \
 			      P##_outputs[1].index[0] == 0 &&                  \
 			      P##_outputs[1].offset == P##_OUTPUT_0_OFFSET,    \

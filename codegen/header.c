@@ -550,35 +550,75 @@ chunk_steps(struct hdr *h)
 	return step_chunks(h->p, h->at);
 }
 
-/* Each computation's name once, in the order the schedule first runs one,
- * and per step its index: a name of up to 4 KiB is not written again for
- * every step of its computation. */
+/* A computation the schedule runs: its steps, and the first of them. */
+struct comp_rank {
+	int comp, steps, first;
+};
+
+static int
+cmp_rank(const void *x, const void *y)
+{
+	const struct comp_rank *a = x, *b = y;
+
+	if (a->steps != b->steps)
+		return a->steps > b->steps ? -1 : 1;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/* The computations p runs steps of, most steps first (ties: the one run
+ * first first): list[0 .. n), and of[c] each one's place, -1 for none.
+ * Then a step's index is mostly a digit or two: on torax's 58,491 steps of
+ * 2,171 computations, 71 KB less a plan than in the order first run. */
+static int
+comp_order(struct pool *pool, const struct plan *p, int **of, int **list)
+{
+	struct comp_rank *r = pool_alloc(pool, sizeof *r *
+					       (size_t)(p->ncomp + 1));
+	int n = 0;
+
+	*of = pool_alloc(pool, sizeof(int) * (size_t)(p->ncomp + 1));
+	*list = pool_alloc(pool, sizeof(int) * (size_t)(p->ncomp + 1));
+	for (int c = 0; c < p->ncomp; c++)
+		(*of)[c] = -1;
+	for (int32_t t = 0; t < p->ntime; t++) {
+		int c = p->step_comp[t];
+
+		if ((*of)[c] < 0) {
+			r[n] = (struct comp_rank){c, 0, (int)t};
+			(*of)[c] = n++;
+		}
+		r[(*of)[c]].steps++;
+	}
+	qsort(r, (size_t)n, sizeof *r, cmp_rank);
+	for (int k = 0; k < n; k++) {
+		(*list)[k] = r[k].comp;
+		(*of)[r[k].comp] = k;
+	}
+	return n;
+}
+
+/* Each computation's name once (comp_order), and per step its index: a
+ * name of up to 4 KiB is not written again for every step of its
+ * computation. */
 static void
 put_step_comps(struct hdr *h)
 {
 	const struct plan *p = h->p;
-	int *of = pool_alloc(h->pool, sizeof(int) * (size_t)(p->ncomp + 1));
+	int *of, *list, n = comp_order(h->pool, p, &of, &list);
 	int *idx = pool_alloc(h->pool, sizeof(int) * (size_t)(p->ntime + 1));
-	int n = 0;
 
-	for (int c = 0; c < p->ncomp; c++)
-		of[c] = -1;
 	codegen_printf(h->out, "static const char *const %s_computations[] "
 		"HLOPLAN_UNUSED = {", h->pre);
-	for (int32_t t = 0; t < p->ntime; t++) {
-		int c = p->step_comp[t];
-
-		if (of[c] < 0) {
-			fputs(n ? ",\n\t" : "\n\t", h->out);
-			hdr_cstring(h->out, p->comp_names[c]);
-			of[c] = n++;
-		}
-		idx[t] = of[c];
+	for (int k = 0; k < n; k++) {
+		fputs(k ? ",\n\t" : "\n\t", h->out);
+		hdr_cstring(h->out, p->comp_names[list[k]]);
 	}
+	for (int32_t t = 0; t < p->ntime; t++)
+		idx[t] = of[p->step_comp[t]];
 	codegen_printf(h->out, "\n};\n#define %s_NUM_COMPUTATIONS %d\n"
 		"static const int %s_step_comp[%s_NUM_STEPS] HLOPLAN_UNUSED = {",
 		h->pre, n, h->pre, h->pre);
-	hdr_ints(h->out, idx, (int)p->ntime, 16);
+	hdr_ints(h->out, idx, (int)p->ntime, 32);
 	fputs("};\n", h->out);
 }
 
@@ -595,7 +635,7 @@ put_shared_steps(struct hdr *h)
 		"#define %s_step_text %s_step_text\n"
 		"static const int %s_step_at[%s_NUM_STEPS + 1] "
 		"HLOPLAN_UNUSED = {", of, pre, of, pre, pre);
-	hdr_ints(out, h->at, h->p->ntime, 8);
+	hdr_ints(out, h->at, h->p->ntime, 16);
 	fputs("\t-1\n};\n", out);
 	if (!h->p->step_comp)
 		return;
@@ -603,7 +643,7 @@ put_shared_steps(struct hdr *h)
 		"#define %s_NUM_COMPUTATIONS %s_NUM_COMPUTATIONS\n"
 		"static const int %s_step_comp[%s_NUM_STEPS] HLOPLAN_UNUSED = {",
 		pre, of, pre, of, pre, pre);
-	hdr_ints(out, h->comp_ix, (int)h->p->ntime, 16);
+	hdr_ints(out, h->comp_ix, (int)h->p->ntime, 32);
 	fputs("};\n", out);
 }
 
@@ -666,7 +706,7 @@ put_steps(struct hdr *h)
 		codegen_printf(out,
 			"static const int %s_step_at[%s_NUM_STEPS + 1] "
 			"HLOPLAN_UNUSED = {", pre, pre);
-		hdr_ints(out, h->at, n, 8);
+		hdr_ints(out, h->at, n, 16);
 		fputs("\t-1\n};\n", out);
 		codegen_printf(out,
 			"/* A name in the tables: byte k of chunk c */\n"
@@ -1099,7 +1139,7 @@ share_text(struct pool *pool, const struct plan *a, const struct plan *b,
 {
 	int *at_a = pool_alloc(pool, ((size_t)a->ntime + 1) * sizeof *at_a);
 	int *at = pool_alloc(pool, ((size_t)b->ntime + 1) * sizeof *at);
-	int *cix = NULL, ok = 1, n = 0;
+	int *cix = NULL, ok = 1;
 	struct table t;
 
 	if (!a->steps || !b->steps || !a->step_comp != !b->step_comp)
@@ -1116,12 +1156,14 @@ share_text(struct pool *pool, const struct plan *a, const struct plan *b,
 	}
 	table_free(&t);
 	if (ok && b->step_comp) {
+		int *of, *list, n = comp_order(pool, a, &of, &list);
+
 		cix = pool_alloc(pool, ((size_t)b->ntime + 1) * sizeof *cix);
 		table_init(&t, NULL, (size_t)a->ncomp);
-		for (int32_t k = 0; k < a->ntime; k++) {
-			const char *c = a->comp_names[a->step_comp[k]];
+		for (int k = 0; k < n; k++) {
+			const char *c = a->comp_names[list[k]];
 
-			n += table_str(&t, c, strlen(c), n) < 0;
+			table_str(&t, c, strlen(c), k);
 		}
 		for (int32_t k = 0; ok && k < b->ntime; k++) {
 			const char *c = b->comp_names[b->step_comp[k]];

@@ -128,7 +128,7 @@ put_instr_name(struct hdr *h, const struct plan_pos *q)
 		return;
 	}
 	at = h->at[q->step];
-	codegen_printf(h->out, "%s_T(%d, %d)", h->text_pre, at / STEP_CHUNK,
+	codegen_printf(h->out, "%s_T(%d,%d)", h->text_pre, at / STEP_CHUNK,
 		at % STEP_CHUNK);
 }
 
@@ -187,7 +187,7 @@ put_positions(struct hdr *h)
 		assert(q->step >= t - 1 && q->step < p->ntime);
 		while (t <= q->step)
 			first[t++] = k;
-		codegen_printf(out, "%s{%d,0,%d,%d,%d},", k % 4 ? "" : "\n\t",
+		codegen_printf(out, "%s{%d,0,%d,%d,%d},", k % 16 ? "" : "\n\t",
 			q->buf, q->slot, h->ix[k], hdr_pos_kind(q));
 	}
 	while (t <= p->ntime)
@@ -200,7 +200,7 @@ put_positions(struct hdr *h)
 	}
 	codegen_printf(out, "static const int %s_step_first_position"
 		"[%s_NUM_STEPS + 1] HLOPLAN_UNUSED = {", h->pre, h->pre);
-	hdr_ints(out, first, p->ntime + 1, 16);
+	hdr_ints(out, first, p->ntime + 1, 32);
 	fputs("};\n", out);
 }
 
@@ -225,13 +225,13 @@ put_operands(struct hdr *h)
 		"\nstatic const int %s_operands[%s%s] HLOPLAN_UNUSED = {",
 		h->pre, n ? h->pre : "1", n ? "_NUM_OPERANDS" : "");
 	if (n)
-		hdr_ints(out, p->opnd, n, 16);
+		hdr_ints(out, p->opnd, n, 32);
 	else
 		fputs("-1\n", out);
 	codegen_printf(out, "};\nstatic const int %s_step_first_operand"
 		"[%s_NUM_STEPS + 1] HLOPLAN_UNUSED = {", h->pre, h->pre);
 	if (p->opnd_first) {
-		hdr_ints(out, p->opnd_first, p->ntime + 1, 16);
+		hdr_ints(out, p->opnd_first, p->ntime + 1, 32);
 	} else {
 		for (int32_t t = 0; t <= p->ntime; t++)
 			codegen_printf(out, "%s0,", t % 16 ? " " : "\n\t");
@@ -255,7 +255,7 @@ put_values(struct hdr *h)
 		"= {", h->pre, h->b->nval ? h->pre : "1",
 		h->b->nval ? "_NUM_VALUES" : "");
 	if (h->b->nval)
-		hdr_ints(h->out, h->b->val, h->b->nval, 16);
+		hdr_ints(h->out, h->b->val, h->b->nval, 32);
 	else
 		fputs("-1\n", h->out);
 	fputs("};\n", h->out);
@@ -268,6 +268,17 @@ field(FILE *out, const char *f)
 	codegen_printf(out, "HLOPLAN_FIELD(%s) ", f);
 }
 
+/* A row's index field: P_ix + at, the entries of a shape index (P_ix
+ * itself, the empty one's, at 0). */
+static void
+put_index_ptr(FILE *out, const char *pre, int at)
+{
+	if (at)
+		codegen_printf(out, "%s_ix+%d", pre, at);
+	else
+		codegen_printf(out, "%s_ix", pre);
+}
+
 static void
 put_io_row(struct hdr *h, int k)
 {
@@ -277,13 +288,13 @@ put_io_row(struct hdr *h, int k)
 	FILE *out = h->out;
 	int pos = k < h->b->npar ? h->b->par[k] : h->b->out[k - h->b->npar];
 
-	codegen_printf(out,
-		"\t{%d, %d, %s_ix + %d, %d, %" PRId64 ", %" PRId64 ", %"
-		PRId64 ", ", k < h->b->npar ? q->param : -1, q->depth, pre,
-		h->ix[pos] + (q->depth > 0), q->buf,
+	codegen_printf(out, "\t{%d,%d,", k < h->b->npar ? q->param : -1,
+		q->depth);
+	put_index_ptr(out, pre, h->ix[pos] + (q->depth > 0));
+	codegen_printf(out, ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",", q->buf,
 		b->in_arena ? b->offset : -1, q->size, hdr_exact_bytes(h, q));
 	hdr_cstring(out, hdr_text_of(h, q->shape));
-	codegen_printf(out, ", %d, %d},\n", pos, k < h->b->npar &&
+	codegen_printf(out, ",%d,%d},\n", pos, k < h->b->npar &&
 		!shape_is_tuple(q->shape) ? q->survives : -1);
 }
 
@@ -341,9 +352,8 @@ put_copies(struct hdr *h)
 	for (int k = 0; k < h->p->ncopy; k++) {
 		const struct plan_copy *c = &h->p->copies[k];
 
-		codegen_printf(out, "\t{%s_%s, %s_%s, %" PRId32 ", %d, %" PRId64
-			", %d},\n", h->pre, h->name[c->src], h->pre,
-			h->name[c->dst], c->step, c->after, c->bytes, c->loop);
+		codegen_printf(out, "\t{%d,%d,%" PRId32 ",%d,%" PRId64 ",%d},\n",
+			c->src, c->dst, c->step, c->after, c->bytes, c->loop);
 	}
 	fputs("};\n", out);
 }
@@ -383,13 +393,13 @@ put_constant_row(struct hdr *h, const struct plan_const *k)
 	const struct plan_pos *q = &h->p->pos[k->pos];
 	FILE *out = h->out;
 
-	codegen_printf(out, "\t{%d, ", k->buf);
+	codegen_printf(out, "\t{%d,", k->buf);
 	hdr_cstring(out, q->comp_name ? q->comp_name : "");
-	fputs(", ", out);
+	fputc(',', out);
 	put_instr_name(h, q);
-	codegen_printf(out,
-		", %d, %s_ix + %d, %" PRId64 ", %" PRId64 ", %d},\n",
-		q->depth, h->pre, h->ix[k->pos] + (q->depth > 0), k->offset,
+	codegen_printf(out, ",%d,", q->depth);
+	put_index_ptr(out, h->pre, h->ix[k->pos] + (q->depth > 0));
+	codegen_printf(out, ",%" PRId64 ",%" PRId64 ",%d},\n", k->offset,
 		k->bytes, k->known);
 }
 

@@ -278,8 +278,7 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,2,4,10,14,16,19,23,
-	28,31,33,40,
+	0,2,4,10,14,16,19,23,28,31,33,40,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
@@ -318,23 +317,20 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),0,1048576,1048576,0,0,11,0,3,1,1,0,0,2},
-	{HLOPLAN_GPU_T(0, 2),1048576,1048576,1048576,0,0,11,0,1,1,1,0,2,1},
-	{HLOPLAN_GPU_T(0, 4),3145728,16384,16384,0,0,11,0,3,1,1,1,3,2},
-	{HLOPLAN_GPU_T(0, 10),3162112,2048,2048,0,0,11,0,1,1,1,2,5,1},
-	{HLOPLAN_GPU_T(0, 14),3164160,256,4,0,0,11,0,1,1,1,3,6,1},
-	{HLOPLAN_GPU_T(0, 16),-1,256,4,0,5,6,0,4,1,0,4,7,1},
-	{HLOPLAN_GPU_T(0, 19),2097152,1048576,1048576,0,6,8,0,0,1,1,0,8,2},
-	{HLOPLAN_GPU_T(0, 31),-1,256,4,0,9,10,0,4,1,0,3,10,1},
-	{HLOPLAN_GPU_T(0, 40),2097152,256,16,0,11,11,0,10,1,1,5,11,1},
+	{HLOPLAN_GPU_T(0,0),0,1048576,1048576,0,0,11,0,3,1,1,0,0,2},
+	{HLOPLAN_GPU_T(0,2),1048576,1048576,1048576,0,0,11,0,1,1,1,0,2,1},
+	{HLOPLAN_GPU_T(0,4),3145728,16384,16384,0,0,11,0,3,1,1,1,3,2},
+	{HLOPLAN_GPU_T(0,10),3162112,2048,2048,0,0,11,0,1,1,1,2,5,1},
+	{HLOPLAN_GPU_T(0,14),3164160,256,4,0,0,11,0,1,1,1,3,6,1},
+	{HLOPLAN_GPU_T(0,16),-1,256,4,0,5,6,0,4,1,0,4,7,1},
+	{HLOPLAN_GPU_T(0,19),2097152,1048576,1048576,0,6,8,0,0,1,1,0,8,2},
+	{HLOPLAN_GPU_T(0,31),-1,256,4,0,9,10,0,4,1,0,3,10,1},
+	{HLOPLAN_GPU_T(0,40),2097152,256,16,0,11,11,0,10,1,1,5,11,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
-	{4,0,-1,0,1},{5,0,-1,0,1},{6,0,-1,0,1},{6,0,-1,0,1},
-	{0,0,-1,0,1},{7,0,-1,0,1},{2,0,-1,0,1},{8,0,-1,0,1},
-	{0,0,-1,1,0},{2,0,-1,3,0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},{4,0,-1,0,1},{5,0,-1,0,1},{6,0,-1,0,1},{6,0,-1,0,1},{0,0,-1,0,1},{7,0,-1,0,1},{2,0,-1,0,1},{8,0,-1,0,1},{0,0,-1,1,0},{2,0,-1,3,0},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
 	0,1,2,3,4,5,6,7,8,9,10,11,14,
@@ -353,18 +349,18 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 1048576, 1048576, "f32[512,512]{1,0}", 0, 0},
-	{1, 0, HLOPLAN_GPU_ix + 0, 1, 1048576, 1048576, 1048576, "f32[512,512]{1,0}", 1, 1},
-	{2, 0, HLOPLAN_GPU_ix + 0, 2, 3145728, 16384, 16384, "bf16[8,1024]{1,0}", 2, 0},
-	{3, 0, HLOPLAN_GPU_ix + 0, 3, 3162112, 2048, 2048, "bf16[1,1024]{1,0}", 3, 1},
-	{4, 0, HLOPLAN_GPU_ix + 0, 4, 3164160, 256, 4, "s32[]", 4, 1},
+	{0,0,HLOPLAN_GPU_ix,0,0,1048576,1048576,"f32[512,512]{1,0}",0,0},
+	{1,0,HLOPLAN_GPU_ix,1,1048576,1048576,1048576,"f32[512,512]{1,0}",1,1},
+	{2,0,HLOPLAN_GPU_ix,2,3145728,16384,16384,"bf16[8,1024]{1,0}",2,0},
+	{3,0,HLOPLAN_GPU_ix,3,3162112,2048,2048,"bf16[1,1024]{1,0}",3,1},
+	{4,0,HLOPLAN_GPU_ix,4,3164160,256,4,"s32[]",4,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 8, 2097152, 256, 16, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", 11, -1},
-	{-1, 1, HLOPLAN_GPU_ix + 2, 0, 0, 1048576, 1048576, "f32[512,512]{1,0}", 12, -1},
-	{-1, 1, HLOPLAN_GPU_ix + 4, 2, 3145728, 16384, 16384, "bf16[8,1024]{1,0}", 13, -1},
+	{-1,0,HLOPLAN_GPU_ix,8,2097152,256,16,"(f32[512,512]{1,0}, bf16[8,1024]{1,0})",11,-1},
+	{-1,1,HLOPLAN_GPU_ix+2,0,0,1048576,1048576,"f32[512,512]{1,0}",12,-1},
+	{-1,1,HLOPLAN_GPU_ix+4,2,3145728,16384,16384,"bf16[8,1024]{1,0}",13,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -379,8 +375,8 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{5, "main", HLOPLAN_GPU_T(0, 16), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{7, "main", HLOPLAN_GPU_T(0, 31), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
+	{5,"main",HLOPLAN_GPU_T(0,16),0,HLOPLAN_GPU_ix,0,256,1},
+	{7,"main",HLOPLAN_GPU_T(0,31),0,HLOPLAN_GPU_ix,256,256,1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -496,15 +492,15 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),0,1048576,1048576,0,0,11,0,3,1,1,0,0,2},
-	{HLOPLAN_GPU_T(0, 2),1048576,1048576,1048576,0,0,11,0,1,1,1,0,2,1},
-	{HLOPLAN_GPU_T(0, 4),3145728,16384,16384,0,0,11,0,3,1,1,1,3,2},
-	{HLOPLAN_GPU_T(0, 10),3162112,16384,2048,0,0,11,0,1,1,1,2,5,1},
-	{HLOPLAN_GPU_T(0, 14),3178496,512,4,0,0,11,0,1,1,1,3,6,1},
-	{HLOPLAN_GPU_T(0, 16),-1,512,4,0,5,6,0,4,1,0,4,7,1},
-	{HLOPLAN_GPU_T(0, 19),2097152,1048576,1048576,0,6,8,0,0,1,1,0,8,2},
-	{HLOPLAN_GPU_T(0, 31),-1,512,4,0,9,10,0,4,1,0,3,10,1},
-	{HLOPLAN_GPU_T(0, 40),2097152,256,16,0,11,11,0,10,1,1,5,11,1},
+	{HLOPLAN_GPU_T(0,0),0,1048576,1048576,0,0,11,0,3,1,1,0,0,2},
+	{HLOPLAN_GPU_T(0,2),1048576,1048576,1048576,0,0,11,0,1,1,1,0,2,1},
+	{HLOPLAN_GPU_T(0,4),3145728,16384,16384,0,0,11,0,3,1,1,1,3,2},
+	{HLOPLAN_GPU_T(0,10),3162112,16384,2048,0,0,11,0,1,1,1,2,5,1},
+	{HLOPLAN_GPU_T(0,14),3178496,512,4,0,0,11,0,1,1,1,3,6,1},
+	{HLOPLAN_GPU_T(0,16),-1,512,4,0,5,6,0,4,1,0,4,7,1},
+	{HLOPLAN_GPU_T(0,19),2097152,1048576,1048576,0,6,8,0,0,1,1,0,8,2},
+	{HLOPLAN_GPU_T(0,31),-1,512,4,0,9,10,0,4,1,0,3,10,1},
+	{HLOPLAN_GPU_T(0,40),2097152,256,16,0,11,11,0,10,1,1,5,11,1},
 };
 
 #define HLOPLAN_TPU_positions HLOPLAN_GPU_positions
@@ -517,18 +513,18 @@ static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFF
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_TPU_ix + 0, 0, 0, 1048576, 1048576, "f32[512,512]{1,0:T(8,128)}", 0, 0},
-	{1, 0, HLOPLAN_TPU_ix + 0, 1, 1048576, 1048576, 1048576, "f32[512,512]{1,0:T(8,128)}", 1, 1},
-	{2, 0, HLOPLAN_TPU_ix + 0, 2, 3145728, 16384, 16384, "bf16[8,1024]{1,0:T(8,128)(2,1)}", 2, 0},
-	{3, 0, HLOPLAN_TPU_ix + 0, 3, 3162112, 16384, 16384, "bf16[1,1024]{1,0:T(8,128)(2,1)}", 3, 1},
-	{4, 0, HLOPLAN_TPU_ix + 0, 4, 3178496, 512, 512, "s32[]{:T(128)}", 4, 1},
+	{0,0,HLOPLAN_TPU_ix,0,0,1048576,1048576,"f32[512,512]{1,0:T(8,128)}",0,0},
+	{1,0,HLOPLAN_TPU_ix,1,1048576,1048576,1048576,"f32[512,512]{1,0:T(8,128)}",1,1},
+	{2,0,HLOPLAN_TPU_ix,2,3145728,16384,16384,"bf16[8,1024]{1,0:T(8,128)(2,1)}",2,0},
+	{3,0,HLOPLAN_TPU_ix,3,3162112,16384,16384,"bf16[1,1024]{1,0:T(8,128)(2,1)}",3,1},
+	{4,0,HLOPLAN_TPU_ix,4,3178496,512,512,"s32[]{:T(128)}",4,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_TPU_ix + 0, 8, 2097152, 256, 16, "(f32[512,512]{1,0}, bf16[8,1024]{1,0})", 11, -1},
-	{-1, 1, HLOPLAN_TPU_ix + 2, 0, 0, 1048576, 1048576, "f32[512,512]{1,0:T(8,128)}", 12, -1},
-	{-1, 1, HLOPLAN_TPU_ix + 4, 2, 3145728, 16384, 16384, "bf16[8,1024]{1,0:T(8,128)(2,1)}", 13, -1},
+	{-1,0,HLOPLAN_TPU_ix,8,2097152,256,16,"(f32[512,512]{1,0}, bf16[8,1024]{1,0})",11,-1},
+	{-1,1,HLOPLAN_TPU_ix+2,0,0,1048576,1048576,"f32[512,512]{1,0:T(8,128)}",12,-1},
+	{-1,1,HLOPLAN_TPU_ix+4,2,3145728,16384,16384,"bf16[8,1024]{1,0:T(8,128)(2,1)}",13,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {
@@ -543,8 +539,8 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{5, "main", HLOPLAN_GPU_T(0, 16), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
-	{7, "main", HLOPLAN_GPU_T(0, 31), 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
+	{5,"main",HLOPLAN_GPU_T(0,16),0,HLOPLAN_TPU_ix,0,512,1},
+	{7,"main",HLOPLAN_GPU_T(0,31),0,HLOPLAN_TPU_ix,512,512,1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -260,8 +260,7 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,2,4,6,8,11,13,16,
-	18,
+	0,2,4,6,8,11,13,16,18,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
@@ -295,17 +294,15 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),786432,256,1,0,0,8,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),0,262144,262144,0,0,8,0,1,1,1,1,1,1},
-	{HLOPLAN_GPU_T(0, 4),262144,262144,262144,0,2,6,0,0,1,1,1,2,1},
-	{HLOPLAN_GPU_T(0, 8),524288,262144,262144,0,4,8,0,2,1,1,1,3,4},
+	{HLOPLAN_GPU_T(0,0),786432,256,1,0,0,8,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),0,262144,262144,0,0,8,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0,4),262144,262144,262144,0,2,6,0,0,1,1,1,2,1},
+	{HLOPLAN_GPU_T(0,8),524288,262144,262144,0,4,8,0,2,1,1,1,3,4},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{2,0,-1,0,0},
-	{3,0,-1,0,1},{2,0,-1,0,0},{3,0,-1,0,1},{3,0,-1,0,1},
-	{3,0,-1,0,1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{2,0,-1,0,0},{3,0,-1,0,1},{2,0,-1,0,0},{3,0,-1,0,1},{3,0,-1,0,1},{3,0,-1,0,1},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
 	0,1,2,3,4,5,6,7,8,9,
@@ -324,13 +321,13 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 786432, 256, 1, "pred[]", 0, 1},
-	{1, 0, HLOPLAN_GPU_ix + 0, 1, 0, 262144, 262144, "f32[256,256]{1,0}", 1, 1},
+	{0,0,HLOPLAN_GPU_ix,0,786432,256,1,"pred[]",0,1},
+	{1,0,HLOPLAN_GPU_ix,1,0,262144,262144,"f32[256,256]{1,0}",1,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 3, 524288, 262144, 262144, "f32[256,256]{1,0}", 8, -1},
+	{-1,0,HLOPLAN_GPU_ix,3,524288,262144,262144,"f32[256,256]{1,0}",8,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -428,10 +425,10 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),786432,512,1,0,0,8,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),0,262144,262144,0,0,8,0,1,1,1,1,1,1},
-	{HLOPLAN_GPU_T(0, 4),262144,262144,262144,0,2,6,0,0,1,1,1,2,1},
-	{HLOPLAN_GPU_T(0, 8),524288,262144,262144,0,4,8,0,2,1,1,1,3,4},
+	{HLOPLAN_GPU_T(0,0),786432,512,1,0,0,8,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),0,262144,262144,0,0,8,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0,4),262144,262144,262144,0,2,6,0,0,1,1,1,2,1},
+	{HLOPLAN_GPU_T(0,8),524288,262144,262144,0,4,8,0,2,1,1,1,3,4},
 };
 
 #define HLOPLAN_TPU_positions HLOPLAN_GPU_positions
@@ -444,13 +441,13 @@ static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFF
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_TPU_ix + 0, 0, 786432, 512, 512, "pred[]{:T(512)}", 0, 1},
-	{1, 0, HLOPLAN_TPU_ix + 0, 1, 0, 262144, 262144, "f32[256,256]{1,0:T(8,128)}", 1, 1},
+	{0,0,HLOPLAN_TPU_ix,0,786432,512,512,"pred[]{:T(512)}",0,1},
+	{1,0,HLOPLAN_TPU_ix,1,0,262144,262144,"f32[256,256]{1,0:T(8,128)}",1,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_TPU_ix + 0, 3, 524288, 262144, 262144, "f32[256,256]{1,0:T(8,128)}", 8, -1},
+	{-1,0,HLOPLAN_TPU_ix,3,524288,262144,262144,"f32[256,256]{1,0:T(8,128)}",8,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {

@@ -306,27 +306,24 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,2,4,9,14,16,18,20,
-	23,25,27,29,31,36,41,43,
-	45,47,50,52,54,56,58,62,
-	65,67,70,73,76,80,84,87,
+	0,2,4,9,14,16,18,20,23,25,27,29,31,36,41,43,
+	45,47,50,52,54,56,58,62,65,67,70,73,76,80,84,87,
 	89,94,97,100,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
-	"main",
-	"outer_cond",
 	"outer_body",
-	"inner_cond",
-	"inner_body"
+	"main",
+	"inner_body",
+	"outer_cond",
+	"inner_cond"
 };
 #define HLOPLAN_GPU_NUM_COMPUTATIONS 5
 static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
-	0,0,0,0,1,1,1,1,2,2,2,2,2,2,3,3,
-	3,3,4,4,4,4,4,4,4,2,2,2,2,2,2,2,
-	0,0,0,0,
+	1,1,1,1,3,3,3,3,0,0,0,0,0,0,4,4,4,4,2,2,2,2,2,2,2,0,0,0,0,0,0,0,
+	1,1,1,1,
 };
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 #define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
@@ -352,92 +349,76 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),0,1024,1024,0,0,35,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),1024,1024,1024,0,0,35,0,1,1,1,0,1,1},
-	{HLOPLAN_GPU_T(0, 4),-1,256,4,0,2,4,0,4,1,0,1,2,1},
-	{HLOPLAN_GPU_T(0, 9),6144,256,24,0,3,34,0,8,1,1,2,3,3},
+	{HLOPLAN_GPU_T(0,0),0,1024,1024,0,0,35,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),1024,1024,1024,0,0,35,0,1,1,1,0,1,1},
+	{HLOPLAN_GPU_T(0,4),-1,256,4,0,2,4,0,4,1,0,1,2,1},
+	{HLOPLAN_GPU_T(0,9),6144,256,24,0,3,34,0,8,1,1,2,3,3},
 	{"loop{0}",6400,256,4,0,4,32,0,0,1,1,1,6,2},
 	{"loop{1}",2048,1024,1024,0,4,35,0,2,1,1,0,8,3},
 	{"loop{2}",3072,1024,1024,0,4,35,0,2,1,1,0,11,2},
-	{HLOPLAN_GPU_T(0, 18),-1,256,4,0,6,7,0,4,1,0,1,13,1},
-	{HLOPLAN_GPU_T(0, 20),4096,256,1,0,7,7,0,0,1,1,3,14,1},
-	{HLOPLAN_GPU_T(0, 31),-1,256,4,0,12,14,0,4,1,0,1,15,1},
-	{HLOPLAN_GPU_T(0, 36),6656,256,24,0,13,27,0,8,1,1,2,16,3},
+	{HLOPLAN_GPU_T(0,18),-1,256,4,0,6,7,0,4,1,0,1,13,1},
+	{HLOPLAN_GPU_T(0,20),4096,256,1,0,7,7,0,0,1,1,3,14,1},
+	{HLOPLAN_GPU_T(0,31),-1,256,4,0,12,14,0,4,1,0,1,15,1},
+	{HLOPLAN_GPU_T(0,36),6656,256,24,0,13,27,0,8,1,1,2,16,3},
 	{"in{0}",6912,256,4,0,14,25,0,0,1,1,1,19,2},
-	{HLOPLAN_GPU_T(0, 45),-1,256,4,0,16,17,0,4,1,0,1,21,1},
-	{HLOPLAN_GPU_T(0, 47),4096,256,1,0,17,17,0,0,1,1,3,22,1},
-	{HLOPLAN_GPU_T(0, 58),-1,256,4,0,22,23,0,4,1,0,1,23,1},
-	{HLOPLAN_GPU_T(0, 80),-1,256,4,0,29,30,0,4,1,0,1,24,1},
-	{HLOPLAN_GPU_T(0, 100),4096,256,16,0,35,35,0,10,1,1,4,25,1},
+	{HLOPLAN_GPU_T(0,45),-1,256,4,0,16,17,0,4,1,0,1,21,1},
+	{HLOPLAN_GPU_T(0,47),4096,256,1,0,17,17,0,0,1,1,3,22,1},
+	{HLOPLAN_GPU_T(0,58),-1,256,4,0,22,23,0,4,1,0,1,23,1},
+	{HLOPLAN_GPU_T(0,80),-1,256,4,0,29,30,0,4,1,0,1,24,1},
+	{HLOPLAN_GPU_T(0,100),4096,256,16,0,35,35,0,10,1,1,4,25,1},
 	{"t{1}",4096,1024,1024,0,24,24,0,0,1,1,0,26,0},
 	{"t{2}",5120,1024,1024,0,24,24,0,0,1,1,0,26,0},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
-	{2,0,-1,1,0},{0,0,-1,3,0},{1,0,-1,5,0},{3,0,-1,0,0},
-	{4,0,-1,1,0},{5,0,-1,3,0},{6,0,-1,5,0},{4,0,-1,0,0},
-	{7,0,-1,0,1},{8,0,-1,0,1},{3,0,-1,0,0},{4,0,-1,1,0},
-	{5,0,-1,3,0},{6,0,-1,5,0},{4,0,-1,0,0},{5,0,-1,0,0},
-	{6,0,-1,0,0},{9,0,-1,0,1},{10,0,-1,0,1},{9,0,-1,1,0},
-	{5,0,-1,3,0},{6,0,-1,5,0},{10,0,-1,0,0},{11,0,-1,1,0},
-	{5,0,-1,3,0},{6,0,-1,5,0},{11,0,-1,0,0},{12,0,-1,0,1},
-	{13,0,-1,0,1},{10,0,-1,0,0},{11,0,-1,1,0},{5,0,-1,3,0},
-	{6,0,-1,5,0},{11,0,-1,0,0},{5,0,-1,0,0},{6,0,-1,0,0},
-	{14,0,-1,0,1},{11,0,-1,0,1},{10,0,-1,0,1},{11,0,-1,1,0},
-	{6,0,-1,3,0},{5,0,-1,5,0},{10,0,-1,0,1},{11,0,-1,1,1},
-	{5,0,-1,3,1},{6,0,-1,5,1},{5,0,-1,0,0},{6,0,-1,0,0},
-	{5,0,-1,0,1},{15,0,-1,0,1},{4,0,-1,0,1},{3,0,-1,0,1},
-	{4,0,-1,1,0},{5,0,-1,3,0},{6,0,-1,5,0},{3,0,-1,0,1},
-	{4,0,-1,1,1},{5,0,-1,3,1},{6,0,-1,5,1},{5,0,-1,0,0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},{2,0,-1,1,0},{0,0,-1,3,0},{1,0,-1,5,0},{3,0,-1,0,0},{4,0,-1,1,0},{5,0,-1,3,0},{6,0,-1,5,0},{4,0,-1,0,0},{7,0,-1,0,1},{8,0,-1,0,1},{3,0,-1,0,0},{4,0,-1,1,0},
+	{5,0,-1,3,0},{6,0,-1,5,0},{4,0,-1,0,0},{5,0,-1,0,0},{6,0,-1,0,0},{9,0,-1,0,1},{10,0,-1,0,1},{9,0,-1,1,0},{5,0,-1,3,0},{6,0,-1,5,0},{10,0,-1,0,0},{11,0,-1,1,0},{5,0,-1,3,0},{6,0,-1,5,0},{11,0,-1,0,0},{12,0,-1,0,1},
+	{13,0,-1,0,1},{10,0,-1,0,0},{11,0,-1,1,0},{5,0,-1,3,0},{6,0,-1,5,0},{11,0,-1,0,0},{5,0,-1,0,0},{6,0,-1,0,0},{14,0,-1,0,1},{11,0,-1,0,1},{10,0,-1,0,1},{11,0,-1,1,0},{6,0,-1,3,0},{5,0,-1,5,0},{10,0,-1,0,1},{11,0,-1,1,1},
+	{5,0,-1,3,1},{6,0,-1,5,1},{5,0,-1,0,0},{6,0,-1,0,0},{5,0,-1,0,1},{15,0,-1,0,1},{4,0,-1,0,1},{3,0,-1,0,1},{4,0,-1,1,0},{5,0,-1,3,0},{6,0,-1,5,0},{3,0,-1,0,1},{4,0,-1,1,1},{5,0,-1,3,1},{6,0,-1,5,1},{5,0,-1,0,0},
 	{6,0,-1,0,0},{16,0,-1,0,1},{5,0,-1,1,0},{6,0,-1,3,0},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,1,2,3,7,11,12,13,14,18,19,20,21,22,26,30,
-	31,32,33,37,38,39,40,41,42,46,50,51,52,53,54,55,
+	0,1,2,3,7,11,12,13,14,18,19,20,21,22,26,30,31,32,33,37,38,39,40,41,42,46,50,51,52,53,54,55,
 	59,63,64,65,68,
 };
 
 static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	2,0,1,7,11,12,14,14,14,21,19,20,26,30,31,33,
-	33,33,37,40,41,39,38,22,46,46,50,51,18,53,54,52,
+	2,0,1,7,11,12,14,14,14,21,19,20,26,30,31,33,33,33,37,40,41,39,38,22,46,46,50,51,18,53,54,52,
 	51,3,59,59,63,64,
 };
 static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,0,0,0,3,3,4,4,6,6,7,8,9,9,12,12,
-	13,13,15,15,16,17,18,18,20,23,24,25,26,28,28,30,
+	0,0,0,0,3,3,4,4,6,6,7,8,9,9,12,12,13,13,15,15,16,17,18,18,20,23,24,25,26,28,28,30,
 	33,34,35,36,38,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0,1,2,3,55,59,54,60,48,52,61,49,62,12,13,21,
-	22,42,46,41,47,31,32,40,53,65,
+	0,1,2,3,55,59,54,60,48,52,61,49,62,12,13,21,22,42,46,41,47,31,32,40,53,65,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 1024, 1024, "f32[256]{0}", 0, 1},
-	{1, 0, HLOPLAN_GPU_ix + 0, 1, 1024, 1024, 1024, "f32[256]{0}", 1, 1},
+	{0,0,HLOPLAN_GPU_ix,0,0,1024,1024,"f32[256]{0}",0,1},
+	{1,0,HLOPLAN_GPU_ix,1,1024,1024,1024,"f32[256]{0}",1,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 16, 4096, 256, 16, "(f32[256]{0}, f32[256]{0})", 65, -1},
-	{-1, 1, HLOPLAN_GPU_ix + 2, 5, 2048, 1024, 1024, "f32[256]{0}", 66, -1},
-	{-1, 1, HLOPLAN_GPU_ix + 4, 6, 3072, 1024, 1024, "f32[256]{0}", 67, -1},
+	{-1,0,HLOPLAN_GPU_ix,16,4096,256,16,"(f32[256]{0}, f32[256]{0})",65,-1},
+	{-1,1,HLOPLAN_GPU_ix+2,5,2048,1024,1024,"f32[256]{0}",66,-1},
+	{-1,1,HLOPLAN_GPU_ix+4,6,3072,1024,1024,"f32[256]{0}",67,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES] HLOPLAN_UNUSED = {
 	/* src, dst, step, after, bytes, loop */
-	{HLOPLAN_GPU_BUF_X, HLOPLAN_GPU_BUF_LOOP_1, 4, 0, 1024, -1},
-	{HLOPLAN_GPU_BUF_Y, HLOPLAN_GPU_BUF_LOOP_2, 4, 0, 1024, -1},
-	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 4, 0, 4, -1},
-	{HLOPLAN_GPU_BUF_ZERO_9, HLOPLAN_GPU_BUF_IN_0, 14, 0, 4, 1},
-	{HLOPLAN_GPU_BUF_LOOP_1, HLOPLAN_GPU_BUF_T_2, 24, 1, 1024, 0},
-	{HLOPLAN_GPU_BUF_LOOP_2, HLOPLAN_GPU_BUF_T_1, 24, 1, 1024, 0},
-	{HLOPLAN_GPU_BUF_T_1, HLOPLAN_GPU_BUF_LOOP_1, 24, 1, 1024, 0},
-	{HLOPLAN_GPU_BUF_T_2, HLOPLAN_GPU_BUF_LOOP_2, 24, 1, 1024, 0},
+	{0,5,4,0,1024,-1},
+	{1,6,4,0,1024,-1},
+	{2,4,4,0,4,-1},
+	{9,11,14,0,4,1},
+	{5,18,24,1,1024,0},
+	{6,17,24,1,1024,0},
+	{17,5,24,1,1024,0},
+	{18,6,24,1,1024,0},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -447,12 +428,12 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_T(0, 4), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{7, "outer_cond", HLOPLAN_GPU_T(0, 18), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{9, "outer_body", HLOPLAN_GPU_T(0, 31), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
-	{12, "inner_cond", HLOPLAN_GPU_T(0, 45), 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
-	{14, "inner_body", HLOPLAN_GPU_T(0, 58), 0, HLOPLAN_GPU_ix + 0, 1024, 256, 1},
-	{15, "outer_body", HLOPLAN_GPU_T(0, 80), 0, HLOPLAN_GPU_ix + 0, 1280, 256, 1},
+	{2,"main",HLOPLAN_GPU_T(0,4),0,HLOPLAN_GPU_ix,0,256,1},
+	{7,"outer_cond",HLOPLAN_GPU_T(0,18),0,HLOPLAN_GPU_ix,256,256,1},
+	{9,"outer_body",HLOPLAN_GPU_T(0,31),0,HLOPLAN_GPU_ix,512,256,1},
+	{12,"inner_cond",HLOPLAN_GPU_T(0,45),0,HLOPLAN_GPU_ix,768,256,1},
+	{14,"inner_body",HLOPLAN_GPU_T(0,58),0,HLOPLAN_GPU_ix,1024,256,1},
+	{15,"outer_body",HLOPLAN_GPU_T(0,80),0,HLOPLAN_GPU_ix,1280,256,1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

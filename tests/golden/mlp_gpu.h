@@ -271,8 +271,7 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,2,5,8,11,13,16,19,
-	24,30,35,
+	0,2,5,8,11,13,16,19,24,30,35,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
@@ -315,22 +314,20 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),401408,100352,100352,0,0,10,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),0,401408,401408,0,0,10,0,1,1,1,1,1,1},
-	{HLOPLAN_GPU_T(0, 5),539648,512,512,0,0,10,0,1,1,1,2,2,1},
-	{HLOPLAN_GPU_T(0, 8),534528,5120,5120,0,0,10,0,1,1,1,3,3,1},
-	{HLOPLAN_GPU_T(0, 11),501760,16384,16384,0,4,10,0,0,1,1,4,4,3},
-	{HLOPLAN_GPU_T(0, 13),518144,16384,16384,0,5,6,0,0,1,1,4,7,1},
-	{HLOPLAN_GPU_T(0, 19),-1,256,4,0,7,8,0,4,1,0,5,8,1},
-	{HLOPLAN_GPU_T(0, 24),518144,16384,16384,0,8,9,0,0,1,1,4,9,1},
-	{HLOPLAN_GPU_T(0, 35),518144,1280,1280,0,10,10,0,2,1,1,6,10,1},
+	{HLOPLAN_GPU_T(0,0),401408,100352,100352,0,0,10,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),0,401408,401408,0,0,10,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0,5),539648,512,512,0,0,10,0,1,1,1,2,2,1},
+	{HLOPLAN_GPU_T(0,8),534528,5120,5120,0,0,10,0,1,1,1,3,3,1},
+	{HLOPLAN_GPU_T(0,11),501760,16384,16384,0,4,10,0,0,1,1,4,4,3},
+	{HLOPLAN_GPU_T(0,13),518144,16384,16384,0,5,6,0,0,1,1,4,7,1},
+	{HLOPLAN_GPU_T(0,19),-1,256,4,0,7,8,0,4,1,0,5,8,1},
+	{HLOPLAN_GPU_T(0,24),518144,16384,16384,0,8,9,0,0,1,1,4,9,1},
+	{HLOPLAN_GPU_T(0,35),518144,1280,1280,0,10,10,0,2,1,1,6,10,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
-	{4,0,-1,0,1},{5,0,-1,0,1},{4,0,-1,0,1},{6,0,-1,0,1},
-	{7,0,-1,0,1},{4,0,-1,0,1},{8,0,-1,0,1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},{4,0,-1,0,1},{5,0,-1,0,1},{4,0,-1,0,1},{6,0,-1,0,1},{7,0,-1,0,1},{4,0,-1,0,1},{8,0,-1,0,1},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
 	0,1,2,3,4,5,6,7,8,9,10,11,
@@ -349,15 +346,15 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 401408, 100352, 100352, "f32[32,784]{1,0}", 0, 1},
-	{1, 0, HLOPLAN_GPU_ix + 0, 1, 0, 401408, 401408, "f32[784,128]{1,0}", 1, 1},
-	{2, 0, HLOPLAN_GPU_ix + 0, 2, 539648, 512, 512, "f32[128]{0}", 2, 1},
-	{3, 0, HLOPLAN_GPU_ix + 0, 3, 534528, 5120, 5120, "f32[128,10]{1,0}", 3, 1},
+	{0,0,HLOPLAN_GPU_ix,0,401408,100352,100352,"f32[32,784]{1,0}",0,1},
+	{1,0,HLOPLAN_GPU_ix,1,0,401408,401408,"f32[784,128]{1,0}",1,1},
+	{2,0,HLOPLAN_GPU_ix,2,539648,512,512,"f32[128]{0}",2,1},
+	{3,0,HLOPLAN_GPU_ix,3,534528,5120,5120,"f32[128,10]{1,0}",3,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 8, 518144, 1280, 1280, "f32[32,10]{1,0}", 10, -1},
+	{-1,0,HLOPLAN_GPU_ix,8,518144,1280,1280,"f32[32,10]{1,0}",10,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -372,7 +369,7 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{6, "mlp", HLOPLAN_GPU_T(0, 19), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{6,"mlp",HLOPLAN_GPU_T(0,19),0,HLOPLAN_GPU_ix,0,256,1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -271,8 +271,7 @@ static const char *const HLOPLAN_TPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_TPU_step_text_0
 };
 static const int HLOPLAN_TPU_step_at[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,2,5,8,11,13,16,19,
-	24,30,35,
+	0,2,5,8,11,13,16,19,24,30,35,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
@@ -315,22 +314,20 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_TPU_T(0, 0),401408,114688,100352,0,0,10,0,1,1,1,0,0,1},
-	{HLOPLAN_TPU_T(0, 2),0,401408,401408,0,0,10,0,1,1,1,1,1,1},
-	{HLOPLAN_TPU_T(0, 5),614400,512,512,0,0,10,0,1,1,1,2,2,1},
-	{HLOPLAN_TPU_T(0, 8),516096,65536,5120,0,0,10,0,1,1,1,3,3,1},
-	{HLOPLAN_TPU_T(0, 11),581632,16384,16384,0,4,10,0,0,1,1,4,4,3},
-	{HLOPLAN_TPU_T(0, 13),598016,16384,16384,0,5,6,0,0,1,1,4,7,1},
-	{HLOPLAN_TPU_T(0, 19),-1,512,4,0,7,8,0,4,1,0,5,8,1},
-	{HLOPLAN_TPU_T(0, 24),598016,16384,16384,0,8,9,0,0,1,1,4,9,1},
-	{HLOPLAN_TPU_T(0, 35),598016,16384,1280,0,10,10,0,2,1,1,6,10,1},
+	{HLOPLAN_TPU_T(0,0),401408,114688,100352,0,0,10,0,1,1,1,0,0,1},
+	{HLOPLAN_TPU_T(0,2),0,401408,401408,0,0,10,0,1,1,1,1,1,1},
+	{HLOPLAN_TPU_T(0,5),614400,512,512,0,0,10,0,1,1,1,2,2,1},
+	{HLOPLAN_TPU_T(0,8),516096,65536,5120,0,0,10,0,1,1,1,3,3,1},
+	{HLOPLAN_TPU_T(0,11),581632,16384,16384,0,4,10,0,0,1,1,4,4,3},
+	{HLOPLAN_TPU_T(0,13),598016,16384,16384,0,5,6,0,0,1,1,4,7,1},
+	{HLOPLAN_TPU_T(0,19),-1,512,4,0,7,8,0,4,1,0,5,8,1},
+	{HLOPLAN_TPU_T(0,24),598016,16384,16384,0,8,9,0,0,1,1,4,9,1},
+	{HLOPLAN_TPU_T(0,35),598016,16384,1280,0,10,10,0,2,1,1,6,10,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_TPU_positions[HLOPLAN_TPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
-	{4,0,-1,0,1},{5,0,-1,0,1},{4,0,-1,0,1},{6,0,-1,0,1},
-	{7,0,-1,0,1},{4,0,-1,0,1},{8,0,-1,0,1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},{4,0,-1,0,1},{5,0,-1,0,1},{4,0,-1,0,1},{6,0,-1,0,1},{7,0,-1,0,1},{4,0,-1,0,1},{8,0,-1,0,1},
 };
 static const int HLOPLAN_TPU_step_first_position[HLOPLAN_TPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
 	0,1,2,3,4,5,6,7,8,9,10,11,
@@ -349,15 +346,15 @@ static const int HLOPLAN_TPU_values[HLOPLAN_TPU_NUM_VALUES] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_TPU_ix + 0, 0, 401408, 114688, 114688, "f32[32,784]{1,0:T(8,128)}", 0, 1},
-	{1, 0, HLOPLAN_TPU_ix + 0, 1, 0, 401408, 401408, "f32[784,128]{1,0:T(8,128)}", 1, 1},
-	{2, 0, HLOPLAN_TPU_ix + 0, 2, 614400, 512, 512, "f32[128]{0:T(128)}", 2, 1},
-	{3, 0, HLOPLAN_TPU_ix + 0, 3, 516096, 65536, 65536, "f32[128,10]{1,0:T(8,128)}", 3, 1},
+	{0,0,HLOPLAN_TPU_ix,0,401408,114688,114688,"f32[32,784]{1,0:T(8,128)}",0,1},
+	{1,0,HLOPLAN_TPU_ix,1,0,401408,401408,"f32[784,128]{1,0:T(8,128)}",1,1},
+	{2,0,HLOPLAN_TPU_ix,2,614400,512,512,"f32[128]{0:T(128)}",2,1},
+	{3,0,HLOPLAN_TPU_ix,3,516096,65536,65536,"f32[128,10]{1,0:T(8,128)}",3,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_TPU_ix + 0, 8, 598016, 16384, 16384, "f32[32,10]{1,0:T(8,128)}", 10, -1},
+	{-1,0,HLOPLAN_TPU_ix,8,598016,16384,16384,"f32[32,10]{1,0:T(8,128)}",10,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {
@@ -372,7 +369,7 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{6, "mlp", HLOPLAN_TPU_T(0, 19), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{6,"mlp",HLOPLAN_TPU_T(0,19),0,HLOPLAN_TPU_ix,0,512,1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

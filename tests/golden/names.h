@@ -298,18 +298,17 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),0,256,32,0,0,5,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 10),256,256,32,0,0,5,0,1,1,1,0,1,1},
-	{HLOPLAN_GPU_T(0, 20),768,256,64,0,2,3,0,0,1,1,1,2,1},
-	{HLOPLAN_GPU_T(0, 29),512,256,32,0,3,5,0,2,1,1,0,3,1},
-	{HLOPLAN_GPU_T(0, 38),768,256,32,0,4,5,0,2,1,1,0,4,1},
-	{HLOPLAN_GPU_T(0, 45),1024,256,16,0,5,5,0,10,1,1,2,5,1},
+	{HLOPLAN_GPU_T(0,0),0,256,32,0,0,5,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,10),256,256,32,0,0,5,0,1,1,1,0,1,1},
+	{HLOPLAN_GPU_T(0,20),768,256,64,0,2,3,0,0,1,1,1,2,1},
+	{HLOPLAN_GPU_T(0,29),512,256,32,0,3,5,0,2,1,1,0,3,1},
+	{HLOPLAN_GPU_T(0,38),768,256,32,0,4,5,0,2,1,1,0,4,1},
+	{HLOPLAN_GPU_T(0,45),1024,256,16,0,5,5,0,10,1,1,2,5,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
-	{4,0,-1,0,1},{5,0,-1,0,1},{3,0,-1,1,0},{4,0,-1,3,0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},{4,0,-1,0,1},{5,0,-1,0,1},{3,0,-1,1,0},{4,0,-1,3,0},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
 	0,1,2,3,4,5,8,
@@ -328,15 +327,15 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 256, 32, "f32[8]{0}", 0, 1},
-	{1, 0, HLOPLAN_GPU_ix + 0, 1, 256, 256, 32, "f32[8]{0}", 1, 1},
+	{0,0,HLOPLAN_GPU_ix,0,0,256,32,"f32[8]{0}",0,1},
+	{1,0,HLOPLAN_GPU_ix,1,256,256,32,"f32[8]{0}",1,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 5, 1024, 256, 16, "(f32[8]{0}, f32[8]{0})", 5, -1},
-	{-1, 1, HLOPLAN_GPU_ix + 2, 3, 512, 256, 32, "f32[8]{0}", 6, -1},
-	{-1, 1, HLOPLAN_GPU_ix + 4, 4, 768, 256, 32, "f32[8]{0}", 7, -1},
+	{-1,0,HLOPLAN_GPU_ix,5,1024,256,16,"(f32[8]{0}, f32[8]{0})",5,-1},
+	{-1,1,HLOPLAN_GPU_ix+2,3,512,256,32,"f32[8]{0}",6,-1},
+	{-1,1,HLOPLAN_GPU_ix+4,4,768,256,32,"f32[8]{0}",7,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -442,12 +441,12 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),0,512,32,0,0,5,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 10),512,512,32,0,0,5,0,1,1,1,0,1,1},
-	{HLOPLAN_GPU_T(0, 20),1536,512,64,0,2,3,0,0,1,1,1,2,1},
-	{HLOPLAN_GPU_T(0, 29),1024,512,32,0,3,5,0,2,1,1,0,3,1},
-	{HLOPLAN_GPU_T(0, 38),1536,512,32,0,4,5,0,2,1,1,0,4,1},
-	{HLOPLAN_GPU_T(0, 45),2048,256,16,0,5,5,0,10,1,1,2,5,1},
+	{HLOPLAN_GPU_T(0,0),0,512,32,0,0,5,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,10),512,512,32,0,0,5,0,1,1,1,0,1,1},
+	{HLOPLAN_GPU_T(0,20),1536,512,64,0,2,3,0,0,1,1,1,2,1},
+	{HLOPLAN_GPU_T(0,29),1024,512,32,0,3,5,0,2,1,1,0,3,1},
+	{HLOPLAN_GPU_T(0,38),1536,512,32,0,4,5,0,2,1,1,0,4,1},
+	{HLOPLAN_GPU_T(0,45),2048,256,16,0,5,5,0,10,1,1,2,5,1},
 };
 
 #define HLOPLAN_TPU_positions HLOPLAN_GPU_positions
@@ -460,15 +459,15 @@ static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFF
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_TPU_ix + 0, 0, 0, 512, 512, "f32[8]{0:T(128)}", 0, 1},
-	{1, 0, HLOPLAN_TPU_ix + 0, 1, 512, 512, 512, "f32[8]{0:T(128)}", 1, 1},
+	{0,0,HLOPLAN_TPU_ix,0,0,512,512,"f32[8]{0:T(128)}",0,1},
+	{1,0,HLOPLAN_TPU_ix,1,512,512,512,"f32[8]{0:T(128)}",1,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_TPU_ix + 0, 5, 2048, 256, 16, "(f32[8]{0}, f32[8]{0})", 5, -1},
-	{-1, 1, HLOPLAN_TPU_ix + 2, 3, 1024, 512, 512, "f32[8]{0:T(128)}", 6, -1},
-	{-1, 1, HLOPLAN_TPU_ix + 4, 4, 1536, 512, 512, "f32[8]{0:T(128)}", 7, -1},
+	{-1,0,HLOPLAN_TPU_ix,5,2048,256,16,"(f32[8]{0}, f32[8]{0})",5,-1},
+	{-1,1,HLOPLAN_TPU_ix+2,3,1024,512,512,"f32[8]{0:T(128)}",6,-1},
+	{-1,1,HLOPLAN_TPU_ix+4,4,1536,512,512,"f32[8]{0:T(128)}",7,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {

@@ -280,22 +280,20 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,2,4,9,14,16,18,20,
-	23,25,27,31,35,38,40,44,
+	0,2,4,9,14,16,18,20,23,25,27,31,35,38,40,44,
 	49,53,56,58,63,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"body",
 	"main",
-	"cond",
-	"body"
+	"cond"
 };
 #define HLOPLAN_GPU_NUM_COMPUTATIONS 3
 static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
-	0,0,0,0,1,1,1,1,2,2,2,2,2,2,2,2,
-	2,2,2,0,0,
+	1,1,1,1,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,1,1,
 };
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 #define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
@@ -322,67 +320,56 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),2048,1024,1024,0,0,20,0,1,1,1,0,0,2},
-	{HLOPLAN_GPU_T(0, 2),3072,1024,1024,0,0,20,0,1,1,1,0,2,1},
-	{HLOPLAN_GPU_T(0, 4),-1,256,4,0,2,4,0,4,1,0,1,3,1},
-	{HLOPLAN_GPU_T(0, 9),5120,256,24,0,3,20,0,8,1,1,2,4,3},
+	{HLOPLAN_GPU_T(0,0),2048,1024,1024,0,0,20,0,1,1,1,0,0,2},
+	{HLOPLAN_GPU_T(0,2),3072,1024,1024,0,0,20,0,1,1,1,0,2,1},
+	{HLOPLAN_GPU_T(0,4),-1,256,4,0,2,4,0,4,1,0,1,3,1},
+	{HLOPLAN_GPU_T(0,9),5120,256,24,0,3,20,0,8,1,1,2,4,3},
 	{"loop{0}",5376,256,4,0,4,19,0,0,1,1,1,7,2},
 	{"loop{2}",4096,1024,1024,0,4,20,0,2,1,1,0,9,3},
-	{HLOPLAN_GPU_T(0, 18),-1,256,4,0,6,7,0,4,1,0,1,12,1},
-	{HLOPLAN_GPU_T(0, 20),5632,256,1,0,7,7,0,0,1,1,3,13,1},
-	{HLOPLAN_GPU_T(0, 35),5632,256,24,0,12,14,0,8,1,1,4,14,1},
+	{HLOPLAN_GPU_T(0,18),-1,256,4,0,6,7,0,4,1,0,1,12,1},
+	{HLOPLAN_GPU_T(0,20),5632,256,1,0,7,7,0,0,1,1,3,13,1},
+	{HLOPLAN_GPU_T(0,35),5632,256,24,0,12,14,0,8,1,1,4,14,1},
 	{"cs{0}",0,2048,1024,1024,4,19,0,0,2,1,0,15,1},
 	{"cs{2}",5888,256,4,0,12,14,0,0,1,1,5,16,1},
-	{HLOPLAN_GPU_T(0, 49),-1,256,4,0,16,17,0,4,1,0,1,17,1},
+	{HLOPLAN_GPU_T(0,49),-1,256,4,0,16,17,0,4,1,0,1,17,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
-	{2,0,-1,1,0},{0,0,-1,3,0},{1,0,-1,5,0},{3,0,-1,0,0},
-	{4,0,-1,1,0},{0,0,-1,3,0},{5,0,-1,5,0},{4,0,-1,0,0},
-	{6,0,-1,0,1},{7,0,-1,0,1},{3,0,-1,0,0},{4,0,-1,1,0},
-	{0,0,-1,3,0},{5,0,-1,5,0},{4,0,-1,0,0},{0,0,-1,0,0},
-	{5,0,-1,0,0},{8,0,-1,0,1},{9,0,-1,1,1},{0,0,-1,3,0},
-	{10,0,-1,5,1},{5,0,-1,0,1},{9,0,-1,0,0},{5,0,-1,0,1},
-	{11,0,-1,0,1},{4,0,-1,0,1},{3,0,-1,0,1},{4,0,-1,1,0},
-	{0,0,-1,3,0},{5,0,-1,5,0},{3,0,-1,0,1},{4,0,-1,1,1},
-	{0,0,-1,3,1},{5,0,-1,5,1},{5,0,-1,0,0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},{2,0,-1,1,0},{0,0,-1,3,0},{1,0,-1,5,0},{3,0,-1,0,0},{4,0,-1,1,0},{0,0,-1,3,0},{5,0,-1,5,0},{4,0,-1,0,0},{6,0,-1,0,1},{7,0,-1,0,1},{3,0,-1,0,0},{4,0,-1,1,0},
+	{0,0,-1,3,0},{5,0,-1,5,0},{4,0,-1,0,0},{0,0,-1,0,0},{5,0,-1,0,0},{8,0,-1,0,1},{9,0,-1,1,1},{0,0,-1,3,0},{10,0,-1,5,1},{5,0,-1,0,1},{9,0,-1,0,0},{5,0,-1,0,1},{11,0,-1,0,1},{4,0,-1,0,1},{3,0,-1,0,1},{4,0,-1,1,0},
+	{0,0,-1,3,0},{5,0,-1,5,0},{3,0,-1,0,1},{4,0,-1,1,1},{0,0,-1,3,1},{5,0,-1,5,1},{5,0,-1,0,0},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,1,2,3,7,11,12,13,14,18,19,20,21,25,26,27,
-	28,29,30,34,38,39,
+	0,1,2,3,7,11,12,13,14,18,19,20,21,25,26,27,28,29,30,34,38,39,
 };
 
 static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	2,0,1,7,11,12,14,14,14,19,20,21,25,26,18,28,
-	29,19,27,3,34,
+	2,0,1,7,11,12,14,14,14,19,20,21,25,26,18,28,29,19,27,3,34,
 };
 static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,0,0,0,3,3,4,4,6,6,7,8,9,10,11,12,
-	14,14,16,19,20,21,
+	0,0,0,0,3,3,4,4,6,6,7,8,9,10,11,12,14,14,16,19,20,21,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0,36,1,2,3,30,34,29,35,25,27,37,12,13,21,22,
-	24,28,
+	0,36,1,2,3,30,34,29,35,25,27,37,12,13,21,22,24,28,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 2048, 1024, 1024, "f32[256]{0}", 0, 1},
-	{1, 0, HLOPLAN_GPU_ix + 0, 1, 3072, 1024, 1024, "f32[256]{0}", 1, 1},
+	{0,0,HLOPLAN_GPU_ix,0,2048,1024,1024,"f32[256]{0}",0,1},
+	{1,0,HLOPLAN_GPU_ix,1,3072,1024,1024,"f32[256]{0}",1,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 5, 4096, 1024, 1024, "f32[256]{0}", 38, -1},
+	{-1,0,HLOPLAN_GPU_ix,5,4096,1024,1024,"f32[256]{0}",38,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES] HLOPLAN_UNUSED = {
 	/* src, dst, step, after, bytes, loop */
-	{HLOPLAN_GPU_BUF_A, HLOPLAN_GPU_BUF_LOOP_2, 4, 0, 1024, -1},
-	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 4, 0, 4, -1},
+	{1,5,4,0,1024,-1},
+	{2,4,4,0,4,-1},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -391,9 +378,9 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_T(0, 4), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{6, "cond", HLOPLAN_GPU_T(0, 18), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{11, "body", HLOPLAN_GPU_T(0, 49), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{2,"main",HLOPLAN_GPU_T(0,4),0,HLOPLAN_GPU_ix,0,256,1},
+	{6,"cond",HLOPLAN_GPU_T(0,18),0,HLOPLAN_GPU_ix,256,256,1},
+	{11,"body",HLOPLAN_GPU_T(0,49),0,HLOPLAN_GPU_ix,512,256,1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -502,18 +489,18 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),2048,1024,1024,0,0,20,0,1,1,1,0,0,2},
-	{HLOPLAN_GPU_T(0, 2),3072,1024,1024,0,0,20,0,1,1,1,0,2,1},
-	{HLOPLAN_GPU_T(0, 4),-1,512,4,0,2,4,0,4,1,0,1,3,1},
-	{HLOPLAN_GPU_T(0, 9),6144,256,24,0,3,20,0,8,1,1,2,4,3},
+	{HLOPLAN_GPU_T(0,0),2048,1024,1024,0,0,20,0,1,1,1,0,0,2},
+	{HLOPLAN_GPU_T(0,2),3072,1024,1024,0,0,20,0,1,1,1,0,2,1},
+	{HLOPLAN_GPU_T(0,4),-1,512,4,0,2,4,0,4,1,0,1,3,1},
+	{HLOPLAN_GPU_T(0,9),6144,256,24,0,3,20,0,8,1,1,2,4,3},
 	{"loop{0}",5120,512,4,0,4,19,0,0,1,1,1,7,2},
 	{"loop{2}",4096,1024,1024,0,4,20,0,2,1,1,0,9,3},
-	{HLOPLAN_GPU_T(0, 18),-1,512,4,0,6,7,0,4,1,0,1,12,1},
-	{HLOPLAN_GPU_T(0, 20),5632,512,1,0,7,7,0,0,1,1,3,13,1},
-	{HLOPLAN_GPU_T(0, 35),6400,256,24,0,12,14,0,8,1,1,4,14,1},
+	{HLOPLAN_GPU_T(0,18),-1,512,4,0,6,7,0,4,1,0,1,12,1},
+	{HLOPLAN_GPU_T(0,20),5632,512,1,0,7,7,0,0,1,1,3,13,1},
+	{HLOPLAN_GPU_T(0,35),6400,256,24,0,12,14,0,8,1,1,4,14,1},
 	{"cs{0}",0,2048,1024,1024,4,19,0,0,2,1,0,15,1},
 	{"cs{2}",5632,512,4,0,12,14,0,0,1,1,5,16,1},
-	{HLOPLAN_GPU_T(0, 49),-1,512,4,0,16,17,0,4,1,0,1,17,1},
+	{HLOPLAN_GPU_T(0,49),-1,512,4,0,16,17,0,4,1,0,1,17,1},
 };
 
 #define HLOPLAN_TPU_positions HLOPLAN_GPU_positions
@@ -526,19 +513,19 @@ static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFF
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_TPU_ix + 0, 0, 2048, 1024, 1024, "f32[256]{0:T(128)}", 0, 1},
-	{1, 0, HLOPLAN_TPU_ix + 0, 1, 3072, 1024, 1024, "f32[256]{0:T(128)}", 1, 1},
+	{0,0,HLOPLAN_TPU_ix,0,2048,1024,1024,"f32[256]{0:T(128)}",0,1},
+	{1,0,HLOPLAN_TPU_ix,1,3072,1024,1024,"f32[256]{0:T(128)}",1,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_TPU_ix + 0, 5, 4096, 1024, 1024, "f32[256]{0:T(128)}", 38, -1},
+	{-1,0,HLOPLAN_TPU_ix,5,4096,1024,1024,"f32[256]{0:T(128)}",38,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES] HLOPLAN_UNUSED = {
 	/* src, dst, step, after, bytes, loop */
-	{HLOPLAN_TPU_BUF_A, HLOPLAN_TPU_BUF_LOOP_2, 4, 0, 1024, -1},
-	{HLOPLAN_TPU_BUF_ZERO, HLOPLAN_TPU_BUF_LOOP_0, 4, 0, 512, -1},
+	{1,5,4,0,1024,-1},
+	{2,4,4,0,512,-1},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -547,9 +534,9 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_T(0, 4), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
-	{6, "cond", HLOPLAN_GPU_T(0, 18), 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
-	{11, "body", HLOPLAN_GPU_T(0, 49), 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
+	{2,"main",HLOPLAN_GPU_T(0,4),0,HLOPLAN_TPU_ix,0,512,1},
+	{6,"cond",HLOPLAN_GPU_T(0,18),0,HLOPLAN_TPU_ix,512,512,1},
+	{11,"body",HLOPLAN_GPU_T(0,49),0,HLOPLAN_TPU_ix,1024,512,1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -282,22 +282,20 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,2,5,10,15,17,19,21,
-	24,26,28,30,33,35,37,40,
+	0,2,5,10,15,17,19,21,24,26,28,30,33,35,37,40,
 	42,44,48,51,53,58,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"body",
 	"main",
-	"cond",
-	"body"
+	"cond"
 };
 #define HLOPLAN_GPU_NUM_COMPUTATIONS 3
 static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
-	0,0,0,0,1,1,1,1,2,2,2,2,2,2,2,2,
-	2,2,2,2,0,0,
+	1,1,1,1,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,1,1,
 };
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 #define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
@@ -329,68 +327,57 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),131072,2048,2048,0,0,21,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),0,65536,65536,0,0,21,0,1,1,1,1,1,2},
-	{HLOPLAN_GPU_T(0, 5),-1,256,4,0,2,4,0,4,1,0,2,3,1},
-	{HLOPLAN_GPU_T(0, 10),137216,256,24,0,3,21,0,8,1,1,3,4,3},
+	{HLOPLAN_GPU_T(0,0),131072,2048,2048,0,0,21,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),0,65536,65536,0,0,21,0,1,1,1,1,1,2},
+	{HLOPLAN_GPU_T(0,5),-1,256,4,0,2,4,0,4,1,0,2,3,1},
+	{HLOPLAN_GPU_T(0,10),137216,256,24,0,3,21,0,8,1,1,3,4,3},
 	{"loop{0}",137472,256,4,0,4,20,0,0,1,1,2,7,2},
 	{"loop{1}",133120,2048,2048,0,4,21,0,2,1,1,0,9,2},
-	{HLOPLAN_GPU_T(0, 19),-1,256,4,0,6,7,0,4,1,0,2,11,1},
-	{HLOPLAN_GPU_T(0, 21),135168,256,1,0,7,7,0,0,1,1,4,12,1},
-	{HLOPLAN_GPU_T(0, 33),-1,256,4,0,12,13,0,4,1,0,2,13,1},
-	{HLOPLAN_GPU_T(0, 35),65536,49152,16384,16384,4,20,0,0,3,1,5,14,1},
-	{HLOPLAN_GPU_T(0, 37),114688,16384,16384,0,14,15,0,0,1,1,6,15,1},
-	{HLOPLAN_GPU_T(0, 40),135168,2048,2048,0,15,16,0,0,1,1,0,16,1},
-	{HLOPLAN_GPU_T(0, 44),-1,256,4,0,17,18,0,4,1,0,2,17,1},
+	{HLOPLAN_GPU_T(0,19),-1,256,4,0,6,7,0,4,1,0,2,11,1},
+	{HLOPLAN_GPU_T(0,21),135168,256,1,0,7,7,0,0,1,1,4,12,1},
+	{HLOPLAN_GPU_T(0,33),-1,256,4,0,12,13,0,4,1,0,2,13,1},
+	{HLOPLAN_GPU_T(0,35),65536,49152,16384,16384,4,20,0,0,3,1,5,14,1},
+	{HLOPLAN_GPU_T(0,37),114688,16384,16384,0,14,15,0,0,1,1,6,15,1},
+	{HLOPLAN_GPU_T(0,40),135168,2048,2048,0,15,16,0,0,1,1,0,16,1},
+	{HLOPLAN_GPU_T(0,44),-1,256,4,0,17,18,0,4,1,0,2,17,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
-	{2,0,-1,1,0},{0,0,-1,3,0},{1,0,-1,5,0},{3,0,-1,0,0},
-	{4,0,-1,1,0},{5,0,-1,3,0},{1,0,-1,5,0},{4,0,-1,0,0},
-	{6,0,-1,0,1},{7,0,-1,0,1},{3,0,-1,0,0},{4,0,-1,1,0},
-	{5,0,-1,3,0},{1,0,-1,5,0},{4,0,-1,0,0},{5,0,-1,0,0},
-	{1,0,-1,0,0},{8,0,-1,0,1},{9,0,-1,0,1},{10,0,-1,0,1},
-	{11,0,-1,0,1},{5,0,-1,0,1},{12,0,-1,0,1},{4,0,-1,0,1},
-	{3,0,-1,0,1},{4,0,-1,1,0},{5,0,-1,3,0},{1,0,-1,5,0},
-	{3,0,-1,0,1},{4,0,-1,1,1},{5,0,-1,3,1},{1,0,-1,5,1},
-	{5,0,-1,0,0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},{2,0,-1,1,0},{0,0,-1,3,0},{1,0,-1,5,0},{3,0,-1,0,0},{4,0,-1,1,0},{5,0,-1,3,0},{1,0,-1,5,0},{4,0,-1,0,0},{6,0,-1,0,1},{7,0,-1,0,1},{3,0,-1,0,0},{4,0,-1,1,0},
+	{5,0,-1,3,0},{1,0,-1,5,0},{4,0,-1,0,0},{5,0,-1,0,0},{1,0,-1,0,0},{8,0,-1,0,1},{9,0,-1,0,1},{10,0,-1,0,1},{11,0,-1,0,1},{5,0,-1,0,1},{12,0,-1,0,1},{4,0,-1,0,1},{3,0,-1,0,1},{4,0,-1,1,0},{5,0,-1,3,0},{1,0,-1,5,0},
+	{3,0,-1,0,1},{4,0,-1,1,1},{5,0,-1,3,1},{1,0,-1,5,1},{5,0,-1,0,0},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,1,2,3,7,11,12,13,14,18,19,20,21,22,23,24,
-	25,26,27,28,32,36,37,
+	0,1,2,3,7,11,12,13,14,18,19,20,21,22,23,24,25,26,27,28,32,36,37,
 };
 
 static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	2,0,1,7,11,12,14,14,14,20,18,21,21,22,19,23,
-	24,18,26,27,25,20,3,32,
+	2,0,1,7,11,12,14,14,14,20,18,21,21,22,19,23,24,18,26,27,25,20,3,32,
 };
 static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,0,0,0,3,3,4,4,6,6,7,8,9,9,13,14,
-	16,17,17,19,22,23,24,
+	0,0,0,0,3,3,4,4,6,6,7,8,9,9,13,14,16,17,17,19,22,23,24,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
-	0,1,35,2,3,28,32,27,33,25,34,12,13,21,22,23,
-	24,26,
+	0,1,35,2,3,28,32,27,33,25,34,12,13,21,22,23,24,26,
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 131072, 2048, 2048, "f32[8,64]{1,0}", 0, 1},
-	{1, 0, HLOPLAN_GPU_ix + 0, 1, 0, 65536, 65536, "f32[4,64,64]{2,1,0}", 1, 1},
+	{0,0,HLOPLAN_GPU_ix,0,131072,2048,2048,"f32[8,64]{1,0}",0,1},
+	{1,0,HLOPLAN_GPU_ix,1,0,65536,65536,"f32[4,64,64]{2,1,0}",1,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 5, 133120, 2048, 2048, "f32[8,64]{1,0}", 36, -1},
+	{-1,0,HLOPLAN_GPU_ix,5,133120,2048,2048,"f32[8,64]{1,0}",36,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES] HLOPLAN_UNUSED = {
 	/* src, dst, step, after, bytes, loop */
-	{HLOPLAN_GPU_BUF_X, HLOPLAN_GPU_BUF_LOOP_1, 4, 0, 2048, -1},
-	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 4, 0, 4, -1},
+	{0,5,4,0,2048,-1},
+	{2,4,4,0,4,-1},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -399,10 +386,10 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{2, "main", HLOPLAN_GPU_T(0, 5), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{6, "cond", HLOPLAN_GPU_T(0, 19), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{8, "body", HLOPLAN_GPU_T(0, 33), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
-	{12, "body", HLOPLAN_GPU_T(0, 44), 0, HLOPLAN_GPU_ix + 0, 768, 256, 1},
+	{2,"main",HLOPLAN_GPU_T(0,5),0,HLOPLAN_GPU_ix,0,256,1},
+	{6,"cond",HLOPLAN_GPU_T(0,19),0,HLOPLAN_GPU_ix,256,256,1},
+	{8,"body",HLOPLAN_GPU_T(0,33),0,HLOPLAN_GPU_ix,512,256,1},
+	{12,"body",HLOPLAN_GPU_T(0,44),0,HLOPLAN_GPU_ix,768,256,1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

@@ -265,8 +265,7 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,2,4,6,12,24,30,41,
-	53,
+	0,2,4,6,12,24,30,41,53,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
@@ -305,20 +304,18 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),589824,16384,16384,0,0,8,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),0,524288,524288,0,0,8,0,1,1,1,1,1,1},
-	{HLOPLAN_GPU_T(0, 4),606208,2048,2048,0,0,8,0,1,1,1,2,2,1},
-	{HLOPLAN_GPU_T(0, 6),524288,32768,32768,0,3,8,0,2,1,1,3,3,3},
-	{HLOPLAN_GPU_T(0, 12),557056,32768,32768,0,4,5,0,0,1,1,3,6,1},
-	{HLOPLAN_GPU_T(0, 30),-1,256,4,0,6,7,0,4,1,0,4,7,1},
-	{HLOPLAN_GPU_T(0, 41),557056,32768,32768,0,7,8,0,0,1,1,3,8,1},
+	{HLOPLAN_GPU_T(0,0),589824,16384,16384,0,0,8,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),0,524288,524288,0,0,8,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0,4),606208,2048,2048,0,0,8,0,1,1,1,2,2,1},
+	{HLOPLAN_GPU_T(0,6),524288,32768,32768,0,3,8,0,2,1,1,3,3,3},
+	{HLOPLAN_GPU_T(0,12),557056,32768,32768,0,4,5,0,0,1,1,3,6,1},
+	{HLOPLAN_GPU_T(0,30),-1,256,4,0,6,7,0,4,1,0,4,7,1},
+	{HLOPLAN_GPU_T(0,41),557056,32768,32768,0,7,8,0,0,1,1,3,8,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
-	{4,0,-1,0,1},{3,0,-1,0,1},{5,0,-1,0,1},{6,0,-1,0,1},
-	{3,0,-1,0,1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},{4,0,-1,0,1},{3,0,-1,0,1},{5,0,-1,0,1},{6,0,-1,0,1},{3,0,-1,0,1},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
 	0,1,2,3,4,5,6,7,8,9,
@@ -337,14 +334,14 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 589824, 16384, 16384, "f32[16,256]{1,0}", 0, 1},
-	{1, 0, HLOPLAN_GPU_ix + 0, 1, 0, 524288, 524288, "f32[256,512]{1,0}", 1, 1},
-	{2, 0, HLOPLAN_GPU_ix + 0, 2, 606208, 2048, 2048, "f32[512]{0}", 2, 1},
+	{0,0,HLOPLAN_GPU_ix,0,589824,16384,16384,"f32[16,256]{1,0}",0,1},
+	{1,0,HLOPLAN_GPU_ix,1,0,524288,524288,"f32[256,512]{1,0}",1,1},
+	{2,0,HLOPLAN_GPU_ix,2,606208,2048,2048,"f32[512]{0}",2,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 3, 524288, 32768, 32768, "f32[16,512]{1,0}", 8, -1},
+	{-1,0,HLOPLAN_GPU_ix,3,524288,32768,32768,"f32[16,512]{1,0}",8,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -359,7 +356,7 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{5, "main.8", HLOPLAN_GPU_T(0, 30), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
+	{5,"main.8",HLOPLAN_GPU_T(0,30),0,HLOPLAN_GPU_ix,0,256,1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -464,13 +461,13 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),589824,16384,16384,0,0,8,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),0,524288,524288,0,0,8,0,1,1,1,1,1,1},
-	{HLOPLAN_GPU_T(0, 4),606208,2048,2048,0,0,8,0,1,1,1,2,2,1},
-	{HLOPLAN_GPU_T(0, 6),524288,32768,32768,0,3,8,0,2,1,1,3,3,3},
-	{HLOPLAN_GPU_T(0, 12),557056,32768,32768,0,4,5,0,0,1,1,3,6,1},
-	{HLOPLAN_GPU_T(0, 30),-1,512,4,0,6,7,0,4,1,0,4,7,1},
-	{HLOPLAN_GPU_T(0, 41),557056,32768,32768,0,7,8,0,0,1,1,3,8,1},
+	{HLOPLAN_GPU_T(0,0),589824,16384,16384,0,0,8,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),0,524288,524288,0,0,8,0,1,1,1,1,1,1},
+	{HLOPLAN_GPU_T(0,4),606208,2048,2048,0,0,8,0,1,1,1,2,2,1},
+	{HLOPLAN_GPU_T(0,6),524288,32768,32768,0,3,8,0,2,1,1,3,3,3},
+	{HLOPLAN_GPU_T(0,12),557056,32768,32768,0,4,5,0,0,1,1,3,6,1},
+	{HLOPLAN_GPU_T(0,30),-1,512,4,0,6,7,0,4,1,0,4,7,1},
+	{HLOPLAN_GPU_T(0,41),557056,32768,32768,0,7,8,0,0,1,1,3,8,1},
 };
 
 #define HLOPLAN_TPU_positions HLOPLAN_GPU_positions
@@ -483,14 +480,14 @@ static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFF
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_TPU_ix + 0, 0, 589824, 16384, 16384, "f32[16,256]{1,0:T(8,128)}", 0, 1},
-	{1, 0, HLOPLAN_TPU_ix + 0, 1, 0, 524288, 524288, "f32[256,512]{1,0:T(8,128)}", 1, 1},
-	{2, 0, HLOPLAN_TPU_ix + 0, 2, 606208, 2048, 2048, "f32[512]{0:T(128)}", 2, 1},
+	{0,0,HLOPLAN_TPU_ix,0,589824,16384,16384,"f32[16,256]{1,0:T(8,128)}",0,1},
+	{1,0,HLOPLAN_TPU_ix,1,0,524288,524288,"f32[256,512]{1,0:T(8,128)}",1,1},
+	{2,0,HLOPLAN_TPU_ix,2,606208,2048,2048,"f32[512]{0:T(128)}",2,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_TPU_ix + 0, 3, 524288, 32768, 32768, "f32[16,512]{1,0:T(8,128)}", 8, -1},
+	{-1,0,HLOPLAN_TPU_ix,3,524288,32768,32768,"f32[16,512]{1,0:T(8,128)}",8,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {
@@ -505,7 +502,7 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[1] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{5, "main.8", HLOPLAN_GPU_T(0, 30), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
+	{5,"main.8",HLOPLAN_GPU_T(0,30),0,HLOPLAN_TPU_ix,0,512,1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

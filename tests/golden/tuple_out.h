@@ -298,19 +298,17 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),0,16384,16384,0,0,5,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),16384,16384,16384,0,0,5,0,1,1,1,0,1,1},
-	{HLOPLAN_GPU_T(0, 4),32768,16384,16384,0,2,5,0,2,1,1,0,2,1},
-	{HLOPLAN_GPU_T(0, 8),49152,16384,16384,0,3,5,0,2,1,1,0,3,1},
-	{HLOPLAN_GPU_T(0, 13),65536,16384,16384,0,4,5,0,2,1,1,0,4,1},
-	{HLOPLAN_GPU_T(0, 15),81920,256,24,0,5,5,0,10,1,1,1,5,1},
+	{HLOPLAN_GPU_T(0,0),0,16384,16384,0,0,5,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),16384,16384,16384,0,0,5,0,1,1,1,0,1,1},
+	{HLOPLAN_GPU_T(0,4),32768,16384,16384,0,2,5,0,2,1,1,0,2,1},
+	{HLOPLAN_GPU_T(0,8),49152,16384,16384,0,3,5,0,2,1,1,0,3,1},
+	{HLOPLAN_GPU_T(0,13),65536,16384,16384,0,4,5,0,2,1,1,0,4,1},
+	{HLOPLAN_GPU_T(0,15),81920,256,24,0,5,5,0,10,1,1,1,5,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},
-	{4,0,-1,0,1},{5,0,-1,0,1},{2,0,-1,1,0},{3,0,-1,3,0},
-	{4,0,-1,5,0},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,0,1},{4,0,-1,0,1},{5,0,-1,0,1},{2,0,-1,1,0},{3,0,-1,3,0},{4,0,-1,5,0},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
 	0,1,2,3,4,5,9,
@@ -329,16 +327,16 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 16384, 16384, "f32[64,64]{1,0}", 0, 1},
-	{1, 0, HLOPLAN_GPU_ix + 0, 1, 16384, 16384, 16384, "f32[64,64]{1,0}", 1, 1},
+	{0,0,HLOPLAN_GPU_ix,0,0,16384,16384,"f32[64,64]{1,0}",0,1},
+	{1,0,HLOPLAN_GPU_ix,1,16384,16384,16384,"f32[64,64]{1,0}",1,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 5, 81920, 256, 24, "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})", 5, -1},
-	{-1, 1, HLOPLAN_GPU_ix + 2, 2, 32768, 16384, 16384, "f32[64,64]{1,0}", 6, -1},
-	{-1, 1, HLOPLAN_GPU_ix + 4, 3, 49152, 16384, 16384, "f32[64,64]{1,0}", 7, -1},
-	{-1, 1, HLOPLAN_GPU_ix + 6, 4, 65536, 16384, 16384, "f32[64,64]{1,0}", 8, -1},
+	{-1,0,HLOPLAN_GPU_ix,5,81920,256,24,"(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})",5,-1},
+	{-1,1,HLOPLAN_GPU_ix+2,2,32768,16384,16384,"f32[64,64]{1,0}",6,-1},
+	{-1,1,HLOPLAN_GPU_ix+4,3,49152,16384,16384,"f32[64,64]{1,0}",7,-1},
+	{-1,1,HLOPLAN_GPU_ix+6,4,65536,16384,16384,"f32[64,64]{1,0}",8,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[1] HLOPLAN_UNUSED = {
@@ -444,12 +442,12 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),0,32768,16384,0,0,5,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),32768,32768,16384,0,0,5,0,1,1,1,0,1,1},
-	{HLOPLAN_GPU_T(0, 4),65536,32768,16384,0,2,5,0,2,1,1,0,2,1},
-	{HLOPLAN_GPU_T(0, 8),98304,32768,16384,0,3,5,0,2,1,1,0,3,1},
-	{HLOPLAN_GPU_T(0, 13),131072,32768,16384,0,4,5,0,2,1,1,0,4,1},
-	{HLOPLAN_GPU_T(0, 15),163840,256,24,0,5,5,0,10,1,1,1,5,1},
+	{HLOPLAN_GPU_T(0,0),0,32768,16384,0,0,5,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),32768,32768,16384,0,0,5,0,1,1,1,0,1,1},
+	{HLOPLAN_GPU_T(0,4),65536,32768,16384,0,2,5,0,2,1,1,0,2,1},
+	{HLOPLAN_GPU_T(0,8),98304,32768,16384,0,3,5,0,2,1,1,0,3,1},
+	{HLOPLAN_GPU_T(0,13),131072,32768,16384,0,4,5,0,2,1,1,0,4,1},
+	{HLOPLAN_GPU_T(0,15),163840,256,24,0,5,5,0,10,1,1,1,5,1},
 };
 
 #define HLOPLAN_TPU_positions HLOPLAN_GPU_positions
@@ -462,16 +460,16 @@ static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFF
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_TPU_ix + 0, 0, 0, 32768, 32768, "f32[64,64]{1,0:T(8,128)}", 0, 1},
-	{1, 0, HLOPLAN_TPU_ix + 0, 1, 32768, 32768, 32768, "f32[64,64]{1,0:T(8,128)}", 1, 1},
+	{0,0,HLOPLAN_TPU_ix,0,0,32768,32768,"f32[64,64]{1,0:T(8,128)}",0,1},
+	{1,0,HLOPLAN_TPU_ix,1,32768,32768,32768,"f32[64,64]{1,0:T(8,128)}",1,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_TPU_ix + 0, 5, 163840, 256, 24, "(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})", 5, -1},
-	{-1, 1, HLOPLAN_TPU_ix + 2, 2, 65536, 32768, 32768, "f32[64,64]{1,0:T(8,128)}", 6, -1},
-	{-1, 1, HLOPLAN_TPU_ix + 4, 3, 98304, 32768, 32768, "f32[64,64]{1,0:T(8,128)}", 7, -1},
-	{-1, 1, HLOPLAN_TPU_ix + 6, 4, 131072, 32768, 32768, "f32[64,64]{1,0:T(8,128)}", 8, -1},
+	{-1,0,HLOPLAN_TPU_ix,5,163840,256,24,"(f32[64,64]{1,0}, f32[64,64]{1,0}, f32[64,64]{1,0})",5,-1},
+	{-1,1,HLOPLAN_TPU_ix+2,2,65536,32768,32768,"f32[64,64]{1,0:T(8,128)}",6,-1},
+	{-1,1,HLOPLAN_TPU_ix+4,3,98304,32768,32768,"f32[64,64]{1,0:T(8,128)}",7,-1},
+	{-1,1,HLOPLAN_TPU_ix+6,4,131072,32768,32768,"f32[64,64]{1,0:T(8,128)}",8,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[1] HLOPLAN_UNUSED = {

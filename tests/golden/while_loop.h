@@ -272,22 +272,20 @@ static const char *const HLOPLAN_GPU_step_text[1] HLOPLAN_UNUSED = {
 	HLOPLAN_GPU_step_text_0
 };
 static const int HLOPLAN_GPU_step_at[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,2,7,12,14,16,18,21,
-	23,25,29,33,36,41,46,48,
+	0,2,7,12,14,16,18,21,23,25,29,33,36,41,46,48,
 	53,55,
 	-1
 };
 /* A name in the tables: byte k of chunk c */
 #define HLOPLAN_GPU_T(c, k) (HLOPLAN_GPU_step_text_##c + (k))
 static const char *const HLOPLAN_GPU_computations[] HLOPLAN_UNUSED = {
+	"body",
 	"main",
-	"cond",
-	"body"
+	"cond"
 };
 #define HLOPLAN_GPU_NUM_COMPUTATIONS 3
 static const int HLOPLAN_GPU_step_comp[HLOPLAN_GPU_NUM_STEPS] HLOPLAN_UNUSED = {
-	0,0,0,1,1,1,1,2,2,2,2,2,2,2,2,0,
-	0,0,
+	1,1,1,2,2,2,2,0,0,0,0,0,0,0,0,1,1,1,
 };
 #define HLOPLAN_GPU_STEP_NAME(t) (HLOPLAN_GPU_step_text[HLOPLAN_GPU_step_at[t] / 4096] + HLOPLAN_GPU_step_at[t] % 4096)
 #define HLOPLAN_GPU_STEP_COMPUTATION(t) (HLOPLAN_GPU_computations[HLOPLAN_GPU_step_comp[t]])
@@ -312,39 +310,31 @@ static const struct hloplan_plan_shape HLOPLAN_GPU_shapes[HLOPLAN_GPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_GPU_buffers[HLOPLAN_GPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),0,4096,4096,0,0,17,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),-1,256,4,0,1,3,0,4,1,0,1,1,1},
-	{HLOPLAN_GPU_T(0, 7),12288,256,16,0,2,16,0,8,1,1,2,2,3},
+	{HLOPLAN_GPU_T(0,0),0,4096,4096,0,0,17,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),-1,256,4,0,1,3,0,4,1,0,1,1,1},
+	{HLOPLAN_GPU_T(0,7),12288,256,16,0,2,16,0,8,1,1,2,2,3},
 	{"loop{0}",12544,256,4,0,3,15,0,0,1,1,1,5,2},
 	{"loop{1}",4096,4096,4096,0,3,17,0,2,1,1,0,7,3},
-	{HLOPLAN_GPU_T(0, 16),-1,256,4,0,5,6,0,4,1,0,1,10,1},
-	{HLOPLAN_GPU_T(0, 18),8192,256,1,0,6,6,0,0,1,1,3,11,1},
-	{HLOPLAN_GPU_T(0, 29),-1,256,4,0,10,11,0,4,1,0,1,12,1},
-	{HLOPLAN_GPU_T(0, 36),8192,4096,4096,0,12,13,0,0,1,1,0,13,1},
+	{HLOPLAN_GPU_T(0,16),-1,256,4,0,5,6,0,4,1,0,1,10,1},
+	{HLOPLAN_GPU_T(0,18),8192,256,1,0,6,6,0,0,1,1,3,11,1},
+	{HLOPLAN_GPU_T(0,29),-1,256,4,0,10,11,0,4,1,0,1,12,1},
+	{HLOPLAN_GPU_T(0,36),8192,4096,4096,0,12,13,0,0,1,1,0,13,1},
 };
 
 static const struct hloplan_plan_position HLOPLAN_GPU_positions[HLOPLAN_GPU_NUM_POSITIONS] HLOPLAN_UNUSED = {
 	/* buffer, offset, slot, index, defines */
-	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{1,0,-1,1,0},
-	{0,0,-1,3,0},{2,0,-1,0,0},{3,0,-1,1,0},{4,0,-1,3,0},
-	{3,0,-1,0,0},{5,0,-1,0,1},{6,0,-1,0,1},{2,0,-1,0,0},
-	{3,0,-1,1,0},{4,0,-1,3,0},{3,0,-1,0,0},{4,0,-1,0,0},
-	{7,0,-1,0,1},{3,0,-1,0,1},{8,0,-1,0,1},{4,0,-1,0,1},
-	{2,0,-1,0,1},{3,0,-1,1,0},{4,0,-1,3,0},{2,0,-1,0,1},
-	{3,0,-1,1,1},{4,0,-1,3,1},{4,0,-1,0,0},{4,0,-1,0,1},
+	{0,0,-1,0,1},{1,0,-1,0,1},{2,0,-1,0,1},{1,0,-1,1,0},{0,0,-1,3,0},{2,0,-1,0,0},{3,0,-1,1,0},{4,0,-1,3,0},{3,0,-1,0,0},{5,0,-1,0,1},{6,0,-1,0,1},{2,0,-1,0,0},{3,0,-1,1,0},{4,0,-1,3,0},{3,0,-1,0,0},{4,0,-1,0,0},
+	{7,0,-1,0,1},{3,0,-1,0,1},{8,0,-1,0,1},{4,0,-1,0,1},{2,0,-1,0,1},{3,0,-1,1,0},{4,0,-1,3,0},{2,0,-1,0,1},{3,0,-1,1,1},{4,0,-1,3,1},{4,0,-1,0,0},{4,0,-1,0,1},
 };
 static const int HLOPLAN_GPU_step_first_position[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,1,2,5,8,9,10,11,14,15,16,17,18,19,20,23,
-	26,27,28,
+	0,1,2,5,8,9,10,11,14,15,16,17,18,19,20,23,26,27,28,
 };
 
 static const int HLOPLAN_GPU_operands[HLOPLAN_GPU_NUM_OPERANDS] HLOPLAN_UNUSED = {
-	1,0,5,8,9,11,11,14,16,15,15,18,17,19,2,23,
-	26,
+	1,0,5,8,9,11,11,14,16,15,15,18,17,19,2,23,26,
 };
 static const int HLOPLAN_GPU_step_first_operand[HLOPLAN_GPU_NUM_STEPS + 1] HLOPLAN_UNUSED = {
-	0,0,0,2,2,3,3,5,5,6,7,7,9,10,12,14,
-	15,16,17,
+	0,0,0,2,2,3,3,5,5,6,7,7,9,10,12,14,15,16,17,
 };
 
 static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
@@ -353,18 +343,18 @@ static const int HLOPLAN_GPU_values[HLOPLAN_GPU_NUM_VALUES] HLOPLAN_UNUSED = {
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_params[HLOPLAN_GPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_GPU_ix + 0, 0, 0, 4096, 4096, "f32[1024]{0}", 0, 1},
+	{0,0,HLOPLAN_GPU_ix,0,0,4096,4096,"f32[1024]{0}",0,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_GPU_outputs[HLOPLAN_GPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_GPU_ix + 0, 4, 4096, 4096, 4096, "f32[1024]{0}", 27, -1},
+	{-1,0,HLOPLAN_GPU_ix,4,4096,4096,4096,"f32[1024]{0}",27,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_GPU_copies[HLOPLAN_GPU_NUM_COPIES] HLOPLAN_UNUSED = {
 	/* src, dst, step, after, bytes, loop */
-	{HLOPLAN_GPU_BUF_X, HLOPLAN_GPU_BUF_LOOP_1, 3, 0, 4096, -1},
-	{HLOPLAN_GPU_BUF_ZERO, HLOPLAN_GPU_BUF_LOOP_0, 3, 0, 4, -1},
+	{0,4,3,0,4096,-1},
+	{1,3,3,0,4,-1},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -373,9 +363,9 @@ static const struct hloplan_plan_loop HLOPLAN_GPU_loops[HLOPLAN_GPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_GPU_constants[HLOPLAN_GPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{1, "main", HLOPLAN_GPU_T(0, 2), 0, HLOPLAN_GPU_ix + 0, 0, 256, 1},
-	{5, "cond", HLOPLAN_GPU_T(0, 16), 0, HLOPLAN_GPU_ix + 0, 256, 256, 1},
-	{7, "body", HLOPLAN_GPU_T(0, 29), 0, HLOPLAN_GPU_ix + 0, 512, 256, 1},
+	{1,"main",HLOPLAN_GPU_T(0,2),0,HLOPLAN_GPU_ix,0,256,1},
+	{5,"cond",HLOPLAN_GPU_T(0,16),0,HLOPLAN_GPU_ix,256,256,1},
+	{7,"body",HLOPLAN_GPU_T(0,29),0,HLOPLAN_GPU_ix,512,256,1},
 };
 
 #define HLOPLAN_GPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */
@@ -477,15 +467,15 @@ static const struct hloplan_plan_shape HLOPLAN_TPU_shapes[HLOPLAN_TPU_NUM_SHAPES
 static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFFERS] HLOPLAN_UNUSED = {
 	/* name, offset, size, bytes, stride, start, end, space, flags, slots, in_arena,
 	   shape, first_value, num_values */
-	{HLOPLAN_GPU_T(0, 0),0,4096,4096,0,0,17,0,1,1,1,0,0,1},
-	{HLOPLAN_GPU_T(0, 2),-1,512,4,0,1,3,0,4,1,0,1,1,1},
-	{HLOPLAN_GPU_T(0, 7),12800,256,16,0,2,16,0,8,1,1,2,2,3},
+	{HLOPLAN_GPU_T(0,0),0,4096,4096,0,0,17,0,1,1,1,0,0,1},
+	{HLOPLAN_GPU_T(0,2),-1,512,4,0,1,3,0,4,1,0,1,1,1},
+	{HLOPLAN_GPU_T(0,7),12800,256,16,0,2,16,0,8,1,1,2,2,3},
 	{"loop{0}",12288,512,4,0,3,15,0,0,1,1,1,5,2},
 	{"loop{1}",4096,4096,4096,0,3,17,0,2,1,1,0,7,3},
-	{HLOPLAN_GPU_T(0, 16),-1,512,4,0,5,6,0,4,1,0,1,10,1},
-	{HLOPLAN_GPU_T(0, 18),8192,512,1,0,6,6,0,0,1,1,3,11,1},
-	{HLOPLAN_GPU_T(0, 29),-1,512,4,0,10,11,0,4,1,0,1,12,1},
-	{HLOPLAN_GPU_T(0, 36),8192,4096,4096,0,12,13,0,0,1,1,0,13,1},
+	{HLOPLAN_GPU_T(0,16),-1,512,4,0,5,6,0,4,1,0,1,10,1},
+	{HLOPLAN_GPU_T(0,18),8192,512,1,0,6,6,0,0,1,1,3,11,1},
+	{HLOPLAN_GPU_T(0,29),-1,512,4,0,10,11,0,4,1,0,1,12,1},
+	{HLOPLAN_GPU_T(0,36),8192,4096,4096,0,12,13,0,0,1,1,0,13,1},
 };
 
 #define HLOPLAN_TPU_positions HLOPLAN_GPU_positions
@@ -498,18 +488,18 @@ static const struct hloplan_plan_buffer HLOPLAN_TPU_buffers[HLOPLAN_TPU_NUM_BUFF
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_params[HLOPLAN_TPU_NUM_PARAMS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{0, 0, HLOPLAN_TPU_ix + 0, 0, 0, 4096, 4096, "f32[1024]{0:T(128)}", 0, 1},
+	{0,0,HLOPLAN_TPU_ix,0,0,4096,4096,"f32[1024]{0:T(128)}",0,1},
 };
 
 static const struct hloplan_plan_binding HLOPLAN_TPU_outputs[HLOPLAN_TPU_NUM_OUTPUTS] HLOPLAN_UNUSED = {
 	/* parameter, depth, index, buffer, offset, size, bytes, shape, position, survives */
-	{-1, 0, HLOPLAN_TPU_ix + 0, 4, 4096, 4096, 4096, "f32[1024]{0:T(128)}", 27, -1},
+	{-1,0,HLOPLAN_TPU_ix,4,4096,4096,4096,"f32[1024]{0:T(128)}",27,-1},
 };
 
 static const struct hloplan_plan_copy HLOPLAN_TPU_copies[HLOPLAN_TPU_NUM_COPIES] HLOPLAN_UNUSED = {
 	/* src, dst, step, after, bytes, loop */
-	{HLOPLAN_TPU_BUF_X, HLOPLAN_TPU_BUF_LOOP_1, 3, 0, 4096, -1},
-	{HLOPLAN_TPU_BUF_ZERO, HLOPLAN_TPU_BUF_LOOP_0, 3, 0, 512, -1},
+	{0,4,3,0,4096,-1},
+	{1,3,3,0,512,-1},
 };
 
 static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] HLOPLAN_UNUSED = {
@@ -518,9 +508,9 @@ static const struct hloplan_plan_loop HLOPLAN_TPU_loops[HLOPLAN_TPU_NUM_LOOPS] H
 
 static const struct hloplan_plan_constant HLOPLAN_TPU_constants[HLOPLAN_TPU_NUM_CONSTANTS] HLOPLAN_UNUSED = {
 	/* buffer, computation, instruction, depth, index, offset, bytes, known */
-	{1, "main", HLOPLAN_GPU_T(0, 2), 0, HLOPLAN_TPU_ix + 0, 0, 512, 1},
-	{5, "cond", HLOPLAN_GPU_T(0, 16), 0, HLOPLAN_TPU_ix + 0, 512, 512, 1},
-	{7, "body", HLOPLAN_GPU_T(0, 29), 0, HLOPLAN_TPU_ix + 0, 1024, 512, 1},
+	{1,"main",HLOPLAN_GPU_T(0,2),0,HLOPLAN_TPU_ix,0,512,1},
+	{5,"cond",HLOPLAN_GPU_T(0,16),0,HLOPLAN_TPU_ix,512,512,1},
+	{7,"body",HLOPLAN_GPU_T(0,29),0,HLOPLAN_TPU_ix,1024,512,1},
 };
 
 #define HLOPLAN_TPU_CONST_IN_ARENA 0	/* constants live in no arena: each one's buffer is memory of the runtime's own */

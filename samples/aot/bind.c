@@ -24,6 +24,9 @@
 #ifndef PLAN_PREFIX
 #define PLAN_PREFIX HLOPLAN_GPU
 #endif
+#ifndef PLAN_INDEX	/* which of the library's plans of MODEL: a module's */
+#define PLAN_INDEX 0
+#endif
 #ifndef PLAN_TARGET
 #define PLAN_TARGET HLOPLAN_TARGET_GPU
 #endif
@@ -436,7 +439,7 @@ main(int argc, char **argv)
 		hloplan_free(r);
 		return 1;
 	}
-	ok = ok && check_plan(hloplan_get_plan(r, 0));
+	ok = ok && check_plan(hloplan_get_plan(r, PLAN_INDEX));
 	printf("%s: %d parameters and %d outputs bound, %d values of %d "
 	       "buffers and %d constants as the plan says\n",
 	       ok ? "OK" : "MISMATCH", P(_NUM_PARAMS), P(_NUM_OUTPUTS),

@@ -1,21 +1,36 @@
 # A runtime binds a module's parameters and outputs from its plan header
 # alone (samples/aot/bind.c), checks every binding and value against the
 # plan the library makes, and prints one line per binding; the JSON (by jq)
-# and the CSV must carry the same bindings and as many values.  Run as
+# and the CSV must carry the same bindings and as many values.  The header
+# is the default one, both targets' plans (the TPU plan's tables may be the
+# GPU plan's), and the plan checked is the one of prefix PREFIX (default
+# HLOPLAN_GPU or HLOPLAN_TPU), the library's INDEX-th plan of TARGET
+# (default 0: of a file of several modules, module INDEX's).  Run as
 #   cmake -DHLOPLAN= -DMODULE= -DTARGET=gpu|tpu -DCC= -DSRC=samples/aot
-#         -DINCLUDE= -DLIB= -DBIN= -DJQ= [-DSANITIZE=] -P bind_check.cmake
+#         -DINCLUDE= -DLIB= -DBIN= -DJQ= [-DSANITIZE=] [-DPREFIX= -DINDEX=]
+#         -P bind_check.cmake
 string(TOUPPER ${TARGET} T)
+if(NOT PREFIX)
+  set(PREFIX HLOPLAN_${T})
+endif()
+if(NOT INDEX)
+  set(INDEX 0)
+endif()
 file(MAKE_DIRECTORY ${BIN})
 get_filename_component(n ${MODULE} NAME_WE)
-set(h ${BIN}/${n}_${TARGET}.h)
-set(json ${BIN}/${n}_${TARGET}.json)
-set(csv ${BIN}/${n}_${TARGET}.csv)
-set(exe ${BIN}/${n}_${TARGET}_bind)
+set(h ${BIN}/${n}_${TARGET}_${INDEX}.h)
+set(json ${BIN}/${n}_${TARGET}_${INDEX}.json)
+set(csv ${BIN}/${n}_${TARGET}_${INDEX}.csv)
+set(exe ${BIN}/${n}_${TARGET}_${INDEX}_bind)
 
-execute_process(COMMAND ${HLOPLAN} ${MODULE} --target=${TARGET} -o ${h}
-                --json ${json} --csv ${csv} RESULT_VARIABLE rc)
+execute_process(COMMAND ${HLOPLAN} ${MODULE} -o ${h} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "hloplan ${MODULE} exited ${rc}")
+endif()
+execute_process(COMMAND ${HLOPLAN} ${MODULE} --target=${TARGET}
+                --json ${json} --csv ${csv} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "hloplan ${MODULE} --target=${TARGET} exited ${rc}")
 endif()
 
 set(flags -std=c11 -Wall -Wextra -Wpedantic -Werror)
@@ -24,8 +39,9 @@ if(SANITIZE)
 endif()
 get_filename_component(hfile ${h} NAME)
 execute_process(COMMAND ${CC} ${flags} -I${BIN} -I${INCLUDE}
-  "-DPLAN_HEADER=\"${hfile}\"" -DPLAN_PREFIX=HLOPLAN_${T}
-  -DPLAN_TARGET=HLOPLAN_TARGET_${T} "-DMODEL=\"${MODULE}\""
+  "-DPLAN_HEADER=\"${hfile}\"" -DPLAN_PREFIX=${PREFIX}
+  -DPLAN_TARGET=HLOPLAN_TARGET_${T} -DPLAN_INDEX=${INDEX}
+  "-DMODEL=\"${MODULE}\""
   ${SRC}/bind.c ${LIB} -lpthread -o ${exe}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(NOT rc EQUAL 0)
@@ -64,12 +80,14 @@ endfunction()
 
 # The JSON, by jq.
 if(JQ)
-  set(q [=[.plans[0].buffers[] | . as $b
+  set(q [=[.plans[] | select(.prefix == "%PREFIX%") | .buffers[] | . as $b
     | ((select(has("parameter")) | "param \(.parameter) {\(.param_index | map(tostring) | join(","))} buffer \($b.id) offset \($b.offset // -1)"),
        (select(has("output_index")) | "output {\(.output_index | map(tostring) | join(","))} buffer \($b.id) offset \($b.offset // -1)"))]=])
+  string(REPLACE "%PREFIX%" "${PREFIX}" q "${q}")
   execute_process(COMMAND ${JQ} -r "${q}" ${json} RESULT_VARIABLE rc
                   OUTPUT_VARIABLE jout)
-  execute_process(COMMAND ${JQ} "[.plans[0].buffers[].values | length] | add // 0"
+  execute_process(COMMAND ${JQ} "[.plans[] | select(.prefix == \"${PREFIX}\")
+                  | .buffers[].values | length] | add // 0"
                   ${json} OUTPUT_VARIABLE jvalues)
   string(STRIP "${jvalues}" jvalues)
   string(REGEX REPLACE "\n$" "" jout "${jout}")
@@ -88,6 +106,9 @@ list(REMOVE_AT rows 0)
 set(clines "")
 set(cvalues 0)
 foreach(row IN LISTS rows)
+  if(NOT row MATCHES ",${PREFIX},\"")	# another plan's
+    continue()
+  endif()
   if(NOT row MATCHES "^([0-9]+),\"([^\"]|\"\")*\",(-?[0-9]+),")
     message(FATAL_ERROR "a CSV row: ${row}")
   endif()

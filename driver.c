@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "codegen/codegen.h"
 #include "driver.h"
 #include "frontend/frontend.h"
+#include "packer/pack.h"
 #include "passes/passes.h"
 
 double
@@ -211,6 +213,8 @@ plan_target(void *arg)
 	struct target_run *t = arg;
 
 	t->ret = plan_module(t->pool, &t->ds, t->m, &t->o, &t->d, t->pl);
+	if (t->o.spare)	/* its processors, to the other target's packer */
+		atomic_fetch_add(&t->o.spare->n, t->o.threads);
 	return NULL;
 }
 
@@ -252,6 +256,7 @@ static int
 plan_both(struct run *r, int mod, int n)
 {
 	struct target_run t[2];
+	struct pack_spare spare;
 	struct stats *st = r->drv.stats;
 	struct module *m = &r->file->mods[mod];
 	pthread_t th;
@@ -263,13 +268,16 @@ plan_both(struct run *r, int mod, int n)
 	if (err)
 		return -1;
 	t0 = stats_now();
+	atomic_init(&spare.n, 0);
 	for (int k = 0; k < 2; k++) {
 		t[k] = (struct target_run){.m = m, .o = r->opt, .d = r->drv,
 					   .pool = pool_new(),
 					   .pl = &r->plans[n + k]};
 		t[k].o.target = TARGET_GPU + k;
-		if (r->opt.threads == 0)	/* half the processors each */
+		if (r->opt.threads == 0) {	/* half the processors each, */
 			t[k].o.threads = half;
+			t[k].o.spare = &spare;	/* and the other's when done */
+		}
 		t[k].d.stats = &t[k].st;
 		t[k].d.label = r->prefixes[n + k] = plan_prefix(r, mod,
 								TARGET_GPU + k);

@@ -3,6 +3,7 @@
 #ifndef HLOPLAN_PACK_H
 #define HLOPLAN_PACK_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,14 @@ struct pack_stats {
 	int cut;		/* ... of which were cut into windows */
 	int searched;		/* pieces handed to the improvement phase */
 	int improved;		/* ... of which it made lower */
+	int taken;		/* threads the portfolios took from spare */
+};
+
+/* Processors a planner running beside this one has left: a portfolio of
+ * greedy passes takes them for more of its passes while it runs, and gives
+ * them back.  The plan is the same however many it takes. */
+struct pack_spare {
+	atomic_int n;
 };
 
 struct pack_opts {
@@ -32,6 +41,8 @@ struct pack_opts {
 	/* Threads for the windows of a huge piece (see pack_cut.c); 0: one
 	 * per processor.  The plan is the same for any number. */
 	int threads;
+	struct pack_spare *spare;	/* more threads when it has some, or
+					   NULL */
 	struct pack_stats *stats;	/* filled when not NULL */
 };
 

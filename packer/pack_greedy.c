@@ -29,8 +29,23 @@ struct rise {
 };
 
 /* The portfolio's passes on one piece, shared by its workers (below). */
+struct worker;
+
+/* The portfolio's workers and their threads: the calling thread's is
+ * k[0]; it starts one more whenever it can take a processor from spare
+ * (see grow_crew). */
+struct crew {
+	struct worker *k;
+	pthread_t *t;
+	int n;			/* workers made, k[0 .. n) */
+	int started;		/* threads, t[0 .. started) */
+	int taken;		/* processors taken from spare */
+	struct pack_spare *spare;
+};
+
 struct portfolio {
 	const struct local *L;
+	struct crew *crew;
 	atomic_int next;	/* in pass_seq */
 	atomic_int last;	/* in pass_seq: no pass after it is needed */
 	int npass;
@@ -645,6 +660,36 @@ worker_pass(struct worker *k, int w, int at)
 	return h;
 }
 
+static void *portfolio_work(void *arg);
+
+/* Before each pass of the calling thread's worker: a processor another
+ * planner has left (the other target's, once it is done) runs another
+ * worker, which takes passes not yet handed out.  Which worker runs a pass
+ * changes neither the plan kept nor the steps charged. */
+static void
+grow_crew(struct portfolio *pf)
+{
+	struct crew *c = pf->crew;
+	int v;
+
+	while (c->spare && c->n < PK_THREADS_MAX &&
+	       atomic_load(&pf->next) < pf->npass - 1 &&
+	       (v = atomic_load(&c->spare->n)) > 0) {
+		if (!atomic_compare_exchange_weak(&c->spare->n, &v, v - 1))
+			continue;
+		c->k[c->n] = (struct worker){.pf = pf, .which = -1,
+					     .h = INT64_MAX, .bf_h = INT64_MAX};
+		if (pthread_create(&c->t[c->started], NULL, portfolio_work,
+				   &c->k[c->n]) != 0) {
+			atomic_fetch_add(&c->spare->n, 1);
+			return;
+		}
+		c->n++;
+		c->started++;
+		c->taken++;
+	}
+}
+
 static void *
 portfolio_work(void *arg)
 {
@@ -655,10 +700,14 @@ portfolio_work(void *arg)
 	greedy_init(&k->G, pf->L);
 	k->order = pack_xmalloc((size_t)pf->L->n * sizeof *k->order);
 	k->best = pack_xmalloc((size_t)pf->L->n * sizeof *k->best);
-	while ((at = atomic_fetch_add(&pf->next, 1)) < pf->npass &&
-	       at <= atomic_load(&pf->last)) {
+	for (;;) {
 		int64_t h;
 
+		if (k == pf->crew->k)
+			grow_crew(pf);
+		at = atomic_fetch_add(&pf->next, 1);
+		if (at >= pf->npass || at > atomic_load(&pf->last))
+			break;
 		w = pass_at(pf->cut, at);
 		h = worker_pass(k, w, at);
 		if (h <= pf->floor)
@@ -713,7 +762,9 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 	int nt = L.n < PORTFOLIO_THREADED ? 1 : pk_threads(P);
 	struct worker k[PK_THREADS_MAX];
 	pthread_t t[PK_THREADS_MAX];
-	int started = 0, b = 0;
+	struct crew crew = {k, t, nt, 0, 0,
+			    L.n < PORTFOLIO_THREADED ? NULL : P->spare};
+	int b = 0;
 
 	atomic_init(&pf.next, p->cut ? 0 : 1);	/* pass_seq[0] is pass 0 */
 	atomic_init(&pf.last, pf.npass);
@@ -722,16 +773,20 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 		pf.rise[at] = NULL;
 		pf.nrise[at] = 0;
 	}
+	pf.crew = &crew;
 	for (int i = 0; i < nt; i++)
 		k[i] = (struct worker){.pf = &pf, .which = -1,
 				       .h = INT64_MAX, .bf_h = INT64_MAX};
 	for (int i = 1; i < nt; i++)
-		if (pthread_create(&t[started], NULL, portfolio_work,
+		if (pthread_create(&t[crew.started], NULL, portfolio_work,
 				   &k[i]) == 0)
-			started++;
+			crew.started++;
 	portfolio_work(&k[0]);
-	for (int i = 0; i < started; i++)
+	for (int i = 0; i < crew.started; i++)
 		pthread_join(t[i], NULL);
+	if (crew.taken)	/* given back */
+		atomic_fetch_add(&crew.spare->n, crew.taken);
+	P->taken += crew.taken;
 	if (pf.cut)
 		for (int at = 0; at < pf.npass && at <= atomic_load(&pf.last);
 		     at++)
@@ -740,7 +795,7 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 		P->steps += charged_steps(&pf);
 	for (int at = 0; at < pf.npass; at++)
 		free(pf.rise[at]);
-	for (int i = 0; i < nt; i++) {
+	for (int i = 0; i < crew.n; i++) {
 		if (beats_kept(&pf, k[i].h, k[i].w, k[i].at, k[b].h, k[b].w,
 			       k[b].at))
 			b = i;
@@ -756,7 +811,7 @@ pk_greedy_portfolio(struct packer *P, struct piece *p)
 		p->first_fit = k[b].w % 2;
 		memcpy(L.off, k[b].best, (size_t)L.n * sizeof *L.off);
 	}
-	for (int i = 0; i < nt; i++)
+	for (int i = 0; i < crew.n; i++)
 		free(k[i].best);
 }
 

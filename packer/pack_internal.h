@@ -22,6 +22,8 @@ struct packer {
 	int64_t target;		/* no plan is lower: lower, pinned tops */
 	long steps, budget;
 	int threads;		/* pack_opts.threads */
+	struct pack_spare *spare;	/* pack_opts.spare */
+	int taken;		/* threads taken from it (pack_stats) */
 	int greedy_only;	/* pack_opts.greedy_only */
 };
 

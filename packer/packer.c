@@ -535,12 +535,13 @@ top_height(const struct packer *P)
  * sub-problems (pack_cut.c), which are small or are cut already. */
 static void
 run(struct boxes *bx, long budget, int64_t floor, int greedy_only,
-    int may_cut, int threads, struct pack_stats *st)
+    int may_cut, int threads, struct pack_spare *spare, struct pack_stats *st)
 {
 	struct packer P;
 
 	packer_init(&P, bx, budget);
 	P.threads = threads;
+	P.spare = spare;
 	P.greedy_only = greedy_only;
 	split_pieces(&P);
 	find_twins(&P);
@@ -560,6 +561,7 @@ run(struct boxes *bx, long budget, int64_t floor, int greedy_only,
 	bx->height = top_height(&P);
 	bx->lower = P.lower;
 	st->steps = P.steps;
+	st->taken = P.taken;
 	packer_free(&P);
 }
 
@@ -568,7 +570,7 @@ pk_pack_part(struct boxes *bx, long budget, int64_t floor)
 {
 	struct pack_stats st = { 0 };
 
-	run(bx, budget, floor, 0, 0, 1, &st);
+	run(bx, budget, floor, 0, 0, 1, NULL, &st);
 	return st.steps;
 }
 
@@ -581,7 +583,7 @@ pack(struct boxes *bx, const struct pack_opts *opt)
 	if (!opt)
 		opt = &def;
 	run(bx, opt->effort > 0 ? opt->effort : PACK_EFFORT_DEFAULT, 0,
-	    opt->greedy_only, 1, opt->threads, &st);
+	    opt->greedy_only, 1, opt->threads, opt->spare, &st);
 	if (opt->stats)
 		*opt->stats = st;
 }

@@ -73,6 +73,7 @@ pack_space(struct prog *p, struct plan *pl, struct arena *a)
 	bx.n = n;
 	po.effort = p->opt.effort;
 	po.threads = p->opt.threads;
+	po.spare = p->opt.spare;
 	pack(&bx, &po);
 	for (int k = 0; k < n; k++)
 		pl->bufs[bx.b[k].id].offset = bx.b[k].offset;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 struct shape;
+struct pack_spare;
 
 enum target { TARGET_GPU, TARGET_TPU };
 
@@ -24,6 +25,8 @@ struct options {
 	int tpu_tile[2];	/* default TPU tile (rows, columns) */
 	long effort;		/* packer work budget; 0: the default */
 	int threads;		/* packer threads; 0: one per processor */
+	struct pack_spare *spare;	/* processors another target's planner
+					   left, or NULL (packer/pack.h) */
 	int schedule;		/* SCHED_AUTO, SCHED_TEXT, SCHED_MEM */
 	int double_buffer;	/* give streamed buffers slots */
 	int slots;		/* k: slots per streamed buffer */

@@ -436,15 +436,41 @@ tensor_boxes(int n, int per, int span, uint64_t seed)
 	return bx;
 }
 
+/* One thread and two spare processors, which the portfolio takes as it
+ * runs (another target's planner has left them): the plan and steps of a
+ * (one thread, no spare), and both given back.  Returns the threads
+ * taken. */
+static int
+same_with_spare(const struct boxes *a, const struct pack_stats *sa, int per,
+		int span, uint64_t seed, int greedy)
+{
+	struct boxes b = tensor_boxes(600, per, span, seed);
+	struct pack_spare spare;
+	struct pack_stats sb;
+
+	atomic_init(&spare.n, 2);
+	pack(&b, &(struct pack_opts){ .effort = 5000000,
+		.greedy_only = greedy, .threads = 1, .spare = &spare,
+		.stats = &sb });
+	assert_int_equal(a->height, b.height);
+	assert_int_equal(sa->steps, sb.steps);
+	for (int i = 0; i < a->n; i++)
+		assert_int_equal(a->b[i].offset, b.b[i].offset);
+	assert_int_equal(atomic_load(&spare.n), 2);
+	free(b.b);
+	return sb.taken;
+}
+
 /* The greedy portfolio on threads (pieces of 256 boxes and more): the
- * same plan and the same steps on 1, 2 and 5 threads, though a pass as low
+ * same plan and the same steps on 1, 2 and 5 threads, and on 1 with 2
+ * spare (same_with_spare), though a pass as low
  * as the piece's peak stops the passes handed out after it, whichever
  * thread runs them (here some do); then the search from there, also the
  * same. */
 static void
 test_portfolio_threads(void **state)
 {
-	int at_bound = 0;
+	int at_bound = 0, taken = 0;
 
 	(void)state;
 	for (uint64_t seed = 1; seed <= 12; seed++) {
@@ -472,10 +498,13 @@ test_portfolio_threads(void **state)
 							 b.b[i].offset);
 				free(b.b);
 			}
+			taken += same_with_spare(&a, &sa, per, span, seed,
+						 greedy);
 		}
 		free(a.b);
 	}
 	assert_true(at_bound > 0);
+	assert_true(taken > 0);
 }
 
 /* More effort never hurts here, and the search stops at the bound. */

@@ -1129,35 +1129,55 @@ same_rows(const struct plan *a, const struct plan *b)
 	return 1;
 }
 
+/* An earlier plan's step names, indexed once, when a later plan first
+ * looks for its own among them (a file of thousands of modules tries each
+ * plan against every earlier one). */
+struct steps_index {
+	int built;
+	struct table t;		/* "computation/instruction" -> step */
+	int *at;		/* by step: where its name starts (step_chunks) */
+};
+
+static void
+index_steps(struct pool *pool, const struct plan *a, struct steps_index *x)
+{
+	if (x->built)
+		return;
+	x->built = 1;
+	table_init(&x->t, pool, (size_t)a->ntime);
+	for (int32_t k = 0; k < a->ntime; k++)
+		table_str(&x->t, a->steps[k], strlen(a->steps[k]), k);
+	x->at = pool_alloc(pool, ((size_t)a->ntime + 1) * sizeof *x->at);
+	step_chunks(a, x->at);
+}
+
+/* The step of a named as b's step k is, or -1. */
+static int
+step_in(struct steps_index *x, const struct plan *b, int32_t k)
+{
+	return table_str(&x->t, b->steps[k], strlen(b->steps[k]), -1);
+}
+
 /* Plan b's step names as places in plan a's step text, and its steps'
  * computations as indices into a's P_computations[] (in the order
  * put_step_comps writes them), into h->at and h->comp_ix: 0 when a lacks
  * one of them. */
 static int
-share_text(struct pool *pool, const struct plan *a, const struct plan *b,
-	   struct hdr *h)
+share_text(struct pool *pool, struct steps_index *x, const struct plan *a,
+	   const struct plan *b, struct hdr *h)
 {
-	int *at_a = pool_alloc(pool, ((size_t)a->ntime + 1) * sizeof *at_a);
-	int *at = pool_alloc(pool, ((size_t)b->ntime + 1) * sizeof *at);
-	int *cix = NULL, ok = 1;
+	int *at, *cix = NULL, *of, *list, n;
 	struct table t;
 
-	if (!a->steps || !b->steps || !a->step_comp != !b->step_comp)
+	if (!a->steps || !b->steps || !a->step_comp != !b->step_comp ||
+	    b->ntime > a->ntime)	/* names are unique in a module */
 		return 0;
-	step_chunks(a, at_a);
-	table_init(&t, NULL, (size_t)a->ntime);
-	for (int32_t k = 0; k < a->ntime; k++)
-		table_str(&t, a->steps[k], strlen(a->steps[k]), k);
-	for (int32_t k = 0; ok && k < b->ntime; k++) {
-		int x = table_str(&t, b->steps[k], strlen(b->steps[k]), -1);
-
-		ok = x >= 0;
-		at[k] = ok ? at_a[x] : 0;
-	}
-	table_free(&t);
-	if (ok && b->step_comp) {
-		int *of, *list, n = comp_order(pool, a, &of, &list);
-
+	index_steps(pool, a, x);
+	for (int32_t k = 0; k < b->ntime; k++)
+		if (step_in(x, b, k) < 0)
+			return 0;
+	if (b->step_comp) {
+		n = comp_order(pool, a, &of, &list);
 		cix = pool_alloc(pool, ((size_t)b->ntime + 1) * sizeof *cix);
 		table_init(&t, NULL, (size_t)a->ncomp);
 		for (int k = 0; k < n; k++) {
@@ -1165,17 +1185,23 @@ share_text(struct pool *pool, const struct plan *a, const struct plan *b,
 
 			table_str(&t, c, strlen(c), k);
 		}
-		for (int32_t k = 0; ok && k < b->ntime; k++) {
+		for (int32_t k = 0; cix && k < b->ntime; k++) {
 			const char *c = b->comp_names[b->step_comp[k]];
 
 			cix[k] = table_str(&t, c, strlen(c), -1);
-			ok = cix[k] >= 0;
+			if (cix[k] < 0)
+				cix = NULL;
 		}
 		table_free(&t);
+		if (!cix)
+			return 0;
 	}
-	h->at = ok ? at : NULL;
-	h->comp_ix = ok ? cix : NULL;
-	return ok;
+	at = pool_alloc(pool, ((size_t)b->ntime + 1) * sizeof *at);
+	for (int32_t k = 0; k < b->ntime; k++)
+		at[k] = x->at[step_in(x, b, k)];
+	h->at = at;
+	h->comp_ix = cix;
+	return 1;
 }
 
 /* The tables plan i takes from an earlier plan, where they would be the
@@ -1185,7 +1211,7 @@ share_text(struct pool *pool, const struct plan *a, const struct plan *b,
 static void
 share_tables(struct pool *pool, const struct plan *plans,
 	     const char *const *prefixes, const struct bindings *b,
-	     struct hdr *h, int i, int blob)
+	     struct hdr *h, struct steps_index *sx, int i, int blob)
 {
 	const struct plan *p = &plans[i];
 	int j = steps_shared_with(plans, i);
@@ -1200,7 +1226,7 @@ share_tables(struct pool *pool, const struct plan *plans,
 								 NULL;
 	for (int k = 0; j < 0 && !h[i].text_of && k < i; k++)
 		if (!h[k].steps_of && !h[k].text_of &&
-		    share_text(pool, &plans[k], p, &h[i]))
+		    share_text(pool, &sx[k], &plans[k], p, &h[i]))
 			h[i].text_of = h[i].text_pre = prefixes[k];
 	for (int k = 0; k < i && !h[i].values_of; k++)
 		if (!h[k].values_of && b[k].nval == b[i].nval &&
@@ -1238,6 +1264,7 @@ codegen_header(FILE *out, const struct plan *plans,
 	const struct plan_set set = {plans, prefixes, nplan, NULL, NULL};
 	struct bindings *b;
 	struct hdr *h;
+	struct steps_index *sx;
 	int i, j;
 
 	b = pool_alloc(pool, sizeof *b * (size_t)(nplan + 1));
@@ -1252,13 +1279,15 @@ codegen_header(FILE *out, const struct plan *plans,
 	header_legend(out, o ? o->source : NULL, guard);
 	header_types(out);
 	h = pool_alloc(pool, sizeof *h * (size_t)(nplan + 1));
+	sx = pool_alloc(pool, sizeof *sx * (size_t)(nplan + 1));	/* zeroed */
 	for (i = 0; i < nplan; i++) {
 		h[i] = (struct hdr){.out = out,
 				    .blob = o ? o->constants : NULL,
 				    .blob_base = codegen_constants_base(&set, i),
 				    .p = &plans[i], .pre = prefixes[i],
 				    .name = names[i], .b = &b[i], .io = io[i]};
-		share_tables(pool, plans, prefixes, b, h, i, h[i].blob != NULL);
+		share_tables(pool, plans, prefixes, b, h, sx, i,
+			     h[i].blob != NULL);
 	}
 	put_plans(pool, h, nplan, o ? o->threads : 1);
 	codegen_printf(out, "\n#endif /* %s */\n", guard);

@@ -53,6 +53,7 @@ struct bb {
 	int *stamp, epoch, *aff, naff;
 	int *ucnt;		/* section s's unplaced boxes lead its sbox run */
 	int *mbase, *mpos;	/* where box i sits in section s's run */
+	size_t nmem;		/* entries of sbox and mpos */
 	long nodes, steps, budget;
 	const char *heur;
 	uint64_t rng;		/* 0: the preorder as it is; else its seed */
@@ -580,6 +581,7 @@ bb_positions(struct bb *s)
 
 			s->mpos[s->mbase[j] + sec - g->slo[j]] = q;
 		}
+	s->nmem = m;
 }
 
 static int
@@ -789,6 +791,14 @@ struct restarts {
 	atomic_long decided;	/* first run that found or exhausted */
 	long *won;		/* per thread: the first run it found with */
 	int64_t **sol;		/* ... and that run's plan */
+	/* The order of the sections' runs each run starts from: as built,
+	 * then as the batch's deciding run left it (the order a run leaves
+	 * steers the next; from one order for all, a run is the same
+	 * whichever thread runs it). */
+	int *sbox, *mpos;
+	long *ord_run;		/* per thread: the deciding run whose order
+				   it keeps in ord_sbox, ord_mpos */
+	int **ord_sbox, **ord_mpos;
 };
 
 static void
@@ -803,10 +813,17 @@ rs_one(struct restarts *R, int t, int k)
 	s->rng = u->seed;
 	s->run = k;
 	s->budget = LONG_MAX;
+	memcpy(s->g.sbox, R->sbox, s->nmem * sizeof *R->sbox);
+	memcpy(s->mpos, R->mpos, s->nmem * sizeof *R->mpos);
 	u->res = bb_run(s, &whole, heur[u->heur], LONG_MAX, u->limit,
 			&u->took);
 	if (u->res == BB_ABORT)
 		return;
+	if (k < R->ord_run[t]) {
+		R->ord_run[t] = k;
+		memcpy(R->ord_sbox[t], s->g.sbox, s->nmem * sizeof *R->sbox);
+		memcpy(R->ord_mpos[t], s->mpos, s->nmem * sizeof *R->mpos);
+	}
 	for (long d = atomic_load(&R->decided); k < d &&
 	     !atomic_compare_exchange_weak(&R->decided, &d, k);)
 		;
@@ -848,6 +865,7 @@ rs_batch(struct restarts *R)
 	for (int t = 0; t < R->nt; t++) {
 		a[t] = (struct rs_arg){ R, t };
 		R->won[t] = LONG_MAX;
+		R->ord_run[t] = LONG_MAX;
 		R->s[t].stop = &R->decided;
 	}
 	for (int t = 1; t < nt; t++)
@@ -880,6 +898,13 @@ rs_probe(struct bb *s, struct restarts *R, long budget, int64_t *best,
 	d = rs_batch(R);
 	for (int k = 0; k < n && k <= d; k++)
 		s->steps += R->run[k].took;
+	for (int t = 0; t < R->nt && d < n; t++)
+		if (R->ord_run[t] == d) {
+			memcpy(R->sbox, R->ord_sbox[t],
+			       s->nmem * sizeof *R->sbox);
+			memcpy(R->mpos, R->ord_mpos[t],
+			       s->nmem * sizeof *R->mpos);
+		}
 	if (d >= n)
 		return -1;
 	for (int t = 0; t < R->nt && R->run[d].res == BB_FOUND; t++)
@@ -904,14 +929,27 @@ rs_init(struct restarts *R, const struct local *L, int nt)
 	R->run = pack_xmalloc(3 * (size_t)RS_WALK * sizeof *R->run);
 	R->s = pack_xmalloc((size_t)nt * sizeof *R->s);
 	R->won = pack_xmalloc((size_t)nt * sizeof *R->won);
+	R->ord_run = pack_xmalloc((size_t)nt * sizeof *R->ord_run);
+	R->ord_sbox = pack_xmalloc((size_t)nt * sizeof *R->ord_sbox);
+	R->ord_mpos = pack_xmalloc((size_t)nt * sizeof *R->ord_mpos);
 	R->sol = pack_xmalloc((size_t)nt * sizeof *R->sol);
 	R->all = pack_xmalloc((size_t)L->n * sizeof *R->all);
 	for (int i = 0; i < L->n; i++)
 		R->all[i] = i;
 	for (; R->nt < nt; R->nt++) {
-		if (bb_init(&R->s[R->nt], L) != 0)
+		struct bb *b = &R->s[R->nt];
+
+		if (bb_init(b, L) != 0)
 			break;
 		R->sol[R->nt] = pack_xmalloc((size_t)L->n * sizeof(int64_t));
+		R->ord_sbox[R->nt] = pack_xmalloc((b->nmem + 1) * sizeof(int));
+		R->ord_mpos[R->nt] = pack_xmalloc((b->nmem + 1) * sizeof(int));
+		if (!R->sbox) {
+			R->sbox = pack_xmalloc((b->nmem + 1) * sizeof(int));
+			R->mpos = pack_xmalloc((b->nmem + 1) * sizeof(int));
+			memcpy(R->sbox, b->g.sbox, b->nmem * sizeof(int));
+			memcpy(R->mpos, b->mpos, b->nmem * sizeof(int));
+		}
 	}
 }
 
@@ -921,7 +959,14 @@ rs_free(struct restarts *R)
 	for (int t = 0; t < R->nt; t++) {
 		bb_free(&R->s[t]);
 		free(R->sol[t]);
+		free(R->ord_sbox[t]);
+		free(R->ord_mpos[t]);
 	}
+	free(R->ord_sbox);
+	free(R->ord_mpos);
+	free(R->ord_run);
+	free(R->sbox);
+	free(R->mpos);
 	free(R->run);
 	free(R->s);
 	free(R->won);

@@ -28,7 +28,6 @@ struct rise {
 	long steps;
 };
 
-/* The portfolio's passes on one piece, shared by its workers (below). */
 struct worker;
 
 /* The portfolio's workers and their threads: the calling thread's is
@@ -43,6 +42,7 @@ struct crew {
 	struct pack_spare *spare;
 };
 
+/* The portfolio's passes on one piece, shared by its workers (below). */
 struct portfolio {
 	const struct local *L;
 	struct crew *crew;

@@ -597,6 +597,26 @@ comp_order(struct pool *pool, const struct plan *p, int **of, int **list)
 	return n;
 }
 
+/* P_step_at[]: where each step's name starts in the step text, then -1. */
+static void
+put_step_at(struct hdr *h)
+{
+	codegen_printf(h->out, "static const int %s_step_at[%s_NUM_STEPS + 1] "
+		"HLOPLAN_UNUSED = {", h->pre, h->pre);
+	hdr_ints(h->out, h->at, h->p->ntime, 16);
+	fputs("\t-1\n};\n", h->out);
+}
+
+/* P_step_comp[]: each step's computation, idx[t] in P_computations[]. */
+static void
+put_step_comp(struct hdr *h, const int *idx)
+{
+	codegen_printf(h->out, "static const int %s_step_comp[%s_NUM_STEPS] "
+		"HLOPLAN_UNUSED = {", h->pre, h->pre);
+	hdr_ints(h->out, idx, (int)h->p->ntime, 32);
+	fputs("};\n", h->out);
+}
+
 /* Each computation's name once (comp_order), and per step its index: a
  * name of up to 4 KiB is not written again for every step of its
  * computation. */
@@ -615,11 +635,9 @@ put_step_comps(struct hdr *h)
 	}
 	for (int32_t t = 0; t < p->ntime; t++)
 		idx[t] = of[p->step_comp[t]];
-	codegen_printf(h->out, "\n};\n#define %s_NUM_COMPUTATIONS %d\n"
-		"static const int %s_step_comp[%s_NUM_STEPS] HLOPLAN_UNUSED = {",
-		h->pre, n, h->pre, h->pre);
-	hdr_ints(h->out, idx, (int)p->ntime, 32);
-	fputs("};\n", h->out);
+	codegen_printf(h->out, "\n};\n#define %s_NUM_COMPUTATIONS %d\n",
+		h->pre, n);
+	put_step_comp(h, idx);
 }
 
 /* Steps whose names are all in an earlier plan's step text, in another
@@ -632,19 +650,14 @@ put_shared_steps(struct hdr *h)
 
 	codegen_printf(out, ".  Step t's instruction\n * name is "
 		"P_STEP_NAME(t), in %s's step text. */\n"
-		"#define %s_step_text %s_step_text\n"
-		"static const int %s_step_at[%s_NUM_STEPS + 1] "
-		"HLOPLAN_UNUSED = {", of, pre, of, pre, pre);
-	hdr_ints(out, h->at, h->p->ntime, 16);
-	fputs("\t-1\n};\n", out);
+		"#define %s_step_text %s_step_text\n", of, pre, of);
+	put_step_at(h);
 	if (!h->p->step_comp)
 		return;
 	codegen_printf(out, "#define %s_computations %s_computations\n"
-		"#define %s_NUM_COMPUTATIONS %s_NUM_COMPUTATIONS\n"
-		"static const int %s_step_comp[%s_NUM_STEPS] HLOPLAN_UNUSED = {",
-		pre, of, pre, of, pre, pre);
-	hdr_ints(out, h->comp_ix, (int)h->p->ntime, 32);
-	fputs("};\n", out);
+		"#define %s_NUM_COMPUTATIONS %s_NUM_COMPUTATIONS\n",
+		pre, of, pre, of);
+	put_step_comp(h, h->comp_ix);
 }
 
 /* The order the plan assumes, one instruction a step: the
@@ -703,11 +716,7 @@ put_steps(struct hdr *h)
 			codegen_printf(out, "%s%s%s_step_text_%d", k ? "," : "",
 				k % 4 ? " " : "\n\t", pre, k);
 		codegen_printf(out, "%s};\n", n ? "\n" : "0");
-		codegen_printf(out,
-			"static const int %s_step_at[%s_NUM_STEPS + 1] "
-			"HLOPLAN_UNUSED = {", pre, pre);
-		hdr_ints(out, h->at, n, 16);
-		fputs("\t-1\n};\n", out);
+		put_step_at(h);
 		codegen_printf(out,
 			"/* A name in the tables: byte k of chunk c */\n"
 			"#define %s_T(c, k) (%s_step_text_##c + (k))\n", pre,

@@ -801,6 +801,15 @@ struct restarts {
 	int **ord_sbox, **ord_mpos;
 };
 
+/* Copies an order of the sections' runs, sbox and mpos, n entries each. */
+static void
+copy_order(int *sbox, int *mpos, const int *from_sbox, const int *from_mpos,
+	   size_t n)
+{
+	memcpy(sbox, from_sbox, n * sizeof *sbox);
+	memcpy(mpos, from_mpos, n * sizeof *mpos);
+}
+
 static void
 rs_one(struct restarts *R, int t, int k)
 {
@@ -813,16 +822,15 @@ rs_one(struct restarts *R, int t, int k)
 	s->rng = u->seed;
 	s->run = k;
 	s->budget = LONG_MAX;
-	memcpy(s->g.sbox, R->sbox, s->nmem * sizeof *R->sbox);
-	memcpy(s->mpos, R->mpos, s->nmem * sizeof *R->mpos);
+	copy_order(s->g.sbox, s->mpos, R->sbox, R->mpos, s->nmem);
 	u->res = bb_run(s, &whole, heur[u->heur], LONG_MAX, u->limit,
 			&u->took);
 	if (u->res == BB_ABORT)
 		return;
 	if (k < R->ord_run[t]) {
 		R->ord_run[t] = k;
-		memcpy(R->ord_sbox[t], s->g.sbox, s->nmem * sizeof *R->sbox);
-		memcpy(R->ord_mpos[t], s->mpos, s->nmem * sizeof *R->mpos);
+		copy_order(R->ord_sbox[t], R->ord_mpos[t], s->g.sbox, s->mpos,
+			   s->nmem);
 	}
 	for (long d = atomic_load(&R->decided); k < d &&
 	     !atomic_compare_exchange_weak(&R->decided, &d, k);)
@@ -899,12 +907,9 @@ rs_probe(struct bb *s, struct restarts *R, long budget, int64_t *best,
 	for (int k = 0; k < n && k <= d; k++)
 		s->steps += R->run[k].took;
 	for (int t = 0; t < R->nt && d < n; t++)
-		if (R->ord_run[t] == d) {
-			memcpy(R->sbox, R->ord_sbox[t],
-			       s->nmem * sizeof *R->sbox);
-			memcpy(R->mpos, R->ord_mpos[t],
-			       s->nmem * sizeof *R->mpos);
-		}
+		if (R->ord_run[t] == d)
+			copy_order(R->sbox, R->mpos, R->ord_sbox[t],
+				   R->ord_mpos[t], s->nmem);
 	if (d >= n)
 		return -1;
 	for (int t = 0; t < R->nt && R->run[d].res == BB_FOUND; t++)
@@ -947,8 +952,8 @@ rs_init(struct restarts *R, const struct local *L, int nt)
 		if (!R->sbox) {
 			R->sbox = pack_xmalloc((b->nmem + 1) * sizeof(int));
 			R->mpos = pack_xmalloc((b->nmem + 1) * sizeof(int));
-			memcpy(R->sbox, b->g.sbox, b->nmem * sizeof(int));
-			memcpy(R->mpos, b->mpos, b->nmem * sizeof(int));
+			copy_order(R->sbox, R->mpos, b->g.sbox, b->mpos,
+				   b->nmem);
 		}
 	}
 }

@@ -43,6 +43,7 @@ struct hdr {
 	int *comp_ix;		/* by step: its computation's index in
 				   text_of's P_computations[] */
 	const char *rows_of;	/* P_positions[] and P_ix[] */
+	const char *bufs_of;	/* the P_BUF_<NAME> macros: P_BUF(NAME) */
 	const char *values_of;	/* P_values[] */
 	const char *cdata_of;	/* the constants' bytes */
 };

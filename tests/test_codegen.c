@@ -123,6 +123,7 @@ test_layout(void **state)
 	       "#define HLOPLAN_GPU_ARENA_S0_ALIGN 256\n"
 	       "#define HLOPLAN_GPU_ARENA_S0_LOWER 2048\n");
 	has(t, "\n/* Buffers by name: ids in P_buffers[] */\n"
+	       "#define HLOPLAN_GPU_BUF(name) HLOPLAN_GPU_BUF_##name\n"
 	       "#define HLOPLAN_GPU_BUF_P0 0\n"
 	       "#define HLOPLAN_GPU_BUF_ADD_1 1\n"
 	       "#define HLOPLAN_GPU_BUF_OUT 2\n\n");
@@ -433,6 +434,12 @@ test_steps(void **state)
 	       "#define HLOPLAN_TPU_step_at HLOPLAN_GPU_step_at\n");
 	lacks(t, "HLOPLAN_TPU_step_text_0");
 	lacks(t, "step_text_2");
+	/* The same buffers by the same names: the first plan's macros. */
+	has(t, "#define HLOPLAN_GPU_BUF_X 0\n");
+	has(t, "/* Buffers by name: ids in P_buffers[], the same as "
+	       "HLOPLAN_GPU's */\n"
+	       "#define HLOPLAN_TPU_BUF(name) HLOPLAN_GPU_BUF_##name\n");
+	lacks(t, "#define HLOPLAN_TPU_BUF_");
 	free(t);
 }
 
@@ -608,6 +615,7 @@ test_two_plans(void **state)
 		    strstr(t, "HLOPLAN_TPU: module"));
 	has(t, "#define HLOPLAN_GPU_BUF_P0 0\n");
 	has(t, "#define HLOPLAN_TPU_BUF_P0 0\n");	/* own namespace */
+	has(t, "#define HLOPLAN_TPU_BUF(name) HLOPLAN_TPU_BUF_##name\n");
 
 	has(t, "#define HLOPLAN_TPU_ARENA_SIZE 1024\n");
 	has(t, "#define HLOPLAN_TPU_ARENA_S1_SIZE 512\n");

@@ -9,9 +9,11 @@
  *   P_ARENA_S<n>_SIZE        bytes of the arena of memory space S(n);
  *   P_ARENA_S<n>_ALIGN       its alignment; _LOWER: its peak of live bytes
  *   P_ARENA_SIZE, _ALIGN     the same for S(0); size 0 if it has no arena
- *   P_BUF_<NAME>             a buffer's id: P_buffers[P_BUF_<NAME>] gives
+ *   P_BUF(NAME)              a buffer's id: P_buffers[P_BUF(NAME)] gives
  *                            its offset (-1: in no arena), size, slots
  *                            (slot i at HLOPLAN_SLOT_OFFSET(&b, i)) ...
+ *                            It is P_BUF_<NAME>, or an earlier plan's
+ *                            when its buffers are that plan's
  *   P_CLASS_*                bits of P_buffers[].flags; 0 is a temporary
  *   P_NUM_SHAPES, P_shapes[] each laid-out shape once: dtype, rank, dims,
  *                            minor_to_major, tiles and HLO text; buffer
@@ -84,7 +86,8 @@
  * prefix extends P), the buffer's id is appended, <NAME>_<id>, and
  * again while that is taken too.  Names are written once: a table's
  * name points into P_step_text[] (P_T(chunk, byte)).  A table that
- * would be an earlier plan's again is that plan's, under a macro.
+ * would be an earlier plan's again is that plan's, under a macro, as
+ * are buffers' ids: P_BUF(NAME) is the earlier plan's P_BUF_<NAME>.
  * Upper-case names are macros; the others have internal linkage, so any
  * number of C or C++ translation units may include this header, and
  * headers of plans of other prefixes beside it.
@@ -247,6 +250,7 @@ struct hloplan_plan_slot_use {
 #define HLOPLAN_GPU_OUTPUT_1_BYTES 16384
 
 /* Buffers by name: ids in P_buffers[] */
+#define HLOPLAN_GPU_BUF(name) HLOPLAN_GPU_BUF_##name
 #define HLOPLAN_GPU_BUF_W 0
 #define HLOPLAN_GPU_BUF_G 1
 #define HLOPLAN_GPU_BUF_CACHE 2
@@ -450,16 +454,8 @@ struct HLOPLAN_GPU_checks {
 #define HLOPLAN_TPU_OUTPUT_1_OFFSET 3145728
 #define HLOPLAN_TPU_OUTPUT_1_BYTES 16384
 
-/* Buffers by name: ids in P_buffers[] */
-#define HLOPLAN_TPU_BUF_W 0
-#define HLOPLAN_TPU_BUF_G 1
-#define HLOPLAN_TPU_BUF_CACHE 2
-#define HLOPLAN_TPU_BUF_ROW 3
-#define HLOPLAN_TPU_BUF_K 4
-#define HLOPLAN_TPU_BUF_LR 5
-#define HLOPLAN_TPU_BUF_LRB 6
-#define HLOPLAN_TPU_BUF_Z 7
-#define HLOPLAN_TPU_BUF_OUT 8
+/* Buffers by name: ids in P_buffers[], the same as HLOPLAN_GPU's */
+#define HLOPLAN_TPU_BUF(name) HLOPLAN_GPU_BUF_##name
 
 /* The schedule the intervals count: text order, the same as HLOPLAN_GPU's. */
 #define HLOPLAN_TPU_step_text HLOPLAN_GPU_step_text

@@ -274,23 +274,30 @@ chain_edges(struct prog *p, int c, struct edge **e, int *n, int *cap)
 {
 	const struct comp *cp = &p->m->comps[c];
 	const struct instr *r = &cp->instrs[cp->root];
-	int par = cp->nparam == 1 ? cp->params[0] : -1, body = -1;
+	const struct shape *ps;
+	int par = cp->nparam == 1 ? cp->params[0] : -1, body = -1, pnode = 1;
 
 	if (par < 0 || !r->op || r->op->op != OP_TUPLE ||
 	    !shape_is_tuple(&cp->instrs[par].shape))
 		return;
-	for (int x = 0; x < r->nops; x++) {
+	ps = &cp->instrs[par].shape;
+	/* pnode: the node of the parameter's element x, counted as x goes
+	 * (shape_child for each x took the time of a cube of the elements:
+	 * a tenth of torax's dependences). */
+	for (int x = 0; x < r->nops && x < ps->nelem;
+	     pnode += shape_nodes(&ps->elems[x]), x++) {
 		int s, t;
 		char *seen;
 
-		if (r->ops[x] < 0 || !node_is_buffer(&r->shape,
-						     shape_child(&r->shape, x)))
-			continue;
+		if (r->ops[x] < 0 || !shape_is_tuple(&r->shape) ||
+		    x >= r->shape.nelem ||
+		    shape_is_tuple(&r->shape.elems[x]) ||
+		    !r->shape.elems[x].is_buffer)
+			continue;	/* element x is no buffer b(...) */
 		if (body < 0)	/* only now: a walk over the module */
 			body = is_body(p->m, c);
 		if (!body || (s = chain_start(p, cp, r->ops[x])) < 0 ||
-		    (t = chain_end(p, cp, par, shape_child(&cp->instrs[par].shape,
-							   x))) < 0)
+		    (t = chain_end(p, cp, par, pnode)) < 0)
 			continue;
 		seen = calloc((size_t)cp->ninstr, 1);
 		if (!seen)

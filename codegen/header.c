@@ -41,7 +41,8 @@ static const char *const fixed_names[] = {
 	"NUM_CONSTANTS", "CONST_BYTES", "CONST_FILE", "CONST_BASE",
 	"CONST_EMBEDDED", "CONST_IN_ARENA", "CONST_DATA", "NUM_LOOPS",
 	"TABLES_FILLED_BY_RUNTIME", "TABLE_POINTER_BYTES", "NUM_POSITIONS", "T",
-	"NUM_OPERANDS", "BUF",
+	"NUM_OPERANDS", "BUF", "NUM_SHAPES", "NUM_COMPUTATIONS", "STEP_NAME",
+	"STEP_COMPUTATION",
 };
 enum { NFIXED = sizeof fixed_names / sizeof *fixed_names };
 
@@ -324,12 +325,14 @@ keep_names(struct pool *pool, const struct plan *plans,
 /* names[i][j]: the C name of buffer j of plan i; io[i]: its parameters'
  * and outputs' (name_io), in pool.  Every plan's fixed names go in first,
  * then the parameters' and outputs', so no buffer takes one, even under
- * another plan's prefix.  The set of every macro (tens of bytes a macro,
- * six macros a buffer) lives in a pool of its own, freed before the header
- * is written. */
+ * another plan's prefix.  Then the include guard, *guard, with _H added
+ * while it is one of them (-o align made P_ALIGN the guard, defined empty
+ * and then 256): no buffer takes it either.  The set of every macro (tens
+ * of bytes a macro, six macros a buffer) lives in a pool of its own, freed
+ * before the header is written. */
 static const char ***
 name_buffers(struct pool *keep, const struct plan *plans,
-	     const char *const *prefixes, int nplan, const char *guard,
+	     const char *const *prefixes, int nplan, const char **guard,
 	     const struct bindings *b, const char ***io)
 {
 	const char ***names = pool_alloc(keep, (size_t)nplan * sizeof *names);
@@ -346,11 +349,13 @@ name_buffers(struct pool *keep, const struct plan *plans,
 	hdr_idset_init(&nm.exact, pool, n);
 	table_init(&nm.stems, pool, nbuf);
 	nm.pre = NULL;
-	idset_add(&nm.exact, guard);
 	for (i = 0; i < nplan; i++)
 		reserve_fixed(&nm.exact, prefixes[i], &plans[i]);
 	for (i = 0; i < nplan; i++)
 		io[i] = name_io(&nm.exact, prefixes[i], &plans[i], &b[i]);
+	while (idset_has(&nm.exact, *guard))
+		*guard = pool_printf(keep, "%s_H", *guard);
+	idset_add(&nm.exact, *guard);
 	for (i = 0; i < nplan; i++) {
 		names[i] = pool_alloc(keep, (size_t)plans[i].nbuf *
 						    sizeof *names[i] + 1);
@@ -1315,7 +1320,7 @@ codegen_header(FILE *out, const struct plan *plans,
 			assert(strcmp(prefixes[i], prefixes[j]) != 0);
 		codegen_bindings(pool, &plans[i], &b[i]);
 	}
-	names = name_buffers(pool, plans, prefixes, nplan, guard, b, io);
+	names = name_buffers(pool, plans, prefixes, nplan, &guard, b, io);
 	header_legend(out, o ? o->source : NULL, guard);
 	header_types(out);
 	h = pool_alloc(pool, sizeof *h * (size_t)(nplan + 1));

@@ -593,6 +593,40 @@ test_no_path(void **state)
 	free(t);
 }
 
+/* An include guard that a plan's macro would take (-o align, -o buf) gets
+ * _H until it is free: defined empty, it clashed with P_ALIGN's 256. */
+static void
+test_guard_taken(void **state)
+{
+	static const char *const pre[] = {"HLOPLAN_GPU"};
+	static const char *const guards[][2] = {
+		{"ALIGN", "HLOPLAN_GPU_ALIGN_H"},
+		{"BUF", "HLOPLAN_GPU_BUF_H"},
+		{"ARENA_S0_SIZE", "HLOPLAN_GPU_ARENA_S0_SIZE_H"},
+		{"STEP_NAME", "HLOPLAN_GPU_STEP_NAME_H"},
+		{"PLAN_H", "HLOPLAN_GPU_PLAN_H"},
+	};
+	char want[128];
+
+	(void)state;
+	for (size_t i = 0; i < LEN(guards); i++) {
+		struct header_opts o = {guards[i][0], "m.hlo", NULL, 0};
+		char *t = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&t, &len);
+
+		assert_non_null(f);
+		codegen_header(f, &three, pre, 1, &o);
+		assert_int_equal(fclose(f), 0);
+		snprintf(want, sizeof want, "#ifndef %s\n#define %s\n",
+			 guards[i][1], guards[i][1]);
+		has(t, want);
+		snprintf(want, sizeof want, "#endif /* %s */\n", guards[i][1]);
+		has(t, want);
+		free(t);
+	}
+}
+
 static void
 test_two_plans(void **state)
 {
@@ -751,6 +785,7 @@ main(void)
 		cmocka_unit_test(test_constants_none),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_no_path),
+		cmocka_unit_test(test_guard_taken),
 		cmocka_unit_test(test_two_plans),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_many_checks),

@@ -283,7 +283,7 @@ chain_edges(struct prog *p, int c, struct edge **e, int *n, int *cap)
 	ps = &cp->instrs[par].shape;
 	/* pnode: the node of the parameter's element x, counted as x goes
 	 * (shape_child for each x took the time of a cube of the elements:
-	 * a tenth of torax's dependences). */
+	 * three quarters of torax's dependences). */
 	for (int x = 0; x < r->nops && x < ps->nelem;
 	     pnode += shape_nodes(&ps->elems[x]), x++) {
 		int s, t;

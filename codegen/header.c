@@ -462,25 +462,22 @@ put_plan_macros(struct hdr *h)
 }
 
 /* P_BUF_<NAME>: a buffer's id, one line; the rest is its table row.
- * P_BUF(NAME) is P_BUF_<NAME>, or the macro of the earlier plan whose
- * buffers have the same ids and names (bufs_of): the other target of a
- * module whose order and buffers are the same, where the lines would
- * repeat that plan's (585 KB of Gemma 4 2B's 5.4 MB header). */
+ * P_BUF(NAME) is buf_pre's P_BUF_<NAME>: this plan's, or the earlier plan's
+ * whose buffers have the same ids and names, the other target of a module
+ * whose order and buffers are the same, where the lines would repeat that
+ * plan's (585 KB of Gemma 4 2B's 5.4 MB header). */
 static void
 put_buffer_ids(struct hdr *h)
 {
+	int own = h->buf_pre == h->pre;
+
 	if (!h->p->nbuf)
 		return;
-	if (h->bufs_of) {
-		codegen_printf(h->out, "\n/* Buffers by name: ids in "
-			"P_buffers[], the same as %s's */\n"
-			"#define %s_BUF(name) %s_BUF_##name\n", h->bufs_of,
-			h->pre, h->bufs_of);
-		return;
-	}
-	codegen_printf(h->out, "\n/* Buffers by name: ids in P_buffers[] */\n"
-		"#define %s_BUF(name) %s_BUF_##name\n", h->pre, h->pre);
-	for (int i = 0; i < h->p->nbuf; i++)
+	codegen_printf(h->out, "\n/* Buffers by name: ids in P_buffers[]%s%s%s "
+		"*/\n#define %s_BUF(name) %s_BUF_##name\n",
+		own ? "" : ", the same as ", own ? "" : h->buf_pre,
+		own ? "" : "'s", h->pre, h->buf_pre);
+	for (int i = 0; own && i < h->p->nbuf; i++)
 		codegen_printf(h->out,
 			"#define %s_%s %d\n", h->pre, h->name[i], i);
 }
@@ -1269,22 +1266,21 @@ share_tables(struct pool *pool, const struct plan *plans,
 		if (!h[k].steps_of && !h[k].text_of &&
 		    share_text(pool, &sx[k], &plans[k], p, &h[i]))
 			h[i].text_of = h[i].text_pre = prefixes[k];
-	for (int k = 0; k < i && !h[i].bufs_of; k++)
-		if (!h[k].bufs_of && same_names(&plans[k], p, h[k].name,
-						h[i].name))
-			h[i].bufs_of = prefixes[k];
+	h[i].buf_pre = prefixes[i];
+	for (int k = 0; k < i && h[i].buf_pre == prefixes[i]; k++)
+		if (h[k].buf_pre == prefixes[k] &&
+		    same_names(&plans[k], p, h[k].name, h[i].name))
+			h[i].buf_pre = prefixes[k];
 	for (int k = 0; k < i && !h[i].values_of; k++)
 		if (!h[k].values_of && b[k].nval == b[i].nval &&
 		    !memcmp(b[k].val, b[i].val, sizeof(int) *
 						(size_t)b[i].nval))
 			h[i].values_of = prefixes[k];
-	for (int k = 0; k < i && !blob && p->const_bytes; k++)
+	for (int k = 0; k < i && !blob && p->const_bytes && !h[i].cdata_of; k++)
 		if (!h[k].cdata_of && plans[k].const_bytes == p->const_bytes &&
 		    !memcmp(plans[k].const_data, p->const_data,
-			    (size_t)p->const_bytes)) {
+			    (size_t)p->const_bytes))
 			h[i].cdata_of = prefixes[k];
-			break;
-		}
 }
 
 /* The include guard: the caller's, after the first plan's prefix, so that

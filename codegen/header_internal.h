@@ -34,6 +34,9 @@ struct hdr {
 	int *at;		/* by step: chunk * STEP_CHUNK + offset of its
 				   name in the step text */
 	const char *text_pre;	/* the prefix whose step text that is */
+	const char *buf_pre;	/* the prefix whose P_BUF_<NAME> macros name
+				   the buffers (P_BUF(NAME)): pre, or an
+				   earlier plan's with the same buffers */
 	int *ix;		/* by position: its shape index in P_ix[] */
 	/* Tables of an earlier plan's that are this one's too, by its
 	 * prefix, or NULL: */
@@ -43,7 +46,6 @@ struct hdr {
 	int *comp_ix;		/* by step: its computation's index in
 				   text_of's P_computations[] */
 	const char *rows_of;	/* P_positions[] and P_ix[] */
-	const char *bufs_of;	/* the P_BUF_<NAME> macros: P_BUF(NAME) */
 	const char *values_of;	/* P_values[] */
 	const char *cdata_of;	/* the constants' bytes */
 };

@@ -570,8 +570,7 @@ put_slot_uses(struct hdr *h)
 			continue;
 		fputs("\t{", out);
 		field(out, "buffer");
-		codegen_printf(out, "%s_%s, ", h->bufs_of ? h->bufs_of : h->pre,
-			       h->name[q->buf]);
+		codegen_printf(out, "%s_%s, ", h->buf_pre, h->name[q->buf]);
 		field(out, "instr");
 		put_instr_name(h, q);
 		fputs(", ", out);

@@ -278,20 +278,19 @@ chain_edges(struct prog *p, int c, struct edge **e, int *n, int *cap)
 	int par = cp->nparam == 1 ? cp->params[0] : -1, body = -1, pnode = 1;
 
 	if (par < 0 || !r->op || r->op->op != OP_TUPLE ||
+	    !shape_is_tuple(&r->shape) ||
 	    !shape_is_tuple(&cp->instrs[par].shape))
 		return;
 	ps = &cp->instrs[par].shape;
 	/* pnode: the node of the parameter's element x, counted as x goes
 	 * (shape_child for each x took the time of a cube of the elements:
 	 * three quarters of torax's dependences). */
-	for (int x = 0; x < r->nops && x < ps->nelem;
+	for (int x = 0; x < r->nops && x < ps->nelem && x < r->shape.nelem;
 	     pnode += shape_nodes(&ps->elems[x]), x++) {
 		int s, t;
 		char *seen;
 
-		if (r->ops[x] < 0 || !shape_is_tuple(&r->shape) ||
-		    x >= r->shape.nelem ||
-		    shape_is_tuple(&r->shape.elems[x]) ||
+		if (r->ops[x] < 0 || shape_is_tuple(&r->shape.elems[x]) ||
 		    !r->shape.elems[x].is_buffer)
 			continue;	/* element x is no buffer b(...) */
 		if (body < 0)	/* only now: a walk over the module */

@@ -142,6 +142,13 @@ past_gte(const struct comp *cp, int i, int *node)
 	return in->ops[0];
 }
 
+/* Is element e of tuple s an array that is a buffer b(...)? */
+static int
+elem_is_buffer(const struct shape *s, int e)
+{
+	return !shape_is_tuple(&s->elems[e]) && s->elems[e].is_buffer;
+}
+
 /* Is node n of a tuple of arrays s (or s itself, n 0) a buffer b(...)? */
 static int
 node_is_buffer(const struct shape *s, int n)
@@ -150,8 +157,7 @@ node_is_buffer(const struct shape *s, int n)
 		return n == 0 && s->is_buffer;
 	for (int e = 0; e < s->nelem; e++)
 		if (shape_child(s, e) == n)
-			return !shape_is_tuple(&s->elems[e]) &&
-			       s->elems[e].is_buffer;
+			return elem_is_buffer(s, e);
 	return 0;
 }
 
@@ -290,9 +296,8 @@ chain_edges(struct prog *p, int c, struct edge **e, int *n, int *cap)
 		int s, t;
 		char *seen;
 
-		if (r->ops[x] < 0 || shape_is_tuple(&r->shape.elems[x]) ||
-		    !r->shape.elems[x].is_buffer)
-			continue;	/* element x is no buffer b(...) */
+		if (r->ops[x] < 0 || !elem_is_buffer(&r->shape, x))
+			continue;
 		if (body < 0)	/* only now: a walk over the module */
 			body = is_body(p->m, c);
 		if (!body || (s = chain_start(p, cp, r->ops[x])) < 0 ||
